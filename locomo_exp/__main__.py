@@ -1,0 +1,22 @@
+"""Command line: ``python -m locomo_exp [overrides]`` (a Hydra app; see ``conf/``)."""
+
+from __future__ import annotations
+
+import hydra
+from omegaconf import DictConfig
+
+from locomo_exp.config import register_configs
+
+register_configs()
+
+
+@hydra.main(version_base="1.3", config_path="../conf", config_name="config")
+def main(cfg: DictConfig) -> None:
+    """Convert the composed config to typed dataclasses and run one scoring job."""
+    from locomo_exp.cli import run_from_hydra
+
+    run_from_hydra(cfg)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,235 @@
+"""Typed configuration schema for locomo_exp.
+
+The dataclasses below are registered in Hydra's ConfigStore as ``base_config``;
+``conf/config.yaml`` lists it first in its defaults so every YAML value and every
+command-line override is checked against these types when Hydra composes the config.
+An unknown key (``data.pathh=x``) or a value of the wrong type (``f1.variant=bogus``)
+therefore fails before any work is done.
+
+Closed choices are ``Enum`` members (OmegaConf 2.3 validates enums, not ``Literal``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Optional
+
+from omegaconf import DictConfig, OmegaConf
+
+
+class ScorerName(str, Enum):
+    """Which scorers a run uses."""
+
+    f1 = "f1"
+    judge = "judge"
+    both = "both"
+
+
+class F1Variant(str, Enum):
+    """Which token-F1 definition is reported as ``f1`` (all variants are always computed)."""
+
+    locomo = "locomo"
+    squad = "squad"
+    mem0 = "mem0"
+
+
+class DataFormat(str, Enum):
+    """Layout of a results file (see :mod:`locomo_exp.data`)."""
+
+    auto = "auto"
+    qa_results = "qa_results"
+    locomo = "locomo"
+    mem0 = "mem0"
+    fields = "fields"
+
+
+class OnInvalid(str, Enum):
+    """What to do with invalid records: stop before scoring, or score the rest."""
+
+    error = "error"
+    skip = "skip"
+
+
+class JudgeProtocol(str, Enum):
+    """Judge prompt and output protocol (see :mod:`locomo_exp.judge.prompts`)."""
+
+    rubric = "rubric"
+    binary = "binary"
+
+
+class JudgeMode(str, Enum):
+    """How judge calls are sent: one request at a time, or the Message Batches API."""
+
+    realtime = "realtime"
+    batch = "batch"
+
+
+@dataclass
+class ScorerConfig:
+    """The ``scorer`` group: ``f1``, ``judge`` or ``both``."""
+
+    name: ScorerName = ScorerName.f1
+
+    @property
+    def uses_f1(self) -> bool:
+        return self.name in (ScorerName.f1, ScorerName.both)
+
+    @property
+    def uses_judge(self) -> bool:
+        return self.name in (ScorerName.judge, ScorerName.both)
+
+
+@dataclass
+class FieldMap:
+    """Field names for ``data.format=fields``: each value is a key of the input records.
+
+    Dotted names (``meta.category``) reach into nested objects. Latency may be given in
+    seconds (``*_latency_s``) or milliseconds (``*_latency_ms``), not both.
+    """
+
+    question: str = "question"
+    ground_truth: str = "ground_truth"
+    prediction: str = "prediction"
+    category: str = "category"
+    question_id: Optional[str] = None
+    conversation_id: Optional[str] = None
+    evidence: Optional[str] = None
+    adversarial_answer: Optional[str] = None
+    search_latency_s: Optional[str] = None
+    search_latency_ms: Optional[str] = None
+    total_latency_s: Optional[str] = None
+    total_latency_ms: Optional[str] = None
+    context_tokens: Optional[str] = None
+
+
+@dataclass
+class DataConfig:
+    """The ``data`` group: which results file to score and how to read it."""
+
+    path: Optional[str] = None
+    format: DataFormat = DataFormat.auto
+    prediction_key: Optional[str] = None
+    on_invalid: OnInvalid = OnInvalid.error
+    fields: FieldMap = field(default_factory=FieldMap)
+
+
+@dataclass
+class F1Config:
+    """The ``f1`` group: the reported F1 variant, and whether to compute BLEU-1."""
+
+    variant: F1Variant = F1Variant.locomo
+    bleu1: bool = True
+
+
+@dataclass
+class JudgeBatchConfig:
+    """Options of ``judge.mode=batch`` (Message Batches API)."""
+
+    wait: bool = True
+    poll_interval_s: float = 30.0
+    max_poll_interval_s: float = 300.0
+
+
+@dataclass
+class JudgeConfig:
+    """The LLM-as-a-Judge settings (``scorer=judge`` or ``scorer=both``).
+
+    ``temperature`` is 0-1 or null (send none). Times are in seconds; prices are US
+    dollars per million tokens.
+    """
+
+    model: str = "claude-sonnet-4-6"
+    protocol: JudgeProtocol = JudgeProtocol.rubric
+    temperature: Optional[float] = 0.5
+    max_tokens: int = 256
+    runs: int = 10
+    min_successful_runs: int = 5
+    categories: list[int] = field(default_factory=lambda: [1, 2, 3, 4])
+    structured_output: bool = True
+    max_concurrency: int = 32
+    requests_per_minute: Optional[int] = None
+    timeout_s: float = 60.0
+    max_retries: int = 4
+    base_url: Optional[str] = None
+    max_error_rate: float = 0.0
+    cache: bool = True
+    cache_path: str = ".judge_cache/judge_cache.sqlite"
+    dry_run: bool = False
+    progress: bool = True
+    mode: JudgeMode = JudgeMode.realtime
+    batch: JudgeBatchConfig = field(default_factory=JudgeBatchConfig)
+    prices: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class TrackingConfig:
+    """The ``tracking`` group: MLflow on (``mlflow``) or off (``none``).
+
+    ``uri`` falls back to ``MLFLOW_TRACKING_URI``, then to an absolute
+    ``sqlite:///<start dir>/mlflow.db``.
+    """
+
+    enabled: bool = True
+    uri: Optional[str] = None
+    experiment: str = "locomo_exp"
+    run_name: Optional[str] = None
+
+
+@dataclass
+class ReportConfig:
+    """Report settings."""
+
+    bootstrap_samples: int = 1000
+    seed: int = 0
+
+
+@dataclass
+class ExperimentConfig:
+    """The whole run configuration; ``conf/config.yaml`` fills in the values."""
+
+    scorer: ScorerConfig = field(default_factory=ScorerConfig)
+    data: DataConfig = field(default_factory=DataConfig)
+    f1: F1Config = field(default_factory=F1Config)
+    judge: JudgeConfig = field(default_factory=JudgeConfig)
+    tracking: TrackingConfig = field(default_factory=TrackingConfig)
+    report: ReportConfig = field(default_factory=ReportConfig)
+    category_names: dict[int, str] = field(
+        default_factory=lambda: {
+            1: "multi_hop",
+            2: "temporal",
+            3: "open_domain",
+            4: "single_hop",
+            5: "adversarial",
+        }
+    )
+
+
+def register_configs() -> None:
+    """Register :class:`ExperimentConfig` as ``base_config`` in Hydra's ConfigStore.
+
+    Called by the CLI and by tests before composing; registering twice is harmless.
+    """
+    from hydra.core.config_store import ConfigStore
+
+    ConfigStore.instance().store(name="base_config", node=ExperimentConfig)
+
+
+def to_experiment_config(cfg: DictConfig | ExperimentConfig) -> ExperimentConfig:
+    """Convert a composed Hydra config into a typed :class:`ExperimentConfig`.
+
+    Args:
+        cfg: the composed config (or an already typed one, returned as is).
+
+    Returns:
+        An :class:`ExperimentConfig` instance with enums and nested dataclasses.
+
+    Raises:
+        omegaconf.errors.ValidationError: if a value does not fit the schema.
+    """
+    if isinstance(cfg, ExperimentConfig):
+        return cfg
+    merged = OmegaConf.merge(OmegaConf.structured(ExperimentConfig), cfg)
+    obj = OmegaConf.to_object(merged)
+    assert isinstance(obj, ExperimentConfig)
+    return obj

@@ -1,0 +1,278 @@
+"""One scoring job: read a results file, score it, write outputs, log to MLflow.
+
+:func:`run_experiment` is the plain function behind ``python -m locomo_exp``; tests call
+it directly. It never changes the working directory: relative paths are resolved
+against ``start_dir`` (the directory the user started in).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from omegaconf import OmegaConf
+
+from locomo_exp import __version__
+from locomo_exp.config import ExperimentConfig
+from locomo_exp.data import LoadedResults, load_results
+from locomo_exp.records import QARecord
+from locomo_exp.report import render_report
+from locomo_exp.scoring import BLEU1_VERSION, F1_VERSIONS, score_lexical
+from locomo_exp.summary import build_summary, summary_metrics
+from locomo_exp import tracking
+
+log = logging.getLogger(__name__)
+
+OUTPUT_FILES = ("report.md", "scores.jsonl", "summary.json", "config.yaml")
+"""Files written to the output directory of every run."""
+
+
+class JudgeErrorRateExceeded(RuntimeError):
+    """More judge calls ended in API errors than ``judge.max_error_rate`` allows."""
+
+
+@dataclass
+class ExperimentResult:
+    """What one job produced.
+
+    Attributes:
+        output_dir: where ``report.md``, ``scores.jsonl``, ``summary.json`` are.
+        summary: the content of ``summary.json``.
+        metrics: the flat metrics logged to MLflow.
+        run_id: the MLflow run id, or ``None`` with ``tracking=none``.
+        tracking_uri: the MLflow store, or ``None``.
+    """
+
+    output_dir: Path
+    summary: dict[str, Any]
+    metrics: dict[str, float]
+    run_id: Optional[str] = None
+    tracking_uri: Optional[str] = None
+    experiment: Optional[str] = None
+    files: list[Path] = field(default_factory=list)
+
+    @property
+    def report_path(self) -> Path:
+        return self.output_dir / "report.md"
+
+
+def resolve_path(path: str, start_dir: Path) -> Path:
+    """Resolve a user path against the start directory (``~`` expanded)."""
+    candidate = Path(path).expanduser()
+    return candidate if candidate.is_absolute() else (start_dir / candidate).resolve()
+
+
+def _config_tree(cfg: ExperimentConfig) -> dict[str, Any]:
+    tree = OmegaConf.to_container(OmegaConf.structured(cfg), enum_to_str=True)
+    assert isinstance(tree, dict)
+    return tree
+
+
+def _write_scores(
+    path: Path,
+    records: list[QARecord],
+    lexical: list[dict[str, float]],
+    category_names: dict[int, str],
+    judge_rows: Optional[dict[str, dict[str, Any]]] = None,
+) -> None:
+    with path.open("w", encoding="utf-8") as handle:
+        for index, record in enumerate(records):
+            row: dict[str, Any] = {
+                "question_id": record.question_id,
+                "conversation_id": record.conversation_id,
+                "category": record.category,
+                "category_name": category_names.get(record.category),
+                "question": record.question,
+                "ground_truth": record.ground_truth,
+                "prediction": record.prediction,
+            }
+            if record.search_latency_s is not None:
+                row["search_latency_s"] = record.search_latency_s
+            if record.total_latency_s is not None:
+                row["total_latency_s"] = record.total_latency_s
+            if record.context_tokens is not None:
+                row["context_tokens"] = record.context_tokens
+            if lexical:
+                row.update(lexical[index])
+            if judge_rows is not None and record.question_id in judge_rows:
+                row.update(judge_rows[record.question_id])
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def _input_info(loaded: LoadedResults) -> dict[str, Any]:
+    return {
+        "path": str(loaded.path),
+        "name": loaded.path.name,
+        "sha256": loaded.sha256,
+        "format": loaded.format,
+        "prediction_key": loaded.prediction_key,
+        "n_records": len(loaded.records),
+        "n_skipped_records": loaded.n_skipped_records,
+        "skipped": [str(p) for p in loaded.skipped],
+    }
+
+
+def _write_outputs(
+    output_dir: Path,
+    cfg: ExperimentConfig,
+    loaded: LoadedResults,
+    lexical: list[dict[str, float]],
+    judge_result: Any = None,
+) -> tuple[dict[str, Any], list[Path]]:
+    versions: dict[str, str] = {}
+    if lexical:
+        versions[f"f1 ({cfg.f1.variant.value})"] = F1_VERSIONS[cfg.f1.variant.value]
+        versions.update({f"f1_{name}": text for name, text in F1_VERSIONS.items()})
+        if cfg.f1.bleu1:
+            versions["bleu1"] = BLEU1_VERSION
+    judge_rows = None
+    judge_summary = None
+    if judge_result is not None:
+        judge_summary = judge_result.summary
+        versions["judge"] = str(judge_summary.get("prompt_version"))
+        judge_rows = {qid: judge_result.question_json(qid) for qid in judge_result.per_question}
+    summary = build_summary(
+        loaded.records,
+        lexical,
+        input_info=_input_info(loaded),
+        versions=versions,
+        category_names=cfg.category_names,
+        judge=judge_summary,
+    )
+    paths = [output_dir / name for name in OUTPUT_FILES]
+    report, scores, summary_path, config_path = paths
+    _write_scores(scores, loaded.records, lexical, cfg.category_names, judge_rows)
+    summary_path.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    report.write_text(render_report(summary), encoding="utf-8")
+    config_path.write_text(OmegaConf.to_yaml(OmegaConf.structured(cfg)), encoding="utf-8")
+    return summary, paths
+
+
+def _run_name(cfg: ExperimentConfig, data_path: Path) -> str:
+    if cfg.tracking.run_name:
+        return cfg.tracking.run_name
+    return f"{data_path.stem} · {cfg.scorer.name.value}"
+
+
+def run_experiment(
+    cfg: ExperimentConfig,
+    output_dir: Path,
+    start_dir: Optional[Path] = None,
+    *,
+    parent_run_id: Optional[str] = None,
+    extra_tags: Optional[dict[str, str]] = None,
+) -> ExperimentResult:
+    """Score one results file and write its outputs.
+
+    Steps: validate the judge settings (no call yet) -> read and validate the file ->
+    F1/BLEU-1 -> write outputs -> judge (if ``scorer`` is ``judge``/``both``) -> write
+    outputs again -> log to MLflow. Outputs with F1 are on disk before the judge starts,
+    and judge calls are cached, so a failing judge loses nothing already computed.
+
+    Args:
+        cfg: the typed config.
+        output_dir: where to write ``report.md``, ``scores.jsonl``, ``summary.json``.
+        start_dir: directory relative paths are resolved against (default: cwd).
+        parent_run_id: MLflow parent run (sweeps).
+        extra_tags: extra MLflow tags.
+
+    Returns:
+        :class:`ExperimentResult`.
+
+    Raises:
+        locomo_exp.data.DataValidationError: for unreadable or invalid input.
+        locomo_exp.judge.JudgeError: for judge config or fatal API errors.
+        JudgeErrorRateExceeded: when API errors exceed ``judge.max_error_rate``.
+    """
+    start_dir = (start_dir or Path.cwd()).resolve()
+    output_dir = Path(output_dir).resolve()
+    output_dir.mkdir(parents=True, exist_ok=True)
+    if not cfg.data.path:
+        raise ValueError("data.path is not set: pass data.path=<results file> (or use data=example)")
+    data_path = resolve_path(cfg.data.path, start_dir)
+
+    if cfg.scorer.uses_judge:
+        from locomo_exp.judge import preflight_judge
+
+        preflight_judge(cfg.judge, [])
+
+    tracking_uri = None
+    run_context: Any
+    if cfg.tracking.enabled:
+        tracking_uri = tracking.resolve_tracking_uri(cfg.tracking.uri, start_dir)
+        tags = {
+            "locomo_exp.version": __version__,
+            "scorer": cfg.scorer.name.value,
+            "f1.variant": cfg.f1.variant.value,
+            "data.file": data_path.name,
+            **(extra_tags or {}),
+        }
+        run_context = tracking.mlflow_run(
+            tracking_uri=tracking_uri,
+            experiment=cfg.tracking.experiment,
+            run_name=_run_name(cfg, data_path),
+            tags=tags,
+            parent_run_id=parent_run_id,
+        )
+    else:
+        from contextlib import nullcontext
+
+        run_context = nullcontext()
+
+    with run_context as run:
+        if run is not None:
+            tracking.log_params(tracking.flatten_params(_config_tree(cfg)))
+        loaded = load_results(data_path, cfg.data, cfg.category_names)
+        log.info("read %d records from %s (format %s)", len(loaded.records), data_path, loaded.format)
+        lexical = (
+            score_lexical(loaded.records, cfg.f1.variant.value, cfg.f1.bleu1)
+            if cfg.scorer.uses_f1
+            else []
+        )
+        summary, files = _write_outputs(output_dir, cfg, loaded, lexical)
+
+        judge_result = None
+        if cfg.scorer.uses_judge:
+            from locomo_exp.judge import preflight_judge, run_judge
+
+            preflight_judge(cfg.judge, loaded.records)
+            judge_result = run_judge(
+                loaded.records, cfg.judge, start_dir=start_dir, category_names=cfg.category_names
+            )
+            summary, files = _write_outputs(output_dir, cfg, loaded, lexical, judge_result)
+
+        metrics = summary_metrics(summary, cfg.category_names)
+        if judge_result is not None:
+            metrics.update(judge_result.metrics)
+        if run is not None:
+            extra_params = {
+                "data.sha256": loaded.sha256,
+                "data.format_detected": loaded.format,
+                "f1.version": F1_VERSIONS[cfg.f1.variant.value],
+            }
+            if judge_result is not None:
+                extra_params.update(judge_result.params)
+            tracking.log_params(extra_params)
+            tracking.log_metrics(metrics)
+            tracking.log_artifacts(files)
+        if judge_result is not None and judge_result.error_rate_exceeded:
+            raise JudgeErrorRateExceeded(
+                f"judge API errors exceed judge.max_error_rate={cfg.judge.max_error_rate}: "
+                f"{judge_result.summary.get('counts')}; outputs are in {output_dir}"
+            )
+
+    return ExperimentResult(
+        output_dir=output_dir,
+        summary=summary,
+        metrics=tracking.finite_metrics(metrics),
+        run_id=run.info.run_id if run is not None else None,
+        tracking_uri=tracking_uri,
+        experiment=cfg.tracking.experiment if run is not None else None,
+        files=files,
+    )
+
+
+__all__ = ["ExperimentResult", "JudgeErrorRateExceeded", "resolve_path", "run_experiment"]

@@ -1,0 +1,84 @@
+"""The record every scorer works on: one answered LoCoMo question.
+
+Categories are keyed by LoCoMo's numeric id everywhere (1 multi-hop, 2 temporal,
+3 open-domain, 4 single-hop, 5 adversarial; fixed by the counts 282/321/96/841/446 in
+``locomo10.json`` and by the official scorer's per-category rules). Names are display
+labels that come from config, because published tables attach them differently
+(FIELD_NOTES §3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+CATEGORY_IDS: tuple[int, ...] = (1, 2, 3, 4, 5)
+"""LoCoMo's category ids."""
+
+DEFAULT_CATEGORY_NAMES: dict[int, str] = {
+    1: "multi_hop",
+    2: "temporal",
+    3: "open_domain",
+    4: "single_hop",
+    5: "adversarial",
+}
+"""Default display names, keyed by LoCoMo category id."""
+
+FULL_BENCHMARK_QUESTIONS: dict[str, int] = {"all": 1986, "1-4": 1540}
+"""Question counts of the full LoCoMo-10 benchmark (all categories, and 1-4 only)."""
+
+
+@dataclass(frozen=True)
+class QARecord:
+    """One answered LoCoMo question, as read from a results file.
+
+    Attributes:
+        question_id: unique id within the file (given, or ``<conversation>:<index>``).
+        question: the question text.
+        ground_truth: the gold answer as text (JSON ints are turned into ``str(int)`` as
+            LoCoMo's scorer does); ``None`` when the file has a null gold answer.
+        prediction: the system's answer ("" when the file has null).
+        category: LoCoMo category id, 1-5.
+        conversation_id: the conversation (LoCoMo sample) the question belongs to.
+        evidence: dialogue ids supporting the answer (e.g. ``"D1:3"``), when given.
+        adversarial_answer: category-5 distractor answer, when given.
+        search_latency_s: memory search latency in seconds, when given.
+        total_latency_s: end-to-end answer latency in seconds, when given.
+        context_tokens: tokens of retrieved memory put in the answer prompt, when given.
+        position: 0-based index of the record in the file (in reading order).
+    """
+
+    question_id: str
+    question: str
+    ground_truth: Optional[str]
+    prediction: str
+    category: int
+    conversation_id: Optional[str] = None
+    evidence: tuple[str, ...] = ()
+    adversarial_answer: Optional[str] = None
+    search_latency_s: Optional[float] = None
+    total_latency_s: Optional[float] = None
+    context_tokens: Optional[int] = None
+    position: int = 0
+    extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def gold_text(self) -> str:
+        """The gold answer as LoCoMo's scorer sees it: ``str(answer)`` (so null is "None")."""
+        return str(self.ground_truth)
+
+
+def category_slug(category: int, names: dict[int, str] | None = None) -> str:
+    """Metric-name fragment for a category, e.g. ``cat1_multi_hop``.
+
+    Args:
+        category: LoCoMo category id.
+        names: display names keyed by id (defaults to :data:`DEFAULT_CATEGORY_NAMES`).
+
+    Returns:
+        ``cat<id>_<name>``, safe for MLflow metric names.
+    """
+    names = names or DEFAULT_CATEGORY_NAMES
+    name = names.get(category, "unknown")
+    safe = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in name.lower())
+    return f"cat{category}_{safe}"

@@ -1,0 +1,81 @@
+"""Per-category aggregation of per-question scores.
+
+Categories are LoCoMo ids. ``overall`` is the mean over questions (not over categories),
+as LoCoMo's and Mem0's aggregations do; it is reported over categories 1-4
+(``overall_1_4``, the set the Mem0 paper's tables use) and over all five (``overall``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Iterable, Optional
+
+from locomo_exp.records import CATEGORY_IDS
+
+OVERALL_KEYS: dict[str, tuple[int, ...]] = {"overall_1_4": (1, 2, 3, 4), "overall": CATEGORY_IDS}
+"""Aggregate keys and the categories each covers."""
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """Summary of the scores of one group of questions.
+
+    Attributes:
+        mean: arithmetic mean, same unit as the scores; ``None`` when ``count`` is 0.
+        count: number of questions.
+        min: smallest score, or ``None``.
+        max: largest score, or ``None``.
+    """
+
+    mean: Optional[float]
+    count: int
+    min: Optional[float]
+    max: Optional[float]
+
+    def to_dict(self) -> dict[str, Optional[float] | int]:
+        return asdict(self)
+
+
+def summarize(values: Iterable[float]) -> Aggregate:
+    """Mean, count, min and max of finite values (NaN/inf are ignored, never averaged).
+
+    Args:
+        values: per-question scores.
+
+    Returns:
+        An :class:`Aggregate`; ``mean``/``min``/``max`` are ``None`` for no values.
+    """
+    kept = [float(v) for v in values if v is not None and math.isfinite(v)]
+    if not kept:
+        return Aggregate(mean=None, count=0, min=None, max=None)
+    return Aggregate(mean=sum(kept) / len(kept), count=len(kept), min=min(kept), max=max(kept))
+
+
+def aggregate_by_category(
+    values: Iterable[float], categories: Iterable[int]
+) -> dict[str, Aggregate]:
+    """Aggregate per-question scores per LoCoMo category and overall.
+
+    Args:
+        values: per-question scores (any unit; 0-1 for F1).
+        categories: the category id of each value, same length and order.
+
+    Returns:
+        ``{"1": Aggregate, ..., "5": Aggregate, "overall_1_4": ..., "overall": ...}``;
+        every category id 1-5 is present (count 0 when it has no questions).
+
+    Raises:
+        ValueError: if the two sequences differ in length.
+    """
+    values = list(values)
+    categories = list(categories)
+    if len(values) != len(categories):
+        raise ValueError(f"{len(values)} values but {len(categories)} categories")
+    result = {
+        str(cid): summarize(v for v, c in zip(values, categories) if c == cid)
+        for cid in CATEGORY_IDS
+    }
+    for key, members in OVERALL_KEYS.items():
+        result[key] = summarize(v for v, c in zip(values, categories) if c in members)
+    return result

@@ -1,0 +1,312 @@
+"""Token-level F1 and BLEU-1 as the LoCoMo literature computes them.
+
+Three F1 variants are in use and they are different metrics (FIELD_NOTES §1-2):
+
+* ``locomo`` -- LoCoMo's official scorer (snap-research/LoCoMo, branch ``code``,
+  ``task_eval/evaluation.py``): delete commas, lowercase, delete punctuation, delete the
+  words a/an/the/and, Porter-stem, multiset overlap, no common token -> 0, plus the
+  per-category rules in :func:`locomo_f1`.
+* ``squad`` -- the SQuAD-style pipeline of this project's seed (:func:`compute_token_f1`):
+  lowercase, delete punctuation, delete a/an/the, Porter-stem, multiset overlap, and
+  both sides empty after normalisation -> 1.0. No per-category rules.
+* ``mem0`` -- the Mem0 evaluation harness (mem0ai/mem0 ``evaluation/metrics/utils.py``):
+  lowercase, ``. , ! ?`` -> space, whitespace split, overlap on *sets*, no stemming.
+
+BLEU-1 follows the Mem0 harness (nltk ``sentence_bleu``, weights (1,0,0,0), smoothing
+method1) with a tokenizer that needs no downloaded nltk data (:func:`bleu_tokenize`).
+
+Every score is a float in [0, 1].
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+from functools import lru_cache
+from typing import Callable
+
+from nltk.stem.porter import PorterStemmer
+from nltk.tokenize.destructive import NLTKWordTokenizer
+from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
+
+F1_VERSIONS: dict[str, str] = {
+    "locomo": "locomo-official-f1/v1 (snap-research/LoCoMo task_eval/evaluation.py)",
+    "squad": "squad-stemmed-f1/v1 (seed pipeline: a/an/the removed, Porter stem, both-empty=1)",
+    "mem0": "mem0-harness-f1/v1 (mem0ai/mem0 evaluation/metrics/utils.py, set overlap)",
+}
+"""Version string of each F1 variant, written into every output."""
+
+BLEU1_VERSION = "mem0-harness-bleu1/v1 (nltk sentence_bleu (1,0,0,0), method1, no punkt data)"
+"""Version string of BLEU-1, written into every output."""
+
+ADVERSARIAL_PHRASES: tuple[str, ...] = ("no information available", "not mentioned")
+"""Category-5 answers containing one of these (lower-cased) score 1 in LoCoMo's scorer."""
+
+_PUNCTUATION = frozenset(string.punctuation)
+_ARTICLES_RE = re.compile(r"\b(a|an|the)\b")
+_LOCOMO_STOPWORDS_RE = re.compile(r"\b(a|an|the|and)\b")
+_STEMMER = PorterStemmer()  # NLTK_EXTENSIONS mode, as LoCoMo's scorer uses
+_WORD_TOKENIZER = NLTKWordTokenizer()
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+")
+_SMOOTHING = SmoothingFunction().method1
+
+
+def _remove_punctuation(text: str) -> str:
+    return "".join(ch for ch in text if ch not in _PUNCTUATION)
+
+
+def normalize_answer(text: str) -> str:
+    """Normalise an answer for the ``squad`` F1 (the seed pipeline).
+
+    Lowercase, delete ASCII punctuation (``string.punctuation``), delete the articles
+    a/an/the, collapse whitespace and trim.
+
+    Args:
+        text: any answer text; non-strings are converted with ``str()``.
+
+    Returns:
+        The normalised text (possibly empty).
+    """
+    text = _remove_punctuation(str(text).lower())
+    return " ".join(_ARTICLES_RE.sub(" ", text).split())
+
+
+def normalize_answer_locomo(text: str) -> str:
+    """Normalise exactly as LoCoMo's ``task_eval/evaluation.py`` ``normalize_answer`` does.
+
+    Delete every ``,``; lowercase; delete ASCII punctuation; delete the words a, an,
+    the **and** ``and`` (regex word boundaries); collapse whitespace.
+
+    Args:
+        text: any answer text; non-strings are converted with ``str()``.
+
+    Returns:
+        The normalised text (possibly empty).
+    """
+    text = _remove_punctuation(str(text).replace(",", "").lower())
+    return " ".join(_LOCOMO_STOPWORDS_RE.sub(" ", text).split())
+
+
+@lru_cache(maxsize=None)
+def porter_stem(word: str) -> str:
+    """Porter-stem one word with nltk's ``PorterStemmer()`` (NLTK_EXTENSIONS mode).
+
+    Cached: each distinct word is stemmed once per process. Needs no nltk data.
+
+    Args:
+        word: a single lower-cased token.
+
+    Returns:
+        The stem, e.g. ``"running" -> "run"``, ``"quickly" -> "quickli"``.
+    """
+    return _STEMMER.stem(word)
+
+
+def tokenize(normalized_text: str) -> list[str]:
+    """Split normalised text on whitespace and Porter-stem every token.
+
+    Args:
+        normalized_text: output of :func:`normalize_answer` or :func:`normalize_answer_locomo`.
+
+    Returns:
+        The stemmed tokens, in order, duplicates kept.
+    """
+    return [porter_stem(word) for word in normalized_text.split()]
+
+
+def _multiset_f1(pred_tokens: list[str], gold_tokens: list[str]) -> float:
+    """F1 of two token multisets (Counter intersection); 0.0 when nothing is shared."""
+    num_same = sum((Counter(pred_tokens) & Counter(gold_tokens)).values())
+    if num_same == 0:
+        return 0.0
+    precision = num_same / len(pred_tokens)
+    recall = num_same / len(gold_tokens)
+    return 2 * precision * recall / (precision + recall)
+
+
+def compute_token_f1(predicted: str, ground_truth: str) -> float:
+    """Token F1 of the ``squad`` variant (the seed's pipeline).
+
+    ``normalize_answer`` -> Porter stem -> multiset overlap -> precision P = common /
+    |pred|, recall R = common / |gold|, F1 = 2PR / (P + R) (SQuAD v1.1 ``f1_score``
+    with stemming). Both empty after normalisation -> 1.0; only one empty -> 0.0.
+
+    Args:
+        predicted: the system's answer.
+        ground_truth: the gold answer.
+
+    Returns:
+        F1 in [0, 1].
+    """
+    pred_tokens = tokenize(normalize_answer(predicted))
+    gold_tokens = tokenize(normalize_answer(ground_truth))
+    if not pred_tokens and not gold_tokens:
+        return 1.0
+    return _multiset_f1(pred_tokens, gold_tokens)
+
+
+def locomo_token_f1(predicted: str, ground_truth: str) -> float:
+    """LoCoMo's ``f1_score``: official normalisation, Porter stem, multiset F1.
+
+    No "both empty" rule: with no common token the score is 0.
+
+    Args:
+        predicted: the system's answer.
+        ground_truth: the gold answer.
+
+    Returns:
+        F1 in [0, 1].
+    """
+    return _multiset_f1(
+        tokenize(normalize_answer_locomo(predicted)),
+        tokenize(normalize_answer_locomo(ground_truth)),
+    )
+
+
+def locomo_multi_answer_f1(predicted: str, ground_truth: str) -> float:
+    """LoCoMo's category-1 ``f1``: split both on ``,``; mean over gold parts of the best part.
+
+    score = mean_{g in gold parts} max_{p in prediction parts} f1_score(p, g)
+
+    Args:
+        predicted: the system's answer.
+        ground_truth: the gold answer (a comma-separated list for multi-hop questions).
+
+    Returns:
+        F1 in [0, 1].
+    """
+    predictions = [part.strip() for part in str(predicted).split(",")]
+    golds = [part.strip() for part in str(ground_truth).split(",")]
+    best = [max(locomo_token_f1(p, g) for p in predictions) for g in golds]
+    return sum(best) / len(best)
+
+
+def locomo_f1(predicted: str, ground_truth: str, category: int) -> float:
+    """Per-question F1 exactly as LoCoMo's ``eval_question_answering`` computes it.
+
+    Rules by category (snap-research/LoCoMo ``task_eval/evaluation.py``):
+
+    * 1 (multi-hop): :func:`locomo_multi_answer_f1` (comma-split, mean of best matches).
+    * 2, 4: :func:`locomo_token_f1`.
+    * 3 (open-domain): the gold is first cut at its first ``;`` and stripped.
+    * 5 (adversarial): 1.0 if the lower-cased prediction contains "no information
+      available" or "not mentioned", else 0.0 (the gold is not used).
+
+    Args:
+        predicted: the system's answer.
+        ground_truth: the gold answer text (``str(answer)``; ints become digits).
+        category: LoCoMo category id, 1-5.
+
+    Returns:
+        F1 in [0, 1].
+
+    Raises:
+        ValueError: if ``category`` is not 1-5.
+    """
+    predicted = str(predicted)
+    ground_truth = str(ground_truth)
+    if category == 1:
+        return locomo_multi_answer_f1(predicted, ground_truth)
+    if category == 3:
+        ground_truth = ground_truth.split(";")[0].strip()
+    if category in (2, 3, 4):
+        return locomo_token_f1(predicted, ground_truth)
+    if category == 5:
+        lowered = predicted.lower()
+        return 1.0 if any(phrase in lowered for phrase in ADVERSARIAL_PHRASES) else 0.0
+    raise ValueError(f"LoCoMo category must be 1-5, got {category!r}")
+
+
+def mem0_tokenize(text: str) -> list[str]:
+    """The Mem0 harness's ``simple_tokenize``: lowercase, ``. , ! ?`` -> space, split.
+
+    Args:
+        text: any text; non-strings are converted with ``str()``.
+
+    Returns:
+        The tokens, in order.
+    """
+    text = str(text).lower()
+    for mark in ".,!?":
+        text = text.replace(mark, " ")
+    return text.split()
+
+
+def mem0_f1(predicted: str, ground_truth: str) -> float:
+    """F1 of the Mem0 evaluation harness (used for the Mem0 paper's F1 column).
+
+    Sets (not multisets) of :func:`mem0_tokenize` tokens; an empty prediction or gold
+    (as a stripped string, or as a token set) scores 0.0. No stemming, no article removal.
+
+    Args:
+        predicted: the system's answer.
+        ground_truth: the gold answer.
+
+    Returns:
+        F1 in [0, 1].
+    """
+    predicted = str(predicted).strip()
+    ground_truth = str(ground_truth).strip()
+    pred_tokens = set(mem0_tokenize(predicted))
+    gold_tokens = set(mem0_tokenize(ground_truth))
+    if not pred_tokens or not gold_tokens:
+        return 0.0
+    common = len(pred_tokens & gold_tokens)
+    if common == 0:
+        return 0.0
+    precision = common / len(pred_tokens)
+    recall = common / len(gold_tokens)
+    return 2 * precision * recall / (precision + recall)
+
+
+def bleu_tokenize(text: str) -> list[str]:
+    """Approximate nltk's ``word_tokenize`` without the ``punkt_tab`` data download.
+
+    Splits sentences after ``.``, ``!`` or ``?`` followed by whitespace (punkt's main
+    rule, without its abbreviation list), then applies nltk's Treebank-style
+    ``NLTKWordTokenizer`` -- the word tokenizer ``word_tokenize`` itself uses -- to each.
+
+    Args:
+        text: lower-cased text.
+
+    Returns:
+        Word tokens.
+    """
+    return [
+        token
+        for sentence in _SENTENCE_END_RE.split(str(text))
+        for token in _WORD_TOKENIZER.tokenize(sentence)
+    ]
+
+
+def bleu1(predicted: str, ground_truth: str) -> float:
+    """BLEU-1 as the Mem0 harness computes it.
+
+    ``sentence_bleu([gold_tokens], pred_tokens, weights=(1, 0, 0, 0),
+    smoothing_function=SmoothingFunction().method1)`` on lower-cased tokens from
+    :func:`bleu_tokenize` (mem0ai/mem0 ``evaluation/metrics/utils.py``). An empty
+    prediction or gold scores 0.0, as the harness's exception handler gives.
+
+    Args:
+        predicted: the system's answer.
+        ground_truth: the gold answer.
+
+    Returns:
+        BLEU-1 in [0, 1].
+    """
+    pred_tokens = bleu_tokenize(str(predicted).lower())
+    gold_tokens = bleu_tokenize(str(ground_truth).lower())
+    if not pred_tokens or not gold_tokens:
+        return 0.0
+    return float(
+        sentence_bleu([gold_tokens], pred_tokens, weights=(1, 0, 0, 0), smoothing_function=_SMOOTHING)
+    )
+
+
+F1_FUNCTIONS: dict[str, Callable[[str, str, int], float]] = {
+    "locomo": locomo_f1,
+    "squad": lambda predicted, ground_truth, category: compute_token_f1(predicted, ground_truth),
+    "mem0": lambda predicted, ground_truth, category: mem0_f1(predicted, ground_truth),
+}
+"""Per-question F1 by variant name: ``fn(predicted, ground_truth, category) -> [0, 1]``."""

@@ -1,0 +1,213 @@
+"""MLflow logging: one run per job, params from the resolved config, finite metrics only.
+
+A thin layer: everything it logs is computed elsewhere. The tracking URI is
+``tracking.uri``, else ``MLFLOW_TRACKING_URI``, else an absolute
+``sqlite:///<start dir>/mlflow.db`` so every job of a sweep lands in one store
+(FIELD_NOTES §5: MLflow >= 3.7 defaults to a SQLite file in the *current* directory).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import os
+import re
+from pathlib import Path
+from typing import Any, Iterator, Mapping, Optional
+
+log = logging.getLogger(__name__)
+
+MAX_PARAM_VALUE_CHARS = 6000
+"""MLflow truncates longer param values; we cut them ourselves, marking the cut."""
+
+_SECRET_KEY_RE = re.compile(r"(api[_-]?key|secret|token|password|authorization)$", re.IGNORECASE)
+_ILLEGAL_NAME_CHARS_RE = re.compile(r"[^A-Za-z0-9_\-. /:]")
+
+
+def resolve_tracking_uri(uri: Optional[str], start_dir: Path) -> str:
+    """The tracking URI a run logs to.
+
+    Args:
+        uri: ``tracking.uri`` from config, or ``None``.
+        start_dir: the directory the user started in.
+
+    Returns:
+        ``uri``; else ``$MLFLOW_TRACKING_URI``; else ``sqlite:///<start_dir>/mlflow.db``
+        (absolute). A relative ``sqlite:///x.db`` is made absolute against ``start_dir``.
+    """
+    uri = uri or os.environ.get("MLFLOW_TRACKING_URI") or None
+    if not uri:
+        return f"sqlite:///{(start_dir / 'mlflow.db').resolve()}"
+    if uri.startswith("sqlite:///") and not uri.startswith("sqlite:////"):
+        relative = uri[len("sqlite:///") :]
+        return f"sqlite:///{(start_dir / relative).resolve()}"
+    return uri
+
+
+def metric_name(name: str) -> str:
+    """Replace characters MLflow refuses in metric/param names with ``_`` (max 250 chars)."""
+    return _ILLEGAL_NAME_CHARS_RE.sub("_", name)[:250]
+
+
+def finite_metrics(metrics: Mapping[str, Any]) -> dict[str, float]:
+    """Keep only numeric, finite metrics, with legal names (never log NaN or inf).
+
+    Args:
+        metrics: name -> value; ``None``, NaN, inf and non-numbers are dropped.
+
+    Returns:
+        name -> float.
+    """
+    kept: dict[str, float] = {}
+    for name, value in metrics.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        if math.isfinite(value):
+            kept[metric_name(name)] = float(value)
+    return kept
+
+
+def flatten_params(tree: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
+    """Flatten a nested config into ``{"a.b.c": "value"}`` with one stringification.
+
+    Keys that look like secrets (``api_key``, ``token``, ...) are left out.
+
+    Args:
+        tree: nested dicts/lists of plain values (e.g. ``OmegaConf.to_container``).
+        prefix: key prefix for recursion.
+
+    Returns:
+        Flat param dict; values longer than :data:`MAX_PARAM_VALUE_CHARS` are cut.
+    """
+    flat: dict[str, str] = {}
+    for key, value in tree.items():
+        name = f"{prefix}{key}"
+        if _SECRET_KEY_RE.search(str(key)):
+            continue
+        if isinstance(value, Mapping) and value:
+            flat.update(flatten_params(value, f"{name}."))
+            continue
+        text = format_param(value)
+        if len(text) > MAX_PARAM_VALUE_CHARS:
+            text = text[: MAX_PARAM_VALUE_CHARS - 15] + "...[truncated]"
+        flat[metric_name(name)] = text
+    return flat
+
+
+def format_param(value: Any) -> str:
+    """The one stringification used for every param value.
+
+    Enums give their value, floats their shortest round-trip ``repr`` (so ``0.3`` stays
+    ``0.3``), ``None`` gives ``"null"``; lists and dicts are written as JSON-like text.
+    """
+    if hasattr(value, "value") and not isinstance(value, (int, float, str)):
+        value = value.value
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(format_param(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{k}: {format_param(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+@contextlib.contextmanager
+def mlflow_run(
+    *,
+    tracking_uri: str,
+    experiment: str,
+    run_name: str,
+    tags: Optional[Mapping[str, str]] = None,
+    parent_run_id: Optional[str] = None,
+) -> Iterator[Any]:
+    """Open an MLflow run; end it FINISHED, or FAILED when the body raises.
+
+    Args:
+        tracking_uri: the store (see :func:`resolve_tracking_uri`).
+        experiment: experiment name (created if missing).
+        run_name: the run's display name.
+        tags: extra tags.
+        parent_run_id: nest the run under this run (works across processes).
+
+    Yields:
+        The active ``mlflow.ActiveRun``.
+    """
+    import mlflow
+
+    mlflow.set_tracking_uri(tracking_uri)
+    ensure_experiment(tracking_uri, experiment)
+    mlflow.set_experiment(experiment)
+    run = mlflow.start_run(run_name=run_name, tags=dict(tags or {}), parent_run_id=parent_run_id)
+    status = "FAILED"
+    try:
+        yield run
+        status = "FINISHED"
+    finally:
+        mlflow.end_run(status=status)
+        log.info("MLflow run %s ended %s", run.info.run_id, status)
+
+
+def default_artifact_location(tracking_uri: str) -> Optional[str]:
+    """For a ``sqlite:///`` store, an ``mlartifacts`` folder beside the database file.
+
+    MLflow would otherwise put artifacts in ``./mlruns`` of whatever directory a job
+    happens to run in. Other stores keep their server's own default (``None``).
+    """
+    if tracking_uri.startswith("sqlite:///"):
+        database = Path(tracking_uri[len("sqlite:///") :])
+        return (database.parent / "mlartifacts").resolve().as_uri()
+    return None
+
+
+def ensure_experiment(tracking_uri: str, name: str) -> str:
+    """Create the experiment if it does not exist yet; return its id.
+
+    A concurrent creation by another process is tolerated (the existing one is used).
+    """
+    import mlflow
+    from mlflow.exceptions import MlflowException
+
+    client = mlflow.MlflowClient(tracking_uri=tracking_uri)
+    existing = client.get_experiment_by_name(name)
+    if existing is not None:
+        return existing.experiment_id
+    try:
+        return client.create_experiment(
+            name, artifact_location=default_artifact_location(tracking_uri)
+        )
+    except MlflowException:
+        existing = client.get_experiment_by_name(name)
+        if existing is None:
+            raise
+        return existing.experiment_id
+
+
+def log_params(params: Mapping[str, str]) -> None:
+    """Log params once each (MLflow refuses a second, different value)."""
+    import mlflow
+
+    mlflow.log_params(dict(params))
+
+
+def log_metrics(metrics: Mapping[str, Any]) -> int:
+    """Log finite metrics; return how many were logged."""
+    import mlflow
+
+    kept = finite_metrics(metrics)
+    if kept:
+        mlflow.log_metrics(kept)
+    return len(kept)
+
+
+def log_artifacts(paths: list[Path]) -> None:
+    """Upload files as artifacts of the active run (missing files are skipped)."""
+    import mlflow
+
+    for path in paths:
+        if path.is_file():
+            mlflow.log_artifact(str(path))
