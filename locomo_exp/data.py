@@ -489,6 +489,8 @@ def load_results(
     def file_error(message: str) -> DataValidationError:
         return DataValidationError([RecordProblem(str(path), "", None, message)])
 
+    if isinstance(obj, (list, dict)) and not obj:
+        raise file_error("contains no records")
     fmt = DataFormat(config.format)
     try:
         if fmt == DataFormat.auto:
