@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Optional
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import MISSING, DictConfig, OmegaConf
 
 
 class ScorerName(str, Enum):
@@ -56,6 +56,14 @@ class JudgeProtocol(str, Enum):
 
     rubric = "rubric"
     binary = "binary"
+
+
+class BaselineMetric(str, Enum):
+    """What a baseline set measured."""
+
+    f1 = "f1"
+    j = "j"
+    latency = "latency"
 
 
 class JudgeMode(str, Enum):
@@ -151,15 +159,33 @@ class JudgeConfig:
     requests_per_minute: Optional[int] = None
     timeout_s: float = 60.0
     max_retries: int = 4
+    retry_initial_backoff_s: float = 1.0
+    retry_max_backoff_s: float = 60.0
     base_url: Optional[str] = None
     max_error_rate: float = 0.0
     cache: bool = True
     cache_path: str = ".judge_cache/judge_cache.sqlite"
     dry_run: bool = False
     progress: bool = True
+    progress_interval_s: float = 10.0
     mode: JudgeMode = JudgeMode.realtime
     batch: JudgeBatchConfig = field(default_factory=JudgeBatchConfig)
-    prices: dict[str, Any] = field(default_factory=dict)
+    # USD per million tokens, standard (non-batch) list prices; a dated id
+    # (claude-sonnet-4-5-20250929) uses the entry of its undated id.
+    prices: dict[str, Any] = field(
+        default_factory=lambda: {
+            "claude-sonnet-4-6": {"input": 3.0, "output": 15.0},
+            "claude-sonnet-4-5": {"input": 3.0, "output": 15.0},
+            "claude-sonnet-4": {"input": 3.0, "output": 15.0},
+            "claude-haiku-4-5": {"input": 1.0, "output": 5.0},
+            "claude-opus-4-6": {"input": 5.0, "output": 25.0},
+            "claude-opus-4-5": {"input": 5.0, "output": 25.0},
+            "claude-opus-4-1": {"input": 15.0, "output": 75.0},
+            "claude-opus-4": {"input": 15.0, "output": 75.0},
+            "claude-3-5-haiku": {"input": 0.8, "output": 4.0},
+            "claude-3-haiku": {"input": 0.25, "output": 1.25},
+        }
+    )
 
 
 @dataclass
@@ -174,6 +200,37 @@ class TrackingConfig:
     uri: Optional[str] = None
     experiment: str = "locomo_exp"
     run_name: Optional[str] = None
+
+
+@dataclass
+class BaselineSystem:
+    """One published system's numbers (percent for F1 and J; seconds/tokens for latency).
+
+    ``categories`` is keyed by the *source's own* column label; the set's
+    ``label_to_category`` maps those labels to LoCoMo category ids.
+    """
+
+    name: str = MISSING
+    overall: Optional[float] = None
+    std: Optional[float] = None
+    categories: dict[str, float] = field(default_factory=dict)
+    values: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class BaselineSet:
+    """A table of published numbers and how they were measured (``conf/baselines/``)."""
+
+    title: str = MISSING
+    source: str = MISSING
+    metric: BaselineMetric = MISSING
+    f1_variant: Optional[F1Variant] = None
+    j_protocol: Optional[JudgeProtocol] = None
+    judge_model: Optional[str] = None
+    overall_covers: str = "unstated"
+    label_to_category: dict[str, int] = field(default_factory=dict)
+    systems: list[BaselineSystem] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -194,6 +251,7 @@ class ExperimentConfig:
     judge: JudgeConfig = field(default_factory=JudgeConfig)
     tracking: TrackingConfig = field(default_factory=TrackingConfig)
     report: ReportConfig = field(default_factory=ReportConfig)
+    baselines: dict[str, BaselineSet] = field(default_factory=dict)
     category_names: dict[int, str] = field(
         default_factory=lambda: {
             1: "multi_hop",

@@ -19,6 +19,8 @@ from locomo_exp import __version__
 from locomo_exp.config import ExperimentConfig
 from locomo_exp.data import LoadedResults, load_results
 from locomo_exp.records import QARecord
+from locomo_exp.analysis import analyse
+from locomo_exp.plots import CATEGORY_PLOT, J_DISTRIBUTION_PLOT, plot_category_scores, plot_j_distribution
 from locomo_exp.report import render_report
 from locomo_exp.scoring import BLEU1_VERSION, F1_VERSIONS, score_lexical
 from locomo_exp.summary import build_summary, summary_metrics
@@ -68,38 +70,48 @@ def resolve_path(path: str, start_dir: Path) -> Path:
 def _config_tree(cfg: ExperimentConfig) -> dict[str, Any]:
     tree = OmegaConf.to_container(OmegaConf.structured(cfg), enum_to_str=True)
     assert isinstance(tree, dict)
+    tree["baselines"] = sorted(tree.get("baselines") or {})  # names only; numbers live in conf/
     return tree
 
 
-def _write_scores(
-    path: Path,
+def score_rows(
     records: list[QARecord],
     lexical: list[dict[str, float]],
     category_names: dict[int, str],
     judge_rows: Optional[dict[str, dict[str, Any]]] = None,
-) -> None:
-    with path.open("w", encoding="utf-8") as handle:
-        for index, record in enumerate(records):
-            row: dict[str, Any] = {
-                "question_id": record.question_id,
-                "conversation_id": record.conversation_id,
-                "category": record.category,
-                "category_name": category_names.get(record.category),
-                "question": record.question,
-                "ground_truth": record.ground_truth,
-                "prediction": record.prediction,
-            }
-            if record.search_latency_s is not None:
-                row["search_latency_s"] = record.search_latency_s
-            if record.total_latency_s is not None:
-                row["total_latency_s"] = record.total_latency_s
-            if record.context_tokens is not None:
-                row["context_tokens"] = record.context_tokens
-            if lexical:
-                row.update(lexical[index])
-            if judge_rows is not None and record.question_id in judge_rows:
-                row.update(judge_rows[record.question_id])
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+) -> list[dict[str, Any]]:
+    """One dict per question, as written to ``scores.jsonl``.
+
+    Args:
+        records: the scored records.
+        lexical: per-record lexical scores (0-1), or empty.
+        category_names: display names by id.
+        judge_rows: question id -> judge fields (``j_mean`` 0-100, ``j_runs`` ...), or ``None``.
+
+    Returns:
+        Rows with ids, category id and name, question, ground truth, prediction, latency
+        fields present in the input, and every per-question metric.
+    """
+    rows: list[dict[str, Any]] = []
+    for index, record in enumerate(records):
+        row: dict[str, Any] = {
+            "question_id": record.question_id,
+            "conversation_id": record.conversation_id,
+            "category": record.category,
+            "category_name": category_names.get(record.category),
+            "question": record.question,
+            "ground_truth": record.ground_truth,
+            "prediction": record.prediction,
+        }
+        for name in ("search_latency_s", "total_latency_s", "context_tokens"):
+            if getattr(record, name) is not None:
+                row[name] = getattr(record, name)
+        if lexical:
+            row.update(lexical[index])
+        if judge_rows is not None and record.question_id in judge_rows:
+            row.update(judge_rows[record.question_id])
+        rows.append(row)
+    return rows
 
 
 def _input_info(loaded: LoadedResults) -> dict[str, Any]:
@@ -121,7 +133,7 @@ def _write_outputs(
     loaded: LoadedResults,
     lexical: list[dict[str, float]],
     judge_result: Any = None,
-) -> tuple[dict[str, Any], list[Path]]:
+) -> tuple[dict[str, Any], list[Path], list[dict[str, Any]]]:
     versions: dict[str, str] = {}
     if lexical:
         versions[f"f1 ({cfg.f1.variant.value})"] = F1_VERSIONS[cfg.f1.variant.value]
@@ -142,13 +154,31 @@ def _write_outputs(
         category_names=cfg.category_names,
         judge=judge_summary,
     )
+    rows = score_rows(loaded.records, lexical, cfg.category_names, judge_rows)
+    summary["analysis"] = analyse(
+        rows,
+        protocol=judge_summary.get("protocol") if judge_summary else None,
+        bootstrap_samples=cfg.report.bootstrap_samples,
+        seed=cfg.report.seed,
+    )
+    plots = [
+        plot.name
+        for plot in (
+            plot_category_scores(summary, cfg.baselines, output_dir / CATEGORY_PLOT),
+            plot_j_distribution(rows, output_dir / J_DISTRIBUTION_PLOT),
+        )
+        if plot is not None
+    ]
     paths = [output_dir / name for name in OUTPUT_FILES]
     report, scores, summary_path, config_path = paths
-    _write_scores(scores, loaded.records, lexical, cfg.category_names, judge_rows)
+    with scores.open("w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
     summary_path.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
-    report.write_text(render_report(summary), encoding="utf-8")
+    report.write_text(render_report(summary, cfg.baselines, plots), encoding="utf-8")
     config_path.write_text(OmegaConf.to_yaml(OmegaConf.structured(cfg)), encoding="utf-8")
-    return summary, paths
+    paths += [output_dir / name for name in plots]
+    return summary, paths, rows
 
 
 def _run_name(cfg: ExperimentConfig, data_path: Path) -> str:
@@ -232,7 +262,7 @@ def run_experiment(
             if cfg.scorer.uses_f1
             else []
         )
-        summary, files = _write_outputs(output_dir, cfg, loaded, lexical)
+        summary, files, rows = _write_outputs(output_dir, cfg, loaded, lexical)
 
         judge_result = None
         if cfg.scorer.uses_judge:
@@ -242,7 +272,7 @@ def run_experiment(
             judge_result = run_judge(
                 loaded.records, cfg.judge, start_dir=start_dir, category_names=cfg.category_names
             )
-            summary, files = _write_outputs(output_dir, cfg, loaded, lexical, judge_result)
+            summary, files, rows = _write_outputs(output_dir, cfg, loaded, lexical, judge_result)
 
         metrics = summary_metrics(summary, cfg.category_names)
         if judge_result is not None:
@@ -258,6 +288,7 @@ def run_experiment(
             tracking.log_params(extra_params)
             tracking.log_metrics(metrics)
             tracking.log_artifacts(files)
+            tracking.log_table(rows, "scores_table.json")
         if judge_result is not None and judge_result.error_rate_exceeded:
             raise JudgeErrorRateExceeded(
                 f"judge API errors exceed judge.max_error_rate={cfg.judge.max_error_rate}: "

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Mapping, Optional, Sequence
 
+from locomo_exp.baselines import label_for, values_by_category
+from locomo_exp.config import BaselineMetric, BaselineSet
 from locomo_exp.records import CATEGORY_IDS, FULL_BENCHMARK_QUESTIONS
 
 _METRIC_TITLES = {
@@ -98,11 +100,272 @@ def render_judge_section(judge: dict[str, Any], names: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
-def render_report(summary: dict[str, Any]) -> str:
+def _num(value: Optional[float], digits: int = 2) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def _our_category_keys(covers: str) -> tuple[str, str]:
+    """Our overall key matching a baseline's coverage, and how to describe it."""
+    if covers == "1-4":
+        return "overall_1_4", "overall over categories 1-4"
+    if covers in ("1-5", "all"):
+        return "overall", "overall over categories 1-5"
+    return "overall", "overall over categories 1-5 (the source does not say which categories its overall covers)"
+
+
+def render_f1_comparison(summary: dict[str, Any], baseline: BaselineSet) -> str:
+    """This run vs one F1 baseline set, our F1 computed the way that baseline computed it.
+
+    Args:
+        summary: run summary (lexical means 0-1; shown as percent).
+        baseline: an F1 baseline set (percent).
+
+    Returns:
+        A markdown section.
+    """
+    variant = baseline.f1_variant.value if baseline.f1_variant else "locomo"
+    metric = summary["metrics"].get(f"f1_{variant}")
+    if metric is None:
+        return ""
+    names = summary["category_names"]
+    categories = sorted(set(baseline.label_to_category.values()))
+    overall_key, overall_text = _our_category_keys(baseline.overall_covers)
+    header = ["system"] + [
+        f"{c} {names.get(str(c), '?')} (their label: {label_for(baseline, c)})" for c in categories
+    ] + ["overall"]
+    lines = [
+        f"### vs {baseline.title}",
+        "",
+        f"Source: {baseline.source}. Their F1 variant: `{variant}`; ours below is computed with "
+        f"the same variant (`f1_{variant}`), in percent. Our overall is the {overall_text}.",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|---|" + "---:|" * (len(header) - 1),
+    ]
+    ours = [_num(metric[str(c)]["mean"] * 100 if metric[str(c)]["mean"] is not None else None) for c in categories]
+    our_overall = metric[overall_key]["mean"]
+    lines.append(
+        f"| **this run (f1_{variant})** | "
+        + " | ".join(ours + [_num(our_overall * 100 if our_overall is not None else None)])
+        + " |"
+    )
+    for system in baseline.systems:
+        by_id = values_by_category(baseline, system)
+        cells = [_num(by_id.get(c)) for c in categories] + [_num(system.overall) if system.overall is not None else "—"]
+        lines.append(f"| {system.name} | " + " | ".join(cells) + " |")
+    lines += [f"\n{note}" for note in baseline.notes]
+    return "\n".join(lines)
+
+
+def render_j_comparison(summary: dict[str, Any], baseline: BaselineSet) -> str:
+    """This run's J (± std across runs) vs a J baseline set, with both protocols named.
+
+    Args:
+        summary: run summary with a ``judge`` section (J 0-100).
+        baseline: a J baseline set (percent CORRECT for binary protocols).
+
+    Returns:
+        A markdown section; empty when the judge did not run.
+    """
+    judge = summary.get("judge") or {}
+    j = judge.get("j") or {}
+    if not j:
+        return ""
+    names = summary["category_names"]
+    categories = sorted(set(baseline.label_to_category.values()))
+    overall_key, overall_text = _our_category_keys(baseline.overall_covers)
+    if overall_key not in j and "overall" in j:
+        overall_key = "overall"
+    ours_protocol = judge.get("protocol")
+    theirs_protocol = baseline.j_protocol.value if baseline.j_protocol else "unstated"
+    same = ours_protocol == theirs_protocol
+    lines = [
+        f"### vs {baseline.title}",
+        "",
+        f"Source: {baseline.source}.",
+        f"- this run: protocol `{ours_protocol}`, judge `{judge.get('model')}`, "
+        f"{judge.get('runs')} run(s); ± is the std across runs of the run-level J.",
+        f"- baseline: protocol `{theirs_protocol}`, judge `{baseline.judge_model or 'unstated'}`.",
+    ]
+    if not same or judge.get("model") != baseline.judge_model:
+        lines.append(
+            "- **Indicative only: the protocols or judge models differ, so the numbers measure "
+            "different things.**"
+        )
+    header = ["system"] + [
+        f"{c} {names.get(str(c), '?')} (their label: {label_for(baseline, c)})" for c in categories
+    ] + ["overall"]
+    lines += ["", "| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
+
+    def ours(key: str) -> str:
+        agg = j.get(key) or {}
+        if agg.get("mean") is None:
+            return "n/a"
+        spread = agg.get("std_across_runs")
+        return _num(agg["mean"]) + (f" ± {spread:.2f}" if spread is not None else "")
+
+    lines.append(
+        "| **this run** | " + " | ".join([ours(str(c)) for c in categories] + [ours(overall_key)]) + " |"
+    )
+    for system in baseline.systems:
+        by_id = values_by_category(baseline, system)
+        overall = _num(system.overall) + (f" ± {system.std:.2f}" if system.std is not None else "")
+        lines.append(
+            f"| {system.name} | "
+            + " | ".join([_num(by_id.get(c)) if c in by_id else "—" for c in categories] + [overall])
+            + " |"
+        )
+    lines.append(f"\nOur overall is the {overall_text}.")
+    lines += [f"\n{note}" for note in baseline.notes]
+    return "\n".join(lines)
+
+
+_LATENCY_ROWS = (
+    ("search latency p50 (s)", "search_latency_s", "p50", "search_latency_s_p50"),
+    ("search latency p95 (s)", "search_latency_s", "p95", "search_latency_s_p95"),
+    ("total latency p50 (s)", "total_latency_s", "p50", "total_latency_s_p50"),
+    ("total latency p95 (s)", "total_latency_s", "p95", "total_latency_s_p95"),
+    ("context tokens (mean)", "context_tokens", "mean", "context_tokens_mean"),
+)
+
+
+def render_latency_comparison(summary: dict[str, Any], baselines: Sequence[BaselineSet]) -> str:
+    """Latency (seconds) and context tokens of this run vs latency baselines.
+
+    Args:
+        summary: run summary (``latency`` section).
+        baselines: latency baseline sets.
+
+    Returns:
+        A markdown section ("not in input" where the input lacks a field).
+    """
+    latency = summary.get("latency") or {}
+    systems = [(b, s) for b in baselines for s in b.systems]
+    header = ["measure", "this run"] + [f"{s.name} ({b.title})" for b, s in systems]
+    lines = [
+        "## Latency and context tokens",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|---|" + "---:|" * (len(header) - 1),
+    ]
+    for title, field_name, stat, baseline_key in _LATENCY_ROWS:
+        value = (latency.get(field_name) or {}).get(stat)
+        ours = "not in input" if value is None else (f"{value:.0f}" if field_name == "context_tokens" else f"{value:.3f}")
+        digits = 0 if field_name == "context_tokens" else 3
+        theirs = [_num(s.values.get(baseline_key), digits) if baseline_key in s.values else "—" for _, s in systems]
+        lines.append(f"| {title} | {ours} | " + " | ".join(theirs) + " |")
+    lines.append(
+        "\nPercentiles: numpy `linear` method (the default), over the questions that have the field."
+    )
+    return "\n".join(lines)
+
+
+def render_uncertainty(summary: dict[str, Any]) -> str:
+    """Bootstrap 95% confidence intervals of F1 (percent) and J (0-100) per category."""
+    analysis = summary.get("analysis") or {}
+    boot = analysis.get("bootstrap") or {}
+    if not boot:
+        return ""
+    names = summary["category_names"]
+    metrics = [(m, "F1" if m == "f1" else "J", 100.0 if m == "f1" else 1.0) for m in boot]
+    lines = [
+        "## Uncertainty",
+        "",
+        f"{int(analysis['confidence'] * 100)}% percentile-bootstrap intervals over questions "
+        f"({analysis['bootstrap_samples']} resamples, seed {analysis['seed']}).",
+        "",
+        "| category | " + " | ".join(f"{title} 95% CI" for _, title, _ in metrics) + " |",
+        "|---|" + "---:|" * len(metrics),
+    ]
+    for key in [*(str(c) for c in CATEGORY_IDS), "overall_1_4", "overall"]:
+        cells = []
+        for metric, _, scale in metrics:
+            interval = boot[metric].get(key)
+            cells.append("n/a" if not interval else f"{interval[0] * scale:.2f} – {interval[1] * scale:.2f}")
+        lines.append(f"| {_category_label(key, names)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def render_reliability(summary: dict[str, Any]) -> str:
+    """Judge agreement between runs and outcome counts."""
+    reliability = (summary.get("analysis") or {}).get("reliability")
+    if not reliability:
+        return ""
+    counts = (summary.get("judge") or {}).get("counts") or {}
+    share = reliability.get("unanimous_share")
+    return "\n".join(
+        [
+            "## Judge reliability",
+            "",
+            f"- Krippendorff's alpha between runs ({reliability['level']} level): "
+            f"{_num(reliability.get('krippendorff_alpha'), 3)}",
+            f"- Questions whose valid runs all agree: "
+            f"{'n/a' if share is None else f'{share * 100:.1f}%'} of {reliability['questions']}",
+            f"- Parse failures: {counts.get('parse_failure', 0)}; API errors: {counts.get('api_error', 0)}",
+        ]
+    )
+
+
+def _cell(text: Any, limit: int = 80) -> str:
+    text = "" if text is None else str(text)
+    text = text.replace("|", "\\|").replace("\n", " ")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def render_error_analysis(summary: dict[str, Any]) -> str:
+    """Top/bottom questions by F1 and by J, and where F1 and J disagree most."""
+    analysis = summary.get("analysis") or {}
+    extremes = analysis.get("extremes") or {}
+    if not extremes:
+        return ""
+    lines = ["## Error analysis"]
+    titles = {"f1": "F1", "j_mean": "J"}
+    for metric, ends in extremes.items():
+        for end in ("bottom", "top"):
+            lines += [
+                "",
+                f"### {'Lowest' if end == 'bottom' else 'Highest'} 5 by {titles.get(metric, metric)}",
+                "",
+                "| id | cat | question | ground truth | prediction | F1 | J |",
+                "|---|---:|---|---|---|---:|---:|",
+            ]
+            for row in ends[end]:
+                f1 = row.get("f1")
+                lines.append(
+                    f"| {_cell(row['question_id'], 20)} | {row['category']} | {_cell(row['question'])} "
+                    f"| {_cell(row['ground_truth'], 50)} | {_cell(row['prediction'], 60)} "
+                    f"| {_num(f1 * 100 if f1 is not None else None)} | {_num(row.get('j_mean'))} |"
+                )
+    disagreements = analysis.get("disagreements") or []
+    if disagreements:
+        lines += [
+            "",
+            "### Largest F1-J disagreements (J - 100·F1)",
+            "",
+            "| id | cat | question | ground truth | prediction | F1 | J | gap |",
+            "|---|---:|---|---|---|---:|---:|---:|",
+        ]
+        for row in disagreements:
+            lines.append(
+                f"| {_cell(row['question_id'], 20)} | {row['category']} | {_cell(row['question'])} "
+                f"| {_cell(row['ground_truth'], 50)} | {_cell(row['prediction'], 60)} "
+                f"| {_num(row['f1'] * 100)} | {_num(row['j_mean'])} | {row['gap']:+.1f} |"
+            )
+    return "\n".join(lines)
+
+
+def render_report(
+    summary: dict[str, Any],
+    baselines: Optional[Mapping[str, BaselineSet]] = None,
+    plots: Sequence[str] = (),
+) -> str:
     """Render ``report.md`` from a run summary.
 
     Args:
-        summary: output of :func:`locomo_exp.summary.build_summary`.
+        summary: output of :func:`locomo_exp.summary.build_summary`, with an ``analysis``
+            section from :func:`locomo_exp.analysis.analyse` when available.
+        baselines: selected baseline sets (``conf/baselines/``).
+        plots: PNG file names (relative to the report) to embed.
 
     Returns:
         Markdown text. Scores are shown as percentages (0-100).
@@ -144,26 +407,24 @@ def render_report(summary: dict[str, Any]) -> str:
             "",
             lexical,
         ]
+    baselines = baselines or {}
+    f1_sets = [b for b in baselines.values() if b.metric == BaselineMetric.f1]
+    if lexical and f1_sets:
+        lines += ["", "## F1 vs published baselines"]
+        lines += ["", *[render_f1_comparison(summary, b) + "\n" for b in f1_sets]]
     if "judge" in summary:
         lines += ["", render_judge_section(summary["judge"], names)]
-    latency = summary.get("latency") or {}
-    if any(stats["count"] for stats in latency.values()):
-        lines += [
-            "",
-            "## Latency and context tokens",
-            "",
-            "| field | n | p50 | p95 | mean |",
-            "|---|---:|---:|---:|---:|",
-        ]
-        for name, stats in latency.items():
-            if stats["count"]:
-                lines.append(
-                    f"| {name} | {stats['count']} | {stats['p50']:.3f} | {stats['p95']:.3f} "
-                    f"| {stats['mean']:.3f} |"
-                )
-            else:
-                lines.append(f"| {name} | 0 | not in input | not in input | not in input |")
-        lines += ["", "Percentiles: numpy `linear` method (the default)."]
+        j_sets = [b for b in baselines.values() if b.metric == BaselineMetric.j]
+        if j_sets and (summary["judge"].get("j") or {}):
+            lines += ["", "## J vs published baselines"]
+            lines += ["", *[render_j_comparison(summary, b) + "\n" for b in j_sets]]
+    latency_sets = [b for b in baselines.values() if b.metric == BaselineMetric.latency]
+    lines += ["", render_latency_comparison(summary, latency_sets)]
+    for section in (render_uncertainty(summary), render_reliability(summary), render_error_analysis(summary)):
+        if section:
+            lines += ["", section]
+    if plots:
+        lines += ["", "## Plots", ""] + [f"![{name}]({name})" for name in plots]
     skipped = info.get("skipped") or []
     if skipped:
         lines += ["", "## Skipped records", ""] + [f"- {text}" for text in skipped]

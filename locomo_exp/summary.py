@@ -122,5 +122,12 @@ def summary_metrics(summary: dict[str, Any], category_names: dict[int, str]) -> 
         for stat in ("p50", "p95", "mean"):
             if stats[stat] is not None:
                 flat[f"latency/{name}_{stat}"] = stats[stat]
+    bootstrap = (summary.get("analysis") or {}).get("bootstrap") or {}
+    for metric, by_key in bootstrap.items():
+        prefix = "j" if metric == "j_mean" else metric
+        for key, interval in by_key.items():
+            if interval:
+                flat[f"{prefix}/{key_name(key)}_ci_low"] = interval[0]
+                flat[f"{prefix}/{key_name(key)}_ci_high"] = interval[1]
     flat["data/skipped_records"] = summary["input"].get("n_skipped_records", 0)
     return flat

@@ -211,3 +211,24 @@ def log_artifacts(paths: list[Path]) -> None:
     for path in paths:
         if path.is_file():
             mlflow.log_artifact(str(path))
+
+
+def log_table(rows: list[dict[str, Any]], artifact_file: str) -> None:
+    """Log per-question rows with ``mlflow.log_table`` so the UI can show and filter them.
+
+    Nested values (lists of judge runs) are written as JSON text.
+    """
+    import json
+
+    import mlflow
+
+    if not rows:
+        return
+    columns: dict[str, list[Any]] = {}
+    keys = list(dict.fromkeys(key for row in rows for key in row))
+    for key in keys:
+        values = [row.get(key) for row in rows]
+        if any(isinstance(v, (list, dict)) for v in values):
+            values = [json.dumps(v, ensure_ascii=False) if v is not None else None for v in values]
+        columns[key] = values
+    mlflow.log_table(data=columns, artifact_file=artifact_file)

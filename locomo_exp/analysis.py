@@ -1,0 +1,221 @@
+"""Uncertainty, judge reliability and error analysis over per-question rows.
+
+Rows are the dicts written to ``scores.jsonl``: ``question_id``, ``category``, ``question``,
+``ground_truth``, ``prediction``, lexical scores (0-1) and, when the judge ran, ``j_mean``
+(0-100) and ``j_runs`` (one entry per run with ``outcome`` and ``score``).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import Any, Iterable, Optional, Sequence
+
+import numpy as np
+
+from locomo_exp.records import CATEGORY_IDS
+from locomo_exp.scoring.aggregate import OVERALL_KEYS
+
+log = logging.getLogger(__name__)
+
+CONFIDENCE = 0.95
+"""Coverage of the bootstrap intervals."""
+
+
+def bootstrap_ci(
+    values: Sequence[float], n_samples: int = 1000, seed: int = 0, confidence: float = CONFIDENCE
+) -> Optional[tuple[float, float]]:
+    """Percentile bootstrap confidence interval of a mean, resampling questions.
+
+    Efron & Tibshirani (1993), percentile method: draw ``n_samples`` resamples of the
+    questions with replacement, take the mean of each, report the (1-c)/2 and (1+c)/2
+    quantiles of those means.
+
+    Args:
+        values: per-question scores (any unit; the interval has the same unit).
+        n_samples: number of bootstrap resamples.
+        seed: seed of numpy's ``default_rng`` (same seed, same interval).
+        confidence: coverage, e.g. 0.95.
+
+    Returns:
+        ``(low, high)``, or ``None`` for no values or ``n_samples < 1``.
+    """
+    data = np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=float)
+    if data.size == 0 or n_samples < 1:
+        return None
+    rng = np.random.default_rng(seed)
+    indices = rng.integers(0, data.size, size=(n_samples, data.size))
+    means = data[indices].mean(axis=1)
+    alpha = (1.0 - confidence) / 2.0
+    low, high = np.quantile(means, [alpha, 1.0 - alpha])
+    return float(low), float(high)
+
+
+def bootstrap_by_category(
+    rows: Sequence[dict[str, Any]], metric: str, n_samples: int = 1000, seed: int = 0
+) -> dict[str, Optional[list[float]]]:
+    """:func:`bootstrap_ci` of ``metric`` per category id and overall.
+
+    Args:
+        rows: per-question rows.
+        metric: row key, e.g. ``f1`` (0-1) or ``j_mean`` (0-100).
+        n_samples: bootstrap resamples.
+        seed: random seed.
+
+    Returns:
+        ``{"1": [low, high] | None, ..., "overall_1_4": ..., "overall": ...}``.
+    """
+    groups: dict[str, tuple[int, ...]] = {str(c): (c,) for c in CATEGORY_IDS} | OVERALL_KEYS
+    result: dict[str, Optional[list[float]]] = {}
+    for key, members in groups.items():
+        values = [row[metric] for row in rows if row["category"] in members and row.get(metric) is not None]
+        interval = bootstrap_ci(values, n_samples, seed)
+        result[key] = list(interval) if interval else None
+    return result
+
+
+def _run_matrix(rows: Sequence[dict[str, Any]]) -> np.ndarray:
+    """runs x questions matrix of valid judge scores, NaN where a run has none."""
+    judged = [row for row in rows if row.get("j_runs")]
+    if not judged:
+        return np.empty((0, 0))
+    n_runs = max(len(row["j_runs"]) for row in judged)
+    matrix = np.full((n_runs, len(judged)), np.nan)
+    for column, row in enumerate(judged):
+        for run in row["j_runs"]:
+            if run.get("outcome") == "valid" and run.get("score") is not None:
+                matrix[int(run.get("run", 0)), column] = float(run["score"])
+    return matrix
+
+
+def judge_reliability(rows: Sequence[dict[str, Any]], protocol: str) -> dict[str, Any]:
+    """Agreement between the judge's runs on the same questions.
+
+    Krippendorff's alpha (Krippendorff 2004; the ``krippendorff`` package) with runs as
+    coders and questions as units: interval level for the 0-100 ``rubric``, nominal for
+    ``binary``. Also the share of questions whose valid runs all gave the same score.
+
+    Args:
+        rows: per-question rows with ``j_runs``.
+        protocol: ``rubric`` or ``binary``.
+
+    Returns:
+        ``{"krippendorff_alpha": float | None, "level": str, "unanimous_share": float | None,
+        "questions": int}``; ``None`` where it cannot be computed (fewer than 2 runs, or no
+        variation at all).
+    """
+    level = "nominal" if protocol == "binary" else "interval"
+    matrix = _run_matrix(rows)
+    result: dict[str, Any] = {
+        "krippendorff_alpha": None,
+        "level": level,
+        "unanimous_share": None,
+        "questions": int(matrix.shape[1]) if matrix.size else 0,
+    }
+    if matrix.size == 0:
+        return result
+    unanimous = []
+    for column in matrix.T:
+        valid = column[~np.isnan(column)]
+        if valid.size:
+            unanimous.append(bool(np.all(valid == valid[0])))
+    if unanimous:
+        result["unanimous_share"] = sum(unanimous) / len(unanimous)
+    if matrix.shape[0] >= 2:
+        try:
+            import krippendorff
+
+            alpha = krippendorff.alpha(reliability_data=matrix, level_of_measurement=level)
+            if math.isfinite(alpha):
+                result["krippendorff_alpha"] = float(alpha)
+        except (ValueError, ZeroDivisionError) as error:  # e.g. a single value overall
+            log.info("Krippendorff's alpha not computed: %s", error)
+    return result
+
+
+def _brief(row: dict[str, Any], keys: Iterable[str]) -> dict[str, Any]:
+    base = {k: row.get(k) for k in ("question_id", "category", "question", "ground_truth", "prediction")}
+    return base | {k: row.get(k) for k in keys}
+
+
+def extremes(
+    rows: Sequence[dict[str, Any]], metric: str, k: int = 5, also: Sequence[str] = ()
+) -> dict[str, list[dict[str, Any]]]:
+    """The ``k`` highest and lowest questions by a metric (ties broken by file order).
+
+    Args:
+        rows: per-question rows.
+        metric: row key to sort on.
+        k: how many at each end.
+        also: other row keys to carry along.
+
+    Returns:
+        ``{"top": [...], "bottom": [...]}`` of brief rows.
+    """
+    scored = [row for row in rows if row.get(metric) is not None]
+    order = sorted(scored, key=lambda row: -row[metric])
+    keys = (metric, *also)
+    return {
+        "top": [_brief(row, keys) for row in order[:k]],
+        "bottom": [_brief(row, keys) for row in list(reversed(order))[:k]],
+    }
+
+
+def f1_j_disagreements(
+    rows: Sequence[dict[str, Any]], f1_key: str = "f1", k: int = 5
+) -> list[dict[str, Any]]:
+    """Questions where F1 (as 0-100) and J (0-100) differ most, largest gap first.
+
+    Args:
+        rows: per-question rows with both ``f1_key`` and ``j_mean``.
+        f1_key: which F1 to compare.
+        k: how many.
+
+    Returns:
+        Brief rows with ``f1``, ``j_mean`` and ``gap`` = J - 100 * F1.
+    """
+    both = [row for row in rows if row.get(f1_key) is not None and row.get("j_mean") is not None]
+    ranked = sorted(both, key=lambda row: -abs(row["j_mean"] - 100.0 * row[f1_key]))
+    return [
+        _brief(row, (f1_key, "j_mean")) | {"gap": row["j_mean"] - 100.0 * row[f1_key]}
+        for row in ranked[:k]
+    ]
+
+
+def analyse(
+    rows: Sequence[dict[str, Any]],
+    *,
+    protocol: Optional[str] = None,
+    bootstrap_samples: int = 1000,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Everything the report's uncertainty, reliability and error-analysis sections show.
+
+    Args:
+        rows: per-question rows.
+        protocol: the judge protocol when J was run, else ``None``.
+        bootstrap_samples: resamples per interval.
+        seed: random seed.
+
+    Returns:
+        ``{"bootstrap": {metric: {key: [low, high]}}, "confidence": 0.95,
+        "bootstrap_samples": int, "extremes": {metric: {"top", "bottom"}},
+        "disagreements": [...], "reliability": {...}?}``.
+    """
+    has_f1 = any(row.get("f1") is not None for row in rows)
+    has_j = any(row.get("j_mean") is not None for row in rows)
+    metrics = [m for m, present in (("f1", has_f1), ("j_mean", has_j)) if present]
+    result: dict[str, Any] = {
+        "confidence": CONFIDENCE,
+        "bootstrap_samples": bootstrap_samples,
+        "seed": seed,
+        "bootstrap": {m: bootstrap_by_category(rows, m, bootstrap_samples, seed) for m in metrics},
+        "extremes": {
+            m: extremes(rows, m, also=[o for o in metrics if o != m]) for m in metrics
+        },
+    }
+    if has_f1 and has_j:
+        result["disagreements"] = f1_j_disagreements(rows)
+    if has_j and protocol:
+        result["reliability"] = judge_reliability(rows, protocol)
+    return result
