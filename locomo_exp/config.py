@@ -115,7 +115,7 @@ class FieldMap:
 class DataConfig:
     """The ``data`` group: which results file to score and how to read it."""
 
-    path: Optional[str] = None
+    path: Optional[str] = MISSING
     format: DataFormat = DataFormat.auto
     prediction_key: Optional[str] = None
     on_invalid: OnInvalid = OnInvalid.error

@@ -1,0 +1,168 @@
+"""End to end: ``python -m locomo_exp`` in a subprocess, checked in the MLflow store.
+
+Four subprocesses (~5 s each): the example with a temporary SQLite store; an invalid
+input file (FAILED run); a bad override (no store created); and a run from another
+directory with no tracking URI (store lands in that directory, FIELD_NOTES §5).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hydra import compose, initialize_config_dir
+from hydra.core.global_hydra import GlobalHydra
+
+from locomo_exp.config import register_configs, to_experiment_config
+from locomo_exp.experiment import run_experiment
+
+pytestmark = pytest.mark.slow
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+EXAMPLE = PROJECT_ROOT / "results" / "example" / "qa_results.json"
+EXPERIMENT = "locomo_exp"
+
+
+def _env() -> dict[str, str]:
+    """The caller's environment without an API key or an ambient tracking URI."""
+    env = dict(os.environ)
+    env.pop("ANTHROPIC_API_KEY", None)
+    env.pop("MLFLOW_TRACKING_URI", None)
+    return env
+
+
+def _run(*overrides: str, cwd: Path = PROJECT_ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "locomo_exp", *overrides],
+        cwd=cwd,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def _only_run(tracking_uri: str):  # -> mlflow.entities.Run
+    import mlflow
+
+    client = mlflow.MlflowClient(tracking_uri=tracking_uri)
+    experiment = client.get_experiment_by_name(EXPERIMENT)
+    assert experiment is not None, f"no experiment {EXPERIMENT!r} in {tracking_uri}"
+    runs = client.search_runs([experiment.experiment_id])
+    assert len(runs) == 1, [r.info.run_id for r in runs]
+    return client, runs[0]
+
+
+def _in_process_metrics(tmp_path: Path) -> dict[str, float]:
+    """What run_experiment computes for the example, same config, tracking off."""
+    register_configs()
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "conf")):
+        cfg = to_experiment_config(compose(config_name="config", overrides=["tracking=none"]))
+    return run_experiment(cfg, tmp_path / "in_process", PROJECT_ROOT).metrics
+
+
+def test_example_run_logs_real_metrics_params_and_artifacts(tmp_path: Path) -> None:
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    out = tmp_path / "out"
+
+    proc = _run(f"tracking.uri={uri}", f"hydra.run.dir={out}")
+
+    assert proc.returncode == 0, proc.stderr
+    stdout = proc.stdout
+    assert "Scored 20 questions" in stdout
+    for row in ("1 multi_hop", "2 temporal", "3 open_domain", "4 single_hop", "5 adversarial"):
+        assert row in stdout, row
+    assert "overall_1_4" in stdout
+    assert f"Report: {out / 'report.md'}" in stdout
+    assert f"mlflow ui --backend-store-uri {uri}" in stdout
+
+    client, run = _only_run(uri)
+    assert run.info.status == "FINISHED"
+
+    logged = run.data.metrics
+    expected = _in_process_metrics(tmp_path)
+    assert logged["n_questions/overall"] == 20
+    assert logged["n_questions/cat4_single_hop"] == 4
+    headline = ("f1/overall", "f1/overall_1_4", "f1/cat1_multi_hop", "f1/cat5_adversarial")
+    for name in (*headline, "bleu1/overall"):
+        assert logged[name] == pytest.approx(expected[name], abs=1e-12), name
+    assert 0.0 < logged["f1/overall"] < 1.0
+    assert logged == pytest.approx(expected, abs=1e-12)
+
+    params = run.data.params
+    assert params["f1.variant"] == "locomo"
+    assert params["scorer.name"] == "f1"
+    assert params["data.sha256"] == hashlib.sha256(EXAMPLE.read_bytes()).hexdigest()
+    assert "f1.version" in params
+
+    artifacts = {a.path for a in client.list_artifacts(run.info.run_id)}
+    assert {"report.md", "scores.jsonl", "summary.json", "config.yaml"} <= artifacts
+    for name in ("report.md", "scores.jsonl", "summary.json", "config.yaml"):
+        assert (out / name).is_file(), name
+
+
+def test_invalid_input_exits_nonzero_names_each_problem_and_fails_the_run(tmp_path: Path) -> None:
+    bad = tmp_path / "bad answers.json"
+    bad.write_text(
+        json.dumps(
+            [
+                {"question": "q1", "ground_truth": "a", "predicted_answer": "a", "category": 1},
+                {"question": "q2", "ground_truth": "b", "category": 2},
+                {"question": "q3", "ground_truth": "c", "predicted_answer": "c",
+                 "category": "nonsense"},
+            ]
+        )
+    )
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+
+    proc = _run(
+        "data=file", f"data.path={bad}", f"tracking.uri={uri}", f"hydra.run.dir={tmp_path / 'out'}"
+    )
+
+    assert proc.returncode != 0
+    stderr = proc.stderr
+    assert str(bad) in stderr
+    assert "record [1]" in stderr and "field 'predicted_answer'" in stderr
+    assert "record [2]" in stderr and "field 'category'" in stderr
+    assert "record [0]" not in stderr
+    assert "Traceback" not in stderr
+    _, run = _only_run(uri)
+    assert run.info.status == "FAILED"
+
+
+def test_bad_override_fails_before_an_mlflow_store_is_created(tmp_path: Path) -> None:
+    db = tmp_path / "mlflow.db"
+
+    proc = _run(
+        "f1.variant=bogus", f"tracking.uri=sqlite:///{db}", f"hydra.run.dir={tmp_path / 'out'}"
+    )
+
+    assert proc.returncode != 0
+    assert "f1.variant" in proc.stderr
+    assert not db.exists()
+    assert not (tmp_path / "mlartifacts").exists()
+
+
+def test_run_from_another_directory_puts_the_store_in_that_directory(tmp_path: Path) -> None:
+    cwd = tmp_path / "work"
+    cwd.mkdir()
+
+    proc = _run(
+        "data=file", f"data.path={EXAMPLE}", f"hydra.run.dir={tmp_path / 'out'}", cwd=cwd
+    )
+
+    assert proc.returncode == 0, proc.stderr
+    db = cwd / "mlflow.db"
+    assert db.is_file()
+    assert f"mlflow ui --backend-store-uri sqlite:///{db}" in proc.stdout
+    _, run = _only_run(f"sqlite:///{db}")
+    assert run.info.status == "FINISHED"
+    assert run.data.metrics["n_questions/overall"] == 20
+    assert not (cwd / "mlruns").exists()
