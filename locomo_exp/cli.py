@@ -9,6 +9,7 @@ from typing import Any
 
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
+from omegaconf.errors import MissingMandatoryValue
 
 from locomo_exp.config import to_experiment_config
 from locomo_exp.data import DataValidationError
@@ -64,7 +65,12 @@ def run_from_hydra(cfg: DictConfig) -> ExperimentResult:
     Expected errors (bad input, judge configuration, API failures) are printed as one
     clear message and end the process with exit code 1; nothing is retried.
     """
-    typed = to_experiment_config(cfg)
+    try:
+        typed = to_experiment_config(cfg)
+    except MissingMandatoryValue as error:
+        key = error.full_key or "a required value"
+        print(f"error: {key} is required (e.g. {key}=path/to/results.json)", file=sys.stderr)
+        raise SystemExit(2) from None
     output_dir = Path(HydraConfig.get().runtime.output_dir)
     try:
         result = run_experiment(typed, output_dir, Path.cwd())
