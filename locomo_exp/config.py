@@ -120,6 +120,7 @@ class DataConfig:
     prediction_key: Optional[str] = None
     on_invalid: OnInvalid = OnInvalid.error
     fields: FieldMap = field(default_factory=FieldMap)
+    categories_from: Optional[str] = None
 
 
 @dataclass

@@ -329,6 +329,7 @@ class _RecordBuilder:
     path: str
     mapping: FieldMap
     names: dict[int, str]
+    category_lookup: Optional[dict[tuple[Optional[str], str], int]] = None
 
     def build(
         self, raw: Any, where: str, conversation_id: Optional[str], position: int
@@ -349,8 +350,17 @@ class _RecordBuilder:
 
         category: Optional[int] = None
         raw_category = _get(raw, m.category)
+        if raw_category is _MISSING and self.category_lookup is not None:
+            conv_key = _get(raw, m.conversation_id)
+            conv_key = str(conv_key) if conv_key not in (_MISSING, None) else conversation_id
+            raw_category = self.category_lookup.get((conv_key, str(question)), _MISSING)
         if raw_category is _MISSING:
-            problem(m.category, "missing category")
+            problem(
+                m.category,
+                "missing category"
+                + (", and no record with the same conversation and question in "
+                   "data.categories_from" if self.category_lookup is not None else ""),
+            )
         else:
             try:
                 category = parse_category(raw_category, self.names)
@@ -460,6 +470,31 @@ def _mapping_for(fmt: DataFormat, config: DataConfig, prediction_key: Optional[s
     return config.fields
 
 
+def _category_lookup(
+    config: DataConfig, names: dict[int, str]
+) -> dict[tuple[Optional[str], str], int]:
+    """(conversation id, question) -> category id, from ``data.categories_from``.
+
+    The other file is read with the same format settings; a key that maps to two
+    different categories is left out (and then reported as missing where it is needed).
+    """
+    from dataclasses import replace
+
+    other = load_results(
+        str(config.categories_from), replace(config, categories_from=None, on_invalid=OnInvalid.skip), names
+    )
+    lookup: dict[tuple[Optional[str], str], int] = {}
+    ambiguous: set[tuple[Optional[str], str]] = set()
+    for record in other.records:
+        key = (record.conversation_id, record.question)
+        if key in lookup and lookup[key] != record.category:
+            ambiguous.add(key)
+        lookup[key] = record.category
+    for key in ambiguous:
+        del lookup[key]
+    return lookup
+
+
 def load_results(
     path: str | Path,
     config: DataConfig | None = None,
@@ -469,7 +504,11 @@ def load_results(
 
     Args:
         path: the file (absolute, or relative to the current directory).
-        config: ``data`` settings (format, prediction key, field map, on_invalid).
+        config: ``data`` settings (format, prediction key, field map, on_invalid,
+            ``categories_from``: another results file giving the category of each
+            (conversation, question) when this file has none -- e.g. Zep's responses file,
+            which has latencies but no categories, with Zep's grades file). A relative
+            ``categories_from`` is resolved against the current directory.
         category_names: display names keyed by id, used to parse category names.
 
     Returns:
@@ -504,7 +543,8 @@ def load_results(
     if not raw_items:
         raise file_error("contains no records")
 
-    builder = _RecordBuilder(str(path), _mapping_for(fmt, config, prediction_key), names)
+    lookup = _category_lookup(config, names) if config.categories_from else None
+    builder = _RecordBuilder(str(path), _mapping_for(fmt, config, prediction_key), names, lookup)
     records: list[QARecord] = []
     problems: list[RecordProblem] = []
     seen_ids: dict[str, str] = {}

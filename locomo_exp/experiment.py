@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Optional
 
@@ -255,7 +255,12 @@ def run_experiment(
     with run_context as run:
         if run is not None:
             tracking.log_params(tracking.flatten_params(_config_tree(cfg)))
-        loaded = load_results(data_path, cfg.data, cfg.category_names)
+        data_config = cfg.data
+        if data_config.categories_from:
+            data_config = replace(
+                data_config, categories_from=str(resolve_path(data_config.categories_from, start_dir))
+            )
+        loaded = load_results(data_path, data_config, cfg.category_names)
         log.info("read %d records from %s (format %s)", len(loaded.records), data_path, loaded.format)
         lexical = (
             score_lexical(loaded.records, cfg.f1.variant.value, cfg.f1.bleu1)

@@ -200,3 +200,29 @@ def test_category_5_with_only_adversarial_answer_is_valid(tmp_path: Path) -> Non
     obj[0]["category"] = 4
     with pytest.raises(DataValidationError, match="missing ground truth"):
         load_results(_write(tmp_path, obj))
+
+
+def test_zep_responses_take_categories_from_grades_and_latency_in_seconds(shared_data: Path) -> None:
+    import numpy as np
+
+    predictions = shared_data / "predictions"
+    fields = FieldMap(ground_truth="golden_answer", prediction="answer", total_latency_ms="duration_ms")
+    config = DataConfig(format=DataFormat.fields, fields=fields,
+                        categories_from=str(predictions / "zep_locomo_grades.json"))
+    loaded = load_results(predictions / "zep_locomo_responses.json", config)
+    assert len(loaded.records) == 1540
+    assert Counter(r.category for r in loaded.records) == {1: 282, 2: 321, 3: 96, 4: 841}
+    latencies = np.array([r.total_latency_s for r in loaded.records])
+    # shared/data/README.md: p50 ≈ 3563.6 ms, p95 ≈ 6859.0 ms, mean 3834.8 ms (numpy default method)
+    assert np.percentile(latencies, 50) == pytest.approx(3.5636, abs=1e-4)
+    assert np.percentile(latencies, 95) == pytest.approx(6.8590, abs=1e-4)
+    assert latencies.mean() == pytest.approx(3.8348, abs=1e-4)
+
+
+def test_categories_from_reports_questions_it_cannot_find(tmp_path: Path) -> None:
+    main = _write(tmp_path, [{"question": "Q1", "ground_truth": "a", "predicted_answer": "a"},
+                             {"question": "Q2", "ground_truth": "a", "predicted_answer": "a"}], "main.json")
+    other = _write(tmp_path, [_qa(question="Q1", category=2)], "cats.json")
+    config = DataConfig(format=DataFormat.qa_results, categories_from=str(other))
+    with pytest.raises(DataValidationError, match=r"record \[1\]: field 'category': missing category, and no record"):
+        load_results(main, config)
