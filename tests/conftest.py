@@ -23,3 +23,6 @@ def shared_data() -> Path:
 def fixtures_dir() -> Path:
     """The project's own small input files."""
     return FIXTURES
+
+
+from fake_anthropic import fake_anthropic  # noqa: E402,F401  (fixture registration)

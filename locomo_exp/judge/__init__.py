@@ -1,0 +1,52 @@
+"""LLM-as-a-Judge J score with Claude: N runs per question, concurrent, cached, resumable.
+
+Public API:
+
+* :func:`preflight_judge` - validate a judge job before any call.
+* :func:`run_judge` - judge all records; returns a :class:`JudgeRunResult`.
+* :func:`judge_answer`, :func:`judge_answer_multiple_runs` - the seed's per-answer functions.
+* :func:`build_judge_prompt` - the prompt of one call.
+* :class:`JudgeError` (a ``ValueError``), :class:`JudgeFatalAPIError` (a ``JudgeError``).
+
+Modules: :mod:`.prompts` (versioned prompts), :mod:`.parsing` (reply parsing),
+:mod:`.client` (the only module importing ``anthropic``), :mod:`.cache` (SQLite cache),
+:mod:`.preflight` (checks before spending), :mod:`.runner` (asyncio pool, retries),
+:mod:`.job` (run_judge, dry run), :mod:`.aggregate` (J, spreads, cost).
+"""
+
+from __future__ import annotations
+
+from locomo_exp.judge.aggregate import JudgeAggregation, JudgeResult, JudgeRunResult
+from locomo_exp.judge.errors import JudgeCallError, JudgeError, JudgeFatalAPIError
+from locomo_exp.judge.job import (
+    judge_answer,
+    judge_answer_multiple_runs,
+    run_judge,
+)
+from locomo_exp.judge.parsing import PARSER_VERSION, parse_judge_reply
+from locomo_exp.judge.preflight import preflight_judge
+from locomo_exp.judge.prompts import (
+    BINARY_PROMPT_VERSION,
+    RUBRIC_PROMPT_VERSION,
+    build_judge_prompt,
+    get_protocol,
+)
+
+__all__ = [
+    "BINARY_PROMPT_VERSION",
+    "PARSER_VERSION",
+    "RUBRIC_PROMPT_VERSION",
+    "JudgeAggregation",
+    "JudgeCallError",
+    "JudgeError",
+    "JudgeFatalAPIError",
+    "JudgeResult",
+    "JudgeRunResult",
+    "build_judge_prompt",
+    "get_protocol",
+    "judge_answer",
+    "judge_answer_multiple_runs",
+    "parse_judge_reply",
+    "preflight_judge",
+    "run_judge",
+]

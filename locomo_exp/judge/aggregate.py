@@ -1,0 +1,340 @@
+"""Results of judging and their aggregation into J scores, spreads, counts and cost.
+
+Definitions (scores on 0-100):
+
+* Per question: mean and sample standard deviation (ddof=1) of its *valid* runs; parse
+  failures (score -1) and API errors are left out and counted separately.
+* J of a category, and overall J: the mean of the per-question means of the questions in
+  it that have at least one valid run (overall is pooled over questions, as in the Mem0
+  paper, so categories weigh by their question counts).
+* ``std_across_runs``: for each run index r, the run-level J_r is the mean over questions
+  of their run-r score (valid runs only); the spread is the ddof=1 standard deviation of
+  J_0..J_{N-1}. This is what the Mem0 paper's "± std over 10 runs" means (FIELD_NOTES §2).
+* ``pooled_within_std``: the pooled within-question standard deviation,
+  sqrt(sum_i (n_i - 1) s_i^2 / sum_i (n_i - 1)) over questions with n_i >= 2 valid runs:
+  how much the judge disagrees with itself on the same answer.
+
+Values that cannot be computed (no valid runs, a single run) are ``None`` in JSON and are
+left out of MLflow metrics, which never receive NaN or inf.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal, Optional
+
+import numpy as np
+
+from locomo_exp.records import category_slug
+
+logger = logging.getLogger(__name__)
+
+Outcome = Literal["valid", "parse_failure", "api_error"]
+
+_DATED_ID_RE = re.compile(r"^(.+?)-\d{8}$")
+
+PARSE_FAILURE_SCORE = -1.0
+"""Score recorded for a run whose reply could not be parsed (the seed's convention)."""
+
+
+@dataclass
+class JudgeResult:
+    """One judge run of one question.
+
+    Attributes:
+        score: 0-100 when valid; -1 for a parse failure; ``None`` for an API error.
+        explanation: the judge's explanation ("" if none).
+        outcome: ``"valid"``, ``"parse_failure"`` or ``"api_error"``.
+        run: 0-based run index.
+        raw: the raw reply text (``None`` for an API error).
+        error: parse-failure reason or API error description ("" when valid).
+        stop_reason: the API's stop reason.
+        input_tokens: billed input tokens (0 for an API error).
+        output_tokens: billed output tokens.
+        cached: True when the reply came from the cache (no call made now).
+        label: binary protocol label, if any.
+    """
+
+    score: Optional[float]
+    explanation: str = ""
+    outcome: Outcome = "valid"
+    run: int = 0
+    raw: Optional[str] = None
+    error: str = ""
+    stop_reason: Optional[str] = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached: bool = False
+    label: Optional[str] = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``j_runs`` entry of ``scores.jsonl``."""
+        return {
+            "run": self.run,
+            "outcome": self.outcome,
+            "score": self.score,
+            "explanation": self.explanation,
+            "raw": self.raw,
+            "error": self.error or None,
+        }
+
+
+@dataclass
+class JudgeAggregation:
+    """All runs of one question and their reduction.
+
+    Attributes:
+        question_id: the question.
+        category: LoCoMo category id.
+        mean_score: mean of valid run scores (0-100), ``None`` if there is none.
+        std_dev: ddof=1 standard deviation of valid scores, ``None`` for fewer than two.
+        run_count: number of valid runs.
+        individual_scores: valid scores in run order.
+        runs: every run's :class:`JudgeResult`, in run order.
+    """
+
+    question_id: str
+    category: int
+    mean_score: Optional[float]
+    std_dev: Optional[float]
+    run_count: int
+    individual_scores: list[float]
+    runs: list[JudgeResult] = field(default_factory=list)
+
+    @property
+    def parse_failures(self) -> int:
+        """Runs whose reply could not be parsed."""
+        return sum(r.outcome == "parse_failure" for r in self.runs)
+
+    @property
+    def api_errors(self) -> int:
+        """Runs that ended in an API error after retries."""
+        return sum(r.outcome == "api_error" for r in self.runs)
+
+
+def aggregate_question(
+    question_id: str,
+    category: int,
+    runs: list[JudgeResult],
+    *,
+    min_successful_runs: int = 5,
+) -> JudgeAggregation:
+    """Reduce the runs of one question to mean and ddof=1 standard deviation.
+
+    Args:
+        question_id: the question (named in the warning).
+        category: LoCoMo category id.
+        runs: the question's runs.
+        min_successful_runs: below ``min(min_successful_runs, len(runs))`` valid runs the
+            warning says the mean is unreliable. Any failed run logs a warning naming the
+            question and the counts.
+
+    Returns:
+        The :class:`JudgeAggregation`.
+    """
+    ordered = sorted(runs, key=lambda r: r.run)
+    scores = [float(r.score) for r in ordered if r.outcome == "valid" and r.score is not None]
+    mean = float(np.mean(scores)) if scores else None
+    std = float(np.std(scores, ddof=1)) if len(scores) >= 2 else None
+    threshold = min(min_successful_runs, len(ordered))
+    failed = len(ordered) - len(scores)
+    if failed or len(scores) < threshold:
+        too_few = (
+            f"; fewer than {threshold} successful runs, its mean is unreliable"
+            if len(scores) < threshold
+            else ""
+        )
+        logger.warning(
+            "judge: question %s: %d of %d runs used (%d parse failures, %d API errors)%s",
+            question_id,
+            len(scores),
+            len(ordered),
+            sum(r.outcome == "parse_failure" for r in ordered),
+            sum(r.outcome == "api_error" for r in ordered),
+            too_few,
+        )
+    return JudgeAggregation(
+        question_id=question_id,
+        category=category,
+        mean_score=mean,
+        std_dev=std,
+        run_count=len(scores),
+        individual_scores=scores,
+        runs=ordered,
+    )
+
+
+def _finite_or_none(value: float) -> Optional[float]:
+    return float(value) if math.isfinite(value) else None
+
+
+def group_j(aggregations: list[JudgeAggregation], num_runs: int) -> dict[str, Any]:
+    """J and its two spreads for one group of questions.
+
+    Args:
+        aggregations: the questions of the group.
+        num_runs: runs per question (run indices 0..num_runs-1).
+
+    Returns:
+        ``{"mean", "count", "questions", "std_across_runs", "pooled_within_std",
+        "run_means"}``; ``mean`` is ``None`` when no question has a valid run.
+    """
+    means = [a.mean_score for a in aggregations if a.mean_score is not None]
+    mean = _finite_or_none(float(np.mean(means))) if means else None
+
+    run_means: list[Optional[float]] = []
+    for run in range(num_runs):
+        scores = [
+            float(r.score)
+            for a in aggregations
+            for r in a.runs
+            if r.run == run and r.outcome == "valid" and r.score is not None
+        ]
+        run_means.append(float(np.mean(scores)) if scores else None)
+    finite_run_means = [m for m in run_means if m is not None]
+    std_runs = (
+        _finite_or_none(float(np.std(finite_run_means, ddof=1)))
+        if len(finite_run_means) >= 2
+        else None
+    )
+
+    numerator = 0.0
+    dof = 0
+    for a in aggregations:
+        n = len(a.individual_scores)
+        if n >= 2:
+            numerator += float(np.var(a.individual_scores, ddof=1)) * (n - 1)
+            dof += n - 1
+    pooled = _finite_or_none(math.sqrt(numerator / dof)) if dof else None
+
+    return {
+        "mean": mean,
+        "count": len(means),
+        "questions": len(aggregations),
+        "std_across_runs": std_runs,
+        "pooled_within_std": pooled,
+        "run_means": run_means,
+    }
+
+
+def find_price(model: str, prices: dict[str, Any]) -> Optional[dict[str, float]]:
+    """The price entry of a model: its exact id, else its id without a date suffix.
+
+    Args:
+        model: model id, e.g. ``claude-sonnet-4-5-20250929``.
+        prices: ``{model: {"input": usd_per_mtok, "output": usd_per_mtok}}``.
+
+    Returns:
+        ``{"input": ..., "output": ...}`` in USD per million tokens, or ``None``.
+    """
+    entry = prices.get(model)
+    if entry is None:
+        match = _DATED_ID_RE.match(model)
+        entry = prices.get(match.group(1)) if match else None
+    if entry is None:
+        return None
+    return {"input": float(entry["input"]), "output": float(entry["output"])}
+
+
+def estimate_cost_usd(
+    model: str, input_tokens: float, output_tokens: float, prices: dict[str, Any]
+) -> Optional[float]:
+    """Estimated cost in US dollars.
+
+    Args:
+        model: model id.
+        input_tokens: input tokens.
+        output_tokens: output tokens.
+        prices: price table in USD per million tokens (``judge.prices``).
+
+    Returns:
+        The cost, or ``None`` when the model has no price entry.
+    """
+    price = find_price(model, prices)
+    if price is None:
+        return None
+    return (input_tokens * price["input"] + output_tokens * price["output"]) / 1_000_000
+
+
+@dataclass
+class JudgeRunResult:
+    """Everything a judge job produced.
+
+    Attributes:
+        per_question: question id -> :class:`JudgeAggregation` (judged questions only).
+        summary: JSON-ready summary (see :func:`locomo_exp.judge.run_judge`).
+        metrics: flat MLflow metrics, finite values only.
+        params: MLflow params derived by the judge (prompt and API versions).
+        error_rate_exceeded: API-error runs / all runs > ``judge.max_error_rate``.
+        dry_run_estimate: the estimate of a dry run, else ``None``.
+    """
+
+    per_question: dict[str, JudgeAggregation]
+    summary: dict[str, Any]
+    metrics: dict[str, float]
+    params: dict[str, str]
+    error_rate_exceeded: bool = False
+    dry_run_estimate: Optional[dict[str, Any]] = None
+
+    def question_json(self, question_id: str) -> dict[str, Any]:
+        """Judge fields of one question for ``scores.jsonl``.
+
+        Args:
+            question_id: the question.
+
+        Returns:
+            ``{"j_mean", "j_std", "j_run_count", "j_runs": [...]}``; ``{}`` for a question
+            that was not judged (e.g. category 5 by default).
+        """
+        agg = self.per_question.get(question_id)
+        if agg is None:
+            return {}
+        return {
+            "j_mean": agg.mean_score,
+            "j_std": agg.std_dev,
+            "j_run_count": agg.run_count,
+            "j_runs": [r.to_json() for r in agg.runs],
+        }
+
+
+def flat_metrics(summary: dict[str, Any], category_names: dict[int, str]) -> dict[str, float]:
+    """MLflow metrics from a summary; ``None``, NaN and inf are dropped.
+
+    Args:
+        summary: the judge summary.
+        category_names: display names by category id (for ``j/cat1_multi_hop``).
+
+    Returns:
+        ``j/overall``, ``j/overall_std_across_runs``, ``j/overall_pooled_within_std``,
+        ``j/overall_count``, the same per category (``j/cat<id>_<name>...``) and
+        ``judge/parse_failures``, ``judge/api_errors``, ``judge/valid_runs``,
+        ``judge/calls_made``, ``judge/cache_hits``, ``judge/input_tokens``,
+        ``judge/output_tokens``, ``judge/estimated_cost_usd``.
+    """
+    metrics: dict[str, Any] = {}
+    for key, group in summary.get("j", {}).items():
+        prefix = "j/overall" if key == "overall" else f"j/{category_slug(int(key), category_names)}"
+        metrics[prefix] = group.get("mean")
+        metrics[f"{prefix}_std_across_runs"] = group.get("std_across_runs")
+        metrics[f"{prefix}_pooled_within_std"] = group.get("pooled_within_std")
+        metrics[f"{prefix}_count"] = group.get("count")
+    counts = summary.get("counts", {})
+    metrics["judge/valid_runs"] = counts.get("valid")
+    metrics["judge/parse_failures"] = counts.get("parse_failure")
+    metrics["judge/api_errors"] = counts.get("api_error")
+    metrics["judge/calls_made"] = counts.get("calls_made")
+    metrics["judge/cache_hits"] = counts.get("cache_hits")
+    tokens = summary.get("tokens", {})
+    metrics["judge/input_tokens"] = tokens.get("input")
+    metrics["judge/output_tokens"] = tokens.get("output")
+    metrics["judge/estimated_cost_usd"] = summary.get("estimated_cost_usd")
+    return {
+        name: float(value)
+        for name, value in metrics.items()
+        if isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(float(value))
+    }

@@ -1,0 +1,293 @@
+"""The boundary to the Anthropic Messages API: the only module that imports ``anthropic``.
+
+The rest of the judge sees the :class:`JudgeClient` protocol and plain dataclasses
+(:class:`JudgeRequest` in, :class:`JudgeReply` out, :class:`JudgeCallError` on failure).
+
+Temperature (FIELD_NOTES §4): the ``anthropic`` 2.x SDK has no ``temperature`` argument,
+and its default API version (2026-10-21) rejects ``temperature`` in the body with a 400.
+A numeric temperature is therefore sent in the body (``extra_body``) together with the
+header ``anthropic-version: 2023-06-01``; with ``temperature=None`` nothing is added and the
+SDK's default version is kept.
+
+Retries are done by the caller (:mod:`locomo_exp.judge.runner`), so the SDK client is
+built with ``max_retries=0`` and each failure is classified once by :func:`classify_error`.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any, Mapping, Optional, Protocol
+
+import anthropic
+
+from locomo_exp.judge.errors import JudgeCallError
+
+logger = logging.getLogger(__name__)
+
+TEMPERATURE_API_VERSION = "2023-06-01"
+"""API version sent with a temperature in the body (newer versions reject it)."""
+
+try:  # The SDK's own default version; private, so fall back to the value documented for 2.x.
+    from anthropic._constants import ANTHROPIC_API_VERSION as _SDK_API_VERSION
+except ImportError:  # pragma: no cover - depends on the SDK's internals
+    _SDK_API_VERSION = "2026-10-21"
+
+SDK_DEFAULT_API_VERSION: str = _SDK_API_VERSION
+"""The ``anthropic-version`` the installed SDK sends by default."""
+
+_RETRYABLE_STATUS_KINDS = {
+    408: "request_timeout",
+    409: "conflict",
+    429: "rate_limit",
+    529: "overloaded",
+}
+_FATAL_STATUS_KINDS = {
+    400: "bad_request",
+    401: "authentication",
+    403: "permission",
+    404: "not_found",
+}
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    """One judge call, independent of the SDK.
+
+    Attributes:
+        model: model id, e.g. ``claude-sonnet-4-6``.
+        system: system prompt.
+        prompt: user message text.
+        max_tokens: output token limit.
+        temperature: sampling temperature in [0, 1], or ``None`` to send none.
+        output_schema: JSON schema for structured output, or ``None`` for free text.
+    """
+
+    model: str
+    system: str
+    prompt: str
+    max_tokens: int
+    temperature: Optional[float] = None
+    output_schema: Optional[dict[str, Any]] = None
+
+
+@dataclass(frozen=True)
+class JudgeReply:
+    """The part of a Messages API response the judge uses.
+
+    Attributes:
+        text: all text blocks of the reply, joined.
+        stop_reason: ``end_turn``, ``max_tokens``, ``refusal``, ... (``None`` if absent).
+        input_tokens: billed input tokens.
+        output_tokens: billed output tokens.
+        model: model id reported by the API.
+        request_id: the API's ``request-id``, when known.
+    """
+
+    text: str
+    stop_reason: Optional[str]
+    input_tokens: int = 0
+    output_tokens: int = 0
+    model: str = ""
+    request_id: Optional[str] = None
+
+
+class JudgeClient(Protocol):
+    """What the runner needs from an API client."""
+
+    api_version: str
+    """The ``anthropic-version`` its requests carry (part of the cache key)."""
+
+    async def complete(self, request: JudgeRequest) -> JudgeReply:
+        """Send one request (no retries).
+
+        Raises:
+            JudgeCallError: on any API or transport failure, classified.
+        """
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections."""
+        ...
+
+
+def api_version_for(temperature: Optional[float]) -> str:
+    """The ``anthropic-version`` a request with this temperature must carry.
+
+    Args:
+        temperature: the configured temperature, or ``None``.
+
+    Returns:
+        ``"2023-06-01"`` for a numeric temperature, else the SDK's default version.
+    """
+    return TEMPERATURE_API_VERSION if temperature is not None else SDK_DEFAULT_API_VERSION
+
+
+def build_request_kwargs(request: JudgeRequest) -> dict[str, Any]:
+    """Keyword arguments for ``AsyncAnthropic.messages.create`` (a pure function).
+
+    Args:
+        request: the judge call.
+
+    Returns:
+        ``model``, ``max_tokens``, ``system``, ``messages``; ``output_config`` with a JSON
+        schema when ``request.output_schema`` is set; and, for a numeric temperature,
+        ``extra_body={"temperature": t}`` with
+        ``extra_headers={"anthropic-version": "2023-06-01"}``.
+    """
+    kwargs: dict[str, Any] = {
+        "model": request.model,
+        "max_tokens": request.max_tokens,
+        "system": request.system,
+        "messages": [{"role": "user", "content": request.prompt}],
+    }
+    if request.output_schema is not None:
+        kwargs["output_config"] = {
+            "format": {"type": "json_schema", "schema": request.output_schema}
+        }
+    if request.temperature is not None:
+        kwargs["extra_body"] = {"temperature": float(request.temperature)}
+        kwargs["extra_headers"] = {"anthropic-version": TEMPERATURE_API_VERSION}
+    return kwargs
+
+
+def parse_retry_after(headers: Mapping[str, str]) -> Optional[float]:
+    """Seconds to wait from ``retry-after-ms`` or ``retry-after`` (seconds or HTTP date).
+
+    Args:
+        headers: response headers (case-insensitive mapping).
+
+    Returns:
+        Seconds (>= 0), or ``None`` when absent or unreadable.
+    """
+    raw_ms = headers.get("retry-after-ms")
+    if raw_ms is not None:
+        try:
+            return max(0.0, float(raw_ms) / 1000.0)
+        except ValueError:
+            pass
+    raw = headers.get("retry-after")
+    if raw is None:
+        return None
+    try:
+        return max(0.0, float(raw))
+    except ValueError:
+        pass
+    parsed = email.utils.parsedate_tz(raw)
+    if parsed is None:
+        return None
+    return max(0.0, float(email.utils.mktime_tz(parsed) - time.time()))
+
+
+def _api_message(exc: anthropic.APIStatusError) -> str:
+    message = getattr(exc, "api_message", None)
+    if isinstance(message, str) and message:
+        return message
+    body = exc.body
+    if isinstance(body, dict):
+        error = body.get("error")
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            return str(error["message"])
+    return str(exc.message)
+
+
+def classify_error(exc: BaseException) -> JudgeCallError:
+    """Turn an SDK exception into a :class:`JudgeCallError`.
+
+    Retryable: 408, 409, 429, every 5xx (529 = overloaded), timeouts and connection
+    errors. Fatal: 400 (``temperature_rejected`` when the message is about the
+    temperature), 401, 403, 404 and every other 4xx.
+
+    Args:
+        exc: an exception raised by ``messages.create``.
+
+    Returns:
+        The classified error; unknown exception types count as retryable ``other``.
+    """
+    if isinstance(exc, anthropic.APITimeoutError):
+        return JudgeCallError(str(exc.message), kind="timeout", retryable=True)
+    if isinstance(exc, anthropic.APIConnectionError):
+        return JudgeCallError(str(exc.message), kind="connection", retryable=True)
+    if isinstance(exc, anthropic.APIStatusError):
+        status = exc.status_code
+        message = _api_message(exc)
+        retry_after = parse_retry_after(exc.response.headers)
+        if status in _RETRYABLE_STATUS_KINDS or status >= 500:
+            kind = _RETRYABLE_STATUS_KINDS.get(status, "server")
+            return JudgeCallError(
+                message, kind=kind, status_code=status, retryable=True, retry_after_s=retry_after
+            )
+        kind = _FATAL_STATUS_KINDS.get(status, "client_error")
+        if status == 400 and "temperature" in message.lower():
+            kind = "temperature_rejected"
+        return JudgeCallError(message, kind=kind, status_code=status, retryable=False)
+    if isinstance(exc, anthropic.APIResponseValidationError):
+        return JudgeCallError(str(exc.message), kind="invalid_response", retryable=True)
+    return JudgeCallError(f"{type(exc).__name__}: {exc}", kind="other", retryable=True)
+
+
+def reply_from_message(message: Any) -> JudgeReply:
+    """Extract text, stop reason and usage from an SDK ``Message``.
+
+    Args:
+        message: the object returned by ``messages.create``.
+
+    Returns:
+        The :class:`JudgeReply`.
+    """
+    texts = [
+        block.text
+        for block in (message.content or [])
+        if getattr(block, "type", None) == "text" and isinstance(getattr(block, "text", None), str)
+    ]
+    usage = getattr(message, "usage", None)
+    return JudgeReply(
+        text="".join(texts),
+        stop_reason=getattr(message, "stop_reason", None),
+        input_tokens=int(getattr(usage, "input_tokens", 0) or 0),
+        output_tokens=int(getattr(usage, "output_tokens", 0) or 0),
+        model=str(getattr(message, "model", "") or ""),
+        request_id=getattr(message, "_request_id", None),
+    )
+
+
+class AnthropicJudgeClient:
+    """:class:`JudgeClient` over ``anthropic.AsyncAnthropic``.
+
+    Args:
+        api_key: the API key (read by the caller from ``ANTHROPIC_API_KEY``); never logged.
+        temperature: the job's temperature; fixes :attr:`api_version`.
+        base_url: API base URL; ``None`` keeps the SDK's default, which honours
+            ``ANTHROPIC_BASE_URL``.
+        timeout_s: per-request timeout in seconds.
+    """
+
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        temperature: Optional[float],
+        base_url: Optional[str] = None,
+        timeout_s: float = 60.0,
+    ) -> None:
+        self.api_version = api_version_for(temperature)
+        self._client = anthropic.AsyncAnthropic(
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout_s,
+            max_retries=0,
+        )
+
+    async def complete(self, request: JudgeRequest) -> JudgeReply:
+        """Send one request; see :class:`JudgeClient`."""
+        try:
+            message = await self._client.messages.create(**build_request_kwargs(request))
+        except anthropic.AnthropicError as exc:
+            raise classify_error(exc) from None
+        return reply_from_message(message)
+
+    async def aclose(self) -> None:
+        """Close the underlying HTTP client."""
+        await self._client.close()

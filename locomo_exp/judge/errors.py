@@ -1,0 +1,72 @@
+"""Exceptions of the judge subsystem (no dependency on the ``anthropic`` SDK)."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+
+class JudgeError(ValueError):
+    """A judge job cannot start or must stop; the message says why and what to change."""
+
+
+class JudgeFatalAPIError(JudgeError):
+    """The API answered with a non-retryable error (400, 401, 403, 404, ...).
+
+    Raised by :func:`locomo_exp.judge.run_judge` at the first occurrence; every call that
+    completed before it is already in the cache.
+
+    Attributes:
+        status_code: HTTP status of the failing call, when there was one.
+        kind: short error class (``"not_found"``, ``"authentication"``,
+            ``"temperature_rejected"``, ``"bad_request"``, ...).
+        api_message: the API's own error message.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: Optional[int] = None,
+        kind: str = "",
+        api_message: str = "",
+    ) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.kind = kind
+        self.api_message = api_message
+
+
+class JudgeCallError(Exception):
+    """One judge call failed; raised by a :class:`~locomo_exp.judge.client.JudgeClient`.
+
+    Attributes:
+        message: the API's message (or the transport error's), never containing the key.
+        kind: ``rate_limit``, ``overloaded``, ``server``, ``timeout``, ``connection``,
+            ``request_timeout``, ``conflict`` (retryable) or ``bad_request``,
+            ``temperature_rejected``, ``authentication``, ``permission``, ``not_found``,
+            ``client_error`` (fatal).
+        status_code: HTTP status, ``None`` for transport errors.
+        retryable: whether trying again may succeed.
+        retry_after_s: the server's ``retry-after`` (seconds), when it sent one.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str,
+        status_code: Optional[int] = None,
+        retryable: bool,
+        retry_after_s: Optional[float] = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.kind = kind
+        self.status_code = status_code
+        self.retryable = retryable
+        self.retry_after_s = retry_after_s
+
+    def describe(self) -> str:
+        """One-line description, e.g. ``"429 rate_limit: Too many requests"``."""
+        status = f"{self.status_code} " if self.status_code is not None else ""
+        return f"{status}{self.kind}: {self.message}"

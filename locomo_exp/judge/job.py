@@ -1,0 +1,453 @@
+"""A whole judge job: :func:`run_judge` and the seed's per-answer functions.
+
+:func:`run_judge` validates (:mod:`.preflight`), builds one call per judged question and
+run, runs them through the pool (:mod:`.runner`) with the cache (:mod:`.cache`), and
+aggregates (:mod:`.aggregate`). ``judge.dry_run`` stops before any call and estimates the
+calls, tokens and cost instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Optional
+
+from locomo_exp.config import JudgeConfig, JudgeMode
+from locomo_exp.judge.aggregate import (
+    JudgeAggregation,
+    JudgeResult,
+    JudgeRunResult,
+    aggregate_question,
+    estimate_cost_usd,
+    find_price,
+    flat_metrics,
+    group_j,
+)
+from locomo_exp.judge.cache import JudgeCache, resolve_cache_path
+from locomo_exp.judge.client import JudgeClient, api_version_for
+from locomo_exp.judge.parsing import PARSER_VERSION
+from locomo_exp.judge.preflight import (
+    check_config,
+    judged_records,
+    preflight_judge,
+    supports_structured_output,
+)
+from locomo_exp.judge.prompts import get_protocol
+from locomo_exp.judge.runner import CallSpec, build_call_specs, judge_calls_async
+from locomo_exp.records import DEFAULT_CATEGORY_NAMES, QARecord
+
+logger = logging.getLogger(__name__)
+
+ESTIMATED_OUTPUT_TOKENS = 60
+"""Typical output tokens of one judge reply (a short JSON object), for dry-run estimates."""
+
+CHARS_PER_TOKEN = 3.5
+"""Characters per input token assumed by dry-run estimates (English prose, conservative)."""
+
+REQUEST_OVERHEAD_TOKENS = 20
+"""Input tokens added per request for message framing, in dry-run estimates."""
+
+
+def _open_cache(cfg: JudgeConfig, start_dir: Path) -> Optional[JudgeCache]:
+    if not cfg.cache:
+        return None
+    return JudgeCache(resolve_cache_path(cfg.cache_path, start_dir))
+
+
+def _price_table(cfg: JudgeConfig) -> dict[str, Any]:
+    return {str(k): dict(v) for k, v in (cfg.prices or {}).items()}
+
+
+def _dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) -> dict[str, Any]:
+    cached = 0
+    if cfg.cache:
+        path = resolve_cache_path(cfg.cache_path, start_dir)
+        if path.exists():
+            with JudgeCache(path) as cache:
+                cached = len(cache.get_many(s.digest for s in specs))
+    to_call = len(specs) - cached
+    input_all = sum(
+        int(math.ceil((len(s.request.system) + len(s.request.prompt)) / CHARS_PER_TOKEN))
+        + REQUEST_OVERHEAD_TOKENS
+        for s in specs
+    )
+    input_tokens = int(round(input_all * to_call / len(specs))) if specs else 0
+    output_typical = to_call * min(ESTIMATED_OUTPUT_TOKENS, cfg.max_tokens)
+    output_max = to_call * cfg.max_tokens
+    prices = _price_table(cfg)
+    return {
+        "calls_total": len(specs),
+        "calls_cached": cached,
+        "calls_to_make": to_call,
+        "estimated_input_tokens": input_tokens,
+        "estimated_output_tokens": output_typical,
+        "max_output_tokens": output_max,
+        "estimated_cost_usd": estimate_cost_usd(cfg.model, input_tokens, output_typical, prices),
+        "max_cost_usd": estimate_cost_usd(cfg.model, input_tokens, output_max, prices),
+        "assumptions": (
+            f"{CHARS_PER_TOKEN} characters per input token + {REQUEST_OVERHEAD_TOKENS} per "
+            f"request; {ESTIMATED_OUTPUT_TOKENS} output tokens per reply typical, "
+            "max_tokens at most"
+        ),
+    }
+
+
+def _summary_header(cfg: JudgeConfig, api_version: str) -> dict[str, Any]:
+    spec = get_protocol(cfg.protocol)
+    return {
+        "protocol": spec.protocol.value,
+        "prompt_version": spec.prompt_version,
+        "parser_version": PARSER_VERSION,
+        "model": cfg.model,
+        "temperature": cfg.temperature,
+        "api_version": api_version,
+        "max_tokens": cfg.max_tokens,
+        "structured_output": bool(cfg.structured_output and supports_structured_output(cfg.model)),
+        "runs": cfg.runs,
+        "mode": JudgeMode(cfg.mode).value,
+        "categories": [int(c) for c in cfg.categories],
+    }
+
+
+def build_run_result(
+    results: dict[tuple[str, int], JudgeResult],
+    records: list[QARecord],
+    cfg: JudgeConfig,
+    *,
+    api_version: str,
+    calls_made: int,
+    category_names: dict[int, str],
+    cache_path: Optional[Path] = None,
+    wall_time_s: Optional[float] = None,
+) -> JudgeRunResult:
+    """Aggregate per-run results into a :class:`JudgeRunResult`.
+
+    Args:
+        results: ``(question_id, run) -> result``.
+        records: the judged records.
+        cfg: the judge config.
+        api_version: API version the calls carried.
+        calls_made: API requests sent by this job (retries included).
+        category_names: display names for metric names.
+        cache_path: the cache file, if any (reported).
+        wall_time_s: duration of the judging, seconds (reported).
+
+    Returns:
+        The result, with summary, metrics and params.
+    """
+    per_question: dict[str, JudgeAggregation] = {}
+    for record in records:
+        runs = [
+            results[(record.question_id, run)]
+            for run in range(cfg.runs)
+            if (record.question_id, run) in results
+        ]
+        per_question[record.question_id] = aggregate_question(
+            record.question_id, record.category, runs, min_successful_runs=cfg.min_successful_runs
+        )
+    all_runs = [r for agg in per_question.values() for r in agg.runs]
+    j: dict[str, Any] = {}
+    for category in sorted({int(c) for c in cfg.categories}):
+        group = [a for a in per_question.values() if a.category == category]
+        if group:
+            j[str(category)] = group_j(group, cfg.runs)
+    j["overall"] = group_j(list(per_question.values()), cfg.runs)
+
+    fresh = [r for r in all_runs if not r.cached and r.outcome != "api_error"]
+    cached = [r for r in all_runs if r.cached]
+    prices = _price_table(cfg)
+    tokens = {
+        "input": sum(r.input_tokens for r in fresh),
+        "output": sum(r.output_tokens for r in fresh),
+        "cached_input": sum(r.input_tokens for r in cached),
+        "cached_output": sum(r.output_tokens for r in cached),
+    }
+    cost = estimate_cost_usd(cfg.model, tokens["input"], tokens["output"], prices)
+    cost_all = estimate_cost_usd(
+        cfg.model,
+        tokens["input"] + tokens["cached_input"],
+        tokens["output"] + tokens["cached_output"],
+        prices,
+    )
+    if find_price(cfg.model, prices) is None:
+        logger.warning(
+            "judge: no price for model %s in judge.prices; cost not estimated", cfg.model
+        )
+    counts = {
+        "valid": sum(r.outcome == "valid" for r in all_runs),
+        "parse_failure": sum(r.outcome == "parse_failure" for r in all_runs),
+        "api_error": sum(r.outcome == "api_error" for r in all_runs),
+        "calls_made": calls_made,
+        "cache_hits": len(cached),
+        "runs_total": len(all_runs),
+    }
+    error_rate = counts["api_error"] / len(all_runs) if all_runs else 0.0
+    summary: dict[str, Any] = {
+        **_summary_header(cfg, api_version),
+        "questions": len(per_question),
+        "j": j,
+        "counts": counts,
+        "api_error_rate": error_rate,
+        "tokens": tokens,
+        "estimated_cost_usd": cost,
+        "estimated_cost_usd_including_cached": cost_all,
+        "price_usd_per_mtok": find_price(cfg.model, prices),
+        "cache_path": str(cache_path) if cache_path else None,
+        "wall_time_s": wall_time_s,
+    }
+    metrics = flat_metrics(summary, category_names)
+    return JudgeRunResult(
+        per_question=per_question,
+        summary=summary,
+        metrics=metrics,
+        params=_params(summary),
+        error_rate_exceeded=error_rate > cfg.max_error_rate,
+    )
+
+
+def _params(summary: dict[str, Any]) -> dict[str, str]:
+    return {
+        "judge.prompt_version": str(summary["prompt_version"]),
+        "judge.api_version": str(summary["api_version"]),
+        "judge.parser_version": str(summary["parser_version"]),
+    }
+
+
+def run_judge(
+    records: list[QARecord],
+    cfg: JudgeConfig,
+    *,
+    start_dir: Path,
+    category_names: Optional[dict[int, str]] = None,
+    client: Optional[JudgeClient] = None,
+) -> JudgeRunResult:
+    """Judge every record in ``judge.categories``, ``judge.runs`` times each.
+
+    Args:
+        records: the answered questions (others than ``judge.categories`` are skipped).
+        cfg: the judge config.
+        start_dir: directory relative cache paths are resolved against (the program's
+            start directory, not Hydra's run directory).
+        category_names: display names by category id, for metric names.
+        client: a :class:`~locomo_exp.judge.client.JudgeClient` to use instead of the
+            Anthropic SDK client built from the config (tests, other transports).
+
+    Returns:
+        A :class:`JudgeRunResult`. With ``judge.dry_run`` no call is made; the result has
+        ``dry_run_estimate`` (calls, estimated tokens and cost) and an empty J.
+
+    Raises:
+        JudgeError: invalid config (see :func:`preflight_judge`).
+        JudgeFatalAPIError: a non-retryable API error (400, 401, 403, 404); everything
+            completed before it is in the cache.
+    """
+    names = category_names or DEFAULT_CATEGORY_NAMES
+    preflight_judge(cfg, records)
+    judged = judged_records(records, cfg)
+    api_version = client.api_version if client is not None else api_version_for(cfg.temperature)
+    specs = build_call_specs(judged, cfg, api_version=api_version)
+
+    if cfg.dry_run:
+        estimate = _dry_run_estimate(specs, cfg, start_dir)
+        logger.info(
+            "judge dry run: %d calls (%d cached, %d to make), ~%d input and ~%d output tokens "
+            "(at most %d), estimated cost %s USD (at most %s)",
+            estimate["calls_total"],
+            estimate["calls_cached"],
+            estimate["calls_to_make"],
+            estimate["estimated_input_tokens"],
+            estimate["estimated_output_tokens"],
+            estimate["max_output_tokens"],
+            _fmt_cost(estimate["estimated_cost_usd"]),
+            _fmt_cost(estimate["max_cost_usd"]),
+        )
+        summary = {
+            **_summary_header(cfg, api_version),
+            "questions": len(judged),
+            "j": {},
+            "counts": {
+                "valid": 0,
+                "parse_failure": 0,
+                "api_error": 0,
+                "calls_made": 0,
+                "cache_hits": 0,
+            },
+            "tokens": {"input": 0, "output": 0},
+            "estimated_cost_usd": 0.0,
+            "dry_run_estimate": estimate,
+        }
+        metrics = {
+            "judge/dry_run_calls": float(estimate["calls_to_make"]),
+            "judge/dry_run_input_tokens": float(estimate["estimated_input_tokens"]),
+            "judge/dry_run_output_tokens": float(estimate["estimated_output_tokens"]),
+        }
+        if estimate["estimated_cost_usd"] is not None:
+            metrics["judge/dry_run_estimated_cost_usd"] = float(estimate["estimated_cost_usd"])
+        return JudgeRunResult(
+            per_question={},
+            summary=summary,
+            metrics=metrics,
+            params=_params(summary),
+            dry_run_estimate=estimate,
+        )
+
+    cache = _open_cache(cfg, start_dir)
+    started = time.monotonic()
+    try:
+        results, calls_made = asyncio.run(judge_calls_async(specs, cfg, cache=cache, client=client))
+    finally:
+        if cache is not None:
+            cache.close()
+    result = build_run_result(
+        results,
+        judged,
+        cfg,
+        api_version=api_version,
+        calls_made=calls_made,
+        category_names=names,
+        cache_path=cache.path if cache is not None else None,
+        wall_time_s=time.monotonic() - started,
+    )
+    overall = result.summary["j"]["overall"]
+    logger.info(
+        "judge: J overall %s over %d questions; %d valid, %d parse failures, %d API errors; "
+        "%d calls made, %d cache hits",
+        "n/a" if overall["mean"] is None else f"{overall['mean']:.2f}",
+        overall["count"],
+        result.summary["counts"]["valid"],
+        result.summary["counts"]["parse_failure"],
+        result.summary["counts"]["api_error"],
+        result.summary["counts"]["calls_made"],
+        result.summary["counts"]["cache_hits"],
+    )
+    return result
+
+
+def _fmt_cost(cost: Optional[float]) -> str:
+    return "n/a (no price for the model)" if cost is None else f"{cost:.2f}"
+
+
+def _single_record(
+    question: str,
+    ground_truth: Optional[str],
+    predicted_answer: str,
+    category: int,
+    question_id: str,
+) -> QARecord:
+    return QARecord(
+        question_id=question_id,
+        question=question,
+        ground_truth=None if ground_truth is None else str(ground_truth),
+        prediction=predicted_answer,
+        category=int(category),
+    )
+
+
+def _judge_one_question(
+    record: QARecord,
+    cfg: JudgeConfig,
+    runs: list[int],
+    start_dir: Optional[Path],
+    client: Optional[JudgeClient],
+) -> list[JudgeResult]:
+    check_config(cfg)
+    api_version = client.api_version if client is not None else api_version_for(cfg.temperature)
+    specs = [
+        s for s in build_call_specs([record], cfg, api_version=api_version) if s.run in set(runs)
+    ]
+    cache = _open_cache(cfg, Path(start_dir) if start_dir is not None else Path.cwd())
+    try:
+        results, _ = asyncio.run(judge_calls_async(specs, cfg, cache=cache, client=client))
+    finally:
+        if cache is not None:
+            cache.close()
+    return [results[(record.question_id, s.run)] for s in specs]
+
+
+def judge_answer(
+    question: str,
+    ground_truth: Optional[str],
+    predicted_answer: str,
+    category: int,
+    *,
+    cfg: Optional[JudgeConfig] = None,
+    run: int = 0,
+    start_dir: Optional[Path] = None,
+    client: Optional[JudgeClient] = None,
+) -> JudgeResult:
+    """Judge one answer with one call (the seed's ``judge_answer``).
+
+    Args:
+        question: the question.
+        ground_truth: the gold answer.
+        predicted_answer: the answer to judge.
+        category: LoCoMo category id.
+        cfg: judge config (defaults: ``claude-sonnet-4-6``, temperature 0.5, rubric).
+        run: run index (part of the cache key).
+        start_dir: directory the cache path is resolved against (default: cwd).
+        client: a client to use instead of the SDK client.
+
+    Returns:
+        The :class:`JudgeResult`: score 0-100, -1 for a parse failure, ``None`` with
+        ``outcome="api_error"`` when retries were exhausted.
+
+    Raises:
+        JudgeError: invalid config or missing API key.
+        JudgeFatalAPIError: a non-retryable API error.
+    """
+    cfg = cfg or JudgeConfig()
+    record = _single_record(question, ground_truth, predicted_answer, category, "q")
+    return _judge_one_question(record, _with_runs(cfg, run + 1), [run], start_dir, client)[0]
+
+
+def judge_answer_multiple_runs(
+    question: str,
+    ground_truth: Optional[str],
+    predicted_answer: str,
+    category: int,
+    num_runs: int = 10,
+    *,
+    cfg: Optional[JudgeConfig] = None,
+    question_id: str = "q",
+    start_dir: Optional[Path] = None,
+    client: Optional[JudgeClient] = None,
+) -> JudgeAggregation:
+    """Judge one answer ``num_runs`` times, concurrently (the seed's multi-run function).
+
+    Parse failures score -1 and, like API errors, are left out of the mean and standard
+    deviation; fewer than ``cfg.min_successful_runs`` (5) successful runs logs a warning
+    naming the question.
+
+    Args:
+        question: the question.
+        ground_truth: the gold answer.
+        predicted_answer: the answer to judge.
+        category: LoCoMo category id.
+        num_runs: number of runs.
+        cfg: judge config (its ``runs`` is replaced by ``num_runs``).
+        question_id: name used in warnings.
+        start_dir: directory the cache path is resolved against (default: cwd).
+        client: a client to use instead of the SDK client.
+
+    Returns:
+        :class:`JudgeAggregation` with ``mean_score``, ``std_dev`` (ddof=1), ``run_count``
+        and ``individual_scores`` of the valid runs, and every run in ``runs``.
+
+    Raises:
+        JudgeError: invalid config or missing API key.
+        JudgeFatalAPIError: a non-retryable API error.
+    """
+    cfg = _with_runs(cfg or JudgeConfig(), num_runs)
+    record = _single_record(question, ground_truth, predicted_answer, category, question_id)
+    runs = _judge_one_question(record, cfg, list(range(num_runs)), start_dir, client)
+    return aggregate_question(
+        question_id, record.category, runs, min_successful_runs=cfg.min_successful_runs
+    )
+
+
+def _with_runs(cfg: JudgeConfig, runs: int) -> JudgeConfig:
+    return replace(cfg, runs=runs)

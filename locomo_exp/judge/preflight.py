@@ -1,0 +1,153 @@
+"""Checks made before a judge job spends anything: config values, API key, model limits.
+
+Model capabilities (FIELD_NOTES §4): Opus 4.7 and later reject any ``temperature``;
+structured outputs (``output_config`` JSON schemas) need Sonnet/Haiku 4.5+ or Opus 4.1+.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from typing import Optional
+
+from locomo_exp.config import JudgeConfig, JudgeMode
+from locomo_exp.judge.errors import JudgeError
+from locomo_exp.judge.prompts import get_protocol
+from locomo_exp.records import QARecord
+
+logger = logging.getLogger(__name__)
+
+API_KEY_ENV = "ANTHROPIC_API_KEY"
+"""The only place the API key is read from."""
+
+_MODEL_RE = re.compile(r"^claude-(opus|sonnet|haiku)-(\d+)(?:-(\d{1,2}))?(?:-\d{8})?(?:-v\d+.*)?$")
+
+
+def _model_version(model: str) -> Optional[tuple[str, int, int]]:
+    match = _MODEL_RE.match(model.strip().lower())
+    if not match:
+        return None
+    return match.group(1), int(match.group(2)), int(match.group(3) or 0)
+
+
+def model_rejects_temperature(model: str) -> bool:
+    """Whether a model is known to reject any ``temperature`` (Opus 4.7 and later).
+
+    Source: FIELD_NOTES §4 ("Opus 4.7 and later reject any temperature on every version").
+
+    Args:
+        model: model id.
+
+    Returns:
+        True for ``claude-opus-4-7``, ``claude-opus-4-8``, ``claude-opus-5...``, else False.
+    """
+    version = _model_version(model)
+    return version is not None and version[0] == "opus" and (version[1], version[2]) >= (4, 7)
+
+
+def supports_structured_output(model: str) -> bool:
+    """Whether a model is expected to accept ``output_config`` JSON schemas.
+
+    Claude 3.x and Claude 4.0 models do not; Sonnet/Haiku 4.5+, Opus 4.1+ and unknown
+    (newer-looking) ids are assumed to.
+
+    Args:
+        model: model id.
+
+    Returns:
+        True when structured output should be requested.
+    """
+    name = model.strip().lower()
+    if name.startswith(("claude-3", "claude-2", "claude-instant")):
+        return False
+    version = _model_version(name)
+    if version is None:
+        return True
+    family, major, minor = version
+    floor = (4, 1) if family == "opus" else (4, 5)
+    return (major, minor) >= floor
+
+
+def judged_records(records: list[QARecord], cfg: JudgeConfig) -> list[QARecord]:
+    """The records whose category is in ``judge.categories``, in input order."""
+    wanted = {int(c) for c in cfg.categories}
+    return [r for r in records if r.category in wanted]
+
+
+def check_config(cfg: JudgeConfig) -> None:
+    """Validate the judge config alone (no records).
+
+    Raises:
+        JudgeError: listing every problem found.
+    """
+    problems: list[str] = []
+    if cfg.temperature is not None and not (0.0 <= float(cfg.temperature) <= 1.0):
+        problems.append(
+            f"judge.temperature={cfg.temperature} is outside [0, 1]; use a value in [0, 1] or null"
+        )
+    if cfg.runs < 1:
+        problems.append(f"judge.runs={cfg.runs} must be at least 1")
+    if cfg.max_tokens < 1:
+        problems.append(f"judge.max_tokens={cfg.max_tokens} must be at least 1")
+    if cfg.max_concurrency < 1:
+        problems.append(f"judge.max_concurrency={cfg.max_concurrency} must be at least 1")
+    if cfg.requests_per_minute is not None and cfg.requests_per_minute <= 0:
+        problems.append(
+            f"judge.requests_per_minute={cfg.requests_per_minute} must be positive or null"
+        )
+    if cfg.max_retries < 0:
+        problems.append(f"judge.max_retries={cfg.max_retries} must be 0 or more")
+    if cfg.timeout_s <= 0:
+        problems.append(f"judge.timeout_s={cfg.timeout_s} must be positive")
+    if not 0.0 <= cfg.max_error_rate <= 1.0:
+        problems.append(f"judge.max_error_rate={cfg.max_error_rate} must be in [0, 1]")
+    if cfg.temperature is not None and model_rejects_temperature(cfg.model):
+        problems.append(
+            f"judge.model={cfg.model} does not accept a temperature (Opus 4.7 and later "
+            "reject it); set judge.temperature=null"
+        )
+    if JudgeMode(cfg.mode) is not JudgeMode.realtime:
+        problems.append(
+            "judge.mode=batch is not supported by run_judge yet; use judge.mode=realtime"
+        )
+    try:
+        get_protocol(cfg.protocol)
+    except ValueError as exc:
+        problems.append(str(exc))
+    if not cfg.dry_run and not os.environ.get(API_KEY_ENV):
+        problems.append(
+            f"{API_KEY_ENV} is not set; export your Anthropic API key, or use judge.dry_run=true"
+        )
+    if problems:
+        raise JudgeError("invalid judge configuration: " + "; ".join(problems))
+
+
+def preflight_judge(cfg: JudgeConfig, records: list[QARecord]) -> None:
+    """Validate a judge job before any call or spending.
+
+    Checks: temperature in [0, 1] or null; runs, max_tokens, max_concurrency >= 1;
+    ``ANTHROPIC_API_KEY`` set (unless ``judge.dry_run``); no temperature for models that
+    reject one (Opus 4.7+); realtime mode; unique question ids among judged records.
+
+    Args:
+        cfg: the judge config.
+        records: the records of the run (only those in ``judge.categories`` are judged).
+
+    Raises:
+        JudgeError: with every problem found, each saying what to change.
+    """
+    check_config(cfg)
+    judged = judged_records(records, cfg)
+    seen: set[str] = set()
+    duplicates: set[str] = set()
+    for record in judged:
+        (duplicates if record.question_id in seen else seen).add(record.question_id)
+    if duplicates:
+        shown = ", ".join(sorted(duplicates)[:5])
+        raise JudgeError(f"duplicate question ids among judged records: {shown}")
+    if records and not judged:
+        logger.warning(
+            "judge: no record is in judge.categories=%s; nothing will be judged",
+            list(cfg.categories),
+        )

@@ -1,0 +1,492 @@
+"""Running judge calls: one asyncio pool over all questions x runs, with retries and a cache.
+
+1. One :class:`CallSpec` per (judged question, run index); calls found in the cache are
+   answered from it.
+2. The first remaining call is sent alone (a canary): a wrong model id, a bad key or a
+   rejected temperature stops the job after exactly one call, not after
+   ``max_concurrency`` of them.
+3. The rest go through one pool of ``judge.max_concurrency`` workers, optionally paced to
+   ``judge.requests_per_minute``. Retryable failures (429, 529, 5xx, timeouts, dropped
+   connections) are retried with exponential backoff and jitter, or after the server's
+   ``retry-after``, which also pauses every worker; a call still failing after
+   ``judge.max_retries`` retries is an API error for that run. A fatal failure (400, 401,
+   403, 404) stops the pool at once: no new call starts, calls in flight finish and are
+   cached, and :class:`~locomo_exp.judge.errors.JudgeFatalAPIError` is raised.
+4. Every completed call is committed to the cache as it arrives.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import random
+import time
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from locomo_exp.config import JudgeConfig, JudgeProtocol
+from locomo_exp.judge.aggregate import PARSE_FAILURE_SCORE, JudgeResult
+from locomo_exp.judge.cache import CacheKey, JudgeCache
+from locomo_exp.judge.client import AnthropicJudgeClient, JudgeClient, JudgeReply, JudgeRequest
+from locomo_exp.judge.errors import JudgeCallError, JudgeError, JudgeFatalAPIError
+from locomo_exp.judge.parsing import parse_judge_reply
+from locomo_exp.judge.preflight import API_KEY_ENV, supports_structured_output
+from locomo_exp.judge.prompts import build_judge_prompt, get_protocol
+from locomo_exp.records import QARecord
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class CallSpec:
+    """One judge call to make (or to find in the cache).
+
+    Attributes:
+        question_id: the question.
+        category: its LoCoMo category id.
+        run: 0-based run index.
+        request: the API request.
+        key: the cache key.
+        digest: ``key.digest()``.
+    """
+
+    question_id: str
+    category: int
+    run: int
+    request: JudgeRequest
+    key: CacheKey
+    digest: str
+
+
+def build_call_specs(
+    records: list[QARecord], cfg: JudgeConfig, *, api_version: str
+) -> list[CallSpec]:
+    """One :class:`CallSpec` per record and run, question-major (q0 r0..rN, q1 r0..).
+
+    Args:
+        records: records to judge (already filtered by category).
+        cfg: the judge config.
+        api_version: the ``anthropic-version`` the calls carry.
+
+    Returns:
+        The call specs.
+    """
+    spec = get_protocol(cfg.protocol)
+    schema = (
+        spec.output_schema
+        if cfg.structured_output and supports_structured_output(cfg.model)
+        else None
+    )
+    temperature = None if cfg.temperature is None else float(cfg.temperature)
+    calls: list[CallSpec] = []
+    for record in records:
+        prompt = build_judge_prompt(
+            record.question,
+            record.ground_truth,
+            record.prediction,
+            record.category,
+            protocol=spec.protocol,
+        )
+        request = JudgeRequest(
+            model=cfg.model,
+            system=spec.system_prompt,
+            prompt=prompt,
+            max_tokens=cfg.max_tokens,
+            temperature=temperature,
+            output_schema=schema,
+        )
+        for run in range(cfg.runs):
+            key = CacheKey(
+                model=cfg.model,
+                api_version=api_version,
+                temperature=temperature,
+                protocol=spec.protocol.value,
+                prompt_version=spec.prompt_version,
+                max_tokens=cfg.max_tokens,
+                structured_output=schema is not None,
+                question=record.question,
+                ground_truth=record.ground_truth,
+                prediction=record.prediction,
+                category=record.category,
+                run_index=run,
+            )
+            calls.append(
+                CallSpec(record.question_id, record.category, run, request, key, key.digest())
+            )
+    return calls
+
+
+def result_from_reply(
+    reply: JudgeReply, protocol: JudgeProtocol | str, run: int, *, cached: bool
+) -> JudgeResult:
+    """Parse an API reply into a valid or parse-failure :class:`JudgeResult`.
+
+    Args:
+        reply: the API reply (fresh or cached).
+        protocol: judge protocol.
+        run: run index.
+        cached: whether it came from the cache.
+
+    Returns:
+        A result with the score (0-100) or -1 and the failure reason.
+    """
+    parsed = parse_judge_reply(reply.text, protocol, stop_reason=reply.stop_reason)
+    common = {
+        "run": run,
+        "raw": reply.text,
+        "stop_reason": reply.stop_reason,
+        "input_tokens": reply.input_tokens,
+        "output_tokens": reply.output_tokens,
+        "cached": cached,
+        "explanation": parsed.explanation,
+        "label": parsed.label,
+    }
+    if parsed.ok:
+        return JudgeResult(score=parsed.score, outcome="valid", **common)  # type: ignore[arg-type]
+    return JudgeResult(
+        score=PARSE_FAILURE_SCORE,
+        outcome="parse_failure",
+        error=parsed.failure_reason,
+        **common,  # type: ignore[arg-type]
+    )
+
+
+@dataclass
+class RetryPolicy:
+    """Exponential backoff with jitter; the server's ``retry-after`` wins when given.
+
+    Attributes:
+        max_retries: retries after the first attempt.
+        initial_backoff_s: delay before the first retry, seconds.
+        max_backoff_s: cap of the exponential delay, seconds.
+        max_retry_after_s: cap on a server-given ``retry-after``, seconds.
+    """
+
+    max_retries: int = 4
+    initial_backoff_s: float = 1.0
+    max_backoff_s: float = 60.0
+    max_retry_after_s: float = 600.0
+
+    def delay(
+        self,
+        retry_number: int,
+        retry_after_s: Optional[float],
+        rand: Callable[[], float] = random.random,
+    ) -> float:
+        """Seconds to wait before retry ``retry_number`` (0-based).
+
+        Args:
+            retry_number: 0 for the first retry.
+            retry_after_s: the server's ``retry-after``, if any.
+            rand: uniform [0, 1) source (for tests).
+
+        Returns:
+            ``retry-after`` (capped at ``max_retry_after_s``) when given, else
+            ``min(max_backoff_s, initial_backoff_s * 2**retry_number)`` times a jitter
+            factor in [0.75, 1].
+        """
+        if retry_after_s is not None:
+            return min(max(retry_after_s, 0.0), self.max_retry_after_s)
+        base = min(self.max_backoff_s, self.initial_backoff_s * (2.0 ** min(retry_number, 30)))
+        return base * (1.0 - 0.25 * rand())
+
+
+class RateLimiter:
+    """Spaces call starts evenly to at most ``requests_per_minute`` (no bursts).
+
+    Args:
+        requests_per_minute: the limit, or ``None`` for no limit.
+    """
+
+    def __init__(self, requests_per_minute: Optional[float]) -> None:
+        self._interval = 60.0 / requests_per_minute if requests_per_minute else 0.0
+        self._next = 0.0
+
+    async def acquire(self) -> None:
+        """Wait for the next free slot (slots are reserved in call order)."""
+        if not self._interval:
+            return
+        now = time.monotonic()
+        start = max(now, self._next)
+        self._next = start + self._interval
+        if start > now:
+            await asyncio.sleep(start - now)
+
+
+class ProgressReporter:
+    """Logs ``done/total``, rate, ETA and error counts at most every ``interval_s``.
+
+    Args:
+        total: all calls of the job, cached ones included.
+        cached: calls answered from the cache.
+        enabled: log progress lines at all.
+        interval_s: minimum seconds between lines.
+    """
+
+    def __init__(self, total: int, cached: int, *, enabled: bool, interval_s: float = 5.0) -> None:
+        self.total = total
+        self.cached = cached
+        self.made = 0
+        self.parse_failures = 0
+        self.api_errors = 0
+        self.retries = 0
+        self.enabled = enabled
+        self.interval_s = interval_s
+        self._start = time.monotonic()
+        self._last = self._start
+
+    def record(self, result: JudgeResult) -> None:
+        """Count one finished (non-cached) call and log a line if due."""
+        self.made += 1
+        if result.outcome == "parse_failure":
+            self.parse_failures += 1
+        elif result.outcome == "api_error":
+            self.api_errors += 1
+        now = time.monotonic()
+        if self.enabled and now - self._last >= self.interval_s:
+            self._last = now
+            logger.info("%s", self.line(now))
+
+    def line(self, now: Optional[float] = None) -> str:
+        """The progress line, e.g. ``judge 120/15400 (0.8%) 31.2 calls/s ETA 0:08:11 ...``."""
+        now = time.monotonic() if now is None else now
+        elapsed = max(now - self._start, 1e-9)
+        done = self.cached + self.made
+        rate = self.made / elapsed
+        remaining = self.total - done
+        eta = _format_seconds(remaining / rate) if rate > 0 else "?"
+        pct = 100.0 * done / self.total if self.total else 100.0
+        return (
+            f"judge {done}/{self.total} ({pct:.1f}%) {rate:.1f} calls/s ETA {eta} | "
+            f"cached {self.cached} parse_failures {self.parse_failures} "
+            f"api_errors {self.api_errors} retries {self.retries}"
+        )
+
+    def finish(self) -> None:
+        """Log the final line."""
+        if self.enabled:
+            logger.info(
+                "%s (finished in %s)", self.line(), _format_seconds(time.monotonic() - self._start)
+            )
+
+
+def _format_seconds(seconds: float) -> str:
+    seconds = max(0, int(round(seconds)))
+    return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
+
+
+def fatal_message(error: JudgeCallError, model: str) -> str:
+    """The message of a job stopped by a non-retryable API error (never contains the key).
+
+    Args:
+        error: the classified error.
+        model: the judge model id.
+
+    Returns:
+        The API's message plus what to change.
+    """
+    status = error.status_code if error.status_code is not None else "?"
+    api = error.message
+    if error.kind == "temperature_rejected":
+        return (
+            f"the judge model {model} does not accept a temperature ({status}: {api}). "
+            "Set judge.temperature=null to send none."
+        )
+    if error.kind == "not_found":
+        return (
+            f"the API returned {status} for judge model {model!r}: {api}. The model id may be "
+            "wrong or retired; set judge.model to a current model id."
+        )
+    if error.kind == "authentication":
+        return f"the API rejected the credentials ({status}: {api}). Check {API_KEY_ENV}."
+    if error.kind == "permission":
+        return f"the API denied access ({status}: {api}). Check the key's access to {model}."
+    hint = ""
+    lowered = api.lower()
+    if any(word in lowered for word in ("output_config", "json_schema", "structured")):
+        hint = " Set judge.structured_output=false if the model does not support it."
+    return f"the API rejected the judge request ({status} {error.kind}: {api}).{hint}"
+
+
+class JudgePool:
+    """Runs call specs through one bounded asyncio pool.
+
+    Args:
+        client: the API client.
+        cfg: the judge config (concurrency, pacing, retries, protocol, progress).
+        cache: where completed calls are stored, or ``None``.
+    """
+
+    def __init__(self, client: JudgeClient, cfg: JudgeConfig, cache: Optional[JudgeCache]) -> None:
+        self.client = client
+        self.cfg = cfg
+        self.cache = cache
+        self.policy = RetryPolicy(
+            max_retries=cfg.max_retries,
+            initial_backoff_s=cfg.retry_initial_backoff_s,
+            max_backoff_s=cfg.retry_max_backoff_s,
+        )
+        self.limiter = RateLimiter(cfg.requests_per_minute)
+        self.fatal: Optional[JudgeCallError] = None
+        self._resume_at = 0.0
+        self.calls_made = 0
+        self.progress: Optional[ProgressReporter] = None
+
+    async def _wait_for_pause(self) -> None:
+        while True:
+            delay = self._resume_at - time.monotonic()
+            if delay <= 0:
+                return
+            await asyncio.sleep(delay)
+
+    async def _one(self, spec: CallSpec) -> JudgeResult:
+        retry = 0
+        while True:
+            await self._wait_for_pause()
+            await self.limiter.acquire()
+            try:
+                self.calls_made += 1
+                reply = await self.client.complete(spec.request)
+            except JudgeCallError as err:
+                if not err.retryable:
+                    if self.fatal is None:
+                        self.fatal = err
+                    return JudgeResult(
+                        score=None, outcome="api_error", run=spec.run, error=err.describe()
+                    )
+                if retry >= self.policy.max_retries or self.fatal is not None:
+                    logger.warning(
+                        "judge: question %s run %d failed after %d attempt(s): %s",
+                        spec.question_id,
+                        spec.run,
+                        retry + 1,
+                        err.describe(),
+                    )
+                    return JudgeResult(
+                        score=None, outcome="api_error", run=spec.run, error=err.describe()
+                    )
+                delay = self.policy.delay(retry, err.retry_after_s)
+                if err.retry_after_s is not None:
+                    self._resume_at = max(self._resume_at, time.monotonic() + delay)
+                logger.debug(
+                    "judge: retry %d of question %s run %d in %.2fs after %s",
+                    retry + 1,
+                    spec.question_id,
+                    spec.run,
+                    delay,
+                    err.describe(),
+                )
+                if self.progress is not None:
+                    self.progress.retries += 1
+                retry += 1
+                await asyncio.sleep(delay)
+                continue
+            if self.cache is not None:
+                self.cache.put(spec.key, reply, question_id=spec.question_id)
+            return result_from_reply(reply, self.cfg.protocol, spec.run, cached=False)
+
+    async def run(self, specs: list[CallSpec]) -> dict[tuple[str, int], JudgeResult]:
+        """Judge every spec, from the cache where possible.
+
+        Args:
+            specs: the calls.
+
+        Returns:
+            ``(question_id, run) -> result`` for every spec.
+
+        Raises:
+            JudgeFatalAPIError: at the first non-retryable API error, after the calls in
+                flight have finished (and been cached).
+        """
+        results: dict[tuple[str, int], JudgeResult] = {}
+        stored = self.cache.get_many(s.digest for s in specs) if self.cache is not None else {}
+        pending: list[CallSpec] = []
+        for spec in specs:
+            reply = stored.get(spec.digest)
+            if reply is None:
+                pending.append(spec)
+            else:
+                results[(spec.question_id, spec.run)] = result_from_reply(
+                    reply, self.cfg.protocol, spec.run, cached=True
+                )
+        progress = ProgressReporter(
+            len(specs),
+            len(specs) - len(pending),
+            enabled=self.cfg.progress,
+            interval_s=self.cfg.progress_interval_s,
+        )
+        self.progress = progress
+        if stored:
+            logger.info("judge: %d of %d calls found in the cache", len(stored), len(specs))
+
+        def finish(spec: CallSpec, result: JudgeResult) -> None:
+            results[(spec.question_id, spec.run)] = result
+            progress.record(result)
+
+        if pending:
+            # Canary: one call alone, so a fatal error costs exactly one call.
+            finish(pending[0], await self._one(pending[0]))
+            queue = iter(pending[1:])
+
+            async def worker() -> None:
+                for spec in queue:
+                    if self.fatal is not None:
+                        return
+                    finish(spec, await self._one(spec))
+
+            if self.fatal is None:
+                n_workers = min(self.cfg.max_concurrency, len(pending) - 1)
+                await asyncio.gather(*(worker() for _ in range(n_workers)))
+        progress.finish()
+        if self.fatal is not None:
+            raise JudgeFatalAPIError(
+                fatal_message(self.fatal, self.cfg.model),
+                status_code=self.fatal.status_code,
+                kind=self.fatal.kind,
+                api_message=self.fatal.message,
+            )
+        return results
+
+
+def make_client(cfg: JudgeConfig) -> AnthropicJudgeClient:
+    """Build the SDK-backed client from the config and ``ANTHROPIC_API_KEY``.
+
+    Raises:
+        JudgeError: if ``ANTHROPIC_API_KEY`` is not set.
+    """
+    api_key = os.environ.get(API_KEY_ENV)
+    if not api_key:
+        raise JudgeError(f"{API_KEY_ENV} is not set; export your Anthropic API key")
+    return AnthropicJudgeClient(
+        api_key=api_key,
+        temperature=cfg.temperature,
+        base_url=cfg.base_url,
+        timeout_s=cfg.timeout_s,
+    )
+
+
+async def judge_calls_async(
+    specs: list[CallSpec],
+    cfg: JudgeConfig,
+    *,
+    cache: Optional[JudgeCache],
+    client: Optional[JudgeClient] = None,
+) -> tuple[dict[tuple[str, int], JudgeResult], int]:
+    """Run specs through a :class:`JudgePool`, creating (and closing) a client if needed.
+
+    Returns:
+        ``(results, calls_made)``; ``calls_made`` counts API requests sent, retries included.
+
+    Raises:
+        JudgeFatalAPIError: at the first non-retryable API error.
+    """
+    own_client = client is None
+    active = make_client(cfg) if client is None else client
+    pool = JudgePool(active, cfg, cache)
+    try:
+        results = await pool.run(specs)
+    finally:
+        if own_client:
+            await active.aclose()
+    return results, pool.calls_made

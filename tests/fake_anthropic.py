@@ -1,0 +1,459 @@
+"""A fake Anthropic Messages API: a real HTTP server on 127.0.0.1 in a background thread.
+
+The real ``anthropic`` SDK talks to it through ``base_url`` (respx does not intercept the
+SDK's ``httpx2`` transport; FIELD_NOTES §4). Every request's method, path, headers and
+JSON body is recorded. Replies are scripted:
+
+* ``server.script(*replies)`` queues replies used by the next requests, in order;
+* ``server.responder = fn`` answers every other request (``fn(request) -> Reply``);
+* ``server.latency_s`` delays every reply (slow replies);
+* API rules the real service enforces are applied first (``enforce_rules``): a
+  ``temperature`` in the body with an ``anthropic-version`` other than 2023-06-01 is a
+  400, an unknown model a 404, a temperature for a model that rejects one a 400, and a
+  request without credentials a 401.
+
+Routes live in ``server.routes`` (``(method, path) -> handler``) so that, e.g.,
+``/v1/messages/batches`` can be added later without touching the server.
+
+Run ``python tests/fake_anthropic.py --latency 0.1`` to serve from a separate process
+(prints the URL on stdout); the benchmark does this.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import itertools
+import json
+import socket
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable, Iterator, Optional
+
+import pytest
+
+TEMPERATURE_API_VERSION = "2023-06-01"
+KNOWN_MODELS = frozenset(
+    {
+        "claude-sonnet-4-6",
+        "claude-sonnet-4-5",
+        "claude-haiku-4-5",
+        "claude-opus-4-6",
+        "claude-opus-4-7",
+    }
+)
+TEMPERATURE_REJECTING_MODELS = frozenset({"claude-opus-4-7"})
+FAKE_API_KEY = "sk-ant-fake-test-key-0000"
+
+
+@dataclass
+class RecordedRequest:
+    """One request as the server received it.
+
+    Attributes:
+        method: HTTP method.
+        path: URL path (query string removed).
+        headers: header names lower-cased.
+        body: decoded JSON body (``None`` if empty or not JSON).
+        received_at: ``time.monotonic()`` at arrival.
+    """
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+    received_at: float
+
+    @property
+    def prompt(self) -> str:
+        """Text of the first user message of a Messages request ("" if none)."""
+        try:
+            content = self.body["messages"][0]["content"]
+        except (KeyError, IndexError, TypeError):
+            return ""
+        if isinstance(content, str):
+            return content
+        return "".join(block.get("text", "") for block in content if isinstance(block, dict))
+
+
+@dataclass
+class Reply:
+    """A scripted response.
+
+    Attributes:
+        status: HTTP status.
+        text: reply text of a 200 Messages response (``None``: no text block).
+        stop_reason: ``end_turn``, ``max_tokens``, ``refusal``, ...
+        error_type: ``error.type`` of an error body.
+        message: ``error.message`` of an error body.
+        headers: extra response headers (e.g. ``retry-after``).
+        body: a full JSON body (dict) or raw ``bytes`` that replaces the generated one.
+        delay_s: extra delay before answering, seconds.
+        drop: close the connection without answering.
+        input_tokens: ``usage.input_tokens``.
+        output_tokens: ``usage.output_tokens``.
+    """
+
+    status: int = 200
+    text: Optional[str] = '{"score": 80, "explanation": "Matches the gold answer."}'
+    stop_reason: str = "end_turn"
+    error_type: str = ""
+    message: str = ""
+    headers: dict[str, str] = field(default_factory=dict)
+    body: Any = None
+    delay_s: float = 0.0
+    drop: bool = False
+    input_tokens: int = 420
+    output_tokens: int = 24
+
+
+def rubric(score: Any, explanation: str = "Compared with the gold answer.") -> Reply:
+    """A 200 reply with ``{"score": score, "explanation": ...}``."""
+    return Reply(text=json.dumps({"score": score, "explanation": explanation}))
+
+
+def binary(label: str, explanation: str = "Compared with the gold answer.") -> Reply:
+    """A 200 reply with ``{"label": label, "explanation": ...}``."""
+    return Reply(text=json.dumps({"label": label, "explanation": explanation}))
+
+
+def text(reply_text: Optional[str], stop_reason: str = "end_turn") -> Reply:
+    """A 200 reply with this exact text."""
+    return Reply(text=reply_text, stop_reason=stop_reason)
+
+
+def error(status: int, message: str, error_type: str = "api_error", **headers: str) -> Reply:
+    """An error reply; keyword arguments become headers (``retry_after`` -> ``retry-after``)."""
+    return Reply(
+        status=status,
+        error_type=error_type,
+        message=message,
+        headers={k.replace("_", "-"): v for k, v in headers.items()},
+    )
+
+
+def rate_limited(retry_after: float = 0.05) -> Reply:
+    """429 with ``retry-after`` in seconds."""
+    return error(
+        429,
+        "Number of requests has exceeded your rate limit.",
+        "rate_limit_error",
+        retry_after=str(retry_after),
+    )
+
+
+def overloaded() -> Reply:
+    """529 overloaded."""
+    return error(529, "Overloaded", "overloaded_error")
+
+
+def server_error() -> Reply:
+    """500 internal error."""
+    return error(500, "Internal server error", "api_error")
+
+
+def dropped() -> Reply:
+    """Close the connection without a response."""
+    return Reply(drop=True)
+
+
+class FakeAnthropicServer:
+    """Threaded HTTP server imitating the Messages API (see module docstring).
+
+    Args:
+        latency_s: delay added to every reply, seconds.
+        enforce_rules: apply the real API's version/model/temperature/auth rules.
+    """
+
+    def __init__(self, *, latency_s: float = 0.0, enforce_rules: bool = True) -> None:
+        self.latency_s = latency_s
+        self.enforce_rules = enforce_rules
+        self.known_models: set[str] = set(KNOWN_MODELS)
+        self.temperature_rejecting_models: set[str] = set(TEMPERATURE_REJECTING_MODELS)
+        self.responder: Callable[[RecordedRequest], Reply] = lambda request: Reply()
+        self.routes: dict[tuple[str, str], Callable[[RecordedRequest], Reply]] = {
+            ("POST", "/v1/messages"): self._messages,
+        }
+        self.requests: list[RecordedRequest] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._script: deque[Reply] = deque()
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._httpd: Optional[ThreadingHTTPServer] = None
+        self._thread: Optional[threading.Thread] = None
+
+    # -- scripting -------------------------------------------------------------------
+    def script(self, *replies: Reply) -> None:
+        """Queue replies for the next Messages requests, in arrival order."""
+        with self._lock:
+            self._script.extend(replies)
+
+    def clear(self) -> None:
+        """Forget recorded requests and queued replies."""
+        with self._lock:
+            self.requests.clear()
+            self._script.clear()
+            self.max_in_flight = 0
+
+    def messages_requests(self) -> list[RecordedRequest]:
+        """Recorded ``POST /v1/messages`` requests."""
+        with self._lock:
+            return [r for r in self.requests if r.path == "/v1/messages"]
+
+    def wait_idle(self, quiet_s: float = 0.2, timeout_s: float = 10.0) -> None:
+        """Wait until no request is in flight and none has arrived for ``quiet_s`` seconds.
+
+        Use after killing a client: requests it sent just before dying may still be read.
+        """
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            with self._lock:
+                busy = self.in_flight > 0
+                last = self.requests[-1].received_at if self.requests else 0.0
+            if not busy and time.monotonic() - last >= quiet_s:
+                return
+            time.sleep(0.01)
+        raise TimeoutError("fake server did not become idle")
+
+    @property
+    def url(self) -> str:
+        """Base URL, e.g. ``http://127.0.0.1:54321``."""
+        assert self._httpd is not None, "server not started"
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    # -- lifecycle -------------------------------------------------------------------
+    def start(self, port: int = 0) -> FakeAnthropicServer:
+        """Bind to 127.0.0.1 (a free port by default) and serve in a daemon thread."""
+        server = self
+
+        class Handler(_Handler):
+            fake = server
+
+        class _Server(ThreadingHTTPServer):
+            daemon_threads = True
+            request_queue_size = 1024
+            allow_reuse_address = True
+
+        self._httpd = _Server(("127.0.0.1", port), Handler)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="fake-anthropic",
+            daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close the socket."""
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    # -- request handling ------------------------------------------------------------
+    def _record(self, request: RecordedRequest) -> None:
+        with self._lock:
+            self.requests.append(request)
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+
+    def _done(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+
+    def _next_scripted(self) -> Optional[Reply]:
+        with self._lock:
+            return self._script.popleft() if self._script else None
+
+    def _rule_violation(self, request: RecordedRequest) -> Optional[Reply]:
+        headers = request.headers
+        if not headers.get("x-api-key") and not headers.get("authorization"):
+            return error(401, "invalid x-api-key", "authentication_error")
+        body = request.body if isinstance(request.body, dict) else {}
+        version = headers.get("anthropic-version", "")
+        if "temperature" in body and version != TEMPERATURE_API_VERSION:
+            return error(
+                400, "temperature: Extra inputs are not permitted", "invalid_request_error"
+            )
+        model = body.get("model")
+        if model not in self.known_models:
+            return error(404, f"model: {model}", "not_found_error")
+        if "temperature" in body and model in self.temperature_rejecting_models:
+            return error(400, "temperature is deprecated for this model", "invalid_request_error")
+        return None
+
+    def _messages(self, request: RecordedRequest) -> Reply:
+        if self.enforce_rules:
+            violation = self._rule_violation(request)
+            if violation is not None:
+                return violation
+        scripted = self._next_scripted()
+        return scripted if scripted is not None else self.responder(request)
+
+    def render(self, reply: Reply, request: RecordedRequest) -> bytes:
+        """JSON body for a reply (a Messages response or an error)."""
+        if isinstance(reply.body, bytes):
+            return reply.body
+        if reply.body is not None:
+            return json.dumps(reply.body).encode()
+        if reply.status >= 400:
+            return json.dumps(
+                {"type": "error", "error": {"type": reply.error_type, "message": reply.message}}
+            ).encode()
+        model = request.body.get("model", "") if isinstance(request.body, dict) else ""
+        content = [] if reply.text is None else [{"type": "text", "text": reply.text}]
+        return json.dumps(
+            {
+                "id": f"msg_fake_{next(self._ids)}",
+                "type": "message",
+                "role": "assistant",
+                "model": model,
+                "content": content,
+                "stop_reason": reply.stop_reason,
+                "stop_sequence": None,
+                "usage": {"input_tokens": reply.input_tokens, "output_tokens": reply.output_tokens},
+            }
+        ).encode()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    # TCP_NODELAY: headers and body go out in separate writes; with Nagle's algorithm and
+    # the client's delayed ACK every reply would stall ~40 ms.
+    disable_nagle_algorithm = True
+    fake: FakeAnthropicServer
+    _counted = False
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence stderr
+        return
+
+    def _handle(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw) if raw else None
+        except json.JSONDecodeError:
+            body = None
+        path = self.path.split("?", 1)[0]
+        request = RecordedRequest(
+            method=self.command,
+            path=path,
+            headers={k.lower(): v for k, v in self.headers.items()},
+            body=body,
+            received_at=time.monotonic(),
+        )
+        fake = self.fake
+        fake._record(request)
+        self._counted = True
+        try:
+            self._respond(fake, request, path)
+        finally:
+            self._release(fake)
+
+    def _release(self, fake: FakeAnthropicServer) -> None:
+        # Leave the in-flight count before the reply is written, so that the client's next
+        # request can never be counted while this one still is.
+        if self._counted:
+            self._counted = False
+            fake._done()
+
+    def _respond(self, fake: FakeAnthropicServer, request: RecordedRequest, path: str) -> None:
+        route = fake.routes.get((self.command, path))
+        reply = (
+            route(request)
+            if route
+            else error(404, f"no route {self.command} {path}", "not_found_error")
+        )
+        delay = fake.latency_s + reply.delay_s
+        if delay > 0:
+            time.sleep(delay)
+        self._release(fake)
+        if reply.drop:
+            self.close_connection = True
+            with contextlib.suppress(OSError):
+                self.connection.shutdown(socket.SHUT_RDWR)
+            return
+        payload = fake.render(reply, request)
+        self.send_response(reply.status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(payload)))
+        self.send_header("request-id", f"req_fake_{id(request):x}")
+        for name, value in reply.headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(payload)
+
+    do_POST = _handle
+    do_GET = _handle
+    do_DELETE = _handle
+
+
+@pytest.fixture
+def fake_anthropic(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropicServer]:
+    """A started :class:`FakeAnthropicServer`, with a fake ``ANTHROPIC_API_KEY`` set.
+
+    ``ANTHROPIC_BASE_URL`` and other credential variables are removed so nothing can
+    reach the real API; pass ``server.url`` as ``judge.base_url``.
+    """
+    for name in (
+        "ANTHROPIC_BASE_URL",
+        "ANTHROPIC_AUTH_TOKEN",
+        "ANTHROPIC_PROFILE",
+        "ANTHROPIC_CUSTOM_HEADERS",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_API_KEY)
+    server = FakeAnthropicServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def make_judge_config(server: FakeAnthropicServer, cache_dir: Any, **overrides: Any) -> Any:
+    """A :class:`~locomo_exp.config.JudgeConfig` aimed at ``server`` with test-speed retries.
+
+    Args:
+        server: the fake server (its URL becomes ``base_url``).
+        cache_dir: directory of the cache file.
+        **overrides: any ``JudgeConfig`` field.
+    """
+    from locomo_exp.config import JudgeConfig
+
+    values: dict[str, Any] = {
+        "base_url": server.url,
+        "cache_path": str(cache_dir) + "/judge_cache.sqlite",
+        "retry_initial_backoff_s": 0.001,
+        "retry_max_backoff_s": 0.01,
+        "max_retries": 3,
+        "timeout_s": 5.0,
+        "progress": False,
+        "max_concurrency": 8,
+    }
+    values.update(overrides)
+    return JudgeConfig(**values)
+
+
+def main() -> None:
+    """Serve from this process until killed; prints the base URL on stdout."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--latency", type=float, default=0.1, help="seconds per reply")
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args()
+    server = FakeAnthropicServer(latency_s=args.latency).start(args.port)
+    print(server.url, flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,121 @@
+"""The Anthropic boundary: the request built, and what the (fake) API actually received."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fake_anthropic import FAKE_API_KEY, FakeAnthropicServer, make_judge_config, rubric
+
+from locomo_exp.judge import judge_answer
+from locomo_exp.judge.client import (
+    SDK_DEFAULT_API_VERSION,
+    TEMPERATURE_API_VERSION,
+    JudgeRequest,
+    api_version_for,
+    build_request_kwargs,
+    parse_retry_after,
+)
+
+
+def test_request_kwargs_put_temperature_in_body_with_2023_version() -> None:
+    kwargs = build_request_kwargs(
+        JudgeRequest("claude-sonnet-4-6", "sys", "prompt", 256, 0.5, {"type": "object"})
+    )
+    assert kwargs["model"] == "claude-sonnet-4-6"
+    assert kwargs["max_tokens"] == 256
+    assert kwargs["system"] == "sys"
+    assert kwargs["messages"] == [{"role": "user", "content": "prompt"}]
+    assert kwargs["extra_body"] == {"temperature": 0.5}
+    assert kwargs["extra_headers"] == {"anthropic-version": "2023-06-01"}
+    assert kwargs["output_config"] == {
+        "format": {"type": "json_schema", "schema": {"type": "object"}}
+    }
+    assert "temperature" not in kwargs
+
+
+def test_request_kwargs_without_temperature_or_schema_add_nothing() -> None:
+    kwargs = build_request_kwargs(JudgeRequest("claude-sonnet-4-6", "sys", "prompt", 256))
+    assert set(kwargs) == {"model", "max_tokens", "system", "messages"}
+
+
+def test_api_version_depends_only_on_whether_a_temperature_is_sent() -> None:
+    assert api_version_for(0.0) == TEMPERATURE_API_VERSION
+    assert api_version_for(None) == SDK_DEFAULT_API_VERSION != TEMPERATURE_API_VERSION
+
+
+@pytest.mark.parametrize(
+    "headers, expected",
+    [
+        pytest.param({"retry-after": "3"}, 3.0, id="seconds"),
+        pytest.param({"retry-after": "0.25"}, 0.25, id="fractional"),
+        pytest.param({"retry-after-ms": "1500", "retry-after": "9"}, 1.5, id="ms-wins"),
+        pytest.param({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}, 0.0, id="past-date"),
+        pytest.param({"retry-after": "soon"}, None, id="garbage"),
+        pytest.param({}, None, id="absent"),
+    ],
+)
+def test_retry_after_header_is_read_in_seconds(headers: dict[str, str], expected: object) -> None:
+    assert parse_retry_after(headers) == expected
+
+
+def test_call_sends_model_temperature_max_tokens_and_2023_api_version(
+    fake_anthropic: FakeAnthropicServer, tmp_path: Path
+) -> None:
+    fake_anthropic.script(rubric(90))
+    result = judge_answer(
+        "Where did Ann move?",
+        "Berlin",
+        "She moved to Berlin.",
+        4,
+        cfg=make_judge_config(fake_anthropic, tmp_path),
+    )
+    assert result.score == 90.0 and result.outcome == "valid"
+    [request] = fake_anthropic.messages_requests()
+    assert request.body["model"] == "claude-sonnet-4-6"
+    assert request.body["temperature"] == 0.5
+    assert request.body["max_tokens"] == 256
+    assert request.headers["anthropic-version"] == "2023-06-01"
+    assert request.body["output_config"]["format"]["type"] == "json_schema"
+    assert "Berlin" in request.prompt and "She moved to Berlin." in request.prompt
+    assert request.headers.get("authorization") == f"Bearer {FAKE_API_KEY}" or (
+        request.headers.get("x-api-key") == FAKE_API_KEY
+    )
+    assert request.headers["x-stainless-retry-count"] == "0"
+
+
+def test_null_temperature_sends_none_and_keeps_sdk_default_version(
+    fake_anthropic: FakeAnthropicServer, tmp_path: Path
+) -> None:
+    judge_answer(
+        "q", "a", "a", 4, cfg=make_judge_config(fake_anthropic, tmp_path, temperature=None)
+    )
+    [request] = fake_anthropic.messages_requests()
+    assert "temperature" not in request.body
+    assert request.headers["anthropic-version"] == SDK_DEFAULT_API_VERSION
+
+
+def test_structured_output_can_be_switched_off(
+    fake_anthropic: FakeAnthropicServer, tmp_path: Path
+) -> None:
+    judge_answer(
+        "q", "a", "a", 4, cfg=make_judge_config(fake_anthropic, tmp_path, structured_output=False)
+    )
+    assert "output_config" not in fake_anthropic.messages_requests()[0].body
+
+
+def test_fake_server_rejects_temperature_on_the_new_api_version(
+    fake_anthropic: FakeAnthropicServer,
+) -> None:
+    """Guards the fake itself: it must behave like the API for the tests above to mean anything."""
+    import anthropic
+
+    client = anthropic.Anthropic(base_url=fake_anthropic.url, max_retries=0)
+    with pytest.raises(anthropic.BadRequestError, match="temperature"):
+        client.messages.create(
+            model="claude-sonnet-4-6",
+            max_tokens=10,
+            messages=[{"role": "user", "content": "x"}],
+            extra_body={"temperature": 0.5},
+        )
+    client.close()
