@@ -44,7 +44,7 @@ from locomo_exp.judge.client import AnthropicJudgeClient  # noqa: E402
 from locomo_exp.judge.job import build_call_specs  # noqa: E402
 from locomo_exp.records import DEFAULT_CATEGORY_NAMES, QARecord  # noqa: E402
 
-FAKE_KEY = "sk-ant-benchmark-fake"
+FAKE_KEY = "fake-key-for-benchmark"
 
 
 def make_records(n: int) -> list[QARecord]:

@@ -65,6 +65,8 @@ def run_from_hydra(cfg: DictConfig) -> ExperimentResult:
     Expected errors (bad input, judge configuration, API failures) are printed as one
     clear message and end the process with exit code 1; nothing is retried.
     """
+    for noisy in ("httpx2", "httpx", "httpcore2", "httpcore", "matplotlib"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)  # one INFO line per API call otherwise
     try:
         typed = to_experiment_config(cfg)
     except MissingMandatoryValue as error:

@@ -46,7 +46,7 @@ KNOWN_MODELS = frozenset(
     }
 )
 TEMPERATURE_REJECTING_MODELS = frozenset({"claude-opus-4-7"})
-FAKE_API_KEY = "sk-ant-fake-test-key-0000"
+FAKE_API_KEY = "fake-key-for-tests-0000"
 
 
 @dataclass
