@@ -1,0 +1,102 @@
+"""End to end: ``python -m locomo_exp scorer=both`` judges Zep's 1,540 published answers
+through the real SDK against the fake Messages API, logs J to MLflow, and a re-run is free."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import mlflow
+import numpy as np
+import pytest
+from fake_anthropic import FakeAnthropicServer, rubric
+
+from conftest import PROJECT_ROOT
+
+pytestmark = pytest.mark.slow
+
+
+def _verdict(request) -> object:
+    # deterministic, varied scores: 0-100 from the prompt's length
+    return rubric(len(request.prompt) % 101)
+
+
+def _run(args: list[str], server: FakeAnthropicServer, cwd: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MLFLOW_")}
+    env["ANTHROPIC_BASE_URL"] = server.url
+    return subprocess.run(
+        [sys.executable, "-m", "locomo_exp", *args],
+        cwd=cwd, env=env, capture_output=True, text=True, timeout=300,
+    )
+
+
+def test_scorer_both_judges_zep_answers_and_logs_j(fake_anthropic, shared_data: Path, tmp_path: Path) -> None:
+    fake_anthropic.responder = _verdict
+    grades = shared_data / "predictions" / "zep_locomo_grades.json"
+    store = f"sqlite:///{tmp_path}/mlflow.db"
+    common = [
+        "scorer=both", "judge.runs=3", "data=zep", f"data.path={grades}",
+        f"tracking.uri={store}", f"judge.cache_path={tmp_path}/judge_cache.sqlite", "judge.progress=false",
+    ]
+    first = _run([*common, f"hydra.run.dir={tmp_path}/run1"], fake_anthropic, PROJECT_ROOT)
+    assert first.returncode == 0, first.stderr[-3000:]
+    requests = fake_anthropic.messages_requests()
+    assert len(requests) == 1540 * 3
+    assert {r.body["model"] for r in requests} == {"claude-sonnet-4-6"}
+    assert {r.body["temperature"] for r in requests} == {0.5}
+    assert {r.body["max_tokens"] for r in requests} == {256}
+    assert {r.headers["anthropic-version"] for r in requests} == {"2023-06-01"}
+    assert "fake-key" not in first.stdout + first.stderr
+
+    rows = [json.loads(line) for line in (tmp_path / "run1" / "scores.jsonl").read_text().splitlines()]
+    j_means = [row["j_mean"] for row in rows]
+    assert len(j_means) == 1540 and all(m is not None for m in j_means)
+    assert "J" in first.stdout  # the console table has a J column
+
+    client = mlflow.MlflowClient(tracking_uri=store)
+    [run] = client.search_runs(client.get_experiment_by_name("locomo_exp").experiment_id)
+    metrics = run.data.metrics
+    assert run.info.status == "FINISHED"
+    assert metrics["j/overall"] == pytest.approx(float(np.mean(j_means)))
+    assert metrics["judge/api_errors"] == 0
+    assert metrics["judge/parse_failures"] == 0
+    assert metrics["judge/calls_made"] == 4620
+    assert "j/overall_std_across_runs" in metrics and "j/cat1_multi_hop" in metrics
+    assert "f1/overall" in metrics
+    assert run.data.params["judge.temperature"] == "0.5"
+    report = (tmp_path / "run1" / "report.md").read_text()
+    assert "## LLM-as-a-Judge J" in report and "Judge reliability" in report
+
+    # the same job again: every call is in the durable cache, none is made
+    fake_anthropic.clear()
+    second = _run([*common, f"hydra.run.dir={tmp_path}/run2"], fake_anthropic, PROJECT_ROOT)
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert fake_anthropic.messages_requests() == []
+    rows2 = [json.loads(line) for line in (tmp_path / "run2" / "scores.jsonl").read_text().splitlines()]
+    assert [row["j_mean"] for row in rows2] == j_means
+
+
+def test_judge_404_stops_the_job_with_a_failed_run(fake_anthropic, tmp_path: Path) -> None:
+    store = f"sqlite:///{tmp_path}/mlflow.db"
+    result = _run(
+        ["scorer=judge", "judge.model=claude-retired-model-1", "judge.runs=2", f"tracking.uri={store}",
+         f"judge.cache_path={tmp_path}/c.sqlite", f"hydra.run.dir={tmp_path}/out", "judge.progress=false"],
+        fake_anthropic, PROJECT_ROOT,
+    )
+    assert result.returncode != 0
+    assert "claude-retired-model-1" in result.stderr
+    assert len(fake_anthropic.messages_requests()) == 1
+    client = mlflow.MlflowClient(tracking_uri=store)
+    [run] = client.search_runs(client.get_experiment_by_name("locomo_exp").experiment_id)
+    assert run.info.status == "FAILED"
+
+
+def test_missing_api_key_fails_before_any_call(fake_anthropic, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    result = _run(["scorer=judge", "tracking=none", f"hydra.run.dir={tmp_path}/out"], fake_anthropic, PROJECT_ROOT)
+    assert result.returncode != 0
+    assert "ANTHROPIC_API_KEY" in result.stderr
+    assert fake_anthropic.messages_requests() == []
