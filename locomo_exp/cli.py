@@ -30,7 +30,16 @@ def console_table(summary: dict[str, Any]) -> str:
     if "bleu1" in metrics:
         columns.append(("BLEU-1", lambda key: metrics["bleu1"][key]["mean"], 100.0))
     if judge:
-        columns.append(("J", lambda key: (judge.get(key) or {}).get("mean"), 1.0))
+        judged = sorted((summary.get("judge") or {}).get("categories") or [])
+        overall_key = {(1, 2, 3, 4): "overall_1_4", (1, 2, 3, 4, 5): "overall"}.get(tuple(judged))
+
+        def j_mean(key: str) -> Any:
+            # the judge pools its overall over the judged categories only
+            if key.startswith("overall"):
+                return (judge.get("overall") or {}).get("mean") if key == overall_key else None
+            return (judge.get(key) or {}).get("mean")
+
+        columns.append(("J", j_mean, 1.0))
     header = f"{'category':<18}{'n':>6}" + "".join(f"{title:>10}" for title, _, _ in columns)
     lines = [header, "-" * len(header)]
     for key in [*(str(c) for c in CATEGORY_IDS), "overall_1_4", "overall"]:

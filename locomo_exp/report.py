@@ -56,6 +56,14 @@ def render_lexical_table(summary: dict[str, Any]) -> str:
     return "\n".join(rows)
 
 
+def judge_overall_label(judge: dict[str, Any]) -> str:
+    """Label of the judge's pooled overall, naming the categories it covers."""
+    categories = judge.get("categories")
+    if not categories:
+        return "overall"
+    return "overall (" + ", ".join(str(c) for c in sorted(categories)) + ")"
+
+
 def render_judge_section(judge: dict[str, Any], names: dict[str, str]) -> str:
     """J-score table (0-100) with across-run and within-question spreads and outcome counts."""
     lines = [
@@ -77,8 +85,9 @@ def render_judge_section(judge: dict[str, Any], names: dict[str, str]) -> str:
             def num(value: Any) -> str:
                 return "n/a" if value is None else f"{value:.2f}"
 
+            label = _category_label(key, names) if key != "overall" else judge_overall_label(judge)
             lines.append(
-                f"| {_category_label(key, names)} | {agg.get('count', 0)} | {num(agg.get('mean'))} "
+                f"| {label} | {agg.get('count', 0)} | {num(agg.get('mean'))} "
                 f"| {num(agg.get('std_across_runs'))} | {num(agg.get('pooled_within_std'))} |"
             )
         lines.append("")
@@ -173,9 +182,11 @@ def render_j_comparison(summary: dict[str, Any], baseline: BaselineSet) -> str:
         return ""
     names = summary["category_names"]
     categories = sorted(set(baseline.label_to_category.values()))
-    overall_key, overall_text = _our_category_keys(baseline.overall_covers)
-    if overall_key not in j and "overall" in j:
-        overall_key = "overall"
+    overall_key = "overall"
+    judged = sorted(judge.get("categories") or [])
+    overall_text = f"mean over the questions of the judged categories {judged}"
+    if baseline.overall_covers not in ("unstated", "-".join(str(c) for c in (judged[:1] + judged[-1:]))):
+        overall_text += f" (the baseline's overall covers categories {baseline.overall_covers})"
     ours_protocol = judge.get("protocol")
     theirs_protocol = baseline.j_protocol.value if baseline.j_protocol else "unstated"
     same = ours_protocol == theirs_protocol
