@@ -136,7 +136,7 @@ def _write_outputs(
 ) -> tuple[dict[str, Any], list[Path], list[dict[str, Any]]]:
     versions: dict[str, str] = {}
     if lexical:
-        versions[f"f1 ({cfg.f1.variant.value})"] = F1_VERSIONS[cfg.f1.variant.value]
+        versions["f1"] = f"reported variant: f1_{cfg.f1.variant.value}"
         versions.update({f"f1_{name}": text for name, text in F1_VERSIONS.items()})
         if cfg.f1.bleu1:
             versions["bleu1"] = BLEU1_VERSION
@@ -181,7 +181,9 @@ def _write_outputs(
     return summary, paths, rows
 
 
-def _run_name(cfg: ExperimentConfig, data_path: Path) -> str:
+def _run_name(cfg: ExperimentConfig, data_path: Path, run_name: Optional[str] = None) -> str:
+    if run_name:
+        return run_name
     if cfg.tracking.run_name:
         return cfg.tracking.run_name
     return f"{data_path.stem} · {cfg.scorer.name.value}"
@@ -194,6 +196,7 @@ def run_experiment(
     *,
     parent_run_id: Optional[str] = None,
     extra_tags: Optional[dict[str, str]] = None,
+    run_name: Optional[str] = None,
 ) -> ExperimentResult:
     """Score one results file and write its outputs.
 
@@ -206,8 +209,10 @@ def run_experiment(
         cfg: the typed config.
         output_dir: where to write ``report.md``, ``scores.jsonl``, ``summary.json``.
         start_dir: directory relative paths are resolved against (default: cwd).
-        parent_run_id: MLflow parent run (sweeps).
+        parent_run_id: MLflow parent run (sweeps); works across processes.
         extra_tags: extra MLflow tags.
+        run_name: the MLflow run name (sweeps name children by their swept values);
+            default ``tracking.run_name``, else ``<file> · <scorer>``.
 
     Returns:
         :class:`ExperimentResult`.
@@ -243,7 +248,7 @@ def run_experiment(
         run_context = tracking.mlflow_run(
             tracking_uri=tracking_uri,
             experiment=cfg.tracking.experiment,
-            run_name=_run_name(cfg, data_path),
+            run_name=_run_name(cfg, data_path, run_name),
             tags=tags,
             parent_run_id=parent_run_id,
         )
@@ -252,9 +257,11 @@ def run_experiment(
 
         run_context = nullcontext()
 
+    logged_params: dict[str, str] = {}
     with run_context as run:
         if run is not None:
-            tracking.log_params(tracking.flatten_params(_config_tree(cfg)))
+            logged_params = tracking.flatten_params(_config_tree(cfg))
+            tracking.log_params(logged_params)
         data_config = cfg.data
         if data_config.categories_from:
             data_config = replace(
@@ -290,7 +297,8 @@ def run_experiment(
             }
             if judge_result is not None:
                 extra_params.update(judge_result.params)
-            tracking.log_params(extra_params)
+            # each key once: MLflow refuses a second, different value (FIELD_NOTES §5)
+            tracking.log_params({k: v for k, v in extra_params.items() if k not in logged_params})
             tracking.log_metrics(metrics)
             tracking.log_artifacts(files)
             tracking.log_table(rows, "scores_table.json")

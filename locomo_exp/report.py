@@ -158,6 +158,14 @@ def render_f1_comparison(summary: dict[str, Any], baseline: BaselineSet) -> str:
         + " | ".join(ours + [_num(our_overall * 100 if our_overall is not None else None)])
         + " |"
     )
+    if baseline.overall_covers == "unstated" and metric["overall_1_4"]["count"] != metric["overall"]["count"]:
+        # category 5's phrase rule scores refusals as 1, which lifts an all-category mean
+        partial = metric["overall_1_4"]["mean"]
+        lines.append(
+            f"| this run (f1_{variant}), categories 1-4 only | "
+            + " | ".join(["—"] * len(categories) + [_num(partial * 100 if partial is not None else None)])
+            + " |"
+        )
     for system in baseline.systems:
         by_id = values_by_category(baseline, system)
         cells = [_num(by_id.get(c)) for c in categories] + [_num(system.overall) if system.overall is not None else "—"]
@@ -393,7 +401,12 @@ def render_report(
         + (f", prediction key `{info['prediction_key']}`" if info.get("prediction_key") else "")
         + ")",
         f"- sha256: `{info['sha256']}`",
-        f"- Questions: {total} from {conversations} conversation(s)",
+        f"- Questions: {total} from {conversations} conversation(s); per category: "
+        + ", ".join(
+            f"{c} {names.get(str(c), '?')} {summary['counts'][str(c)]}"
+            f" ({summary['conversations'][str(c)]} conv.)"
+            for c in CATEGORY_IDS
+        ),
     ]
     if info.get("n_skipped_records"):
         lines.append(
