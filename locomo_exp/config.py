@@ -133,11 +133,25 @@ class F1Config:
 
 @dataclass
 class JudgeBatchConfig:
-    """Options of ``judge.mode=batch`` (Message Batches API)."""
+    """Options of ``judge.mode=batch`` (Message Batches API).
+
+    ``wait=false`` submits and returns (the same command later collects). Polling starts
+    every ``poll_interval_s`` seconds and backs off by ``poll_backoff`` up to
+    ``max_poll_interval_s``. A batch holds at most ``max_requests`` requests and
+    ``max_bytes`` bytes of JSON (API limits: 100,000 and 256 MB). Batch tokens cost
+    ``price_factor`` times ``judge.prices`` (half price). ``canary`` sends the first
+    call realtime before submitting, so a wrong model, key or temperature fails at once.
+    """
 
     wait: bool = True
     poll_interval_s: float = 30.0
     max_poll_interval_s: float = 300.0
+    poll_backoff: float = 1.5
+    max_requests: int = 100_000
+    max_bytes: int = 250_000_000
+    price_factor: float = 0.5
+    canary: bool = True
+    create_timeout_s: float = 600.0
 
 
 @dataclass

@@ -12,8 +12,17 @@ JSON body is recorded. Replies are scripted:
   400, an unknown model a 404, a temperature for a model that rejects one a 400, and a
   request without credentials a 401.
 
-Routes live in ``server.routes`` (``(method, path) -> handler``) so that, e.g.,
-``/v1/messages/batches`` can be added later without touching the server.
+Routes live in ``server.routes`` (``(method, path) -> handler``) and, for paths with an
+id, ``server.pattern_routes`` (``(method, regex, handler)``).
+
+Message Batches (``/v1/messages/batches``: create, list, retrieve, results, cancel): each
+request of a created batch is answered at creation by the same script/responder as a
+realtime call (so the same fake verdicts apply; a reply with an error status becomes an
+``errored`` entry), and the batch ends ``server.batch_processing_s`` seconds later. Results
+are served as JSONL in a shuffled order (``server.batch_shuffle_seed``);
+``server.expire_in_next_batch = n`` makes the first ``n`` requests of the next batch
+``expired``; ``POST .../cancel`` ends a batch with its requests ``canceled``. Created
+batches are in ``server.batches``; batch creates are not in ``messages_requests()``.
 
 Run ``python tests/fake_anthropic.py --latency 0.1`` to serve from a separate process
 (prints the URL on stdout); the benchmark does this.
@@ -25,11 +34,14 @@ import argparse
 import contextlib
 import itertools
 import json
+import random
+import re
 import socket
 import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Iterator, Optional
 
@@ -95,6 +107,7 @@ class Reply:
         drop: close the connection without answering.
         input_tokens: ``usage.input_tokens``.
         output_tokens: ``usage.output_tokens``.
+        content_type: the response's ``content-type``.
     """
 
     status: int = 200
@@ -108,6 +121,38 @@ class Reply:
     drop: bool = False
     input_tokens: int = 420
     output_tokens: int = 24
+    content_type: str = "application/json"
+
+
+@dataclass
+class FakeBatch:
+    """A Message Batch held by the fake server.
+
+    Attributes:
+        batch_id: ``msgbatch_fake_<n>``.
+        created_at: Unix seconds.
+        ready_at: ``time.monotonic()`` when processing ends.
+        custom_ids: the requests' ids, in submission order.
+        results: ``custom_id`` -> the ``result`` object of its JSONL line.
+        canceled: whether ``cancel`` was called before it ended.
+        results_downloads: how many times its results were fetched.
+    """
+
+    batch_id: str
+    created_at: float
+    ready_at: float
+    custom_ids: list[str]
+    results: dict[str, dict[str, Any]]
+    canceled: bool = False
+    results_downloads: int = 0
+
+
+_CUSTOM_ID_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+MAX_BATCH_REQUESTS = 100_000
+
+
+def _iso(unix: Optional[float]) -> Optional[str]:
+    return None if unix is None else datetime.fromtimestamp(unix, timezone.utc).isoformat()
 
 
 def rubric(score: Any, explanation: str = "Compared with the gold answer.") -> Reply:
@@ -176,7 +221,21 @@ class FakeAnthropicServer:
         self.responder: Callable[[RecordedRequest], Reply] = lambda request: Reply()
         self.routes: dict[tuple[str, str], Callable[[RecordedRequest], Reply]] = {
             ("POST", "/v1/messages"): self._messages,
+            ("POST", "/v1/messages/batches"): self._create_batch,
+            ("GET", "/v1/messages/batches"): self._list_batches,
         }
+        self.pattern_routes: list[
+            tuple[str, re.Pattern[str], Callable[[RecordedRequest], Reply]]
+        ] = [
+            ("GET", re.compile(r"^/v1/messages/batches/[^/]+$"), self._retrieve_batch),
+            ("GET", re.compile(r"^/v1/messages/batches/[^/]+/results$"), self._batch_results),
+            ("POST", re.compile(r"^/v1/messages/batches/[^/]+/cancel$"), self._cancel_batch),
+        ]
+        self.batches: dict[str, FakeBatch] = {}
+        self.batch_items: list[RecordedRequest] = []
+        self.batch_processing_s = 0.0
+        self.batch_shuffle_seed: Optional[int] = 0
+        self.expire_in_next_batch = 0
         self.requests: list[RecordedRequest] = []
         self.in_flight = 0
         self.max_in_flight = 0
@@ -197,12 +256,25 @@ class FakeAnthropicServer:
         with self._lock:
             self.requests.clear()
             self._script.clear()
+            self.batch_items.clear()
             self.max_in_flight = 0
 
     def messages_requests(self) -> list[RecordedRequest]:
         """Recorded ``POST /v1/messages`` requests."""
         with self._lock:
             return [r for r in self.requests if r.path == "/v1/messages"]
+
+    def batch_create_requests(self) -> list[RecordedRequest]:
+        """Recorded ``POST /v1/messages/batches`` requests (accepted or not)."""
+        with self._lock:
+            return [
+                r for r in self.requests if r.method == "POST" and r.path == "/v1/messages/batches"
+            ]
+
+    def batch_requests_submitted(self) -> int:
+        """Requests in all accepted batches."""
+        with self._lock:
+            return sum(len(b.custom_ids) for b in self.batches.values())
 
     def wait_idle(self, quiet_s: float = 0.2, timeout_s: float = 10.0) -> None:
         """Wait until no request is in flight and none has arrived for ``quiet_s`` seconds.
@@ -296,6 +368,168 @@ class FakeAnthropicServer:
         scripted = self._next_scripted()
         return scripted if scripted is not None else self.responder(request)
 
+    # -- message batches -------------------------------------------------------------
+    def _batch_json(self, batch: FakeBatch) -> dict[str, Any]:
+        ended = batch.canceled or time.monotonic() >= batch.ready_at
+        counts = dict.fromkeys(("processing", "succeeded", "errored", "canceled", "expired"), 0)
+        if ended:
+            for result in batch.results.values():
+                counts[result["type"]] += 1
+        else:
+            counts["processing"] = len(batch.custom_ids)
+        return {
+            "id": batch.batch_id,
+            "type": "message_batch",
+            "processing_status": "ended" if ended else "in_progress",
+            "request_counts": counts,
+            "created_at": _iso(batch.created_at),
+            "expires_at": _iso(batch.created_at + 24 * 3600),
+            "ended_at": _iso(time.time()) if ended else None,
+            "archived_at": None,
+            "cancel_initiated_at": None,
+            "results_url": (
+                f"{self.url}/v1/messages/batches/{batch.batch_id}/results" if ended else None
+            ),
+        }
+
+    def _find_batch(self, request: RecordedRequest) -> Optional[FakeBatch]:
+        batch_id = request.path.split("/")[4]
+        with self._lock:
+            return self.batches.get(batch_id)
+
+    def _create_batch(self, request: RecordedRequest) -> Reply:
+        headers = request.headers
+        if not headers.get("x-api-key") and not headers.get("authorization"):
+            return error(401, "invalid x-api-key", "authentication_error")
+        body = request.body if isinstance(request.body, dict) else {}
+        entries = body.get("requests")
+        if not isinstance(entries, list) or not entries:
+            return error(400, "requests: must be a non-empty list", "invalid_request_error")
+        if len(entries) > MAX_BATCH_REQUESTS:
+            return error(400, "requests: too many requests", "invalid_request_error")
+        seen: set[str] = set()
+        items: list[tuple[str, RecordedRequest]] = []
+        for index, entry in enumerate(entries):
+            custom_id = entry.get("custom_id") if isinstance(entry, dict) else None
+            if not isinstance(custom_id, str) or not _CUSTOM_ID_RE.match(custom_id):
+                return error(400, f"requests.{index}.custom_id: invalid", "invalid_request_error")
+            if custom_id in seen:
+                return error(
+                    400,
+                    f"requests.{index}.custom_id: duplicate {custom_id}",
+                    "invalid_request_error",
+                )
+            seen.add(custom_id)
+            params = entry.get("params")
+            item = RecordedRequest("POST", "/v1/messages", headers, params, time.monotonic())
+            if (
+                self.enforce_rules
+                and isinstance(params, dict)
+                and "temperature" in params
+                and headers.get("anthropic-version", "") != TEMPERATURE_API_VERSION
+            ):
+                return error(
+                    400,
+                    f"requests.{index}.params.temperature: Extra inputs are not permitted",
+                    "invalid_request_error",
+                )
+            items.append((custom_id, item))
+        results: dict[str, dict[str, Any]] = {}
+        with self._lock:
+            expire = self.expire_in_next_batch
+            self.expire_in_next_batch = 0
+            self.batch_items.extend(item for _, item in items)
+        for index, (custom_id, item) in enumerate(items):
+            if index < expire:
+                results[custom_id] = {"type": "expired"}
+                continue
+            reply = self._messages(item)
+            if reply.status >= 400:
+                results[custom_id] = {
+                    "type": "errored",
+                    "error": {
+                        "type": "error",
+                        "error": {"type": reply.error_type, "message": reply.message},
+                    },
+                }
+            else:
+                results[custom_id] = {
+                    "type": "succeeded",
+                    "message": self._message_json(reply, item),
+                }
+        batch = FakeBatch(
+            batch_id=f"msgbatch_fake_{next(self._ids)}",
+            created_at=time.time(),
+            ready_at=time.monotonic() + self.batch_processing_s,
+            custom_ids=[c for c, _ in items],
+            results=results,
+        )
+        with self._lock:
+            self.batches[batch.batch_id] = batch
+        return Reply(body=self._batch_json(batch))
+
+    def _list_batches(self, request: RecordedRequest) -> Reply:
+        with self._lock:
+            batches = sorted(self.batches.values(), key=lambda b: b.created_at, reverse=True)
+        data = [self._batch_json(b) for b in batches]
+        return Reply(
+            body={
+                "data": data,
+                "has_more": False,
+                "first_id": data[0]["id"] if data else None,
+                "last_id": data[-1]["id"] if data else None,
+            }
+        )
+
+    def _retrieve_batch(self, request: RecordedRequest) -> Reply:
+        batch = self._find_batch(request)
+        if batch is None:
+            return error(404, f"message_batch not found: {request.path}", "not_found_error")
+        return Reply(body=self._batch_json(batch))
+
+    def cancel_batch(self, batch_id: str) -> None:
+        """Cancel a batch still processing: it ends with every request ``canceled``."""
+        with self._lock:
+            batch = self.batches[batch_id]
+            if time.monotonic() < batch.ready_at and not batch.canceled:
+                batch.canceled = True
+                batch.results = dict.fromkeys(batch.custom_ids, {"type": "canceled"})
+
+    def _cancel_batch(self, request: RecordedRequest) -> Reply:
+        batch = self._find_batch(request)
+        if batch is None:
+            return error(404, f"message_batch not found: {request.path}", "not_found_error")
+        self.cancel_batch(batch.batch_id)
+        return Reply(body=self._batch_json(batch))
+
+    def _batch_results(self, request: RecordedRequest) -> Reply:
+        batch = self._find_batch(request)
+        if batch is None:
+            return error(404, f"message_batch not found: {request.path}", "not_found_error")
+        if not (batch.canceled or time.monotonic() >= batch.ready_at):
+            return error(400, "batch has not ended", "invalid_request_error")
+        order = list(batch.custom_ids)
+        if self.batch_shuffle_seed is not None:
+            random.Random(self.batch_shuffle_seed).shuffle(order)
+        with self._lock:
+            batch.results_downloads += 1
+        lines = [json.dumps({"custom_id": cid, "result": batch.results[cid]}) for cid in order]
+        return Reply(body=("\n".join(lines) + "\n").encode(), content_type="application/binary")
+
+    def _message_json(self, reply: Reply, request: RecordedRequest) -> dict[str, Any]:
+        model = request.body.get("model", "") if isinstance(request.body, dict) else ""
+        content = [] if reply.text is None else [{"type": "text", "text": reply.text}]
+        return {
+            "id": f"msg_fake_{next(self._ids)}",
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": content,
+            "stop_reason": reply.stop_reason,
+            "stop_sequence": None,
+            "usage": {"input_tokens": reply.input_tokens, "output_tokens": reply.output_tokens},
+        }
+
     def render(self, reply: Reply, request: RecordedRequest) -> bytes:
         """JSON body for a reply (a Messages response or an error)."""
         if isinstance(reply.body, bytes):
@@ -306,20 +540,7 @@ class FakeAnthropicServer:
             return json.dumps(
                 {"type": "error", "error": {"type": reply.error_type, "message": reply.message}}
             ).encode()
-        model = request.body.get("model", "") if isinstance(request.body, dict) else ""
-        content = [] if reply.text is None else [{"type": "text", "text": reply.text}]
-        return json.dumps(
-            {
-                "id": f"msg_fake_{next(self._ids)}",
-                "type": "message",
-                "role": "assistant",
-                "model": model,
-                "content": content,
-                "stop_reason": reply.stop_reason,
-                "stop_sequence": None,
-                "usage": {"input_tokens": reply.input_tokens, "output_tokens": reply.output_tokens},
-            }
-        ).encode()
+        return json.dumps(self._message_json(reply, request)).encode()
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -365,6 +586,15 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _respond(self, fake: FakeAnthropicServer, request: RecordedRequest, path: str) -> None:
         route = fake.routes.get((self.command, path))
+        if route is None:
+            route = next(
+                (
+                    handler
+                    for method, pattern, handler in fake.pattern_routes
+                    if method == self.command and pattern.match(path)
+                ),
+                None,
+            )
         reply = (
             route(request)
             if route
@@ -381,7 +611,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         payload = fake.render(reply, request)
         self.send_response(reply.status)
-        self.send_header("content-type", "application/json")
+        self.send_header("content-type", reply.content_type)
         self.send_header("content-length", str(len(payload)))
         self.send_header("request-id", f"req_fake_{id(request):x}")
         for name, value in reply.headers.items():

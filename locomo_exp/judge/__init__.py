@@ -7,17 +7,25 @@ Public API:
 * :func:`judge_answer`, :func:`judge_answer_multiple_runs` - the seed's per-answer functions.
 * :func:`build_judge_prompt` - the prompt of one call.
 * :class:`JudgeError` (a ``ValueError``), :class:`JudgeFatalAPIError` (a ``JudgeError``).
+* :class:`JudgeBatchPending` - ``judge.mode=batch judge.batch.wait=false``: batches
+  submitted and still processing (not an error; the same command later collects).
 
 Modules: :mod:`.prompts` (versioned prompts), :mod:`.parsing` (reply parsing),
 :mod:`.client` (the only module importing ``anthropic``), :mod:`.cache` (SQLite cache),
 :mod:`.preflight` (checks before spending), :mod:`.runner` (asyncio pool, retries),
-:mod:`.job` (run_judge, dry run), :mod:`.aggregate` (J, spreads, cost).
+:mod:`.batch` (Message Batches mode), :mod:`.job` (run_judge, dry run),
+:mod:`.aggregate` (J, spreads, cost).
 """
 
 from __future__ import annotations
 
 from locomo_exp.judge.aggregate import JudgeAggregation, JudgeResult, JudgeRunResult
-from locomo_exp.judge.errors import JudgeCallError, JudgeError, JudgeFatalAPIError
+from locomo_exp.judge.errors import (
+    JudgeBatchPending,
+    JudgeCallError,
+    JudgeError,
+    JudgeFatalAPIError,
+)
 from locomo_exp.judge.job import (
     judge_answer,
     judge_answer_multiple_runs,
@@ -37,6 +45,7 @@ __all__ = [
     "PARSER_VERSION",
     "RUBRIC_PROMPT_VERSION",
     "JudgeAggregation",
+    "JudgeBatchPending",
     "JudgeCallError",
     "JudgeError",
     "JudgeFatalAPIError",

@@ -56,6 +56,8 @@ class JudgeResult:
         output_tokens: billed output tokens.
         cached: True when the reply came from the cache (no call made now).
         label: binary protocol label, if any.
+        batch_id: the Message Batch that produced the reply (billed at batch prices),
+            ``None`` for a realtime call or an API error.
     """
 
     score: Optional[float]
@@ -69,10 +71,11 @@ class JudgeResult:
     output_tokens: int = 0
     cached: bool = False
     label: Optional[str] = None
+    batch_id: Optional[str] = None
 
     def to_json(self) -> dict[str, Any]:
-        """The ``j_runs`` entry of ``scores.jsonl``."""
-        return {
+        """The ``j_runs`` entry of ``scores.jsonl`` (``batch_id`` only for batch replies)."""
+        row: dict[str, Any] = {
             "run": self.run,
             "outcome": self.outcome,
             "score": self.score,
@@ -80,6 +83,9 @@ class JudgeResult:
             "raw": self.raw,
             "error": self.error or None,
         }
+        if self.batch_id:
+            row["batch_id"] = self.batch_id
+        return row
 
 
 @dataclass
@@ -267,9 +273,11 @@ class JudgeRunResult:
         per_question: question id -> :class:`JudgeAggregation` (judged questions only).
         summary: JSON-ready summary (see :func:`locomo_exp.judge.run_judge`).
         metrics: flat MLflow metrics, finite values only.
-        params: MLflow params derived by the judge (prompt and API versions).
+        params: MLflow params derived by the judge (prompt and API versions;
+            ``judge.batch_ids`` in batch mode).
         error_rate_exceeded: API-error runs / all runs > ``judge.max_error_rate``.
         dry_run_estimate: the estimate of a dry run, else ``None``.
+        tags: MLflow tags: ``judge.mode``, and ``judge.batch_ids`` in batch mode.
     """
 
     per_question: dict[str, JudgeAggregation]
@@ -278,6 +286,7 @@ class JudgeRunResult:
     params: dict[str, str]
     error_rate_exceeded: bool = False
     dry_run_estimate: Optional[dict[str, Any]] = None
+    tags: dict[str, str] = field(default_factory=dict)
 
     def question_json(self, question_id: str) -> dict[str, Any]:
         """Judge fields of one question for ``scores.jsonl``.
@@ -312,7 +321,9 @@ def flat_metrics(summary: dict[str, Any], category_names: dict[int, str]) -> dic
         ``j/overall_count``, the same per category (``j/cat<id>_<name>...``) and
         ``judge/parse_failures``, ``judge/api_errors``, ``judge/valid_runs``,
         ``judge/calls_made``, ``judge/cache_hits``, ``judge/input_tokens``,
-        ``judge/output_tokens``, ``judge/estimated_cost_usd``.
+        ``judge/output_tokens``, ``judge/estimated_cost_usd``; in batch mode also
+        ``judge/batch_count``, ``judge/batch_requests_submitted`` and
+        ``judge/batch_succeeded``, ``_errored``, ``_expired``, ``_canceled``, ``_missing``.
     """
     metrics: dict[str, Any] = {}
     for key, group in summary.get("j", {}).items():
@@ -331,6 +342,12 @@ def flat_metrics(summary: dict[str, Any], category_names: dict[int, str]) -> dic
     metrics["judge/input_tokens"] = tokens.get("input")
     metrics["judge/output_tokens"] = tokens.get("output")
     metrics["judge/estimated_cost_usd"] = summary.get("estimated_cost_usd")
+    batch = summary.get("batch")
+    if batch:
+        metrics["judge/batch_count"] = len(batch.get("batch_ids", []))
+        metrics["judge/batch_requests_submitted"] = batch.get("requests_submitted")
+        for kind, value in (batch.get("results") or {}).items():
+            metrics[f"judge/batch_{kind}"] = value
     return {
         name: float(value)
         for name, value in metrics.items()

@@ -11,6 +11,13 @@ keeps the first reply stored for a key.
 What is stored is the raw reply (text, stop reason, tokens), not the parsed score: the
 parser runs on every read, so parser fixes apply to cached replies. API errors are not
 stored; they are retried on the next run.
+
+``judge.mode=batch`` keeps its ledger in the same file (:class:`BatchLedger`): every
+Message Batch submitted, recorded *before* the create call is sent and given its batch id
+the moment the API returns it, with one row per request (its ``custom_id`` and cache
+key). A restarted process finds the batches still in flight there and polls them instead
+of submitting again; batch replies land in ``judge_calls`` like realtime ones (with their
+``batch_id``), so switching modes never pays twice.
 """
 
 from __future__ import annotations
@@ -19,13 +26,15 @@ import hashlib
 import json
 import logging
 import os
+import socket
 import sqlite3
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Optional
 
-from locomo_exp.judge.client import JudgeReply
+from locomo_exp.judge.client import BatchItemResult, JudgeReply
 
 logger = logging.getLogger(__name__)
 
@@ -47,6 +56,51 @@ CREATE TABLE IF NOT EXISTS judge_calls (
     writer_pid INTEGER
 )
 """
+
+_BATCH_SCHEMA = (
+    """
+CREATE TABLE IF NOT EXISTS judge_batches (
+    submission_id TEXT PRIMARY KEY,
+    batch_id TEXT UNIQUE,
+    status TEXT NOT NULL,
+    request_count INTEGER NOT NULL,
+    api_version TEXT,
+    submitted_at REAL NOT NULL,
+    batch_created_at REAL,
+    ended_at REAL,
+    counts TEXT,
+    writer_pid INTEGER,
+    writer_host TEXT
+)
+""",
+    """
+CREATE TABLE IF NOT EXISTS judge_batch_requests (
+    submission_id TEXT NOT NULL,
+    custom_id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    key_fields TEXT NOT NULL,
+    question_id TEXT,
+    run_index INTEGER NOT NULL,
+    result_type TEXT,
+    error TEXT,
+    PRIMARY KEY (submission_id, custom_id)
+)
+""",
+    "CREATE INDEX IF NOT EXISTS judge_batch_requests_key ON judge_batch_requests (key)",
+)
+
+SUBMITTING = "submitting"
+"""Ledger status: the create call is (or was, before a crash) on its way."""
+IN_PROGRESS = "in_progress"
+"""Ledger status: the API accepted the batch; results not yet stored."""
+COLLECTED = "collected"
+"""Ledger status: every result line of the ended batch is stored."""
+FAILED = "failed"
+"""Ledger status: the create call failed; its requests are free to be submitted again."""
+MISSING = "missing"
+"""Ledger status: the API no longer knows the batch (404); its requests are free again."""
+IN_FLIGHT_STATUSES = (SUBMITTING, IN_PROGRESS)
+"""Statuses whose requests must not be submitted again."""
 
 
 @dataclass(frozen=True)
@@ -149,6 +203,24 @@ class JudgeCache:
         # OS crash or power loss may lose the last commits.
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.execute(_SCHEMA)
+        self._add_column("judge_calls", "batch_id", "TEXT")
+        for statement in _BATCH_SCHEMA:
+            self._conn.execute(statement)
+
+    def _add_column(self, table: str, column: str, decl: str) -> None:
+        columns = {row[1] for row in self._conn.execute(f"PRAGMA table_info({table})")}
+        if column in columns:
+            return
+        try:
+            self._conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
+        except sqlite3.OperationalError as exc:  # another process added it first
+            if "duplicate column" not in str(exc).lower():
+                raise
+
+    @property
+    def connection(self) -> sqlite3.Connection:
+        """The SQLite connection (autocommit; shared with :class:`BatchLedger`)."""
+        return self._conn
 
     def get_many(self, keys: Iterable[str]) -> dict[str, JudgeReply]:
         """Look up stored replies.
@@ -165,17 +237,18 @@ class JudgeCache:
             chunk = key_list[start : start + 500]
             marks = ",".join("?" * len(chunk))
             rows = self._conn.execute(
-                "SELECT key, text, stop_reason, input_tokens, output_tokens, response_model "
-                f"FROM judge_calls WHERE key IN ({marks})",
+                "SELECT key, text, stop_reason, input_tokens, output_tokens, response_model, "
+                f"batch_id FROM judge_calls WHERE key IN ({marks})",
                 chunk,
             ).fetchall()
-            for key, text, stop_reason, in_tok, out_tok, model in rows:
+            for key, text, stop_reason, in_tok, out_tok, model, batch_id in rows:
                 found[key] = JudgeReply(
                     text=text,
                     stop_reason=stop_reason,
                     input_tokens=int(in_tok),
                     output_tokens=int(out_tok),
                     model=model or "",
+                    batch_id=batch_id,
                 )
         return found
 
@@ -187,15 +260,34 @@ class JudgeCache:
             reply: the API's reply.
             question_id: stored for inspection only (not part of the key).
         """
+        self.insert_raw(key.digest(), key.fields_json(), question_id, key.run_index, reply)
+
+    def insert_raw(
+        self,
+        digest: str,
+        key_fields: str,
+        question_id: Optional[str],
+        run_index: int,
+        reply: JudgeReply,
+    ) -> None:
+        """Store one call from its stored key parts (first writer of a key wins).
+
+        Args:
+            digest: :meth:`CacheKey.digest`.
+            key_fields: :meth:`CacheKey.fields_json`.
+            question_id: for inspection only.
+            run_index: 0-based run.
+            reply: the reply; its ``batch_id`` is stored.
+        """
         self._conn.execute(
             "INSERT OR IGNORE INTO judge_calls (key, key_fields, question_id, run_index, text, "
-            "stop_reason, input_tokens, output_tokens, response_model, created_at, writer_pid) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "stop_reason, input_tokens, output_tokens, response_model, created_at, writer_pid, "
+            "batch_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
-                key.digest(),
-                key.fields_json(),
+                digest,
+                key_fields,
                 question_id,
-                key.run_index,
+                run_index,
                 reply.text,
                 reply.stop_reason,
                 reply.input_tokens,
@@ -203,6 +295,7 @@ class JudgeCache:
                 reply.model,
                 time.time(),
                 os.getpid(),
+                reply.batch_id,
             ),
         )
 
@@ -219,3 +312,276 @@ class JudgeCache:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+@dataclass(frozen=True)
+class LedgerRequest:
+    """One request of a batch submission, as the ledger stores it.
+
+    Attributes:
+        custom_id: the request's ``custom_id`` (:func:`custom_id_for`).
+        digest: its cache key digest.
+        key_fields: :meth:`CacheKey.fields_json`.
+        question_id: the question (for inspection).
+        run_index: 0-based run.
+    """
+
+    custom_id: str
+    digest: str
+    key_fields: str
+    question_id: Optional[str]
+    run_index: int
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One batch submission in the ledger.
+
+    Attributes:
+        submission_id: local id, assigned before the create call.
+        batch_id: the API's id, ``None`` until the create call returned.
+        status: :data:`SUBMITTING`, :data:`IN_PROGRESS`, :data:`COLLECTED`,
+            :data:`FAILED` or :data:`MISSING`.
+        request_count: requests in the batch.
+        submitted_at: when the create call was started, Unix seconds.
+        writer_pid: process that submitted it.
+        writer_host: host name of that process.
+    """
+
+    submission_id: str
+    batch_id: Optional[str]
+    status: str
+    request_count: int
+    submitted_at: float
+    writer_pid: Optional[int]
+    writer_host: Optional[str]
+
+
+def custom_id_for(digest: str) -> str:
+    """The ``custom_id`` of a call: its cache key digest (64 characters of ``[0-9a-f]``).
+
+    The API allows 1-64 characters of ``[a-zA-Z0-9_-]``; the SHA-256 hex digest is exactly
+    64, so results, which come back in any order, join exactly to their cache keys.
+    """
+    return digest[:64]
+
+
+_SUBMISSION_COLUMNS = (
+    "submission_id, batch_id, status, request_count, submitted_at, writer_pid, writer_host"
+)
+
+
+class BatchLedger:
+    """The batch tables of a :class:`JudgeCache` file (see the module docstring).
+
+    Args:
+        cache: the open cache; the ledger shares its connection.
+    """
+
+    def __init__(self, cache: JudgeCache) -> None:
+        self.cache = cache
+        self._conn = cache.connection
+
+    def _transaction(self) -> _Immediate:
+        return _Immediate(self._conn)
+
+    def in_flight(self, digests: Iterable[str]) -> dict[str, str]:
+        """Which of these calls are in a batch still in flight.
+
+        Args:
+            digests: cache key digests.
+
+        Returns:
+            Digest -> submission id, for calls in a :data:`SUBMITTING` or
+            :data:`IN_PROGRESS` submission.
+        """
+        found: dict[str, str] = {}
+        digest_list = list(digests)
+        for start in range(0, len(digest_list), 500):
+            chunk = digest_list[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = self._conn.execute(
+                "SELECT r.key, r.submission_id FROM judge_batch_requests r "
+                "JOIN judge_batches b ON b.submission_id = r.submission_id "
+                f"WHERE r.key IN ({marks}) AND b.status IN (?, ?) "
+                "ORDER BY b.submitted_at",
+                [*chunk, *IN_FLIGHT_STATUSES],
+            ).fetchall()
+            for key, submission_id in rows:
+                found.setdefault(key, submission_id)
+        return found
+
+    def claim(
+        self, chunks: list[list[LedgerRequest]], *, api_version: str
+    ) -> tuple[list[Submission], set[str]]:
+        """Record new submissions (status :data:`SUBMITTING`) before they are sent.
+
+        In one ``BEGIN IMMEDIATE`` transaction, requests another process put in flight
+        meanwhile are dropped, so two processes never submit the same call twice.
+
+        Args:
+            chunks: the requests of each batch to create.
+            api_version: the ``anthropic-version`` of the create call.
+
+        Returns:
+            ``(submissions, taken)``: the recorded submissions (empty chunks dropped), and
+            the digests that were already in flight.
+        """
+        submissions: list[Submission] = []
+        with self._transaction():
+            all_digests = [r.digest for chunk in chunks for r in chunk]
+            taken = set(self.in_flight(all_digests))
+            now = time.time()
+            for chunk in chunks:
+                free = [r for r in chunk if r.digest not in taken]
+                if not free:
+                    continue
+                submission = Submission(
+                    submission_id=uuid.uuid4().hex,
+                    batch_id=None,
+                    status=SUBMITTING,
+                    request_count=len(free),
+                    submitted_at=now,
+                    writer_pid=os.getpid(),
+                    writer_host=socket.gethostname(),
+                )
+                self._conn.execute(
+                    "INSERT INTO judge_batches (submission_id, batch_id, status, request_count, "
+                    "api_version, submitted_at, writer_pid, writer_host) "
+                    "VALUES (?, NULL, ?, ?, ?, ?, ?, ?)",
+                    (
+                        submission.submission_id,
+                        SUBMITTING,
+                        submission.request_count,
+                        api_version,
+                        now,
+                        submission.writer_pid,
+                        submission.writer_host,
+                    ),
+                )
+                self._conn.executemany(
+                    "INSERT INTO judge_batch_requests (submission_id, custom_id, key, "
+                    "key_fields, question_id, run_index) VALUES (?, ?, ?, ?, ?, ?)",
+                    [
+                        (
+                            submission.submission_id,
+                            r.custom_id,
+                            r.digest,
+                            r.key_fields,
+                            r.question_id,
+                            r.run_index,
+                        )
+                        for r in free
+                    ],
+                )
+                submissions.append(submission)
+        return submissions, taken
+
+    def set_batch_id(
+        self, submission_id: str, batch_id: str, batch_created_at: Optional[float]
+    ) -> None:
+        """Record the API's batch id (status :data:`IN_PROGRESS`), committed at once."""
+        self._conn.execute(
+            "UPDATE judge_batches SET batch_id = ?, status = ?, batch_created_at = ? "
+            "WHERE submission_id = ?",
+            (batch_id, IN_PROGRESS, batch_created_at, submission_id),
+        )
+
+    def set_status(
+        self,
+        submission_id: str,
+        status: str,
+        *,
+        counts: Optional[dict[str, int]] = None,
+        ended_at: Optional[float] = None,
+    ) -> None:
+        """Change a submission's status (and its last known request counts)."""
+        self._conn.execute(
+            "UPDATE judge_batches SET status = ?, counts = COALESCE(?, counts), "
+            "ended_at = COALESCE(?, ended_at) WHERE submission_id = ?",
+            (status, None if counts is None else json.dumps(counts), ended_at, submission_id),
+        )
+
+    def get(self, submission_id: str) -> Submission:
+        """One submission.
+
+        Raises:
+            KeyError: if it is not in the ledger.
+        """
+        row = self._conn.execute(
+            f"SELECT {_SUBMISSION_COLUMNS} FROM judge_batches WHERE submission_id = ?",
+            (submission_id,),
+        ).fetchone()
+        if row is None:
+            raise KeyError(submission_id)
+        return Submission(*row)
+
+    def submissions(self, status: Optional[str] = None) -> list[Submission]:
+        """All submissions (or those with ``status``), oldest first."""
+        where, args = ("WHERE status = ?", (status,)) if status else ("", ())
+        rows = self._conn.execute(
+            f"SELECT {_SUBMISSION_COLUMNS} FROM judge_batches {where} ORDER BY submitted_at",
+            args,
+        ).fetchall()
+        return [Submission(*row) for row in rows]
+
+    def known_batch_ids(self) -> set[str]:
+        """Every batch id in the ledger."""
+        rows = self._conn.execute(
+            "SELECT batch_id FROM judge_batches WHERE batch_id IS NOT NULL"
+        ).fetchall()
+        return {row[0] for row in rows}
+
+    def requests(self, submission_id: str) -> dict[str, LedgerRequest]:
+        """``custom_id -> request`` of one submission."""
+        rows = self._conn.execute(
+            "SELECT custom_id, key, key_fields, question_id, run_index "
+            "FROM judge_batch_requests WHERE submission_id = ?",
+            (submission_id,),
+        ).fetchall()
+        return {row[0]: LedgerRequest(*row) for row in rows}
+
+    def store_results(
+        self,
+        submission: Submission,
+        requests: dict[str, LedgerRequest],
+        items: list[BatchItemResult],
+    ) -> None:
+        """Store a chunk of result lines in one transaction.
+
+        Succeeded replies go into ``judge_calls`` (with the batch id); every line's
+        result type (and error) goes into its request row. Lines whose ``custom_id`` is
+        not in ``requests`` are ignored. Storing the same lines again changes nothing.
+        """
+        with self._transaction():
+            for item in items:
+                request = requests.get(item.custom_id)
+                if request is None:
+                    continue
+                if item.reply is not None:
+                    self.cache.insert_raw(
+                        request.digest,
+                        request.key_fields,
+                        request.question_id,
+                        request.run_index,
+                        item.reply,
+                    )
+                error = f"{item.error_type}: {item.error_message}" if item.error_type else None
+                self._conn.execute(
+                    "UPDATE judge_batch_requests SET result_type = ?, error = ? "
+                    "WHERE submission_id = ? AND custom_id = ?",
+                    (item.result_type, error, submission.submission_id, item.custom_id),
+                )
+
+
+class _Immediate:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on error) on an autocommit connection."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    def __enter__(self) -> None:
+        self._conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        self._conn.execute("ROLLBACK" if exc_type is not None else "COMMIT")

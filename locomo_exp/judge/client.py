@@ -18,8 +18,9 @@ from __future__ import annotations
 import email.utils
 import logging
 import time
-from dataclasses import dataclass
-from typing import Any, Mapping, Optional, Protocol
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, AsyncIterator, Mapping, Optional, Protocol
 
 import anthropic
 
@@ -84,6 +85,8 @@ class JudgeReply:
         output_tokens: billed output tokens.
         model: model id reported by the API.
         request_id: the API's ``request-id``, when known.
+        batch_id: the Message Batch that produced the reply, ``None`` for a realtime call
+            (batch replies are billed at batch prices).
     """
 
     text: str
@@ -92,6 +95,7 @@ class JudgeReply:
     output_tokens: int = 0
     model: str = ""
     request_id: Optional[str] = None
+    batch_id: Optional[str] = None
 
 
 class JudgeClient(Protocol):
@@ -151,6 +155,119 @@ def build_request_kwargs(request: JudgeRequest) -> dict[str, Any]:
         kwargs["extra_body"] = {"temperature": float(request.temperature)}
         kwargs["extra_headers"] = {"anthropic-version": TEMPERATURE_API_VERSION}
     return kwargs
+
+
+def build_batch_request(custom_id: str, request: JudgeRequest) -> dict[str, Any]:
+    """One entry of a Message Batch's ``requests`` (a pure function).
+
+    The ``params`` are those of :func:`build_request_kwargs`, with a numeric temperature
+    placed directly in ``params`` (the batch create call then carries
+    ``anthropic-version: 2023-06-01``, see :meth:`AnthropicJudgeClient.create_batch`);
+    with ``temperature=None`` none is sent.
+
+    Args:
+        custom_id: 1-64 characters of ``[a-zA-Z0-9_-]``, unique within the batch.
+        request: the judge call.
+
+    Returns:
+        ``{"custom_id": custom_id, "params": {...}}``.
+    """
+    kwargs = build_request_kwargs(request)
+    params = {k: v for k, v in kwargs.items() if k not in ("extra_body", "extra_headers")}
+    params.update(kwargs.get("extra_body", {}))
+    return {"custom_id": custom_id, "params": params}
+
+
+BATCH_COUNT_KINDS = ("processing", "succeeded", "errored", "canceled", "expired")
+"""The request states of a Message Batch's ``request_counts``."""
+
+
+@dataclass(frozen=True)
+class BatchStatus:
+    """The state of one Message Batch, independent of the SDK.
+
+    Attributes:
+        batch_id: the API's batch id (``msgbatch_...``).
+        processing_status: ``in_progress``, ``canceling`` or ``ended``.
+        counts: requests per state (:data:`BATCH_COUNT_KINDS`); the API reports only
+            ``processing`` until the whole batch has ended.
+        created_at: creation time, Unix seconds.
+        ended_at: end of processing, Unix seconds, or ``None``.
+        expires_at: when the API stops processing it (24 h after creation), Unix seconds.
+    """
+
+    batch_id: str
+    processing_status: str
+    counts: dict[str, int] = field(default_factory=dict)
+    created_at: Optional[float] = None
+    ended_at: Optional[float] = None
+    expires_at: Optional[float] = None
+
+    @property
+    def ended(self) -> bool:
+        """Whether processing has ended (results can be downloaded)."""
+        return self.processing_status == "ended"
+
+    @property
+    def total(self) -> int:
+        """Number of requests in the batch."""
+        return sum(self.counts.get(kind, 0) for kind in BATCH_COUNT_KINDS)
+
+
+@dataclass(frozen=True)
+class BatchItemResult:
+    """One line of a Message Batch's results.
+
+    Attributes:
+        custom_id: the request's ``custom_id``.
+        result_type: ``succeeded``, ``errored``, ``canceled`` or ``expired``.
+        reply: the reply of a ``succeeded`` request, else ``None``.
+        error_type: the API's error type of an ``errored`` request (e.g.
+            ``invalid_request_error``), else "".
+        error_message: the API's error message, else "".
+    """
+
+    custom_id: str
+    result_type: str
+    reply: Optional[JudgeReply] = None
+    error_type: str = ""
+    error_message: str = ""
+
+
+class JudgeBatchClient(JudgeClient, Protocol):
+    """What ``judge.mode=batch`` needs from an API client, beyond :class:`JudgeClient`."""
+
+    async def create_batch(self, requests: list[dict[str, Any]]) -> BatchStatus:
+        """Create one Message Batch from :func:`build_batch_request` entries (no retries).
+
+        Raises:
+            JudgeCallError: on any API or transport failure, classified.
+        """
+        ...
+
+    async def retrieve_batch(self, batch_id: str) -> BatchStatus:
+        """The batch's current state (no retries).
+
+        Raises:
+            JudgeCallError: classified.
+        """
+        ...
+
+    def batch_results(self, batch_id: str) -> AsyncIterator[BatchItemResult]:
+        """Stream the results of an ended batch, in the server's (arbitrary) order.
+
+        Raises:
+            JudgeCallError: classified.
+        """
+        ...
+
+    async def list_batches(self, created_after: float) -> list[BatchStatus]:
+        """Batches created at or after ``created_after`` (Unix seconds), newest first.
+
+        Raises:
+            JudgeCallError: classified.
+        """
+        ...
 
 
 def parse_retry_after(headers: Mapping[str, str]) -> Optional[float]:
@@ -253,8 +370,54 @@ def reply_from_message(message: Any) -> JudgeReply:
     )
 
 
+def _unix(value: Optional[datetime]) -> Optional[float]:
+    return value.timestamp() if value is not None else None
+
+
+def batch_status_from(batch: Any) -> BatchStatus:
+    """A :class:`BatchStatus` from an SDK ``MessageBatch``."""
+    counts = getattr(batch, "request_counts", None)
+    return BatchStatus(
+        batch_id=str(batch.id),
+        processing_status=str(batch.processing_status),
+        counts={kind: int(getattr(counts, kind, 0) or 0) for kind in BATCH_COUNT_KINDS},
+        created_at=_unix(getattr(batch, "created_at", None)),
+        ended_at=_unix(getattr(batch, "ended_at", None)),
+        expires_at=_unix(getattr(batch, "expires_at", None)),
+    )
+
+
+def batch_item_from(item: Any, batch_id: str) -> BatchItemResult:
+    """A :class:`BatchItemResult` from an SDK ``MessageBatchIndividualResponse``."""
+    result = item.result
+    kind = str(getattr(result, "type", ""))
+    if kind == "succeeded":
+        reply = reply_from_message(result.message)
+        return BatchItemResult(
+            custom_id=str(item.custom_id),
+            result_type=kind,
+            reply=JudgeReply(
+                text=reply.text,
+                stop_reason=reply.stop_reason,
+                input_tokens=reply.input_tokens,
+                output_tokens=reply.output_tokens,
+                model=reply.model,
+                batch_id=batch_id,
+            ),
+        )
+    if kind == "errored":
+        inner = getattr(getattr(result, "error", None), "error", None)
+        return BatchItemResult(
+            custom_id=str(item.custom_id),
+            result_type=kind,
+            error_type=str(getattr(inner, "type", "") or "error"),
+            error_message=str(getattr(inner, "message", "") or ""),
+        )
+    return BatchItemResult(custom_id=str(item.custom_id), result_type=kind)
+
+
 class AnthropicJudgeClient:
-    """:class:`JudgeClient` over ``anthropic.AsyncAnthropic``.
+    """:class:`JudgeBatchClient` over ``anthropic.AsyncAnthropic``.
 
     Args:
         api_key: the API key (read by the caller from ``ANTHROPIC_API_KEY``); never logged.
@@ -262,6 +425,8 @@ class AnthropicJudgeClient:
         base_url: API base URL; ``None`` keeps the SDK's default, which honours
             ``ANTHROPIC_BASE_URL``.
         timeout_s: per-request timeout in seconds.
+        create_batch_timeout_s: timeout of a batch create call (its body may reach
+            256 MB), seconds.
     """
 
     def __init__(
@@ -271,8 +436,10 @@ class AnthropicJudgeClient:
         temperature: Optional[float],
         base_url: Optional[str] = None,
         timeout_s: float = 60.0,
+        create_batch_timeout_s: float = 600.0,
     ) -> None:
         self.api_version = api_version_for(temperature)
+        self._create_batch_timeout_s = create_batch_timeout_s
         self._client = anthropic.AsyncAnthropic(
             api_key=api_key,
             base_url=base_url,
@@ -287,6 +454,56 @@ class AnthropicJudgeClient:
         except anthropic.AnthropicError as exc:
             raise classify_error(exc) from None
         return reply_from_message(message)
+
+    async def create_batch(self, requests: list[dict[str, Any]]) -> BatchStatus:
+        """Create one Message Batch; see :class:`JudgeBatchClient`.
+
+        With a temperature in the requests' params the call carries
+        ``anthropic-version: 2023-06-01``, as a realtime call would (the API validates
+        each request's params on creation).
+        """
+        extra: dict[str, Any] = {}
+        if self.api_version == TEMPERATURE_API_VERSION:
+            extra["extra_headers"] = {"anthropic-version": TEMPERATURE_API_VERSION}
+        try:
+            batch = await self._client.messages.batches.create(
+                requests=requests,  # type: ignore[arg-type]
+                timeout=self._create_batch_timeout_s,
+                **extra,
+            )
+        except anthropic.AnthropicError as exc:
+            raise classify_error(exc) from None
+        return batch_status_from(batch)
+
+    async def retrieve_batch(self, batch_id: str) -> BatchStatus:
+        """The batch's state; see :class:`JudgeBatchClient`."""
+        try:
+            batch = await self._client.messages.batches.retrieve(batch_id)
+        except anthropic.AnthropicError as exc:
+            raise classify_error(exc) from None
+        return batch_status_from(batch)
+
+    async def batch_results(self, batch_id: str) -> AsyncIterator[BatchItemResult]:
+        """Stream an ended batch's results; see :class:`JudgeBatchClient`."""
+        try:
+            decoder = await self._client.messages.batches.results(batch_id)
+            async for item in decoder:
+                yield batch_item_from(item, batch_id)
+        except Exception as exc:  # noqa: BLE001 - SDK and transport errors while streaming
+            raise classify_error(exc) from None
+
+    async def list_batches(self, created_after: float) -> list[BatchStatus]:
+        """Recent batches, newest first; see :class:`JudgeBatchClient`."""
+        found: list[BatchStatus] = []
+        try:
+            async for batch in self._client.messages.batches.list(limit=100):
+                status = batch_status_from(batch)
+                if status.created_at is not None and status.created_at < created_after:
+                    break
+                found.append(status)
+        except anthropic.AnthropicError as exc:
+            raise classify_error(exc) from None
+        return found
 
     async def aclose(self) -> None:
         """Close the underlying HTTP client."""

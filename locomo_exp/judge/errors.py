@@ -70,3 +70,36 @@ class JudgeCallError(Exception):
         """One-line description, e.g. ``"429 rate_limit: Too many requests"``."""
         status = f"{self.status_code} " if self.status_code is not None else ""
         return f"{status}{self.kind}: {self.message}"
+
+
+class JudgeBatchPending(Exception):
+    """``judge.mode=batch`` with ``judge.batch.wait=false``: batches are still processing.
+
+    Not an error (deliberately not a :class:`JudgeError`/``ValueError``): the batches are
+    submitted and recorded in the cache file, and running the same command again collects
+    them without submitting anything new. ``str(exc)`` is the message for the user.
+
+    Attributes:
+        batch_ids: every batch the job waits for (submitted now or earlier).
+        submitted_batch_ids: the batches this call submitted.
+        requests_pending: requests whose results are not yet available.
+        requests_total: all judge calls of the job (cached ones included).
+        counts: summed request counts of the pending batches (``processing``, ...).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        batch_ids: list[str],
+        submitted_batch_ids: list[str],
+        requests_pending: int,
+        requests_total: int,
+        counts: dict[str, int],
+    ) -> None:
+        super().__init__(message)
+        self.batch_ids = batch_ids
+        self.submitted_batch_ids = submitted_batch_ids
+        self.requests_pending = requests_pending
+        self.requests_total = requests_total
+        self.counts = counts

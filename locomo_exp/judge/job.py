@@ -27,7 +27,8 @@ from locomo_exp.judge.aggregate import (
     flat_metrics,
     group_j,
 )
-from locomo_exp.judge.cache import JudgeCache, resolve_cache_path
+from locomo_exp.judge.batch import BatchRunInfo, judge_batch_async
+from locomo_exp.judge.cache import BatchLedger, JudgeCache, resolve_cache_path
 from locomo_exp.judge.client import JudgeClient, api_version_for
 from locomo_exp.judge.parsing import PARSER_VERSION
 from locomo_exp.judge.preflight import (
@@ -64,12 +65,20 @@ def _price_table(cfg: JudgeConfig) -> dict[str, Any]:
 
 def _dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) -> dict[str, Any]:
     cached = 0
+    in_flight = 0
+    batch = JudgeMode(cfg.mode) is JudgeMode.batch
     if cfg.cache:
         path = resolve_cache_path(cfg.cache_path, start_dir)
         if path.exists():
             with JudgeCache(path) as cache:
-                cached = len(cache.get_many(s.digest for s in specs))
-    to_call = len(specs) - cached
+                stored = cache.get_many(s.digest for s in specs)
+                cached = len([s for s in specs if s.digest in stored])
+                if batch:
+                    flying = BatchLedger(cache).in_flight(
+                        s.digest for s in specs if s.digest not in stored
+                    )
+                    in_flight = len([s for s in specs if s.digest in flying])
+    to_call = len(specs) - cached - in_flight
     input_all = sum(
         int(math.ceil((len(s.request.system) + len(s.request.prompt)) / CHARS_PER_TOKEN))
         + REQUEST_OVERHEAD_TOKENS
@@ -79,21 +88,33 @@ def _dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) 
     output_typical = to_call * min(ESTIMATED_OUTPUT_TOKENS, cfg.max_tokens)
     output_max = to_call * cfg.max_tokens
     prices = _price_table(cfg)
-    return {
+    factor = float(cfg.batch.price_factor) if batch else 1.0
+    estimate = {
         "calls_total": len(specs),
         "calls_cached": cached,
         "calls_to_make": to_call,
         "estimated_input_tokens": input_tokens,
         "estimated_output_tokens": output_typical,
         "max_output_tokens": output_max,
-        "estimated_cost_usd": estimate_cost_usd(cfg.model, input_tokens, output_typical, prices),
-        "max_cost_usd": estimate_cost_usd(cfg.model, input_tokens, output_max, prices),
+        "estimated_cost_usd": _scaled(
+            estimate_cost_usd(cfg.model, input_tokens, output_typical, prices), factor
+        ),
+        "max_cost_usd": _scaled(
+            estimate_cost_usd(cfg.model, input_tokens, output_max, prices), factor
+        ),
         "assumptions": (
             f"{CHARS_PER_TOKEN} characters per input token + {REQUEST_OVERHEAD_TOKENS} per "
             f"request; {ESTIMATED_OUTPUT_TOKENS} output tokens per reply typical, "
-            "max_tokens at most"
+            "max_tokens at most" + (f"; batch prices ({factor:g} x judge.prices)" if batch else "")
         ),
     }
+    if batch:
+        estimate["calls_in_flight"] = in_flight
+    return estimate
+
+
+def _scaled(cost: Optional[float], factor: float) -> Optional[float]:
+    return None if cost is None else cost * factor
 
 
 def _summary_header(cfg: JudgeConfig, api_version: str) -> dict[str, Any]:
@@ -123,6 +144,7 @@ def build_run_result(
     category_names: dict[int, str],
     cache_path: Optional[Path] = None,
     wall_time_s: Optional[float] = None,
+    batch: Optional[BatchRunInfo] = None,
 ) -> JudgeRunResult:
     """Aggregate per-run results into a :class:`JudgeRunResult`.
 
@@ -135,9 +157,12 @@ def build_run_result(
         category_names: display names for metric names.
         cache_path: the cache file, if any (reported).
         wall_time_s: duration of the judging, seconds (reported).
+        batch: what the batch side did (``judge.mode=batch``), reported as
+            ``summary["batch"]``, the ``judge.batch_ids`` param and tags.
 
     Returns:
-        The result, with summary, metrics and params.
+        The result, with summary, metrics, params and tags. Cost: tokens of batch
+        replies at ``judge.batch.price_factor`` x ``judge.prices``, others at list price.
     """
     per_question: dict[str, JudgeAggregation] = {}
     for record in records:
@@ -165,14 +190,12 @@ def build_run_result(
         "output": sum(r.output_tokens for r in fresh),
         "cached_input": sum(r.input_tokens for r in cached),
         "cached_output": sum(r.output_tokens for r in cached),
+        "batch_input": sum(r.input_tokens for r in fresh if r.batch_id),
+        "batch_output": sum(r.output_tokens for r in fresh if r.batch_id),
     }
-    cost = estimate_cost_usd(cfg.model, tokens["input"], tokens["output"], prices)
-    cost_all = estimate_cost_usd(
-        cfg.model,
-        tokens["input"] + tokens["cached_input"],
-        tokens["output"] + tokens["cached_output"],
-        prices,
-    )
+    factor = float(cfg.batch.price_factor)
+    cost = _runs_cost(fresh, cfg.model, prices, factor)
+    cost_all = _runs_cost(fresh + cached, cfg.model, prices, factor)
     if find_price(cfg.model, prices) is None:
         logger.warning(
             "judge: no price for model %s in judge.prices; cost not estimated", cfg.model
@@ -199,6 +222,8 @@ def build_run_result(
         "cache_path": str(cache_path) if cache_path else None,
         "wall_time_s": wall_time_s,
     }
+    if batch is not None:
+        summary["batch"] = {**batch.to_json(), "price_factor": factor}
     metrics = flat_metrics(summary, category_names)
     return JudgeRunResult(
         per_question=per_question,
@@ -206,15 +231,62 @@ def build_run_result(
         metrics=metrics,
         params=_params(summary),
         error_rate_exceeded=error_rate > cfg.max_error_rate,
+        tags=_tags(summary),
     )
 
 
+def _runs_cost(
+    runs: list[JudgeResult], model: str, prices: dict[str, Any], batch_factor: float
+) -> Optional[float]:
+    """Cost of runs' tokens: batch replies at ``batch_factor`` x list price."""
+    realtime = [r for r in runs if not r.batch_id]
+    batched = [r for r in runs if r.batch_id]
+    cost_rt = estimate_cost_usd(
+        model, sum(r.input_tokens for r in realtime), sum(r.output_tokens for r in realtime), prices
+    )
+    cost_b = estimate_cost_usd(
+        model, sum(r.input_tokens for r in batched), sum(r.output_tokens for r in batched), prices
+    )
+    if cost_rt is None or cost_b is None:
+        return None
+    return cost_rt + batch_factor * cost_b
+
+
+MAX_PARAM_CHARS = 6000
+"""MLflow's limit on a param value, characters."""
+
+
+def _joined_ids(ids: list[str]) -> str:
+    text = ",".join(ids)
+    if len(text) <= MAX_PARAM_CHARS:
+        return text
+    kept: list[str] = []
+    for index, batch_id in enumerate(ids):
+        suffix = f",... (+{len(ids) - index} more; see summary.json)"
+        if len(",".join([*kept, batch_id])) + len(suffix) > MAX_PARAM_CHARS:
+            return ",".join(kept) + suffix
+        kept.append(batch_id)
+    return text  # pragma: no cover - unreachable
+
+
 def _params(summary: dict[str, Any]) -> dict[str, str]:
-    return {
+    params = {
         "judge.prompt_version": str(summary["prompt_version"]),
         "judge.api_version": str(summary["api_version"]),
         "judge.parser_version": str(summary["parser_version"]),
     }
+    batch = summary.get("batch")
+    if batch is not None:
+        params["judge.batch_ids"] = _joined_ids(batch["batch_ids"])
+    return params
+
+
+def _tags(summary: dict[str, Any]) -> dict[str, str]:
+    tags = {"judge.mode": str(summary["mode"])}
+    batch = summary.get("batch")
+    if batch is not None:
+        tags["judge.batch_ids"] = _joined_ids(batch["batch_ids"])
+    return tags
 
 
 def run_judge(
@@ -244,6 +316,9 @@ def run_judge(
         JudgeError: invalid config (see :func:`preflight_judge`).
         JudgeFatalAPIError: a non-retryable API error (400, 401, 403, 404); everything
             completed before it is in the cache.
+        JudgeBatchPending: ``judge.mode=batch`` with ``judge.batch.wait=false`` and
+            batches still processing (submitted and recorded; not an error). Running the
+            same call again collects them.
     """
     names = category_names or DEFAULT_CATEGORY_NAMES
     preflight_judge(cfg, records)
@@ -292,13 +367,23 @@ def run_judge(
             summary=summary,
             metrics=metrics,
             params=_params(summary),
+            tags=_tags(summary),
             dry_run_estimate=estimate,
         )
 
     cache = _open_cache(cfg, start_dir)
     started = time.monotonic()
+    batch_info: Optional[BatchRunInfo] = None
     try:
-        results, calls_made = asyncio.run(judge_calls_async(specs, cfg, cache=cache, client=client))
+        if JudgeMode(cfg.mode) is JudgeMode.batch:
+            results, batch_info = asyncio.run(
+                judge_batch_async(specs, cfg, cache=cache, client=client)
+            )
+            calls_made = batch_info.requests_submitted + batch_info.realtime_calls
+        else:
+            results, calls_made = asyncio.run(
+                judge_calls_async(specs, cfg, cache=cache, client=client)
+            )
     finally:
         if cache is not None:
             cache.close()
@@ -311,6 +396,7 @@ def run_judge(
         category_names=names,
         cache_path=cache.path if cache is not None else None,
         wall_time_s=time.monotonic() - started,
+        batch=batch_info,
     )
     overall = result.summary["j"]["overall"]
     logger.info(

@@ -75,6 +75,45 @@ def judged_records(records: list[QARecord], cfg: JudgeConfig) -> list[QARecord]:
     return [r for r in records if r.category in wanted]
 
 
+MAX_BATCH_REQUESTS = 100_000
+"""The Message Batches API's limit on requests per batch (FIELD_NOTES §4)."""
+
+MAX_BATCH_BYTES = 256 * 1024 * 1024
+"""The Message Batches API's limit on a batch's size, bytes (256 MB)."""
+
+
+def _batch_problems(cfg: JudgeConfig) -> list[str]:
+    batch = cfg.batch
+    problems: list[str] = []
+    if not cfg.cache:
+        problems.append(
+            "judge.mode=batch needs judge.cache=true (batch ids and results are kept in the "
+            "cache file, so a stopped run resumes instead of paying twice)"
+        )
+    if batch.poll_interval_s <= 0:
+        problems.append(f"judge.batch.poll_interval_s={batch.poll_interval_s} must be positive")
+    if batch.max_poll_interval_s < batch.poll_interval_s:
+        problems.append(
+            f"judge.batch.max_poll_interval_s={batch.max_poll_interval_s} must be at least "
+            f"judge.batch.poll_interval_s={batch.poll_interval_s}"
+        )
+    if batch.poll_backoff < 1.0:
+        problems.append(f"judge.batch.poll_backoff={batch.poll_backoff} must be at least 1")
+    if not 1 <= batch.max_requests <= MAX_BATCH_REQUESTS:
+        problems.append(
+            f"judge.batch.max_requests={batch.max_requests} must be in [1, {MAX_BATCH_REQUESTS}]"
+        )
+    if not 4096 <= batch.max_bytes <= MAX_BATCH_BYTES:
+        problems.append(
+            f"judge.batch.max_bytes={batch.max_bytes} must be in [4096, {MAX_BATCH_BYTES}]"
+        )
+    if not 0.0 < batch.price_factor <= 1.0:
+        problems.append(f"judge.batch.price_factor={batch.price_factor} must be in (0, 1]")
+    if batch.create_timeout_s <= 0:
+        problems.append(f"judge.batch.create_timeout_s={batch.create_timeout_s} must be positive")
+    return problems
+
+
 def check_config(cfg: JudgeConfig) -> None:
     """Validate the judge config alone (no records).
 
@@ -107,10 +146,8 @@ def check_config(cfg: JudgeConfig) -> None:
             f"judge.model={cfg.model} does not accept a temperature (Opus 4.7 and later "
             "reject it); set judge.temperature=null"
         )
-    if JudgeMode(cfg.mode) is not JudgeMode.realtime:
-        problems.append(
-            "judge.mode=batch is not supported by run_judge yet; use judge.mode=realtime"
-        )
+    if JudgeMode(cfg.mode) is JudgeMode.batch:
+        problems.extend(_batch_problems(cfg))
     try:
         get_protocol(cfg.protocol)
     except ValueError as exc:
@@ -128,7 +165,8 @@ def preflight_judge(cfg: JudgeConfig, records: list[QARecord]) -> None:
 
     Checks: temperature in [0, 1] or null; runs, max_tokens, max_concurrency >= 1;
     ``ANTHROPIC_API_KEY`` set (unless ``judge.dry_run``); no temperature for models that
-    reject one (Opus 4.7+); realtime mode; unique question ids among judged records.
+    reject one (Opus 4.7+); for ``judge.mode=batch``, the cache on and the batch options
+    in range; unique question ids among judged records.
 
     Args:
         cfg: the judge config.

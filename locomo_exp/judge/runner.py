@@ -141,6 +141,7 @@ def result_from_reply(
         "cached": cached,
         "explanation": parsed.explanation,
         "label": parsed.label,
+        "batch_id": reply.batch_id,
     }
     if parsed.ok:
         return JudgeResult(score=parsed.score, outcome="valid", **common)  # type: ignore[arg-type]
@@ -440,13 +441,35 @@ class JudgePool:
                 await asyncio.gather(*(worker() for _ in range(n_workers)))
         progress.finish()
         if self.fatal is not None:
-            raise JudgeFatalAPIError(
-                fatal_message(self.fatal, self.cfg.model),
-                status_code=self.fatal.status_code,
-                kind=self.fatal.kind,
-                api_message=self.fatal.message,
-            )
+            raise fatal_api_error(self.fatal, self.cfg.model)
         return results
+
+    async def call(self, spec: CallSpec) -> JudgeResult:
+        """Make one call (not looked up in the cache; stored in it), with retries.
+
+        Args:
+            spec: the call.
+
+        Returns:
+            A valid, parse-failure or (retries exhausted) API-error result.
+
+        Raises:
+            JudgeFatalAPIError: on a non-retryable API error.
+        """
+        result = await self._one(spec)
+        if self.fatal is not None:
+            raise fatal_api_error(self.fatal, self.cfg.model)
+        return result
+
+
+def fatal_api_error(error: JudgeCallError, model: str) -> JudgeFatalAPIError:
+    """The exception that stops a job at a non-retryable API error (see :func:`fatal_message`)."""
+    return JudgeFatalAPIError(
+        fatal_message(error, model),
+        status_code=error.status_code,
+        kind=error.kind,
+        api_message=error.message,
+    )
 
 
 def make_client(cfg: JudgeConfig) -> AnthropicJudgeClient:
@@ -463,6 +486,7 @@ def make_client(cfg: JudgeConfig) -> AnthropicJudgeClient:
         temperature=cfg.temperature,
         base_url=cfg.base_url,
         timeout_s=cfg.timeout_s,
+        create_batch_timeout_s=cfg.batch.create_timeout_s,
     )
 
 
