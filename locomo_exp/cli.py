@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import logging
 import sys
+import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 from hydra.core.hydra_config import HydraConfig
+from hydra.types import RunMode
 from omegaconf import DictConfig
 from omegaconf.errors import MissingMandatoryValue
 
+from locomo_exp import sweep, tracking
 from locomo_exp.config import to_experiment_config
 from locomo_exp.data import DataValidationError
 from locomo_exp.experiment import ExperimentResult, JudgeErrorRateExceeded, run_experiment
@@ -67,14 +70,94 @@ def print_result(result: ExperimentResult) -> None:
         )
 
 
-def run_from_hydra(cfg: DictConfig) -> ExperimentResult:
+def run_sweep_job(cfg: DictConfig) -> Optional[ExperimentResult]:
+    """One job of a multirun (``python -m locomo_exp -m ...``); never raises for a failed job.
+
+    The job is a child of the sweep's MLflow parent run (read from the sweep dir's
+    ``sweep_context.json``, see :mod:`locomo_exp.sweep`), named and tagged with its swept
+    values. Any exception is caught so that the other jobs still run: the child run ends
+    FAILED (the error is raised inside it), the error is printed, and ``sweep_job.json``
+    records it for the sweep summary; the sweep's exit status is then 1.
+
+    Returns:
+        The :class:`ExperimentResult`, or ``None`` when the job failed.
+    """
+    hydra_cfg = HydraConfig.get()
+    start_dir = Path(hydra_cfg.runtime.cwd or Path.cwd()).resolve()
+    output_dir = Path(hydra_cfg.runtime.output_dir).resolve()
+    sweep_dir = (start_dir / str(hydra_cfg.sweep.dir)).resolve()
+    context = sweep.SweepContext.read(sweep_dir)
+    overrides = [str(o) for o in hydra_cfg.overrides.task]
+    num = int(hydra_cfg.job.num)
+    # without the callback's context (no parent run), every task override labels the job
+    swept_keys = (
+        context.swept_keys if context is not None else [sweep.override_key(o) for o in overrides]
+    )
+    swept = sweep.swept_values(overrides, swept_keys)
+    run_name = sweep.job_label(swept) if swept else f"job {num}"
+    tags = {
+        "sweep.role": "child",
+        "sweep.job_num": str(num),
+        **({"sweep.name": context.name} if context is not None else {}),
+        **{sweep.tag_name(key): value for key, value in swept.items()},
+    }
+    record = sweep.JobRecord(
+        job=num,
+        overrides=overrides,
+        swept=swept,
+        run_name=run_name,
+        status=sweep.FAILED,
+        output_dir=str(output_dir),
+    )
+    started = time.monotonic()
+    try:
+        typed = to_experiment_config(cfg)
+        record.f1_variant = typed.f1.variant.value
+        if context is not None and context.tracking_uri and typed.tracking.enabled:
+            uri = tracking.resolve_tracking_uri(typed.tracking.uri, start_dir)
+            if (uri, typed.tracking.experiment) != (context.tracking_uri, context.experiment):
+                raise ValueError(
+                    f"this job would log to {uri} / {typed.tracking.experiment}, the sweep's "
+                    f"parent run is in {context.tracking_uri} / {context.experiment}"
+                )
+        result = run_experiment(
+            typed,
+            output_dir,
+            start_dir,
+            parent_run_id=context.parent_run_id if context is not None else None,
+            extra_tags=tags,
+            run_name=run_name,
+        )
+    except Exception as error:  # one failed job must not stop the sweep
+        expected = isinstance(error, (DataValidationError, JudgeErrorRateExceeded, ValueError))
+        if not expected:
+            log.exception("sweep job %d (%s) raised", num, run_name)
+        message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        record.error = message if expected else f"{type(error).__name__}: {message}"
+        record.error_type = type(error).__name__
+        record.wall_time_s = time.monotonic() - started
+        record.write()
+        print(f"error: sweep job {num} ({run_name}) failed: {record.error}", file=sys.stderr)
+        return None
+    record.status = sweep.COMPLETED
+    record.run_id = result.run_id
+    record.wall_time_s = time.monotonic() - started
+    record.write()
+    print(f"sweep job {num} ({run_name}) done in {record.wall_time_s:.1f} s: {result.report_path}")
+    return result
+
+
+def run_from_hydra(cfg: DictConfig) -> Optional[ExperimentResult]:
     """Entry point called by ``locomo_exp/__main__.py``.
 
-    Expected errors (bad input, judge configuration, API failures) are printed as one
-    clear message and end the process with exit code 1; nothing is retried.
+    Single run: expected errors (bad input, judge configuration, API failures) are
+    printed as one clear message and end the process with exit code 1; nothing is
+    retried. Multirun: see :func:`run_sweep_job` (a failed job does not stop the sweep).
     """
     for noisy in ("httpx2", "httpx", "httpcore2", "httpcore", "matplotlib"):
         logging.getLogger(noisy).setLevel(logging.WARNING)  # one INFO line per API call otherwise
+    if HydraConfig.get().mode == RunMode.MULTIRUN:
+        return run_sweep_job(cfg)
     try:
         typed = to_experiment_config(cfg)
     except MissingMandatoryValue as error:

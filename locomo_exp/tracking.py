@@ -45,6 +45,11 @@ def resolve_tracking_uri(uri: Optional[str], start_dir: Path) -> str:
     return uri
 
 
+def is_secret_key(name: str) -> bool:
+    """Whether a config key looks like a secret (``api_key``, ``token``, ...); never logged."""
+    return bool(_SECRET_KEY_RE.search(name.rsplit(".", 1)[-1]))
+
+
 def metric_name(name: str) -> str:
     """Replace characters MLflow refuses in metric/param names with ``_`` (max 250 chars)."""
     return _ILLEGAL_NAME_CHARS_RE.sub("_", name)[:250]
@@ -95,11 +100,42 @@ def flatten_params(tree: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
     return flat
 
 
+_DECIMAL_RE = re.compile(r"^[+-]?(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?$")
+_NOISE_DIGITS = 16
+"""A decimal with this many significant digits is taken as float noise from arithmetic."""
+
+
+def clean_float_text(text: str) -> str:
+    """Undo binary floating-point noise in a decimal written by a program.
+
+    Hydra's float ``range()`` sweeps compute values such as ``0.7000000000000001`` and
+    ``0.8999999999999999`` (FIELD_NOTES §6). A decimal with 16 or more significant digits
+    is rewritten with 15 (``0.7``, ``0.9``); anything shorter, and every non-decimal
+    text, is returned unchanged, so what a user typed (``0.50``, ``1e-3``) stays as typed.
+
+    Args:
+        text: a value as text.
+
+    Returns:
+        The text, or its 15-significant-digit form when it was float noise.
+    """
+    stripped = text.strip()
+    if not _DECIMAL_RE.match(stripped):
+        return text
+    mantissa = re.split(r"[eE]", stripped)[0]
+    digits = re.sub(r"\D", "", mantissa).lstrip("0")
+    if len(digits) < _NOISE_DIGITS:
+        return text
+    return repr(float(format(float(stripped), ".15g")))
+
+
 def format_param(value: Any) -> str:
     """The one stringification used for every param value.
 
     Enums give their value, floats their shortest round-trip ``repr`` (so ``0.3`` stays
-    ``0.3``), ``None`` gives ``"null"``; lists and dicts are written as JSON-like text.
+    ``0.3``) with float noise removed by :func:`clean_float_text` (a ``range()`` sweep's
+    ``0.7000000000000001`` is logged as ``0.7``), ``None`` gives ``"null"``; lists and
+    dicts are written as JSON-like text.
     """
     if hasattr(value, "value") and not isinstance(value, (int, float, str)):
         value = value.value
@@ -108,7 +144,7 @@ def format_param(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
-        return repr(value)
+        return clean_float_text(repr(value))
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(format_param(v) for v in value) + "]"
     if isinstance(value, Mapping):
