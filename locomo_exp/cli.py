@@ -16,6 +16,7 @@ from omegaconf.errors import MissingMandatoryValue
 from locomo_exp import sweep, tracking
 from locomo_exp.config import to_experiment_config
 from locomo_exp.data import DataValidationError
+from locomo_exp.judge import JudgeBatchPending
 from locomo_exp.experiment import ExperimentResult, JudgeErrorRateExceeded, run_experiment
 from locomo_exp.records import CATEGORY_IDS
 
@@ -167,6 +168,9 @@ def run_from_hydra(cfg: DictConfig) -> Optional[ExperimentResult]:
     output_dir = Path(HydraConfig.get().runtime.output_dir)
     try:
         result = run_experiment(typed, output_dir, Path.cwd())
+    except JudgeBatchPending as waiting:
+        print(f"F1 outputs: {output_dir}\n{waiting}")
+        raise SystemExit(0) from None
     except (DataValidationError, JudgeErrorRateExceeded, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         raise SystemExit(1) from None

@@ -221,6 +221,9 @@ def run_experiment(
         locomo_exp.data.DataValidationError: for unreadable or invalid input.
         locomo_exp.judge.JudgeError: for judge config or fatal API errors.
         JudgeErrorRateExceeded: when API errors exceed ``judge.max_error_rate``.
+        locomo_exp.judge.JudgeBatchPending: ``judge.mode=batch`` with ``judge.batch.wait=false``
+            and batches still processing; F1 outputs are written and the MLflow run is tagged
+            ``judge.batch_status=pending``; the same command later collects.
     """
     start_dir = (start_dir or Path.cwd()).resolve()
     output_dir = Path(output_dir).resolve()
@@ -258,6 +261,7 @@ def run_experiment(
         run_context = nullcontext()
 
     logged_params: dict[str, str] = {}
+    pending: Optional[Exception] = None
     with run_context as run:
         if run is not None:
             logged_params = tracking.flatten_params(_config_tree(cfg))
@@ -278,13 +282,27 @@ def run_experiment(
 
         judge_result = None
         if cfg.scorer.uses_judge:
-            from locomo_exp.judge import preflight_judge, run_judge
+            from locomo_exp.judge import JudgeBatchPending, preflight_judge, run_judge
 
             preflight_judge(cfg.judge, loaded.records)
-            judge_result = run_judge(
-                loaded.records, cfg.judge, start_dir=start_dir, category_names=cfg.category_names
-            )
-            summary, files, rows = _write_outputs(output_dir, cfg, loaded, lexical, judge_result)
+            try:
+                judge_result = run_judge(
+                    loaded.records, cfg.judge, start_dir=start_dir, category_names=cfg.category_names
+                )
+            except JudgeBatchPending as waiting:  # judge.batch.wait=false: collect later
+                pending = waiting
+                if run is not None:
+                    tracking.set_tags(
+                        {
+                            "judge.mode": "batch",
+                            "judge.batch_status": "pending",
+                            "judge.batch_ids": ",".join(waiting.batch_ids),
+                        }
+                    )
+            else:
+                summary, files, rows = _write_outputs(output_dir, cfg, loaded, lexical, judge_result)
+                if run is not None:
+                    tracking.set_tags(judge_result.tags)
 
         metrics = summary_metrics(summary, cfg.category_names)
         if judge_result is not None:
@@ -308,6 +326,8 @@ def run_experiment(
                 f"{judge_result.summary.get('counts')}; outputs are in {output_dir}"
             )
 
+    if pending is not None:
+        raise pending  # after the run ended: F1 outputs and metrics are logged, J comes later
     return ExperimentResult(
         output_dir=output_dir,
         summary=summary,

@@ -230,6 +230,13 @@ def log_params(params: Mapping[str, str]) -> None:
     mlflow.log_params(dict(params))
 
 
+def set_tags(tags: Mapping[str, str]) -> None:
+    """Set tags on the active run."""
+    import mlflow
+
+    mlflow.set_tags(dict(tags))
+
+
 def log_metrics(metrics: Mapping[str, Any]) -> int:
     """Log finite metrics; return how many were logged."""
     import mlflow

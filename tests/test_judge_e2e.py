@@ -100,3 +100,35 @@ def test_missing_api_key_fails_before_any_call(fake_anthropic, tmp_path: Path, m
     assert result.returncode != 0
     assert "ANTHROPIC_API_KEY" in result.stderr
     assert fake_anthropic.messages_requests() == []
+
+
+def test_batch_wait_false_submits_and_exits_then_the_same_command_collects(fake_anthropic, tmp_path: Path) -> None:
+    fake_anthropic.responder = _verdict
+    fake_anthropic.batch_processing_s = 4.0  # still processing when the first command returns
+    store = f"sqlite:///{tmp_path}/mlflow.db"
+    common = ["scorer=both", "judge.mode=batch", "judge.batch.wait=false", "judge.runs=2",
+              "judge.batch.poll_interval_s=0.2", f"tracking.uri={store}",
+              f"judge.cache_path={tmp_path}/judge_cache.sqlite", "judge.progress=false"]
+    first = _run([*common, f"hydra.run.dir={tmp_path}/first"], fake_anthropic, PROJECT_ROOT)
+    assert first.returncode == 0, first.stderr[-3000:]
+    assert "same command again" in first.stdout
+    assert len(fake_anthropic.batch_create_requests()) == 1
+    assert (tmp_path / "first" / "scores.jsonl").exists()  # F1 outputs are written meanwhile
+    client = mlflow.MlflowClient(tracking_uri=store)
+    experiment = client.get_experiment_by_name("locomo_exp").experiment_id
+    [pending] = client.search_runs(experiment)
+    assert pending.data.tags["judge.batch_status"] == "pending"
+    assert "f1/overall" in pending.data.metrics and "j/overall" not in pending.data.metrics
+
+    import time
+
+    time.sleep(4.0)
+    second = _run([*common, f"hydra.run.dir={tmp_path}/second"], fake_anthropic, PROJECT_ROOT)
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert len(fake_anthropic.batch_create_requests()) == 1  # nothing submitted twice
+    collected = [r for r in client.search_runs(experiment) if r.info.run_id != pending.info.run_id]
+    [done] = collected
+    assert done.data.tags["judge.mode"] == "batch"
+    assert done.data.metrics["judge/api_errors"] == 0
+    rows = [json.loads(line) for line in (tmp_path / "second" / "scores.jsonl").read_text().splitlines()]
+    assert sum(row.get("j_mean") is not None for row in rows) == 16  # categories 1-4 of the example
