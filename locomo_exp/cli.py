@@ -14,7 +14,7 @@ from omegaconf import DictConfig
 from omegaconf.errors import MissingMandatoryValue
 
 from locomo_exp import sweep, tracking
-from locomo_exp.config import to_experiment_config
+from locomo_exp.config import UnknownConfigKeyError, to_experiment_config
 from locomo_exp.data import DataValidationError
 from locomo_exp.judge import JudgeBatchPending
 from locomo_exp.experiment import ExperimentResult, JudgeErrorRateExceeded, run_experiment
@@ -56,18 +56,31 @@ def console_table(summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def mlflow_command() -> str:
+    """``mlflow``, or the path of the one beside this Python when that is not on PATH."""
+    import shutil
+
+    beside = Path(sys.executable).parent / "mlflow"
+    if shutil.which("mlflow") or not beside.exists():
+        return "mlflow"
+    return str(beside)
+
+
 def print_result(result: ExperimentResult) -> None:
     """Print the table, where the outputs are, and how to open MLflow."""
     summary = result.summary
     print(f"\nScored {summary['counts']['overall']} questions from {summary['input']['path']}")
     if "f1" in summary["versions"]:
-        print(f"F1: {summary['versions']['f1']} (percent)")
+        print(f"F1 = {summary['versions']['f1']}; scores in percent")
+    estimate = (summary.get("judge") or {}).get("dry_run_estimate")
+    if estimate:
+        print("Judge dry run (no call made): " + ", ".join(f"{k} {v}" for k, v in estimate.items()))
     print(console_table(summary))
     print(f"\nReport: {result.report_path}")
     if result.tracking_uri:
         print(
             f"MLflow: run {result.run_id} in experiment '{result.experiment}'.\n"
-            f"  Open the UI with: mlflow ui --backend-store-uri {result.tracking_uri}"
+            f"  Open the UI with: {mlflow_command()} ui --backend-store-uri {result.tracking_uri}"
         )
 
 
@@ -133,7 +146,7 @@ def run_sweep_job(cfg: DictConfig) -> Optional[ExperimentResult]:
         expected = isinstance(error, (DataValidationError, JudgeErrorRateExceeded, ValueError))
         if not expected:
             log.exception("sweep job %d (%s) raised", num, run_name)
-        message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        message = str(error).strip() or type(error).__name__  # the whole problem list
         record.error = message if expected else f"{type(error).__name__}: {message}"
         record.error_type = type(error).__name__
         record.wall_time_s = time.monotonic() - started
@@ -164,7 +177,10 @@ def run_from_hydra(cfg: DictConfig) -> Optional[ExperimentResult]:
     except MissingMandatoryValue as error:
         key = error.full_key or "a required value"
         print(f"error: {key} is required (e.g. {key}=path/to/results.json)", file=sys.stderr)
-        raise SystemExit(2) from None
+        raise SystemExit(1) from None
+    except UnknownConfigKeyError as error:
+        print(f"error: {error}", file=sys.stderr)
+        raise SystemExit(1) from None
     output_dir = Path(HydraConfig.get().runtime.output_dir)
     try:
         result = run_experiment(typed, output_dir, Path.cwd())

@@ -180,6 +180,10 @@ class JudgeConfig:
     max_error_rate: float = 0.0
     cache: bool = True
     cache_path: str = ".judge_cache/judge_cache.sqlite"
+    # A call claimed by another process is waited for, not made again; its claim is
+    # taken over at once if that process is dead (same host), or when it has sent no
+    # heartbeat for this long (null: 2 x timeout_s x (max_retries + 1)).
+    claim_timeout_s: Optional[float] = None
     dry_run: bool = False
     progress: bool = True
     progress_interval_s: float = 10.0
@@ -288,6 +292,38 @@ def register_configs() -> None:
     ConfigStore.instance().store(name="base_config", node=ExperimentConfig)
 
 
+class UnknownConfigKeyError(ValueError):
+    """Config keys that the schema does not define, each with the closest known key."""
+
+    def __init__(self, keys: list[tuple[str, Optional[str]]]):
+        self.keys = keys
+        parts = [
+            f"{key}" + (f" (did you mean {suggestion}?)" if suggestion else "") for key, suggestion in keys
+        ]
+        super().__init__("unknown config key(s): " + "; ".join(parts))
+
+
+def _unknown_keys(node: Any, schema: Any, prefix: str = "") -> list[tuple[str, Optional[str]]]:
+    """Keys of ``node`` missing from the structured ``schema`` (recursing into dataclass nodes)."""
+    import dataclasses
+    import difflib
+
+    found: list[tuple[str, Optional[str]]] = []
+    if not isinstance(node, DictConfig) or not isinstance(schema, DictConfig):
+        return found
+    known = [str(k) for k in schema.keys()]
+    for key in node.keys():
+        name = f"{prefix}{key}"
+        if str(key) not in known:
+            close = difflib.get_close_matches(str(key), known, n=1)
+            found.append((name, f"{prefix}{close[0]}" if close else None))
+            continue
+        child_schema = schema._get_node(key)
+        if dataclasses.is_dataclass(OmegaConf.get_type(child_schema)):
+            found += _unknown_keys(node._get_node(key), child_schema, f"{name}.")
+    return found
+
+
 def to_experiment_config(cfg: DictConfig | ExperimentConfig) -> ExperimentConfig:
     """Convert a composed Hydra config into a typed :class:`ExperimentConfig`.
 
@@ -299,10 +335,16 @@ def to_experiment_config(cfg: DictConfig | ExperimentConfig) -> ExperimentConfig
 
     Raises:
         omegaconf.errors.ValidationError: if a value does not fit the schema.
+        UnknownConfigKeyError: for keys the schema does not have (``+data.pathh=x``
+            passes Hydra's composition but is refused here).
     """
     if isinstance(cfg, ExperimentConfig):
         return cfg
-    merged = OmegaConf.merge(OmegaConf.structured(ExperimentConfig), cfg)
+    schema = OmegaConf.structured(ExperimentConfig)
+    unknown = _unknown_keys(cfg, schema)
+    if unknown:
+        raise UnknownConfigKeyError(unknown)
+    merged = OmegaConf.merge(schema, cfg)
     obj = OmegaConf.to_object(merged)
     assert isinstance(obj, ExperimentConfig)
     return obj

@@ -82,16 +82,35 @@ class RecordProblem:
 class DataValidationError(ValueError):
     """A results file cannot be scored as it is; ``problems`` lists every problem found."""
 
-    def __init__(self, problems: list[RecordProblem]):
+    def __init__(self, problems: list[RecordProblem], hint: str = ""):
         self.problems = problems
-        shown = "\n".join(f"  - {p}" for p in problems[:50])
-        more = f"\n  ... and {len(problems) - 50} more" if len(problems) > 50 else ""
-        hint = (
-            "\nFix the file, or set data.on_invalid=skip to score the valid records."
-            if any(p.position is not None for p in problems)
-            else ""
-        )
-        super().__init__(f"{len(problems)} problem(s) in the results file:\n{shown}{more}{hint}")
+        lines = _grouped_lines(problems)
+        shown = "\n".join(f"  - {line}" for line in lines[:50])
+        more = f"\n  ... and {len(lines) - 50} more" if len(lines) > 50 else ""
+        if hint:
+            more += f"\n{hint}"
+        elif any(p.position is not None for p in problems):
+            more += "\nFix the file, or set data.on_invalid=skip to score the valid records."
+        super().__init__(f"{len(problems)} problem(s) in the results file:\n{shown}{more}")
+
+
+def _grouped_lines(problems: list[RecordProblem], at_least: int = 5) -> list[str]:
+    """One line per problem, except that a (field, message) shared by many records is one line."""
+    groups: dict[tuple[Optional[str], str], list[RecordProblem]] = {}
+    for problem in problems:
+        groups.setdefault((problem.field, problem.message), []).append(problem)
+    lines: list[str] = []
+    for problem in problems:
+        group = groups[(problem.field, problem.message)]
+        if len(group) < at_least:
+            lines.append(str(problem))
+        elif group[0] is problem:
+            examples = ", ".join(p.where for p in group[:3])
+            field_text = f": field '{problem.field}'" if problem.field else ""
+            lines.append(
+                f"{problem.path}: {len(group)} records ({examples}, ...){field_text}: {problem.message}"
+            )
+    return lines
 
 
 @dataclass
@@ -453,6 +472,27 @@ class _RecordBuilder:
         )
 
 
+def _hint(
+    problems: list[RecordProblem], raw_items: list[Any], mapping: FieldMap, total: int
+) -> str:
+    """Advice when a problem hits every record: usually a wrong field map or format."""
+    invalid = {p.position for p in problems}
+    if len(invalid) < total:
+        return ""
+    fields_hit = {p.field for p in problems}
+    first = next((raw for _, _, raw in raw_items if isinstance(raw, dict)), None)
+    keys = ", ".join(sorted(first)) if isinstance(first, dict) else "none"
+    hint = f"Every record is invalid. The first record's keys are: {keys}."
+    if fields_hit == {mapping.category}:
+        hint += (
+            " If the file has no categories, take them from another file of the same "
+            "questions with data.categories_from=<file>."
+        )
+    else:
+        hint += " Check data.format, or map them with data.format=fields data.fields.question=... etc."
+    return hint
+
+
 def _mapping_for(fmt: DataFormat, config: DataConfig, prediction_key: Optional[str]) -> FieldMap:
     if fmt == DataFormat.qa_results:
         return QA_RESULTS_FIELDS
@@ -566,8 +606,8 @@ def load_results(
             records.append(record)
         problems.extend(record_problems)
 
-    if problems and OnInvalid(config.on_invalid) == OnInvalid.error:
-        raise DataValidationError(problems)
+    if problems and (OnInvalid(config.on_invalid) == OnInvalid.error or not records):
+        raise DataValidationError(problems, _hint(problems, raw_items, builder.mapping, len(raw_items)))
     if not records:
         raise DataValidationError(problems or [RecordProblem(str(path), "", None, "no valid records")])
     if problems:

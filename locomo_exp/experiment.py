@@ -17,7 +17,7 @@ from omegaconf import OmegaConf
 
 from locomo_exp import __version__
 from locomo_exp.config import ExperimentConfig
-from locomo_exp.data import LoadedResults, load_results
+from locomo_exp.data import DataValidationError, LoadedResults, RecordProblem, load_results
 from locomo_exp.records import QARecord
 from locomo_exp.analysis import analyse
 from locomo_exp.plots import CATEGORY_PLOT, J_DISTRIBUTION_PLOT, plot_category_scores, plot_j_distribution
@@ -136,7 +136,7 @@ def _write_outputs(
 ) -> tuple[dict[str, Any], list[Path], list[dict[str, Any]]]:
     versions: dict[str, str] = {}
     if lexical:
-        versions["f1"] = f"reported variant: f1_{cfg.f1.variant.value}"
+        versions["f1"] = f"f1_{cfg.f1.variant.value} (f1.variant={cfg.f1.variant.value})"
         versions.update({f"f1_{name}": text for name, text in F1_VERSIONS.items()})
         if cfg.f1.bleu1:
             versions["bleu1"] = BLEU1_VERSION
@@ -186,7 +186,8 @@ def _run_name(cfg: ExperimentConfig, data_path: Path, run_name: Optional[str] = 
         return run_name
     if cfg.tracking.run_name:
         return cfg.tracking.run_name
-    return f"{data_path.stem} · {cfg.scorer.name.value}"
+    variant = "" if cfg.f1.variant.value == "locomo" else f" · f1={cfg.f1.variant.value}"
+    return f"{data_path.stem} · {cfg.scorer.name.value}{variant}"
 
 
 def run_experiment(
@@ -232,6 +233,8 @@ def run_experiment(
         raise ValueError("data.path is not set: pass data.path=<results file> (or use data=example)")
     data_path = resolve_path(cfg.data.path, start_dir)
 
+    if not data_path.is_file():  # before any MLflow run or API call
+        raise DataValidationError([RecordProblem(str(data_path), "", None, "file not found")])
     if cfg.scorer.uses_judge:
         from locomo_exp.judge import preflight_judge
 
@@ -271,8 +274,20 @@ def run_experiment(
             data_config = replace(
                 data_config, categories_from=str(resolve_path(data_config.categories_from, start_dir))
             )
-        loaded = load_results(data_path, data_config, cfg.category_names)
+        try:
+            loaded = load_results(data_path, data_config, cfg.category_names)
+        except DataValidationError as error:
+            if run is not None:
+                tracking.set_tags({"error": str(error)[:5000]})
+            raise
         log.info("read %d records from %s (format %s)", len(loaded.records), data_path, loaded.format)
+        if loaded.format == "mem0" and cfg.f1.variant.value != "mem0":
+            log.info(
+                "%s is Mem0-harness output: its own f1_score and the Mem0 paper use the Mem0 "
+                "F1 (f1=mem0); the reported F1 here is f1_%s (all variants are in the report)",
+                data_path.name,
+                cfg.f1.variant.value,
+            )
         lexical = (
             score_lexical(loaded.records, cfg.f1.variant.value, cfg.f1.bleu1)
             if cfg.scorer.uses_f1
@@ -302,7 +317,8 @@ def run_experiment(
             else:
                 summary, files, rows = _write_outputs(output_dir, cfg, loaded, lexical, judge_result)
                 if run is not None:
-                    tracking.set_tags(judge_result.tags)
+                    dry = {"judge.dry_run": "true"} if cfg.judge.dry_run else {}
+                    tracking.set_tags({**judge_result.tags, **dry})
 
         metrics = summary_metrics(summary, cfg.category_names)
         if judge_result is not None:

@@ -98,8 +98,15 @@ def render_judge_section(judge: dict[str, Any], names: dict[str, str]) -> str:
             + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in counts.items())
             + ". Parse failures and API errors are not averaged into J."
         )
+    estimate = judge.get("dry_run_estimate")
+    if estimate:
+        lines.append(
+            "**Dry run: no judge call was made; J is empty.** Estimate: "
+            + ", ".join(f"{k} {v}" for k, v in estimate.items())
+            + "."
+        )
     tokens = judge.get("tokens") or {}
-    if tokens:
+    if tokens and not estimate:
         cost = judge.get("estimated_cost_usd")
         cost_text = "n/a" if cost is None else f"${cost:.2f}"
         lines.append(
@@ -113,13 +120,15 @@ def _num(value: Optional[float], digits: int = 2) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
 
 
-def _our_category_keys(covers: str) -> tuple[str, str]:
+def _our_category_keys(covers: str, summary: dict[str, Any]) -> tuple[str, str]:
     """Our overall key matching a baseline's coverage, and how to describe it."""
+    present = [str(c) for c in CATEGORY_IDS if summary["counts"][str(c)]]
+    ours = f"overall over the categories in the input ({', '.join(present)})"
     if covers == "1-4":
         return "overall_1_4", "overall over categories 1-4"
     if covers in ("1-5", "all"):
-        return "overall", "overall over categories 1-5"
-    return "overall", "overall over categories 1-5 (the source does not say which categories its overall covers)"
+        return "overall", ours
+    return "overall", f"{ours}; the source does not say which categories its overall covers"
 
 
 def render_f1_comparison(summary: dict[str, Any], baseline: BaselineSet) -> str:
@@ -138,7 +147,7 @@ def render_f1_comparison(summary: dict[str, Any], baseline: BaselineSet) -> str:
         return ""
     names = summary["category_names"]
     categories = sorted(set(baseline.label_to_category.values()))
-    overall_key, overall_text = _our_category_keys(baseline.overall_covers)
+    overall_key, overall_text = _our_category_keys(baseline.overall_covers, summary)
     header = ["system"] + [
         f"{c} {names.get(str(c), '?')} (their label: {label_for(baseline, c)})" for c in categories
     ] + ["overall"]
@@ -260,7 +269,7 @@ def render_latency_comparison(summary: dict[str, Any], baselines: Sequence[Basel
     """
     latency = summary.get("latency") or {}
     systems = [(b, s) for b in baselines for s in b.systems]
-    header = ["measure", "this run"] + [f"{s.name} ({b.title})" for b, s in systems]
+    header = ["measure", "this run"] + [f"{s.name} ({b.source.split(',')[0]})" for b, s in systems]
     lines = [
         "## Latency and context tokens",
         "",
@@ -337,7 +346,13 @@ def render_error_analysis(summary: dict[str, Any]) -> str:
     extremes = analysis.get("extremes") or {}
     if not extremes:
         return ""
-    lines = ["## Error analysis"]
+    lines = [
+        "## Error analysis",
+        "",
+        "For category 5 (adversarial) the ground truth column holds the *trap* answer: LoCoMo's "
+        "scorer gives 1 only when the prediction says \"no information available\" or \"not "
+        "mentioned\", so repeating the trap answer scores 0.",
+    ]
     titles = {"f1": "F1", "j_mean": "J"}
     for metric, ends in extremes.items():
         for end in ("bottom", "top"):

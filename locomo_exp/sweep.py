@@ -344,7 +344,7 @@ class JobRecord:
         swept: swept key -> display value.
         run_name: the child run's name.
         status: ``COMPLETED`` or ``FAILED``.
-        error: one-line error of a failed job.
+        error: the error of a failed job (the whole message, e.g. every invalid record).
         error_type: the exception's class name.
         output_dir: the job's output dir (absolute).
         run_id: the child run, when one was created.
@@ -563,9 +563,8 @@ def render_sweep_summary(summary: dict[str, Any]) -> str:
         lines += ["", "## Failed jobs", ""]
         for failed in summary["failed_jobs"]:
             label = job_label(failed["swept"])
-            lines.append(
-                f"- job {failed['job']} ({label}): {failed['error'] or 'no error recorded'}"
-            )
+            error_text = (failed["error"] or "no error recorded").replace("\n", "\n  ")
+            lines.append(f"- job {failed['job']} ({label}): {error_text}")
     return "\n".join(lines) + "\n"
 
 

@@ -254,3 +254,14 @@ def test_relative_data_path_resolves_against_start_dir_not_cwd(
 
     assert Path(result.summary["input"]["path"]) == (start / "sub" / "answers.json").resolve()
     assert result.summary["counts"]["overall"] == 20
+
+
+def test_unknown_key_added_with_plus_is_refused_with_a_suggestion() -> None:
+    from locomo_exp.config import UnknownConfigKeyError
+
+    register_configs()
+    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "conf")):
+        cfg = compose(config_name="config", overrides=["+data.pathh=x", "+judge.tempreture=1"])
+    with pytest.raises(UnknownConfigKeyError) as info:
+        to_experiment_config(cfg)
+    assert info.value.keys == [("data.pathh", "data.path"), ("judge.tempreture", "judge.temperature")]
