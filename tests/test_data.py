@@ -226,3 +226,15 @@ def test_categories_from_reports_questions_it_cannot_find(tmp_path: Path) -> Non
     config = DataConfig(format=DataFormat.qa_results, categories_from=str(other))
     with pytest.raises(DataValidationError, match=r"record \[1\]: field 'category': missing category, and no record"):
         load_results(main, config)
+
+
+def test_a_problem_shared_by_every_record_is_one_line_with_a_hint(tmp_path: Path) -> None:
+    rows = [{"q": f"Q{i}", "gold": "a", "pred": "a"} for i in range(30)]
+    fields = FieldMap(question="q", ground_truth="gold", prediction="pred", category="cat")
+    with pytest.raises(DataValidationError) as info:
+        load_results(_write(tmp_path, rows), DataConfig(format=DataFormat.fields, fields=fields))
+    message = str(info.value)
+    assert "30 records ([0], [1], [2], ...): field 'cat': missing category" in message
+    assert message.count("missing category") == 1
+    assert "first record's keys are: gold, pred, q" in message
+    assert "data.categories_from" in message
