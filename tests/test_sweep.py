@@ -366,10 +366,9 @@ def test_parallel_jobs_judging_the_same_answers_lose_no_call(
 
     What the cache guarantees across processes: nothing is lost (every request sent is
     counted by the job that sent it, every job ends with all its runs valid, and the
-    cache holds each call exactly once). Identical calls *racing* in two processes are
-    both sent: a job looks the cache up once, before its calls, so a call the other
-    job has in flight is not seen; ``INSERT OR IGNORE`` then keeps the first reply. So
-    the duplicates are at most the calls of one job, and 0 when the jobs do not overlap.
+    cache holds each call exactly once) and nothing is paid twice: each call is claimed
+    in the cache before it is sent, so a call the other job has in flight is waited for
+    and read from the cache, not sent again.
     """
     server.clear()
     server.responder = lambda request: rubric(75)
@@ -392,9 +391,10 @@ def test_parallel_jobs_judging_the_same_answers_lose_no_call(
         assert judge["counts"]["valid"] == CALLS_PER_JOB
         assert judge["counts"]["calls_made"] + judge["counts"]["cache_hits"] == CALLS_PER_JOB
     assert sum(j["counts"]["calls_made"] for j in judges) == sent
-    assert CALLS_PER_JOB <= sent <= 2 * CALLS_PER_JOB
+    assert sent == CALLS_PER_JOB  # each distinct call sent once, by one of the two jobs
     with sqlite3.connect(tmp_path / "judge_cache.sqlite") as db:
         assert db.execute("SELECT COUNT(*) FROM judge_calls").fetchone()[0] == CALLS_PER_JOB
+        assert db.execute("SELECT COUNT(*) FROM judge_claims").fetchone()[0] == 0
 
 
 def _free_port() -> int:

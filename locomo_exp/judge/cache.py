@@ -18,6 +18,15 @@ the moment the API returns it, with one row per request (its ``custom_id`` and c
 key). A restarted process finds the batches still in flight there and polls them instead
 of submitting again; batch replies land in ``judge_calls`` like realtime ones (with their
 ``batch_id``), so switching modes never pays twice.
+
+Concurrent processes judging the *same* calls do not pay twice either
+(:class:`CallClaims`): before a realtime call is sent, its key is claimed in the
+``judge_claims`` table in one ``BEGIN IMMEDIATE`` transaction that also re-checks
+``judge_calls``. A key already stored is used as is; a key claimed by another live owner
+is not called but waited for; a claim whose owner is gone (its pid dead on this host, or
+no heartbeat for ``judge.claim_timeout_s``) is taken over. The reply is stored and the
+claim released in one transaction; a call that fails releases its claim so another
+process (or the next run) can make it.
 """
 
 from __future__ import annotations
@@ -26,6 +35,7 @@ import hashlib
 import json
 import logging
 import os
+import random
 import socket
 import sqlite3
 import time
@@ -88,6 +98,17 @@ CREATE TABLE IF NOT EXISTS judge_batch_requests (
 """,
     "CREATE INDEX IF NOT EXISTS judge_batch_requests_key ON judge_batch_requests (key)",
 )
+
+_CLAIM_SCHEMA = """
+CREATE TABLE IF NOT EXISTS judge_claims (
+    key TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    claimed_at REAL NOT NULL,
+    heartbeat_at REAL NOT NULL
+)
+"""
 
 SUBMITTING = "submitting"
 """Ledger status: the create call is (or was, before a crash) on its way."""
@@ -198,7 +219,7 @@ class JudgeCache:
             str(self.path), timeout=busy_timeout_s, isolation_level=None, check_same_thread=False
         )
         self._conn.execute(f"PRAGMA busy_timeout={int(busy_timeout_s * 1000)}")
-        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._enable_wal(busy_timeout_s)
         # NORMAL in WAL mode: a committed call survives a process crash (kill -9); only an
         # OS crash or power loss may lose the last commits.
         self._conn.execute("PRAGMA synchronous=NORMAL")
@@ -206,6 +227,21 @@ class JudgeCache:
         self._add_column("judge_calls", "batch_id", "TEXT")
         for statement in _BATCH_SCHEMA:
             self._conn.execute(statement)
+        self._conn.execute(_CLAIM_SCHEMA)
+
+    def _enable_wal(self, busy_timeout_s: float) -> None:
+        # Switching a new file to WAL needs an exclusive lock, and SQLite reports "database
+        # is locked" at once, without the busy handler, when another connection opens the
+        # same fresh file at that moment (parallel sweep jobs): retry until the timeout.
+        deadline = time.monotonic() + busy_timeout_s
+        while True:
+            try:
+                self._conn.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc).lower() or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.005 + 0.02 * random.random())
 
     def _add_column(self, table: str, column: str, decl: str) -> None:
         columns = {row[1] for row in self._conn.execute(f"PRAGMA table_info({table})")}
@@ -221,6 +257,15 @@ class JudgeCache:
     def connection(self) -> sqlite3.Connection:
         """The SQLite connection (autocommit; shared with :class:`BatchLedger`)."""
         return self._conn
+
+    def get(self, key: str) -> Optional[JudgeReply]:
+        """The stored reply of one digest, or ``None``."""
+        row = self._conn.execute(
+            "SELECT text, stop_reason, input_tokens, output_tokens, response_model, batch_id "
+            "FROM judge_calls WHERE key = ?",
+            (key,),
+        ).fetchone()
+        return None if row is None else _reply_from_row(row)
 
     def get_many(self, keys: Iterable[str]) -> dict[str, JudgeReply]:
         """Look up stored replies.
@@ -241,15 +286,8 @@ class JudgeCache:
                 f"batch_id FROM judge_calls WHERE key IN ({marks})",
                 chunk,
             ).fetchall()
-            for key, text, stop_reason, in_tok, out_tok, model, batch_id in rows:
-                found[key] = JudgeReply(
-                    text=text,
-                    stop_reason=stop_reason,
-                    input_tokens=int(in_tok),
-                    output_tokens=int(out_tok),
-                    model=model or "",
-                    batch_id=batch_id,
-                )
+            for row in rows:
+                found[row[0]] = _reply_from_row(row[1:])
         return found
 
     def put(self, key: CacheKey, reply: JudgeReply, *, question_id: Optional[str] = None) -> None:
@@ -308,6 +346,199 @@ class JudgeCache:
         self._conn.close()
 
     def __enter__(self) -> JudgeCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _reply_from_row(row: tuple) -> JudgeReply:  # type: ignore[type-arg]
+    text, stop_reason, in_tok, out_tok, model, batch_id = row
+    return JudgeReply(
+        text=text,
+        stop_reason=stop_reason,
+        input_tokens=int(in_tok),
+        output_tokens=int(out_tok),
+        model=model or "",
+        batch_id=batch_id,
+    )
+
+
+HOSTNAME = socket.gethostname()
+"""This machine's host name, stored with each claim (pids are only checked on this host)."""
+
+_LIVE_OWNERS: set[str] = set()
+"""Claim owner tokens open in this process (a pid cannot tell two pools of one process
+apart: a claim of this pid whose token is not here was left by a pool that is gone)."""
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists on this host and is not a zombie.
+
+    A process killed with ``kill -9`` and not yet reaped by its parent is a zombie: it
+    will never finish its call, so it counts as dead.
+    """
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # PermissionError: exists, owned by another user
+        pass
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            state = handle.read().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):  # no procfs (not Linux): trust os.kill
+        return True
+    return state not in (b"Z", b"X")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """The outcome of :meth:`CallClaims.acquire`.
+
+    Attributes:
+        reply: the stored reply when the call is already in the cache (use it, no call).
+        acquired: ``True`` when this owner now holds the claim and must make the call.
+        holder: when neither, a description of the live owner holding the claim (wait).
+        took_over: when the claim was taken from a dead or silent owner, a description of it.
+    """
+
+    reply: Optional[JudgeReply] = None
+    acquired: bool = False
+    holder: Optional[str] = None
+    took_over: Optional[str] = None
+
+
+class CallClaims:
+    """Claims on realtime calls in flight, shared by every process using the cache file.
+
+    One instance is one owner (pid + random token). Use it as a context manager, or call
+    :meth:`close`, which releases every claim it still holds.
+
+    Args:
+        cache: the open cache (its connection is used; not thread-safe across owners:
+            give each thread its own :class:`JudgeCache`).
+        stale_after_s: a claim whose heartbeat is older than this is taken over even if
+            its pid looks alive (another host, a hung or reused pid).
+    """
+
+    def __init__(self, cache: JudgeCache, *, stale_after_s: float) -> None:
+        self.cache = cache
+        self._conn = cache.connection
+        self.stale_after_s = float(stale_after_s)
+        self.pid = os.getpid()
+        self.token = uuid.uuid4().hex
+        self.owner = f"{HOSTNAME}:{self.pid}:{self.token}"
+        self.takeovers = 0
+        _LIVE_OWNERS.add(self.owner)
+
+    def _holder_alive(self, owner: str, pid: int, host: str, heartbeat_at: float) -> bool:
+        if owner == self.owner:
+            return True  # our own call in flight (a duplicate spec of this run)
+        if heartbeat_at < time.time() - self.stale_after_s:
+            return False
+        if host != HOSTNAME:
+            return True
+        if pid == self.pid:
+            return owner in _LIVE_OWNERS
+        return pid_alive(pid)
+
+    def _check(self, digest: str) -> tuple[Optional[JudgeReply], Optional[str], Optional[str]]:
+        """(stored reply, live holder, stale holder) of a key, read in the current snapshot."""
+        reply = self.cache.get(digest)
+        if reply is not None:
+            return reply, None, None
+        row = self._conn.execute(
+            "SELECT owner, pid, host, heartbeat_at FROM judge_claims WHERE key = ?", (digest,)
+        ).fetchone()
+        if row is None:
+            return None, None, None
+        owner, pid, host, heartbeat_at = row
+        label = f"pid {pid} on {host}"
+        if self._holder_alive(owner, int(pid), host, float(heartbeat_at)):
+            return None, label, None
+        return None, None, label
+
+    def acquire(self, digest: str, *, peek: bool = False) -> Claim:
+        """Claim a call before sending it (re-checking the cache first).
+
+        Args:
+            digest: the call's :meth:`CacheKey.digest`.
+            peek: look without the write lock first (when polling a call likely still
+                held by another owner, so polls do not queue for the lock).
+
+        Returns:
+            A :class:`Claim`: the stored reply, or ``acquired=True`` (make the call, then
+            :meth:`complete` or :meth:`release`), or the live ``holder`` to wait for.
+        """
+        if peek:
+            reply, holder, _ = self._check(digest)
+            if reply is not None:
+                return Claim(reply=reply)
+            if holder is not None:
+                return Claim(holder=holder)
+        with _Immediate(self._conn):
+            reply, holder, stale = self._check(digest)
+            if reply is not None:
+                return Claim(reply=reply)
+            if holder is not None:
+                return Claim(holder=holder)
+            now = time.time()
+            self._conn.execute(
+                "INSERT OR REPLACE INTO judge_claims (key, owner, pid, host, claimed_at, "
+                "heartbeat_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (digest, self.owner, self.pid, HOSTNAME, now, now),
+            )
+        if stale is not None:
+            self.takeovers += 1
+            logger.debug("judge: took over the claim of %s from %s", digest[:12], stale)
+        return Claim(acquired=True, took_over=stale)
+
+    def complete(
+        self,
+        key: CacheKey,
+        reply: JudgeReply,
+        *,
+        question_id: Optional[str],
+        digest: Optional[str] = None,
+    ) -> None:
+        """Store a call's reply and release its claim, in one transaction.
+
+        Args:
+            key: the call's key.
+            reply: the API's reply.
+            question_id: stored for inspection only.
+            digest: ``key.digest()`` if already computed.
+        """
+        digest = key.digest() if digest is None else digest
+        with _Immediate(self._conn):
+            self.cache.insert_raw(digest, key.fields_json(), question_id, key.run_index, reply)
+            self._conn.execute(
+                "DELETE FROM judge_claims WHERE key = ? AND owner = ?", (digest, self.owner)
+            )
+
+    def release(self, digest: str) -> None:
+        """Give a claim up (the call failed or was cancelled): another owner may make it."""
+        self._conn.execute(
+            "DELETE FROM judge_claims WHERE key = ? AND owner = ?", (digest, self.owner)
+        )
+
+    def heartbeat(self) -> None:
+        """Mark every claim of this owner as alive now."""
+        self._conn.execute(
+            "UPDATE judge_claims SET heartbeat_at = ? WHERE owner = ?", (time.time(), self.owner)
+        )
+
+    def close(self) -> None:
+        """Release every claim still held and retire the owner token."""
+        try:
+            self._conn.execute("DELETE FROM judge_claims WHERE owner = ?", (self.owner,))
+        finally:
+            _LIVE_OWNERS.discard(self.owner)
+
+    def __enter__(self) -> CallClaims:
         return self
 
     def __exit__(self, *exc: object) -> None:

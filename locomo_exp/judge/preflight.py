@@ -139,6 +139,8 @@ def check_config(cfg: JudgeConfig) -> None:
         problems.append(f"judge.max_retries={cfg.max_retries} must be 0 or more")
     if cfg.timeout_s <= 0:
         problems.append(f"judge.timeout_s={cfg.timeout_s} must be positive")
+    if cfg.claim_timeout_s is not None and cfg.claim_timeout_s <= 0:
+        problems.append(f"judge.claim_timeout_s={cfg.claim_timeout_s} must be positive or null")
     if not 0.0 <= cfg.max_error_rate <= 1.0:
         problems.append(f"judge.max_error_rate={cfg.max_error_rate} must be in [0, 1]")
     if cfg.temperature is not None and model_rejects_temperature(cfg.model):

@@ -13,21 +13,32 @@
    403, 404) stops the pool at once: no new call starts, calls in flight finish and are
    cached, and :class:`~locomo_exp.judge.errors.JudgeFatalAPIError` is raised.
 4. Every completed call is committed to the cache as it arrives.
+5. With a cache, every call is claimed before it is sent
+   (:class:`~locomo_exp.judge.cache.CallClaims`), re-checking the cache: a call stored
+   meanwhile is used, and a call another live process (or another pool) has in flight is
+   set aside and waited for (polled with backoff once nothing else is left to do), so
+   concurrent jobs judging the same answers never pay twice. Claims of a dead process
+   are taken over at once; the pool's claims carry a heartbeat while it runs.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import heapq
+import itertools
 import logging
 import os
 import random
 import time
+from collections import deque
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Callable, Optional
 
 from locomo_exp.config import JudgeConfig, JudgeProtocol
 from locomo_exp.judge.aggregate import PARSE_FAILURE_SCORE, JudgeResult
-from locomo_exp.judge.cache import CacheKey, JudgeCache
+from locomo_exp.judge.cache import CacheKey, CallClaims, JudgeCache
 from locomo_exp.judge.client import AnthropicJudgeClient, JudgeClient, JudgeReply, JudgeRequest
 from locomo_exp.judge.errors import JudgeCallError, JudgeError, JudgeFatalAPIError
 from locomo_exp.judge.parsing import parse_judge_reply
@@ -237,6 +248,10 @@ class ProgressReporter:
         self._start = time.monotonic()
         self._last = self._start
 
+    def record_cached(self) -> None:
+        """Count one call answered from the cache after another process made it."""
+        self.cached += 1
+
     def record(self, result: JudgeResult) -> None:
         """Count one finished (non-cached) call and log a line if due."""
         self.made += 1
@@ -310,6 +325,23 @@ def fatal_message(error: JudgeCallError, model: str) -> str:
     return f"the API rejected the judge request ({status} {error.kind}: {api}).{hint}"
 
 
+CLAIM_POLL_INITIAL_S = 0.05
+"""First delay before looking again at a call another owner has in flight, seconds."""
+CLAIM_POLL_MAX_S = 1.0
+"""Cap of that delay (it doubles at each look), seconds."""
+
+
+def claim_timeout_s(cfg: JudgeConfig) -> float:
+    """Seconds without heartbeat after which another owner's claim is taken over.
+
+    ``judge.claim_timeout_s``, or by default ``2 x timeout_s x (max_retries + 1)``. A dead
+    owner on this host is detected at once (its pid), whatever this timeout.
+    """
+    if cfg.claim_timeout_s is not None:
+        return float(cfg.claim_timeout_s)
+    return 2.0 * float(cfg.timeout_s) * (int(cfg.max_retries) + 1)
+
+
 class JudgePool:
     """Runs call specs through one bounded asyncio pool.
 
@@ -332,7 +364,39 @@ class JudgePool:
         self.fatal: Optional[JudgeCallError] = None
         self._resume_at = 0.0
         self.calls_made = 0
+        self.waited = 0
+        """Calls another owner had in flight, waited for and then read from the cache."""
         self.progress: Optional[ProgressReporter] = None
+        self._claims: Optional[CallClaims] = None
+
+    @contextlib.asynccontextmanager
+    async def _claiming(self) -> AsyncIterator[None]:
+        """Hold a claim owner (with a heartbeat task) for the duration of the block."""
+        if self.cache is None or self._claims is not None:
+            yield
+            return
+        stale_after = claim_timeout_s(self.cfg)
+        self._claims = CallClaims(self.cache, stale_after_s=stale_after)
+        beat = asyncio.ensure_future(self._heartbeat(min(30.0, max(0.05, stale_after / 4))))
+        try:
+            yield
+        finally:
+            beat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await beat
+            claims, self._claims = self._claims, None
+            claims.close()
+            if claims.takeovers:
+                logger.info(
+                    "judge: took over %d call(s) claimed by a process that is gone",
+                    claims.takeovers,
+                )
+
+    async def _heartbeat(self, interval_s: float) -> None:
+        while True:
+            await asyncio.sleep(interval_s)
+            if self._claims is not None:
+                self._claims.heartbeat()
 
     async def _wait_for_pause(self) -> None:
         while True:
@@ -340,6 +404,32 @@ class JudgePool:
             if delay <= 0:
                 return
             await asyncio.sleep(delay)
+
+    async def _attempt(
+        self, spec: CallSpec, *, peek: bool = False
+    ) -> Optional[tuple[JudgeResult, bool]]:
+        """Claim and make one call (``peek``: see :meth:`CallClaims.acquire`).
+
+        Returns:
+            ``(result, called)``: ``called`` is ``False`` when the cache already had the
+            reply; ``None`` when another live owner has the call in flight (wait).
+        """
+        claims = self._claims
+        if claims is None:
+            return await self._one(spec), True
+        claim = claims.acquire(spec.digest, peek=peek)
+        if claim.reply is not None:
+            return result_from_reply(claim.reply, self.cfg.protocol, spec.run, cached=True), False
+        if not claim.acquired:
+            return None
+        stored = False
+        try:
+            result = await self._one(spec)
+            stored = result.outcome != "api_error"
+            return result, True
+        finally:
+            if not stored:
+                claims.release(spec.digest)
 
     async def _one(self, spec: CallSpec) -> JudgeResult:
         retry = 0
@@ -383,7 +473,11 @@ class JudgePool:
                 retry += 1
                 await asyncio.sleep(delay)
                 continue
-            if self.cache is not None:
+            if self._claims is not None:
+                self._claims.complete(
+                    spec.key, reply, question_id=spec.question_id, digest=spec.digest
+                )
+            elif self.cache is not None:
                 self.cache.put(spec.key, reply, question_id=spec.question_id)
             return result_from_reply(reply, self.cfg.protocol, spec.run, cached=False)
 
@@ -421,31 +515,77 @@ class JudgePool:
         if stored:
             logger.info("judge: %d of %d calls found in the cache", len(stored), len(specs))
 
-        def finish(spec: CallSpec, result: JudgeResult) -> None:
-            results[(spec.question_id, spec.run)] = result
-            progress.record(result)
+        queue = deque(pending)
+        # calls another owner has in flight: (due time, sequence, looks so far, spec)
+        waiting: list[tuple[float, int, int, CallSpec]] = []
+        sequence = itertools.count()
 
-        if pending:
-            # Canary: one call alone, so a fatal error costs exactly one call.
-            finish(pending[0], await self._one(pending[0]))
-            queue = iter(pending[1:])
+        def finish(spec: CallSpec, result: JudgeResult, called: bool) -> None:
+            results[(spec.question_id, spec.run)] = result
+            if called:
+                progress.record(result)
+            else:
+                self.waited += 1
+                progress.record_cached()
+
+        def set_aside(spec: CallSpec, looks: int) -> None:
+            delay = min(CLAIM_POLL_MAX_S, CLAIM_POLL_INITIAL_S * 2.0**looks)
+            heapq.heappush(waiting, (time.monotonic() + delay, next(sequence), looks + 1, spec))
+
+        async def next_spec() -> Optional[tuple[CallSpec, int]]:
+            """The next call to try: new ones first, then those waited for."""
+            if queue:
+                return queue.popleft(), 0
+            if waiting:
+                due, _, looks, spec = heapq.heappop(waiting)
+                delay = due - time.monotonic()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                return spec, looks
+            return None
+
+        async def step() -> Optional[bool]:
+            """Try one call; ``None`` when nothing is left, else whether a call was made."""
+            item = await next_spec()
+            if item is None:
+                return None
+            spec, looks = item
+            outcome = await self._attempt(spec, peek=looks > 0)
+            if outcome is None:
+                set_aside(spec, looks)
+                return False
+            finish(spec, *outcome)
+            return outcome[1]
+
+        async with self._claiming():
+            # Canary: the first call made goes alone, so a fatal error costs exactly one.
+            while self.fatal is None:
+                made = await step()
+                if made is None or made:
+                    break
 
             async def worker() -> None:
-                for spec in queue:
-                    if self.fatal is not None:
+                while self.fatal is None:
+                    if await step() is None:
                         return
-                    finish(spec, await self._one(spec))
 
-            if self.fatal is None:
-                n_workers = min(self.cfg.max_concurrency, len(pending) - 1)
+            if self.fatal is None and (queue or waiting):
+                n_workers = min(self.cfg.max_concurrency, len(queue) + len(waiting))
                 await asyncio.gather(*(worker() for _ in range(n_workers)))
         progress.finish()
+        if self.waited:
+            logger.info(
+                "judge: %d call(s) were in flight in another process; their replies were "
+                "waited for, not paid twice",
+                self.waited,
+            )
         if self.fatal is not None:
             raise fatal_api_error(self.fatal, self.cfg.model)
         return results
 
     async def call(self, spec: CallSpec) -> JudgeResult:
-        """Make one call (not looked up in the cache; stored in it), with retries.
+        """Make one call, with retries (or, if another process made or is making it, use
+        its reply from the cache).
 
         Args:
             spec: the call.
@@ -456,7 +596,15 @@ class JudgePool:
         Raises:
             JudgeFatalAPIError: on a non-retryable API error.
         """
-        result = await self._one(spec)
+        looks = 0
+        async with self._claiming():
+            while True:
+                outcome = await self._attempt(spec, peek=looks > 0)
+                if outcome is not None:
+                    result = outcome[0]
+                    break
+                await asyncio.sleep(min(CLAIM_POLL_MAX_S, CLAIM_POLL_INITIAL_S * 2.0**looks))
+                looks += 1
         if self.fatal is not None:
             raise fatal_api_error(self.fatal, self.cfg.model)
         return result
