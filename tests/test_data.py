@@ -7,10 +7,10 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import PROJECT_ROOT
 
 from locomo_exp.config import DataConfig, DataFormat, FieldMap, OnInvalid
 from locomo_exp.data import DataValidationError, load_results, parse_category
-from conftest import PROJECT_ROOT
 
 EXAMPLE = PROJECT_ROOT / "results" / "example" / "qa_results.json"
 

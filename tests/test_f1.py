@@ -7,8 +7,8 @@ from collections import defaultdict
 
 import pytest
 
-from locomo_exp.data import load_results
 from locomo_exp.config import DataConfig, DataFormat
+from locomo_exp.data import load_results
 from locomo_exp.scoring import score_lexical
 from locomo_exp.scoring.aggregate import aggregate_by_category, summarize
 from locomo_exp.scoring.f1 import (

@@ -25,6 +25,7 @@ from fake_anthropic import (
     rubric,
     text,
 )
+from judge_helpers import make_records
 
 from locomo_exp.config import JudgeBatchConfig, JudgeConfig, JudgeMode
 from locomo_exp.judge import (
@@ -40,19 +41,6 @@ from locomo_exp.judge.cache import JudgeCache
 from locomo_exp.records import DEFAULT_CATEGORY_NAMES, QARecord
 
 QUESTION_RE = re.compile(r"What did Ann do in week (\d+)\?")
-
-
-def make_records(n: int) -> list[QARecord]:
-    return [
-        QARecord(
-            question_id=f"conv-1:{i}",
-            question=f"What did Ann do in week {i}?",
-            ground_truth=f"She painted picture {i}",
-            prediction=f"Ann painted picture number {i}",
-            category=1 + i % 4,
-        )
-        for i in range(n)
-    ]
 
 
 def question_number(request: RecordedRequest) -> int:

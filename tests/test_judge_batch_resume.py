@@ -6,13 +6,12 @@ from __future__ import annotations
 import os
 import signal
 import sqlite3
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from fake_anthropic import FAKE_API_KEY, FakeAnthropicServer, make_judge_config
+from fake_anthropic import FakeAnthropicServer, make_judge_config
+from judge_helpers import numbered_records, start_worker
 
 from locomo_exp.config import JudgeBatchConfig, JudgeMode
 from locomo_exp.judge import run_judge
@@ -43,10 +42,7 @@ print("FINISHED")
 
 
 def records() -> list[QARecord]:
-    return [
-        QARecord(f"q{i}", f"Question number {i}?", f"gold {i}", f"prediction {i}", 1 + i % 4)
-        for i in range(QUESTIONS)
-    ]
+    return numbered_records(QUESTIONS)
 
 
 def recorded_batches(db: Path) -> list[tuple[str, str]]:
@@ -67,16 +63,7 @@ def test_run_killed_while_the_batch_processes_resumes_polling_and_submits_nothin
 ) -> None:
     fake_anthropic.batch_processing_s = 2.0
     db = tmp_path / "judge_cache.sqlite"
-    script = tmp_path / "worker.py"
-    script.write_text(WORKER)
-    env = {**os.environ, "ANTHROPIC_API_KEY": FAKE_API_KEY, "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen(
-        [sys.executable, str(script), fake_anthropic.url, str(tmp_path), str(QUESTIONS), str(RUNS)],
-        env=env,
-        cwd=str(tmp_path),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    proc = start_worker(WORKER, fake_anthropic, tmp_path, QUESTIONS, RUNS)
     try:
         deadline = time.monotonic() + 20
         # Killed once the batch id is recorded and the worker has polled it at least once.

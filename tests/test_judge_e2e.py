@@ -13,9 +13,8 @@ from pathlib import Path
 import mlflow
 import numpy as np
 import pytest
-from fake_anthropic import FakeAnthropicServer, rubric
-
 from conftest import PROJECT_ROOT
+from fake_anthropic import FakeAnthropicServer, rubric
 
 pytestmark = pytest.mark.slow
 

@@ -7,13 +7,12 @@ import collections
 import os
 import signal
 import sqlite3
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from fake_anthropic import FAKE_API_KEY, FakeAnthropicServer, make_judge_config
+from fake_anthropic import FakeAnthropicServer, make_judge_config
+from judge_helpers import numbered_records, start_worker
 
 from locomo_exp.judge import run_judge
 from locomo_exp.records import QARecord
@@ -43,10 +42,7 @@ print("FINISHED")
 
 
 def records() -> list[QARecord]:
-    return [
-        QARecord(f"q{i}", f"Question number {i}?", f"gold {i}", f"prediction {i}", 1 + i % 4)
-        for i in range(QUESTIONS)
-    ]
+    return numbered_records(QUESTIONS)
 
 
 def cached_rows(db: Path) -> list[tuple[str, int, int]]:
@@ -67,16 +63,7 @@ def test_run_killed_part_way_resumes_with_exactly_the_unfinished_calls(
 ) -> None:
     fake_anthropic.latency_s = 0.05
     db = tmp_path / "judge_cache.sqlite"
-    script = tmp_path / "worker.py"
-    script.write_text(WORKER)
-    env = {**os.environ, "ANTHROPIC_API_KEY": FAKE_API_KEY, "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen(
-        [sys.executable, str(script), fake_anthropic.url, str(tmp_path), str(QUESTIONS), str(RUNS)],
-        env=env,
-        cwd=str(tmp_path),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    proc = start_worker(WORKER, fake_anthropic, tmp_path, QUESTIONS, RUNS)
     try:
         deadline = time.monotonic() + 30
         while len(cached_rows(db)) < TOTAL * 0.3:

@@ -22,6 +22,7 @@ from fake_anthropic import (
     server_error,
     text,
 )
+from judge_helpers import make_records
 
 from locomo_exp.config import JudgeProtocol
 from locomo_exp.judge import (
@@ -35,19 +36,6 @@ from locomo_exp.judge import (
 from locomo_exp.judge.cache import JudgeCache
 from locomo_exp.judge.runner import RetryPolicy
 from locomo_exp.records import DEFAULT_CATEGORY_NAMES, QARecord
-
-
-def make_records(n: int, categories: tuple[int, ...] = (1, 2, 3, 4)) -> list[QARecord]:
-    return [
-        QARecord(
-            question_id=f"conv-1:{i}",
-            question=f"What did Ann do in week {i}?",
-            ground_truth=f"She painted picture {i}",
-            prediction=f"Ann painted picture number {i}",
-            category=categories[i % len(categories)],
-        )
-        for i in range(n)
-    ]
 
 
 def run(records: list[QARecord], cfg, tmp_path: Path):  # type: ignore[no-untyped-def]

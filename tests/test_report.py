@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import PROJECT_ROOT
 from hydra import compose, initialize_config_dir
 
-from conftest import PROJECT_ROOT
 from locomo_exp.analysis import analyse, bootstrap_ci, judge_reliability
 from locomo_exp.baselines import values_by_category, weighted_overall
 from locomo_exp.config import (

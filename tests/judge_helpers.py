@@ -1,0 +1,52 @@
+"""Shared helpers of the judge tests: synthetic records and a judging worker process."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from fake_anthropic import FAKE_API_KEY, FakeAnthropicServer
+
+from locomo_exp.records import QARecord
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def make_records(n: int, categories: tuple[int, ...] = (1, 2, 3, 4)) -> list[QARecord]:
+    """``n`` distinct answered questions ("What did Ann do in week <i>?"), categories cycled."""
+    return [
+        QARecord(
+            question_id=f"conv-1:{i}",
+            question=f"What did Ann do in week {i}?",
+            ground_truth=f"She painted picture {i}",
+            prediction=f"Ann painted picture number {i}",
+            category=categories[i % len(categories)],
+        )
+        for i in range(n)
+    ]
+
+
+def numbered_records(n: int) -> list[QARecord]:
+    """The records the worker scripts judge: ``q<i>`` with categories 1-4 cycled."""
+    return [
+        QARecord(f"q{i}", f"Question number {i}?", f"gold {i}", f"prediction {i}", 1 + i % 4)
+        for i in range(n)
+    ]
+
+
+def start_worker(
+    script_text: str, server: FakeAnthropicServer, work_dir: Path, questions: int, runs: int
+) -> subprocess.Popen:
+    """Run ``script_text`` in a new Python process: argv = url, work dir, questions, runs."""
+    script = work_dir / "worker.py"
+    script.write_text(script_text)
+    env = {**os.environ, "ANTHROPIC_API_KEY": FAKE_API_KEY, "PYTHONPATH": str(REPO)}
+    return subprocess.Popen(
+        [sys.executable, str(script), server.url, str(work_dir), str(questions), str(runs)],
+        env=env,
+        cwd=str(work_dir),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
