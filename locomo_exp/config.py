@@ -93,7 +93,8 @@ class FieldMap:
     """Field names for ``data.format=fields``: each value is a key of the input records.
 
     Dotted names (``meta.category``) reach into nested objects. Latency may be given in
-    seconds (``*_latency_s``) or milliseconds (``*_latency_ms``), not both.
+    seconds (``*_latency_s``) or milliseconds (``*_latency_ms``), not both. ``judge_score``
+    is a verdict already stored in the file by another judge (bool, 0/1, or 0-100).
     """
 
     question: str = "question"
@@ -109,6 +110,7 @@ class FieldMap:
     total_latency_s: Optional[str] = None
     total_latency_ms: Optional[str] = None
     context_tokens: Optional[str] = None
+    judge_score: Optional[str] = None
 
 
 @dataclass

@@ -45,7 +45,11 @@ QA_RESULTS_FIELDS = FieldMap(
     context_tokens="context_tokens",
 )
 MEM0_FIELDS = FieldMap(
-    question="question", ground_truth="answer", prediction="response", category="category"
+    question="question",
+    ground_truth="answer",
+    prediction="response",
+    category="category",
+    judge_score="llm_score",
 )
 _MISSING = object()
 _CATEGORY_ALIASES = {"commonsense": 3, "open_domain_knowledge": 3}
@@ -341,6 +345,28 @@ def _non_negative(value: Any, scale: float = 1.0) -> float:
     return float(value) * scale
 
 
+def stored_judge_score(value: Any) -> float:
+    """A judge verdict stored in a results file, on 0-100.
+
+    ``True``/``False`` (Zep's ``grade``) and 0/1 (the Mem0 harness's ``llm_score``) give
+    100/0; a number in (1, 100] is taken as already on 0-100.
+
+    Args:
+        value: the stored verdict.
+
+    Returns:
+        The score, 0-100.
+
+    Raises:
+        ValueError: for anything else.
+    """
+    if isinstance(value, bool):
+        return 100.0 if value else 0.0
+    if isinstance(value, (int, float)) and math.isfinite(value) and 0 <= value <= 100:
+        return float(value) * 100.0 if value <= 1 else float(value)
+    raise ValueError(f"a stored judge score must be a bool, 0-1 or 0-100, got {value!r}")
+
+
 @dataclass
 class _RecordBuilder:
     """Turns one raw record into a :class:`QARecord`, collecting every problem."""
@@ -450,6 +476,14 @@ class _RecordBuilder:
             except ValueError as error:
                 problem(m.context_tokens, str(error))
 
+        stored_judge: Optional[float] = None
+        verdict = _get(raw, m.judge_score)
+        if verdict not in (_MISSING, None):
+            try:
+                stored_judge = stored_judge_score(verdict)
+            except ValueError as error:
+                problem(m.judge_score, str(error))
+
         if problems:
             return None, problems
         assert category is not None and isinstance(question, str)
@@ -466,6 +500,7 @@ class _RecordBuilder:
                 search_latency_s=latencies["search_latency"],
                 total_latency_s=latencies["total_latency"],
                 context_tokens=context_tokens,
+                stored_judge_score=stored_judge,
                 position=position,
             ),
             [],

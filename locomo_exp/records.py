@@ -45,6 +45,8 @@ class QARecord:
         search_latency_s: memory search latency in seconds, when given.
         total_latency_s: end-to-end answer latency in seconds, when given.
         context_tokens: tokens of retrieved memory put in the answer prompt, when given.
+        stored_judge_score: a verdict stored in the file by another judge, on 0-100
+            (``True``/1 -> 100), when given; not produced by this project's judge.
         position: 0-based index of the record in the file (in reading order).
     """
 
@@ -59,6 +61,7 @@ class QARecord:
     search_latency_s: Optional[float] = None
     total_latency_s: Optional[float] = None
     context_tokens: Optional[int] = None
+    stored_judge_score: Optional[float] = None
     position: int = 0
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 

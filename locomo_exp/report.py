@@ -451,6 +451,22 @@ def render_report(
     if lexical and f1_sets:
         lines += ["", "## F1 vs published baselines"]
         lines += ["", *[render_f1_comparison(summary, b) + "\n" for b in f1_sets]]
+    stored = summary.get("stored_judge")
+    if stored:
+        lines += [
+            "",
+            "## Judge verdicts stored in the input (not this run's judge)",
+            "",
+            "The input file carries another judge's verdicts (e.g. the Mem0 harness's binary "
+            "gpt-4o-mini `llm_score`, Zep's `grade`); their mean, in percent, is what the "
+            "file's authors published as J.",
+            "",
+            "| category | n | stored J |",
+            "|---|---:|---:|",
+        ]
+        for key, agg in stored.items():
+            if agg["count"]:
+                lines.append(f"| {_category_label(key, names)} | {agg['count']} | {_num(agg['mean'])} |")
     if "judge" in summary:
         lines += ["", render_judge_section(summary["judge"], names)]
         j_sets = [b for b in baselines.values() if b.metric == BaselineMetric.j]

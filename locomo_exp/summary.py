@@ -62,6 +62,10 @@ def build_summary(
         category_names: display names keyed by id.
         judge: the judge's summary (J on 0-100), when the judge ran.
 
+    A ``stored_judge`` section (0-100 per category) is added when the input carries
+    verdicts of another judge (``data.fields.judge_score``; the Mem0 harness's
+    ``llm_score``).
+
     Returns:
         ``{"input", "versions", "category_names", "counts", "metrics": {metric: {category
         key: {"mean", "count", "min", "max"}}}, "latency", "judge"?}``; F1 and BLEU-1
@@ -89,6 +93,11 @@ def build_summary(
         "metrics": metrics,
         "latency": latency_stats(records),
     }
+    stored = [r.stored_judge_score for r in records]
+    if any(v is not None for v in stored):
+        judged = [(v, c) for v, c in zip(stored, categories) if v is not None]
+        aggregates = aggregate_by_category((v for v, _ in judged), (c for _, c in judged))
+        summary["stored_judge"] = {key: agg.to_dict() for key, agg in aggregates.items()}
     if judge is not None:
         summary["judge"] = judge
     return summary
@@ -116,6 +125,9 @@ def summary_metrics(summary: dict[str, Any], category_names: dict[int, str]) -> 
         for key, agg in by_key.items():
             if agg["mean"] is not None:
                 flat[f"{metric}/{key_name(key)}"] = agg["mean"]
+    for key, agg in (summary.get("stored_judge") or {}).items():
+        if agg["mean"] is not None:
+            flat[f"stored_judge/{key_name(key)}"] = agg["mean"]
     for key, count in summary["counts"].items():
         flat[f"n_questions/{key_name(key)}"] = count
     for name, stats in summary["latency"].items():

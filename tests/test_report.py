@@ -14,6 +14,7 @@ from locomo_exp.config import (
     DataConfig,
     DataFormat,
     ExperimentConfig,
+    FieldMap,
     register_configs,
     to_experiment_config,
 )
@@ -187,3 +188,35 @@ def test_error_analysis_lists_extremes_and_disagreements(default_config) -> None
     # "car" vs "blue car": F1 = 2/3 but J = 0 -> gap -66.7 is the largest in absolute value
     assert gaps[0]["question_id"] == "4" and gaps[0]["gap"] == pytest.approx(-100 * 2 / 3)
     assert [g["question_id"] for g in gaps[:2]] == ["4", "1"]  # then "red car": F1 0.5, J 0
+
+
+@pytest.mark.parametrize(
+    ("file_name", "data_config", "published"),
+    [
+        pytest.param(
+            "memobase_eval_0710.json", DataConfig(format=DataFormat.mem0),
+            # shared/data/README.md (memobase README): binary gpt-4o-mini J
+            {"1": 70.92, "2": 85.05, "3": 46.88, "4": 77.17, "overall": 75.78},
+            id="memobase-llm_score",
+        ),
+        pytest.param(
+            "zep_locomo_grades.json",
+            DataConfig(format=DataFormat.fields, fields=FieldMap(ground_truth="golden_answer", prediction="answer",
+                                                                  judge_score="grade")),
+            # zep-papers README: 74.11 / 66.04 / 67.71 / 79.79, overall 75.13 (question-weighted)
+            {"1": 74.11, "2": 66.04, "3": 67.71, "4": 79.79, "overall": 75.13},
+            id="zep-grade",
+        ),
+    ],
+)
+def test_stored_judge_verdicts_reproduce_published_j(shared_data: Path, default_config, file_name, data_config,
+                                                    published) -> None:
+    loaded = load_results(shared_data / "predictions" / file_name, data_config)
+    summary, _ = _summary(loaded.records, cfg=default_config)
+    stored = summary["stored_judge"]
+    for key, value in published.items():
+        assert stored[key]["mean"] == pytest.approx(value, abs=0.0051)  # published to 2 decimals
+    assert stored["overall"]["count"] == 1540
+    metrics = summary_metrics(summary, default_config.category_names)
+    assert metrics["stored_judge/overall"] == pytest.approx(published["overall"], abs=0.005)
+    assert "## Judge verdicts stored in the input" in render_report(summary, default_config.baselines)
