@@ -287,11 +287,17 @@ class ExperimentConfig:
 def register_configs() -> None:
     """Register :class:`ExperimentConfig` as ``base_config`` in Hydra's ConfigStore.
 
-    Called by the CLI and by tests before composing; registering twice is harmless.
+    Also registers the ``${project_root:}`` resolver (the checkout holding ``conf/`` and
+    ``results/``). Called by the CLI and by tests before composing; twice is harmless.
     """
+    from pathlib import Path
+
     from hydra.core.config_store import ConfigStore
 
     ConfigStore.instance().store(name="base_config", node=ExperimentConfig)
+    # ${project_root:} lets conf/data/example.yaml name the example from any start directory
+    project_root = str(Path(__file__).resolve().parents[1])
+    OmegaConf.register_new_resolver("project_root", lambda: project_root, replace=True)
 
 
 class UnknownConfigKeyError(ValueError):

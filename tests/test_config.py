@@ -57,8 +57,8 @@ def test_defaults_score_the_example_with_locomo_f1_and_mlflow(typed_config: Comp
     cfg = typed_config()
     assert isinstance(cfg, ExperimentConfig)
     assert cfg.scorer.name is ScorerName.f1
-    assert cfg.data.path == "results/example/qa_results.json"
-    assert (PROJECT_ROOT / cfg.data.path).is_file()
+    assert cfg.data.path == str(PROJECT_ROOT / "results" / "example" / "qa_results.json")
+    assert Path(cfg.data.path).is_file()
     assert cfg.data.format is DataFormat.auto
     assert cfg.data.on_invalid is OnInvalid.error
     assert cfg.f1.variant is F1Variant.locomo
@@ -126,7 +126,8 @@ def test_tracking_group_option_turns_mlflow_on_or_off(
 
 def test_data_example_points_at_the_embedded_example(typed_config: Composer) -> None:
     cfg = typed_config("data=example")
-    assert cfg.data.path == "results/example/qa_results.json"
+    # absolute, so the example runs from any start directory
+    assert cfg.data.path == str(PROJECT_ROOT / "results" / "example" / "qa_results.json")
     assert cfg.data.format is DataFormat.auto
 
 
@@ -215,7 +216,7 @@ def test_run_experiment_on_the_example_writes_outputs_for_20_questions(
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)  # the relative data.path must not resolve against cwd
-    cfg = typed_config("tracking=none")
+    cfg = typed_config("tracking=none", "data.path=results/example/qa_results.json")
     assert not Path(cfg.data.path).is_absolute()
 
     out = tmp_path / "out"
