@@ -6,7 +6,7 @@ import logging
 import sys
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
@@ -28,7 +28,7 @@ def console_table(summary: dict[str, Any]) -> str:
     names = summary["category_names"]
     metrics = summary["metrics"]
     judge = (summary.get("judge") or {}).get("j") or {}
-    columns: list[tuple[str, Any]] = []
+    columns: list[tuple[str, Callable[[str], Optional[float]], float]] = []
     if "f1" in metrics:
         columns.append(("F1", lambda key: metrics["f1"][key]["mean"], 100.0))
     if "bleu1" in metrics:
@@ -142,6 +142,13 @@ def run_sweep_job(cfg: DictConfig) -> Optional[ExperimentResult]:
             extra_tags=tags,
             run_name=run_name,
         )
+    except JudgeBatchPending as waiting:  # judge.batch.wait=false: not a failure
+        record.status = sweep.PENDING
+        record.error = str(waiting)
+        record.wall_time_s = time.monotonic() - started
+        record.write()
+        print(f"sweep job {num} ({run_name}): {waiting}")
+        return None
     except Exception as error:  # one failed job must not stop the sweep
         expected = isinstance(error, (DataValidationError, JudgeErrorRateExceeded, ValueError))
         if not expected:

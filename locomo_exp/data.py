@@ -22,7 +22,7 @@ import hashlib
 import json
 import logging
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator, Optional
 
@@ -346,25 +346,30 @@ def _non_negative(value: Any, scale: float = 1.0) -> float:
 
 
 def stored_judge_score(value: Any) -> float:
-    """A judge verdict stored in a results file, on 0-100.
-
-    ``True``/``False`` (Zep's ``grade``) and 0/1 (the Mem0 harness's ``llm_score``) give
-    100/0; a number in (1, 100] is taken as already on 0-100.
+    """Check a judge verdict stored in a results file; return it as a number.
 
     Args:
-        value: the stored verdict.
+        value: the stored verdict: a bool (Zep's ``grade``) or a number in [0, 100]
+            (the Mem0 harness's 0/1 ``llm_score``, or a 0-100 score).
 
     Returns:
-        The score, 0-100.
+        ``True``/``False`` as 1.0/0.0, numbers unchanged. The scale is decided once for
+        the whole file by :func:`stored_judge_scale`.
 
     Raises:
         ValueError: for anything else.
     """
     if isinstance(value, bool):
-        return 100.0 if value else 0.0
+        return 1.0 if value else 0.0
     if isinstance(value, (int, float)) and math.isfinite(value) and 0 <= value <= 100:
-        return float(value) * 100.0 if value <= 1 else float(value)
-    raise ValueError(f"a stored judge score must be a bool, 0-1 or 0-100, got {value!r}")
+        return float(value)
+    raise ValueError(f"a stored judge score must be a bool or a number in 0-100, got {value!r}")
+
+
+def stored_judge_scale(values: list[float]) -> float:
+    """Factor that puts a file's stored verdicts on 0-100: 100 when every one is 0 or 1
+    (binary verdicts), else 1 (already 0-100)."""
+    return 100.0 if all(v in (0.0, 1.0) for v in values) else 1.0
 
 
 @dataclass
@@ -645,6 +650,14 @@ def load_results(
         raise DataValidationError(problems, _hint(problems, raw_items, builder.mapping, len(raw_items)))
     if not records:
         raise DataValidationError(problems or [RecordProblem(str(path), "", None, "no valid records")])
+    stored = [r.stored_judge_score for r in records if r.stored_judge_score is not None]
+    if stored and (scale := stored_judge_scale(stored)) != 1.0:
+        records = [
+            replace(r, stored_judge_score=r.stored_judge_score * scale)
+            if r.stored_judge_score is not None
+            else r
+            for r in records
+        ]
     if problems:
         log.warning(
             "%s: skipped %d invalid record(s) (data.on_invalid=skip)",

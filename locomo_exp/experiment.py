@@ -274,12 +274,7 @@ def run_experiment(
             data_config = replace(
                 data_config, categories_from=str(resolve_path(data_config.categories_from, start_dir))
             )
-        try:
-            loaded = load_results(data_path, data_config, cfg.category_names)
-        except DataValidationError as error:
-            if run is not None:
-                tracking.set_tags({"error": str(error)[:5000]})
-            raise
+        loaded = load_results(data_path, data_config, cfg.category_names)
         log.info("read %d records from %s (format %s)", len(loaded.records), data_path, loaded.format)
         if loaded.format == "mem0" and cfg.f1.variant.value != "mem0":
             log.info(

@@ -94,9 +94,8 @@ def build_summary(
         "latency": latency_stats(records),
     }
     stored = [r.stored_judge_score for r in records]
-    if any(v is not None for v in stored):
-        judged = [(v, c) for v, c in zip(stored, categories) if v is not None]
-        aggregates = aggregate_by_category((v for v, _ in judged), (c for _, c in judged))
+    if any(v is not None for v in stored):  # summarize() drops the None values
+        aggregates = aggregate_by_category(stored, categories)  # type: ignore[arg-type]
         summary["stored_judge"] = {key: agg.to_dict() for key, agg in aggregates.items()}
     if judge is not None:
         summary["judge"] = judge

@@ -69,6 +69,8 @@ EXIT_JOB_FAILED = 1
 
 COMPLETED = "COMPLETED"
 FAILED = "FAILED"
+PENDING = "PENDING"
+"""A judge.mode=batch job with judge.batch.wait=false whose batches are still processing."""
 
 
 # ----------------------------------------------------------------------------- values
@@ -343,7 +345,7 @@ class JobRecord:
         overrides: the job's task overrides.
         swept: swept key -> display value.
         run_name: the child run's name.
-        status: ``COMPLETED`` or ``FAILED``.
+        status: ``COMPLETED``, ``FAILED`` or ``PENDING`` (batches submitted, collect later).
         error: the error of a failed job (the whole message, e.g. every invalid record).
         error_type: the exception's class name.
         output_dir: the job's output dir (absolute).
@@ -467,7 +469,8 @@ def build_sweep_summary(context: SweepContext, rows: list[dict[str, Any]]) -> di
         Sweep identity (name, dir, parent run, store, experiment, swept keys), ``n_jobs``,
         ``n_failed``, ``failed_jobs`` (job, swept values, error), ``scales`` and ``rows``.
     """
-    failed = [r for r in rows if r["status"] != COMPLETED]
+    failed = [r for r in rows if r["status"] == FAILED]
+    pending = [r for r in rows if r["status"] == PENDING]
     return {
         "sweep": context.name,
         "sweep_dir": context.sweep_dir,
@@ -481,6 +484,8 @@ def build_sweep_summary(context: SweepContext, rows: list[dict[str, Any]]) -> di
         "failed_jobs": [
             {"job": r["job"], "swept": r["swept"], "error": r["error"]} for r in failed
         ],
+        "n_pending": len(pending),
+        "pending_jobs": [{"job": r["job"], "swept": r["swept"]} for r in pending],
         "scales": {"f1": "0-1", "j": "0-100", "wall_time_s": "seconds", "cost": "USD"},
         "rows": rows,
     }
@@ -510,7 +515,10 @@ def render_sweep_summary(summary: dict[str, Any]) -> str:
         f"# Sweep: {summary['sweep']}",
         "",
         f"- sweep dir: `{summary['sweep_dir']}`",
-        f"- jobs: {summary['n_jobs']} ({summary['n_failed']} failed)",
+        f"- jobs: {summary['n_jobs']} ({summary['n_failed']} failed"
+        + (f", {summary['n_pending']} with judge batches still processing: run the same "
+           "command again to collect" if summary.get("n_pending") else "")
+        + ")",
     ]
     if summary.get("parent_run_id"):
         lines.append(

@@ -183,6 +183,9 @@ def mlflow_run(
     try:
         yield run
         status = "FINISHED"
+    except BaseException as error:
+        mlflow.set_tag("error", f"{type(error).__name__}: {error}"[:5000])
+        raise
     finally:
         mlflow.end_run(status=status)
         log.info("MLflow run %s ended %s", run.info.run_id, status)

@@ -238,3 +238,19 @@ def test_a_problem_shared_by_every_record_is_one_line_with_a_hint(tmp_path: Path
     assert message.count("missing category") == 1
     assert "first record's keys are: gold, pred, q" in message
     assert "data.categories_from" in message
+
+
+@pytest.mark.parametrize(
+    ("stored", "expected"),
+    [
+        pytest.param([True, False, True], [100.0, 0.0, 100.0], id="bools-binary"),
+        pytest.param([1, 0, 1], [100.0, 0.0, 100.0], id="zero-one-binary"),
+        pytest.param([85, 1, 40], [85.0, 1.0, 40.0], id="0-100-file-keeps-a-score-of-1"),
+    ],
+)
+def test_stored_judge_scale_is_decided_once_per_file(tmp_path: Path, stored: list, expected: list) -> None:
+    rows = [_qa(question_id=f"q{i}", verdict=v) for i, v in enumerate(stored)]
+    fields = FieldMap(ground_truth="ground_truth", prediction="predicted_answer", question_id="question_id",
+                      judge_score="verdict")
+    loaded = load_results(_write(tmp_path, rows), DataConfig(format=DataFormat.fields, fields=fields))
+    assert [r.stored_judge_score for r in loaded.records] == expected

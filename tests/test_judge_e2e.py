@@ -98,6 +98,7 @@ def test_judge_404_stops_the_job_with_a_failed_run(fake_anthropic, tmp_path: Pat
     client = mlflow.MlflowClient(tracking_uri=store)
     [run] = client.search_runs(client.get_experiment_by_name("locomo_exp").experiment_id)
     assert run.info.status == "FAILED"
+    assert "claude-retired-model-1" in run.data.tags["error"]
 
 
 def test_missing_api_key_fails_before_any_call(fake_anthropic, tmp_path: Path, monkeypatch) -> None:

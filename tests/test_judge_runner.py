@@ -306,6 +306,8 @@ def test_fatal_error_in_the_pool_starts_no_new_call(
             {"model": "claude-opus-4-7"}, "judge.temperature=null", id="opus-4-7-temperature"
         ),
         pytest.param({"model": "claude-opus-5"}, "judge.temperature=null", id="opus-5-temperature"),
+        pytest.param({"categories": [1, 6]}, "categories 1-5", id="unknown-category"),
+        pytest.param({"categories": []}, "categories 1-5", id="no-category"),
     ],
 )
 def test_preflight_rejects_bad_config_before_any_call(

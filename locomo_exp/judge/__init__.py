@@ -26,11 +26,6 @@ from locomo_exp.judge.errors import (
     JudgeError,
     JudgeFatalAPIError,
 )
-from locomo_exp.judge.job import (
-    judge_answer,
-    judge_answer_multiple_runs,
-    run_judge,
-)
 from locomo_exp.judge.parsing import PARSER_VERSION, parse_judge_reply
 from locomo_exp.judge.preflight import preflight_judge
 from locomo_exp.judge.prompts import (
@@ -39,6 +34,18 @@ from locomo_exp.judge.prompts import (
     build_judge_prompt,
     get_protocol,
 )
+
+_LAZY = {"judge_answer": "job", "judge_answer_multiple_runs": "job", "run_judge": "job"}
+"""Loaded on first use: :mod:`.job` pulls in ``anthropic`` (~1 s), which F1-only runs never need."""
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"locomo_exp.judge.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "BINARY_PROMPT_VERSION",

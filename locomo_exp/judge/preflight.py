@@ -14,7 +14,7 @@ from typing import Optional
 from locomo_exp.config import JudgeConfig, JudgeMode
 from locomo_exp.judge.errors import JudgeError
 from locomo_exp.judge.prompts import get_protocol
-from locomo_exp.records import QARecord
+from locomo_exp.records import CATEGORY_IDS, QARecord
 
 logger = logging.getLogger(__name__)
 
@@ -127,6 +127,12 @@ def check_config(cfg: JudgeConfig) -> None:
         )
     if cfg.runs < 1:
         problems.append(f"judge.runs={cfg.runs} must be at least 1")
+    unknown_categories = sorted({int(c) for c in cfg.categories} - set(CATEGORY_IDS))
+    if unknown_categories or not cfg.categories:
+        problems.append(
+            f"judge.categories={list(cfg.categories)} must be a non-empty list of LoCoMo "
+            "categories 1-5"
+        )
     if cfg.max_tokens < 1:
         problems.append(f"judge.max_tokens={cfg.max_tokens} must be at least 1")
     if cfg.max_concurrency < 1:
