@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import Any, Iterable, Optional, Sequence
+from typing import Any, Iterable, Literal, Optional, Sequence
 
 import numpy as np
 
-from locomo_exp.records import CATEGORY_IDS
-from locomo_exp.scoring.aggregate import OVERALL_KEYS
+from locomo_exp.records import CATEGORY_GROUPS
 
 log = logging.getLogger(__name__)
 
@@ -65,9 +64,8 @@ def bootstrap_by_category(
     Returns:
         ``{"1": [low, high] | None, ..., "overall_1_4": ..., "overall": ...}``.
     """
-    groups: dict[str, tuple[int, ...]] = {str(c): (c,) for c in CATEGORY_IDS} | OVERALL_KEYS
     result: dict[str, Optional[list[float]]] = {}
-    for key, members in groups.items():
+    for key, members in CATEGORY_GROUPS.items():
         values = [row[metric] for row in rows if row["category"] in members and row.get(metric) is not None]
         interval = bootstrap_ci(values, n_samples, seed)
         result[key] = list(interval) if interval else None
@@ -104,7 +102,7 @@ def judge_reliability(rows: Sequence[dict[str, Any]], protocol: str) -> dict[str
         "questions": int}``; ``None`` where it cannot be computed (fewer than 2 runs, or no
         variation at all).
     """
-    level = "nominal" if protocol == "binary" else "interval"
+    level: Literal["nominal", "interval"] = "nominal" if protocol == "binary" else "interval"
     matrix = _run_matrix(rows)
     result: dict[str, Any] = {
         "krippendorff_alpha": None,

@@ -11,9 +11,8 @@ from __future__ import annotations
 from typing import Mapping, Optional
 
 from locomo_exp.config import BaselineSet, BaselineSystem
+from locomo_exp.records import LOCOMO10_CATEGORY_SIZES
 
-LOCOMO10_CATEGORY_SIZES: dict[int, int] = {1: 282, 2: 321, 3: 96, 4: 841, 5: 446}
-"""Questions per category in ``locomo10.json`` (snap-research/LoCoMo)."""
 
 
 def values_by_category(baseline: BaselineSet, system: BaselineSystem) -> dict[int, float]:

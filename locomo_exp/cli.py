@@ -18,7 +18,7 @@ from locomo_exp.config import UnknownConfigKeyError, to_experiment_config
 from locomo_exp.data import DataValidationError
 from locomo_exp.judge import JudgeBatchPending
 from locomo_exp.experiment import ExperimentResult, JudgeErrorRateExceeded, run_experiment
-from locomo_exp.records import CATEGORY_IDS
+from locomo_exp.records import CATEGORY_GROUPS, overall_group_for
 
 log = logging.getLogger(__name__)
 
@@ -34,8 +34,7 @@ def console_table(summary: dict[str, Any]) -> str:
     if "bleu1" in metrics:
         columns.append(("BLEU-1", lambda key: metrics["bleu1"][key]["mean"], 100.0))
     if judge:
-        judged = sorted((summary.get("judge") or {}).get("categories") or [])
-        overall_key = {(1, 2, 3, 4): "overall_1_4", (1, 2, 3, 4, 5): "overall"}.get(tuple(judged))
+        overall_key = overall_group_for((summary.get("judge") or {}).get("categories") or [])
 
         def j_mean(key: str) -> Any:
             # the judge pools its overall over the judged categories only
@@ -46,7 +45,7 @@ def console_table(summary: dict[str, Any]) -> str:
         columns.append(("J", j_mean, 1.0))
     header = f"{'category':<18}{'n':>6}" + "".join(f"{title:>10}" for title, _, _ in columns)
     lines = [header, "-" * len(header)]
-    for key in [*(str(c) for c in CATEGORY_IDS), "overall_1_4", "overall"]:
+    for key in CATEGORY_GROUPS:
         label = f"{key} {names.get(key, '')}" if key.isdigit() else key
         cells = ""
         for _, getter, scale in columns:

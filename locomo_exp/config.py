@@ -17,6 +17,8 @@ from typing import Any, Optional
 
 from omegaconf import MISSING, DictConfig, OmegaConf
 
+from locomo_exp.records import DEFAULT_CATEGORY_NAMES
+
 
 class ScorerName(str, Enum):
     """Which scorers a run uses."""
@@ -273,15 +275,7 @@ class ExperimentConfig:
     tracking: TrackingConfig = field(default_factory=TrackingConfig)
     report: ReportConfig = field(default_factory=ReportConfig)
     baselines: dict[str, BaselineSet] = field(default_factory=dict)
-    category_names: dict[int, str] = field(
-        default_factory=lambda: {
-            1: "multi_hop",
-            2: "temporal",
-            3: "open_domain",
-            4: "single_hop",
-            5: "adversarial",
-        }
-    )
+    category_names: dict[int, str] = field(default_factory=lambda: dict(DEFAULT_CATEGORY_NAMES))
 
 
 def register_configs() -> None:
@@ -321,7 +315,7 @@ def _unknown_keys(node: Any, schema: Any, prefix: str = "") -> list[tuple[str, O
         return found
     known = [str(k) for k in schema.keys()]
     for key in node.keys():
-        name = f"{prefix}{key}"
+        name = f"{prefix}{key!s}"
         if str(key) not in known:
             close = difflib.get_close_matches(str(key), known, n=1)
             found.append((name, f"{prefix}{close[0]}" if close else None))

@@ -11,7 +11,7 @@ import json
 import logging
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, cast
 
 from omegaconf import OmegaConf
 
@@ -68,8 +68,7 @@ def resolve_path(path: str, start_dir: Path) -> Path:
 
 
 def _config_tree(cfg: ExperimentConfig) -> dict[str, Any]:
-    tree = OmegaConf.to_container(OmegaConf.structured(cfg), enum_to_str=True)
-    assert isinstance(tree, dict)
+    tree = cast(dict[str, Any], OmegaConf.to_container(OmegaConf.structured(cfg), enum_to_str=True))
     tree["baselines"] = sorted(tree.get("baselines") or {})  # names only; numbers live in conf/
     return tree
 

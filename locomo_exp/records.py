@@ -9,8 +9,8 @@ labels that come from config, because published tables attach them differently
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Optional
+from dataclasses import dataclass
+from typing import Iterable, Optional
 
 CATEGORY_IDS: tuple[int, ...] = (1, 2, 3, 4, 5)
 """LoCoMo's category ids."""
@@ -24,8 +24,19 @@ DEFAULT_CATEGORY_NAMES: dict[int, str] = {
 }
 """Default display names, keyed by LoCoMo category id."""
 
-FULL_BENCHMARK_QUESTIONS: dict[str, int] = {"all": 1986, "1-4": 1540}
-"""Question counts of the full LoCoMo-10 benchmark (all categories, and 1-4 only)."""
+LOCOMO10_CATEGORY_SIZES: dict[int, int] = {1: 282, 2: 321, 3: 96, 4: 841, 5: 446}
+"""Questions per category in ``locomo10.json`` (snap-research/LoCoMo)."""
+
+OVERALL_GROUPS: dict[str, tuple[int, ...]] = {"overall_1_4": (1, 2, 3, 4), "overall": CATEGORY_IDS}
+"""Overall aggregates and the categories each covers: 1-4 (the Mem0 paper's set) and all."""
+
+CATEGORY_GROUPS: dict[str, tuple[int, ...]] = {str(c): (c,) for c in CATEGORY_IDS} | OVERALL_GROUPS
+"""Every aggregate key (``"1"``..``"5"``, ``overall_1_4``, ``overall``) and its categories."""
+
+FULL_BENCHMARK_QUESTIONS: dict[str, int] = {
+    key: sum(LOCOMO10_CATEGORY_SIZES[c] for c in members) for key, members in OVERALL_GROUPS.items()
+}
+"""Question counts of the full LoCoMo-10 benchmark per overall group (1,540 and 1,986)."""
 
 
 @dataclass(frozen=True)
@@ -63,12 +74,22 @@ class QARecord:
     context_tokens: Optional[int] = None
     stored_judge_score: Optional[float] = None
     position: int = 0
-    extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def gold_text(self) -> str:
         """The gold answer as LoCoMo's scorer sees it: ``str(answer)`` (so null is "None")."""
         return str(self.ground_truth)
+
+
+def overall_group_for(categories: Iterable[int]) -> Optional[str]:
+    """The overall key whose categories are exactly ``categories`` (e.g. 1-4 -> ``overall_1_4``)."""
+    wanted = tuple(sorted(set(categories)))
+    return next((key for key, members in OVERALL_GROUPS.items() if members == wanted), None)
+
+
+def group_metric_name(key: str, names: dict[int, str] | None = None) -> str:
+    """Metric-name fragment of an aggregate key: ``"1" -> cat1_multi_hop``, overall keys as is."""
+    return category_slug(int(key), names) if key.isdigit() else key
 
 
 def category_slug(category: int, names: dict[int, str] | None = None) -> str:

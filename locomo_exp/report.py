@@ -6,7 +6,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from locomo_exp.baselines import label_for, values_by_category
 from locomo_exp.config import BaselineMetric, BaselineSet
-from locomo_exp.records import CATEGORY_IDS, FULL_BENCHMARK_QUESTIONS
+from locomo_exp.records import CATEGORY_GROUPS, CATEGORY_IDS, FULL_BENCHMARK_QUESTIONS
 
 _METRIC_TITLES = {
     "f1": "F1 (reported variant)",
@@ -47,7 +47,7 @@ def render_lexical_table(summary: dict[str, Any]) -> str:
     header = "| category | n | " + " | ".join(_METRIC_TITLES[m] for m in columns) + " |"
     rule = "|---|---:|" + "---:|" * len(columns)
     rows = [header, rule]
-    for key in [*(str(c) for c in CATEGORY_IDS), "overall_1_4", "overall"]:
+    for key in CATEGORY_GROUPS:
         cells = [fmt_pct(metrics[m][key]["mean"]) for m in columns]
         label = _category_label(key, names)
         if not key.isdigit():
@@ -82,13 +82,10 @@ def render_judge_section(judge: dict[str, Any], names: dict[str, str]) -> str:
         ]
         for key, agg in j.items():
 
-            def num(value: Any) -> str:
-                return "n/a" if value is None else f"{value:.2f}"
-
             label = _category_label(key, names) if key != "overall" else judge_overall_label(judge)
             lines.append(
-                f"| {label} | {agg.get('count', 0)} | {num(agg.get('mean'))} "
-                f"| {num(agg.get('std_across_runs'))} | {num(agg.get('pooled_within_std'))} |"
+                f"| {label} | {agg.get('count', 0)} | {_num(agg.get('mean'))} "
+                f"| {_num(agg.get('std_across_runs'))} | {_num(agg.get('pooled_within_std'))} |"
             )
         lines.append("")
     counts = judge.get("counts") or {}
@@ -305,7 +302,7 @@ def render_uncertainty(summary: dict[str, Any]) -> str:
         "| category | " + " | ".join(f"{title} 95% CI" for _, title, _ in metrics) + " |",
         "|---|" + "---:|" * len(metrics),
     ]
-    for key in [*(str(c) for c in CATEGORY_IDS), "overall_1_4", "overall"]:
+    for key in CATEGORY_GROUPS:
         cells = []
         for metric, _, scale in metrics:
             interval = boot[metric].get(key)
@@ -428,7 +425,9 @@ def render_report(
             f"- Skipped invalid records: {info['n_skipped_records']} (data.on_invalid=skip; "
             "listed at the end)"
         )
-    if total < FULL_BENCHMARK_QUESTIONS["all"] and summary["counts"]["overall_1_4"] < FULL_BENCHMARK_QUESTIONS["1-4"]:
+    if total < FULL_BENCHMARK_QUESTIONS["overall"] and (
+        summary["counts"]["overall_1_4"] < FULL_BENCHMARK_QUESTIONS["overall_1_4"]
+    ):
         lines.append(
             f"- **Subset: {total} questions from {conversations} conversation(s) — not comparable "
             "with full-benchmark baselines.**"

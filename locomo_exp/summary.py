@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Optional
+from typing import Any, Final, Iterable, Optional
 
 import numpy as np
 
-from locomo_exp.records import CATEGORY_IDS, QARecord, category_slug
-from locomo_exp.scoring.aggregate import OVERALL_KEYS, aggregate_by_category
+from locomo_exp.records import CATEGORY_GROUPS, CATEGORY_IDS, QARecord, group_metric_name
+from locomo_exp.scoring.aggregate import aggregate_by_category
 
 LATENCY_FIELDS: tuple[str, ...] = ("search_latency_s", "total_latency_s", "context_tokens")
 """Optional per-question fields summarised by :func:`latency_stats` (seconds; tokens)."""
 
-PERCENTILE_METHOD = "linear"
+PERCENTILE_METHOD: Final = "linear"
 """numpy's default percentile method (type 7 of Hyndman & Fan), stated in the report."""
 
 
@@ -72,9 +72,7 @@ def build_summary(
         means are 0-1. Category keys are ``"1"``..``"5"``, ``"overall_1_4"``, ``"overall"``.
     """
     categories = [r.category for r in records]
-    counts = {str(c): categories.count(c) for c in CATEGORY_IDS}
-    for key, members in OVERALL_KEYS.items():
-        counts[key] = sum(1 for c in categories if c in members)
+    counts = {key: sum(1 for c in categories if c in members) for key, members in CATEGORY_GROUPS.items()}
     conversations = {
         str(c): len({r.conversation_id for r in records if r.category == c}) for c in CATEGORY_IDS
     }
@@ -117,7 +115,7 @@ def summary_metrics(summary: dict[str, Any], category_names: dict[int, str]) -> 
     """
 
     def key_name(key: str) -> str:
-        return category_slug(int(key), category_names) if key.isdigit() else key
+        return group_metric_name(key, category_names)
 
     flat: dict[str, float] = {}
     for metric, by_key in summary["metrics"].items():

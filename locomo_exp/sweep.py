@@ -46,6 +46,7 @@ from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf, open_dict, read_write
 
 from locomo_exp import tracking
+from locomo_exp.records import CATEGORY_IDS
 
 log = logging.getLogger(__name__)
 
@@ -509,7 +510,7 @@ def render_sweep_summary(summary: dict[str, Any]) -> str:
     """
     rows = summary["rows"]
     keys = summary["swept_keys"]
-    categories = ["1", "2", "3", "4", "5"]
+    categories = [str(c) for c in CATEGORY_IDS]
     variants = sorted({r["f1_variant"] for r in rows if r["f1_variant"]})
     lines = [
         f"# Sweep: {summary['sweep']}",

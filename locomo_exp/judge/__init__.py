@@ -19,6 +19,8 @@ Modules: :mod:`.prompts` (versioned prompts), :mod:`.parsing` (reply parsing),
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from locomo_exp.judge.aggregate import JudgeAggregation, JudgeResult, JudgeRunResult
 from locomo_exp.judge.errors import (
     JudgeBatchPending,
@@ -39,7 +41,11 @@ _LAZY = {"judge_answer": "job", "judge_answer_multiple_runs": "job", "run_judge"
 """Loaded on first use: :mod:`.job` pulls in ``anthropic`` (~1 s), which F1-only runs never need."""
 
 
-def __getattr__(name: str) -> object:
+if TYPE_CHECKING:
+    from locomo_exp.judge.job import judge_answer, judge_answer_multiple_runs, run_judge
+
+
+def __getattr__(name: str) -> Any:
     if name in _LAZY:
         import importlib
 

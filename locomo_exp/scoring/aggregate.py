@@ -11,10 +11,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Iterable, Optional
 
-from locomo_exp.records import CATEGORY_IDS
-
-OVERALL_KEYS: dict[str, tuple[int, ...]] = {"overall_1_4": (1, 2, 3, 4), "overall": CATEGORY_IDS}
-"""Aggregate keys and the categories each covers."""
+from locomo_exp.records import CATEGORY_GROUPS
 
 
 @dataclass(frozen=True)
@@ -72,10 +69,7 @@ def aggregate_by_category(
     categories = list(categories)
     if len(values) != len(categories):
         raise ValueError(f"{len(values)} values but {len(categories)} categories")
-    result = {
-        str(cid): summarize(v for v, c in zip(values, categories) if c == cid)
-        for cid in CATEGORY_IDS
+    return {
+        key: summarize(v for v, c in zip(values, categories, strict=True) if c in members)
+        for key, members in CATEGORY_GROUPS.items()
     }
-    for key, members in OVERALL_KEYS.items():
-        result[key] = summarize(v for v, c in zip(values, categories) if c in members)
-    return result
