@@ -14,7 +14,7 @@ import mlflow
 import numpy as np
 import pytest
 from conftest import PROJECT_ROOT
-from fake_anthropic import FakeAnthropicServer, rubric
+from fake_anthropic import FAKE_API_KEY, FakeAnthropicServer, rubric
 
 pytestmark = pytest.mark.slow
 
@@ -75,6 +75,11 @@ def test_scorer_both_judges_zep_answers_and_logs_j(fake_anthropic, shared_data: 
     assert run.data.params["judge.temperature"] == "0.5"
     report = (tmp_path / "run1" / "report.md").read_text()
     assert "## LLM-as-a-Judge J" in report and "Judge reliability" in report
+
+    # the API key is nowhere: outputs, Hydra's saved configs, the MLflow store and artifacts, the cache
+    leaked = [path for path in tmp_path.rglob("*") if path.is_file() and FAKE_API_KEY.encode() in path.read_bytes()]
+    assert leaked == []
+    assert (tmp_path / "run1" / ".hydra" / "config.yaml").exists()
 
     # the same job again: every call is in the durable cache, none is made
     fake_anthropic.clear()

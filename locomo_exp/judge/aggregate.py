@@ -29,6 +29,7 @@ from typing import Any, Literal, Optional
 import numpy as np
 
 from locomo_exp.records import category_slug
+from locomo_exp.tracking import finite_metrics
 
 logger = logging.getLogger(__name__)
 
@@ -259,10 +260,30 @@ def estimate_cost_usd(
     Returns:
         The cost, or ``None`` when the model has no price entry.
     """
-    price = find_price(model, prices)
+    return cost_usd(find_price(model, prices), input_tokens, output_tokens)
+
+
+def cost_usd(
+    price: Optional[dict[str, float]],
+    input_tokens: float,
+    output_tokens: float,
+    factor: float = 1.0,
+) -> Optional[float]:
+    """Cost in US dollars of some tokens at a price entry (see :func:`find_price`).
+
+    Args:
+        price: ``{"input": ..., "output": ...}`` in USD per million tokens, or ``None``.
+        input_tokens: input tokens.
+        output_tokens: output tokens.
+        factor: multiplier of the list price (``judge.batch.price_factor`` for batch
+            replies, 1.0 for realtime calls).
+
+    Returns:
+        The cost in USD, or ``None`` when there is no price.
+    """
     if price is None:
         return None
-    return (input_tokens * price["input"] + output_tokens * price["output"]) / 1_000_000
+    return (input_tokens * price["input"] + output_tokens * price["output"]) / 1_000_000 * factor
 
 
 @dataclass
@@ -348,10 +369,4 @@ def flat_metrics(summary: dict[str, Any], category_names: dict[int, str]) -> dic
         metrics["judge/batch_requests_submitted"] = batch.get("requests_submitted")
         for kind, value in (batch.get("results") or {}).items():
             metrics[f"judge/batch_{kind}"] = value
-    return {
-        name: float(value)
-        for name, value in metrics.items()
-        if isinstance(value, (int, float))
-        and not isinstance(value, bool)
-        and math.isfinite(float(value))
-    }
+    return finite_metrics(metrics)

@@ -25,10 +25,10 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import os
-import socket
 import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Awaitable, Callable, Optional, TypeVar
@@ -38,6 +38,7 @@ from locomo_exp.judge.aggregate import JudgeResult
 from locomo_exp.judge.cache import (
     COLLECTED,
     FAILED,
+    HOSTNAME,
     MISSING,
     SUBMITTING,
     BatchLedger,
@@ -45,6 +46,7 @@ from locomo_exp.judge.cache import (
     LedgerRequest,
     Submission,
     custom_id_for,
+    pid_alive,
 )
 from locomo_exp.judge.client import (
     BATCH_COUNT_KINDS,
@@ -61,8 +63,9 @@ from locomo_exp.judge.runner import (
     RetryPolicy,
     _format_seconds,
     fatal_api_error,
-    make_client,
+    judge_client,
     result_from_reply,
+    split_cached,
 )
 
 logger = logging.getLogger(__name__)
@@ -80,6 +83,9 @@ ADOPTION_WINDOW_S = 300.0
 
 _AMBIGUOUS_KINDS = frozenset({"timeout", "connection", "server", "other", "invalid_response"})
 """Failure kinds after which a create call may have reached the API anyway."""
+
+RESULT_KINDS = ("succeeded", "errored", "expired", "canceled", "missing")
+"""Result line types counted per request (``missing``: no result line for it)."""
 
 
 @dataclass
@@ -102,15 +108,7 @@ class BatchRunInfo:
     resumed_batch_ids: list[str] = field(default_factory=list)
     requests_submitted: int = 0
     realtime_calls: int = 0
-    results: dict[str, int] = field(
-        default_factory=lambda: {
-            "succeeded": 0,
-            "errored": 0,
-            "expired": 0,
-            "canceled": 0,
-            "missing": 0,
-        }
-    )
+    results: dict[str, int] = field(default_factory=lambda: dict.fromkeys(RESULT_KINDS, 0))
     errored_types: dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -164,16 +162,6 @@ def _sum_counts(statuses: list[BatchStatus]) -> dict[str, int]:
     return {kind: sum(s.counts.get(kind, 0) for s in statuses) for kind in BATCH_COUNT_KINDS}
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 class BatchJudge:
     """Runs call specs through the Message Batches API (see the module docstring).
 
@@ -196,11 +184,7 @@ class BatchJudge:
         self.cfg = cfg
         self.cache = cache
         self.ledger = BatchLedger(cache)
-        self.policy = RetryPolicy(
-            max_retries=cfg.max_retries,
-            initial_backoff_s=cfg.retry_initial_backoff_s,
-            max_backoff_s=cfg.retry_max_backoff_s,
-        )
+        self.policy = RetryPolicy.from_config(cfg)
         self.info = BatchRunInfo()
         self._sleep = sleep
         self._outcomes: dict[str, BatchItemResult] = {}
@@ -232,8 +216,8 @@ class BatchJudge:
         age = time.time() - sub.submitted_at
         if age > self.cfg.batch.create_timeout_s + 60.0:
             return True
-        if sub.writer_host == socket.gethostname() and sub.writer_pid is not None:
-            return sub.writer_pid == os.getpid() or not _pid_alive(sub.writer_pid)
+        if sub.writer_host == HOSTNAME and sub.writer_pid is not None:
+            return sub.writer_pid == os.getpid() or not pid_alive(sub.writer_pid)
         return False
 
     async def _find_created(self, sub: Submission) -> Optional[BatchStatus]:
@@ -394,7 +378,7 @@ class BatchJudge:
             return seen
 
         seen = await self._with_retries(f"downloading results of {batch_id}", download)
-        counts = {kind: 0 for kind in ("succeeded", "errored", "expired", "canceled", "missing")}
+        counts = dict.fromkeys(RESULT_KINDS, 0)
         for custom_id, request in requests.items():
             item = seen.get(custom_id)
             if item is None:
@@ -471,7 +455,8 @@ class BatchJudge:
                 batch_id = sub.batch_id
                 try:
                     status = await self._with_retries(
-                        f"polling {batch_id}", lambda: self.client.retrieve_batch(batch_id)
+                        f"polling {batch_id}",
+                        functools.partial(self.client.retrieve_batch, batch_id),
                     )
                 except JudgeCallError as err:
                     if err.kind == "not_found":
@@ -561,23 +546,10 @@ class BatchJudge:
             JudgeFatalAPIError: a non-retryable API error of the canary or a create call.
             JudgeError: a batch could not be created after retries.
         """
-        results: dict[tuple[str, int], JudgeResult] = {}
-        stored = self.cache.get_many(s.digest for s in specs)
+        results, uncached = split_cached(specs, self.cache, self.cfg.protocol)
         pending: dict[str, list[CallSpec]] = {}
-        for spec in specs:
-            reply = stored.get(spec.digest)
-            if reply is None:
-                pending.setdefault(spec.digest, []).append(spec)
-            else:
-                results[(spec.question_id, spec.run)] = result_from_reply(
-                    reply, self.cfg.protocol, spec.run, cached=True
-                )
-        if stored:
-            logger.info(
-                "judge: %d of %d calls found in the cache",
-                len(specs) - sum(len(v) for v in pending.values()),
-                len(specs),
-            )
+        for spec in uncached:
+            pending.setdefault(spec.digest, []).append(spec)
         if not pending:
             return results
 
@@ -711,14 +683,9 @@ async def judge_batch_async(
         for name in ("create_batch", "retrieve_batch", "batch_results", "list_batches")
     ):
         raise JudgeError(f"{type(client).__name__} cannot submit Message Batches")
-    own_client = client is None
-    active = make_client(cfg) if client is None else client
-    judge = BatchJudge(active, cfg, cache)  # type: ignore[arg-type]
-    try:
+    async with judge_client(cfg, client) as active:
+        judge = BatchJudge(active, cfg, cache)  # type: ignore[arg-type]
         results = await judge.run(specs)
-    finally:
-        if own_client:
-            await active.aclose()
     return results, judge.info
 
 

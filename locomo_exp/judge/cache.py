@@ -674,7 +674,7 @@ class BatchLedger:
                     request_count=len(free),
                     submitted_at=now,
                     writer_pid=os.getpid(),
-                    writer_host=socket.gethostname(),
+                    writer_host=HOSTNAME,
                 )
                 self._conn.execute(
                     "INSERT INTO judge_batches (submission_id, batch_id, status, request_count, "

@@ -18,7 +18,7 @@ from __future__ import annotations
 import email.utils
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, AsyncIterator, Mapping, Optional, Protocol
 
@@ -392,18 +392,10 @@ def batch_item_from(item: Any, batch_id: str) -> BatchItemResult:
     result = item.result
     kind = str(getattr(result, "type", ""))
     if kind == "succeeded":
-        reply = reply_from_message(result.message)
         return BatchItemResult(
             custom_id=str(item.custom_id),
             result_type=kind,
-            reply=JudgeReply(
-                text=reply.text,
-                stop_reason=reply.stop_reason,
-                input_tokens=reply.input_tokens,
-                output_tokens=reply.output_tokens,
-                model=reply.model,
-                batch_id=batch_id,
-            ),
+            reply=replace(reply_from_message(result.message), batch_id=batch_id),
         )
     if kind == "errored":
         inner = getattr(getattr(result, "error", None), "error", None)

@@ -22,7 +22,7 @@ from locomo_exp.judge.aggregate import (
     JudgeResult,
     JudgeRunResult,
     aggregate_question,
-    estimate_cost_usd,
+    cost_usd,
     find_price,
     flat_metrics,
     group_j,
@@ -40,6 +40,7 @@ from locomo_exp.judge.preflight import (
 from locomo_exp.judge.prompts import get_protocol
 from locomo_exp.judge.runner import CallSpec, build_call_specs, judge_calls_async
 from locomo_exp.records import DEFAULT_CATEGORY_NAMES, QARecord
+from locomo_exp.tracking import MAX_PARAM_VALUE_CHARS
 
 logger = logging.getLogger(__name__)
 
@@ -59,8 +60,9 @@ def _open_cache(cfg: JudgeConfig, start_dir: Path) -> Optional[JudgeCache]:
     return JudgeCache(resolve_cache_path(cfg.cache_path, start_dir))
 
 
-def _price_table(cfg: JudgeConfig) -> dict[str, Any]:
-    return {str(k): dict(v) for k, v in (cfg.prices or {}).items()}
+def _price(cfg: JudgeConfig) -> Optional[dict[str, float]]:
+    """The judge model's entry in ``judge.prices`` (USD per million tokens), or ``None``."""
+    return find_price(cfg.model, {str(k): dict(v) for k, v in (cfg.prices or {}).items()})
 
 
 def _dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) -> dict[str, Any]:
@@ -87,7 +89,7 @@ def _dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) 
     input_tokens = int(round(input_all * to_call / len(specs))) if specs else 0
     output_typical = to_call * min(ESTIMATED_OUTPUT_TOKENS, cfg.max_tokens)
     output_max = to_call * cfg.max_tokens
-    prices = _price_table(cfg)
+    price = _price(cfg)
     factor = float(cfg.batch.price_factor) if batch else 1.0
     estimate = {
         "calls_total": len(specs),
@@ -96,12 +98,8 @@ def _dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) 
         "estimated_input_tokens": input_tokens,
         "estimated_output_tokens": output_typical,
         "max_output_tokens": output_max,
-        "estimated_cost_usd": _scaled(
-            estimate_cost_usd(cfg.model, input_tokens, output_typical, prices), factor
-        ),
-        "max_cost_usd": _scaled(
-            estimate_cost_usd(cfg.model, input_tokens, output_max, prices), factor
-        ),
+        "estimated_cost_usd": cost_usd(price, input_tokens, output_typical, factor),
+        "max_cost_usd": cost_usd(price, input_tokens, output_max, factor),
         "assumptions": (
             f"{CHARS_PER_TOKEN} characters per input token + {REQUEST_OVERHEAD_TOKENS} per "
             f"request; {ESTIMATED_OUTPUT_TOKENS} output tokens per reply typical, "
@@ -111,10 +109,6 @@ def _dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) 
     if batch:
         estimate["calls_in_flight"] = in_flight
     return estimate
-
-
-def _scaled(cost: Optional[float], factor: float) -> Optional[float]:
-    return None if cost is None else cost * factor
 
 
 def _summary_header(cfg: JudgeConfig, api_version: str) -> dict[str, Any]:
@@ -184,7 +178,7 @@ def build_run_result(
 
     fresh = [r for r in all_runs if not r.cached and r.outcome != "api_error"]
     cached = [r for r in all_runs if r.cached]
-    prices = _price_table(cfg)
+    price = _price(cfg)
     tokens = {
         "input": sum(r.input_tokens for r in fresh),
         "output": sum(r.output_tokens for r in fresh),
@@ -194,9 +188,9 @@ def build_run_result(
         "batch_output": sum(r.output_tokens for r in fresh if r.batch_id),
     }
     factor = float(cfg.batch.price_factor)
-    cost = _runs_cost(fresh, cfg.model, prices, factor)
-    cost_all = _runs_cost(fresh + cached, cfg.model, prices, factor)
-    if find_price(cfg.model, prices) is None:
+    cost = _runs_cost(fresh, price, factor)
+    cost_all = _runs_cost(fresh + cached, price, factor)
+    if price is None:
         logger.warning(
             "judge: no price for model %s in judge.prices; cost not estimated", cfg.model
         )
@@ -218,7 +212,7 @@ def build_run_result(
         "tokens": tokens,
         "estimated_cost_usd": cost,
         "estimated_cost_usd_including_cached": cost_all,
-        "price_usd_per_mtok": find_price(cfg.model, prices),
+        "price_usd_per_mtok": price,
         "cache_path": str(cache_path) if cache_path else None,
         "wall_time_s": wall_time_s,
     }
@@ -236,34 +230,46 @@ def build_run_result(
 
 
 def _runs_cost(
-    runs: list[JudgeResult], model: str, prices: dict[str, Any], batch_factor: float
+    runs: list[JudgeResult], price: Optional[dict[str, float]], batch_factor: float
 ) -> Optional[float]:
-    """Cost of runs' tokens: batch replies at ``batch_factor`` x list price."""
+    """Cost of runs' tokens in USD: batch replies at ``batch_factor`` x list price.
+
+    Args:
+        runs: the runs.
+        price: the model's price entry (USD per million tokens), or ``None``.
+        batch_factor: ``judge.batch.price_factor``.
+
+    Returns:
+        The cost, or ``None`` without a price.
+    """
     realtime = [r for r in runs if not r.batch_id]
     batched = [r for r in runs if r.batch_id]
-    cost_rt = estimate_cost_usd(
-        model, sum(r.input_tokens for r in realtime), sum(r.output_tokens for r in realtime), prices
+    cost_rt = cost_usd(
+        price, sum(r.input_tokens for r in realtime), sum(r.output_tokens for r in realtime)
     )
-    cost_b = estimate_cost_usd(
-        model, sum(r.input_tokens for r in batched), sum(r.output_tokens for r in batched), prices
+    cost_b = cost_usd(
+        price,
+        sum(r.input_tokens for r in batched),
+        sum(r.output_tokens for r in batched),
+        batch_factor,
     )
     if cost_rt is None or cost_b is None:
         return None
-    return cost_rt + batch_factor * cost_b
-
-
-MAX_PARAM_CHARS = 6000
-"""MLflow's limit on a param value, characters."""
+    return cost_rt + cost_b
 
 
 def _joined_ids(ids: list[str]) -> str:
+    """Comma-joined ids within :data:`~locomo_exp.tracking.MAX_PARAM_VALUE_CHARS`.
+
+    Too many ids are cut after a whole id and end with ``,... (+N more; see summary.json)``.
+    """
     text = ",".join(ids)
-    if len(text) <= MAX_PARAM_CHARS:
+    if len(text) <= MAX_PARAM_VALUE_CHARS:
         return text
     kept: list[str] = []
     for index, batch_id in enumerate(ids):
         suffix = f",... (+{len(ids) - index} more; see summary.json)"
-        if len(",".join([*kept, batch_id])) + len(suffix) > MAX_PARAM_CHARS:
+        if len(",".join([*kept, batch_id])) + len(suffix) > MAX_PARAM_VALUE_CHARS:
             return ",".join(kept) + suffix
         kept.append(batch_id)
     return text  # pragma: no cover - unreachable

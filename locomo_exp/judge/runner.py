@@ -164,6 +164,40 @@ def result_from_reply(
     )
 
 
+def split_cached(
+    specs: list[CallSpec], cache: Optional[JudgeCache], protocol: JudgeProtocol | str
+) -> tuple[dict[tuple[str, int], JudgeResult], list[CallSpec]]:
+    """Answer the specs the cache has a reply for; return the others, in order.
+
+    Logs how many calls were found when the cache had any.
+
+    Args:
+        specs: the calls.
+        cache: the open cache, or ``None`` (nothing is cached).
+        protocol: judge protocol (to parse cached replies).
+
+    Returns:
+        ``(results, pending)``: ``(question_id, run) -> result`` (``cached=True``) of the
+        specs found in the cache, and the specs that were not, in their original order.
+    """
+    stored = cache.get_many(s.digest for s in specs) if cache is not None else {}
+    results: dict[tuple[str, int], JudgeResult] = {}
+    pending: list[CallSpec] = []
+    for spec in specs:
+        reply = stored.get(spec.digest)
+        if reply is None:
+            pending.append(spec)
+        else:
+            results[(spec.question_id, spec.run)] = result_from_reply(
+                reply, protocol, spec.run, cached=True
+            )
+    if stored:
+        logger.info(
+            "judge: %d of %d calls found in the cache", len(specs) - len(pending), len(specs)
+        )
+    return results, pending
+
+
 @dataclass
 class RetryPolicy:
     """Exponential backoff with jitter; the server's ``retry-after`` wins when given.
@@ -179,6 +213,16 @@ class RetryPolicy:
     initial_backoff_s: float = 1.0
     max_backoff_s: float = 60.0
     max_retry_after_s: float = 600.0
+
+    @classmethod
+    def from_config(cls, cfg: JudgeConfig) -> RetryPolicy:
+        """The policy of ``judge.max_retries``, ``judge.retry_initial_backoff_s`` and
+        ``judge.retry_max_backoff_s`` (``max_retry_after_s`` keeps its default)."""
+        return cls(
+            max_retries=cfg.max_retries,
+            initial_backoff_s=cfg.retry_initial_backoff_s,
+            max_backoff_s=cfg.retry_max_backoff_s,
+        )
 
     def delay(
         self,
@@ -331,6 +375,18 @@ CLAIM_POLL_MAX_S = 1.0
 """Cap of that delay (it doubles at each look), seconds."""
 
 
+def claim_poll_delay(looks: int) -> float:
+    """Seconds to wait before looking again at a call another owner has in flight.
+
+    Args:
+        looks: how many times the call was already found in flight (0 for the first).
+
+    Returns:
+        ``min(CLAIM_POLL_MAX_S, CLAIM_POLL_INITIAL_S * 2**looks)``.
+    """
+    return min(CLAIM_POLL_MAX_S, CLAIM_POLL_INITIAL_S * 2.0**looks)
+
+
 def claim_timeout_s(cfg: JudgeConfig) -> float:
     """Seconds without heartbeat after which another owner's claim is taken over.
 
@@ -355,11 +411,7 @@ class JudgePool:
         self.client = client
         self.cfg = cfg
         self.cache = cache
-        self.policy = RetryPolicy(
-            max_retries=cfg.max_retries,
-            initial_backoff_s=cfg.retry_initial_backoff_s,
-            max_backoff_s=cfg.retry_max_backoff_s,
-        )
+        self.policy = RetryPolicy.from_config(cfg)
         self.limiter = RateLimiter(cfg.requests_per_minute)
         self.fatal: Optional[JudgeCallError] = None
         self._resume_at = 0.0
@@ -494,17 +546,7 @@ class JudgePool:
             JudgeFatalAPIError: at the first non-retryable API error, after the calls in
                 flight have finished (and been cached).
         """
-        results: dict[tuple[str, int], JudgeResult] = {}
-        stored = self.cache.get_many(s.digest for s in specs) if self.cache is not None else {}
-        pending: list[CallSpec] = []
-        for spec in specs:
-            reply = stored.get(spec.digest)
-            if reply is None:
-                pending.append(spec)
-            else:
-                results[(spec.question_id, spec.run)] = result_from_reply(
-                    reply, self.cfg.protocol, spec.run, cached=True
-                )
+        results, pending = split_cached(specs, self.cache, self.cfg.protocol)
         progress = ProgressReporter(
             len(specs),
             len(specs) - len(pending),
@@ -512,8 +554,6 @@ class JudgePool:
             interval_s=self.cfg.progress_interval_s,
         )
         self.progress = progress
-        if stored:
-            logger.info("judge: %d of %d calls found in the cache", len(stored), len(specs))
 
         queue = deque(pending)
         # calls another owner has in flight: (due time, sequence, looks so far, spec)
@@ -529,8 +569,8 @@ class JudgePool:
                 progress.record_cached()
 
         def set_aside(spec: CallSpec, looks: int) -> None:
-            delay = min(CLAIM_POLL_MAX_S, CLAIM_POLL_INITIAL_S * 2.0**looks)
-            heapq.heappush(waiting, (time.monotonic() + delay, next(sequence), looks + 1, spec))
+            due = time.monotonic() + claim_poll_delay(looks)
+            heapq.heappush(waiting, (due, next(sequence), looks + 1, spec))
 
         async def next_spec() -> Optional[tuple[CallSpec, int]]:
             """The next call to try: new ones first, then those waited for."""
@@ -603,7 +643,7 @@ class JudgePool:
                 if outcome is not None:
                     result = outcome[0]
                     break
-                await asyncio.sleep(min(CLAIM_POLL_MAX_S, CLAIM_POLL_INITIAL_S * 2.0**looks))
+                await asyncio.sleep(claim_poll_delay(looks))
                 looks += 1
         if self.fatal is not None:
             raise fatal_api_error(self.fatal, self.cfg.model)
@@ -638,6 +678,32 @@ def make_client(cfg: JudgeConfig) -> AnthropicJudgeClient:
     )
 
 
+@contextlib.asynccontextmanager
+async def judge_client(
+    cfg: JudgeConfig, client: Optional[JudgeClient] = None
+) -> AsyncIterator[JudgeClient]:
+    """Use ``client``, or build one with :func:`make_client` and close it on exit.
+
+    Args:
+        cfg: the judge config (for a client built here).
+        client: a caller's client; it is left open (the caller owns it).
+
+    Yields:
+        The client to use.
+
+    Raises:
+        JudgeError: no client given and ``ANTHROPIC_API_KEY`` is not set.
+    """
+    if client is not None:
+        yield client
+        return
+    own = make_client(cfg)
+    try:
+        yield own
+    finally:
+        await own.aclose()
+
+
 async def judge_calls_async(
     specs: list[CallSpec],
     cfg: JudgeConfig,
@@ -653,12 +719,7 @@ async def judge_calls_async(
     Raises:
         JudgeFatalAPIError: at the first non-retryable API error.
     """
-    own_client = client is None
-    active = make_client(cfg) if client is None else client
-    pool = JudgePool(active, cfg, cache)
-    try:
+    async with judge_client(cfg, client) as active:
+        pool = JudgePool(active, cfg, cache)
         results = await pool.run(specs)
-    finally:
-        if own_client:
-            await active.aclose()
     return results, pool.calls_made
