@@ -508,3 +508,22 @@ def test_mlflow_server_rest_api_shows_the_sweep_as_logged(basic_sweep, mlflow_se
         },
     )["runs"]
     assert len(nested) == 3
+
+
+def test_a_job_whose_judge_batches_are_pending_is_not_counted_as_failed(tmp_path: Path) -> None:
+    from locomo_exp import sweep
+
+    context = sweep.SweepContext(name="s", sweep_dir=str(tmp_path), swept_keys=["judge.temperature"],
+                                 swept_overrides=["judge.temperature=0.0,0.5"])
+    records = [
+        sweep.JobRecord(job=0, overrides=["judge.temperature=0.0"], swept={"judge.temperature": "0.0"},
+                        run_name="judge.temperature=0.0", status=sweep.PENDING, output_dir=str(tmp_path),
+                        error="batches still processing; run the same command again"),
+        sweep.JobRecord(job=1, overrides=["judge.temperature=0.5"], swept={"judge.temperature": "0.5"},
+                        run_name="judge.temperature=0.5", status=sweep.FAILED, output_dir=str(tmp_path),
+                        error="boom"),
+    ]
+    summary = sweep.build_sweep_summary(context, [sweep.summary_row(r, None) for r in records])
+    assert (summary["n_failed"], summary["n_pending"]) == (1, 1)
+    assert [f["job"] for f in summary["failed_jobs"]] == [1]
+    assert "1 with judge batches still processing" in sweep.render_sweep_summary(summary)
