@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -50,3 +51,14 @@ def start_worker(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
+
+
+def query_cache_file(db: Path, sql: str) -> list[tuple]:
+    """Rows of ``sql`` on a judge cache file another process may still be creating ([] until then)."""
+    if not db.exists():
+        return []
+    try:
+        with sqlite3.connect(db, timeout=5) as conn:
+            return conn.execute(sql).fetchall()
+    except sqlite3.OperationalError:  # tables not created yet
+        return []

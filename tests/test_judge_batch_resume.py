@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from fake_anthropic import FakeAnthropicServer, make_judge_config
-from judge_helpers import numbered_records, start_worker
+from judge_helpers import numbered_records, query_cache_file, start_worker
 
 from locomo_exp.config import JudgeBatchConfig, JudgeMode
 from locomo_exp.judge import run_judge
@@ -46,15 +46,7 @@ def records() -> list[QARecord]:
 
 
 def recorded_batches(db: Path) -> list[tuple[str, str]]:
-    if not db.exists():
-        return []
-    try:
-        with sqlite3.connect(db, timeout=5) as conn:
-            return conn.execute(
-                "SELECT batch_id, status FROM judge_batches WHERE batch_id IS NOT NULL"
-            ).fetchall()
-    except sqlite3.OperationalError:  # tables not created yet
-        return []
+    return query_cache_file(db, "SELECT batch_id, status FROM judge_batches WHERE batch_id IS NOT NULL")
 
 
 @pytest.mark.slow

@@ -6,13 +6,12 @@ from __future__ import annotations
 import collections
 import os
 import signal
-import sqlite3
 import time
 from pathlib import Path
 
 import pytest
 from fake_anthropic import FakeAnthropicServer, make_judge_config
-from judge_helpers import numbered_records, start_worker
+from judge_helpers import numbered_records, query_cache_file, start_worker
 
 from locomo_exp.judge import run_judge
 from locomo_exp.records import QARecord
@@ -46,15 +45,7 @@ def records() -> list[QARecord]:
 
 
 def cached_rows(db: Path) -> list[tuple[str, int, int]]:
-    if not db.exists():
-        return []
-    try:
-        with sqlite3.connect(db, timeout=5) as conn:
-            return conn.execute(
-                "SELECT question_id, run_index, writer_pid FROM judge_calls"
-            ).fetchall()
-    except sqlite3.OperationalError:  # table not created yet
-        return []
+    return query_cache_file(db, "SELECT question_id, run_index, writer_pid FROM judge_calls")
 
 
 @pytest.mark.slow

@@ -42,7 +42,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Iterable, Iterator, Optional
 
 from locomo_exp.judge.client import BatchItemResult, JudgeReply
 
@@ -122,6 +122,18 @@ MISSING = "missing"
 """Ledger status: the API no longer knows the batch (404); its requests are free again."""
 IN_FLIGHT_STATUSES = (SUBMITTING, IN_PROGRESS)
 """Statuses whose requests must not be submitted again."""
+
+
+SQL_IN_CHUNK = 500
+"""Keys per ``IN (...)`` query (SQLite limits the number of bound parameters)."""
+
+
+def _in_clause_chunks(items: Iterable[str]) -> Iterator[tuple[list[str], str]]:
+    """Split keys into chunks of :data:`SQL_IN_CHUNK`, each with its ``?,?,...`` placeholders."""
+    values = list(items)
+    for start in range(0, len(values), SQL_IN_CHUNK):
+        chunk = values[start : start + SQL_IN_CHUNK]
+        yield chunk, ",".join("?" * len(chunk))
 
 
 @dataclass(frozen=True)
@@ -277,10 +289,7 @@ class JudgeCache:
             Digest -> stored reply, for the keys present.
         """
         found: dict[str, JudgeReply] = {}
-        key_list = list(keys)
-        for start in range(0, len(key_list), 500):
-            chunk = key_list[start : start + 500]
-            marks = ",".join("?" * len(chunk))
+        for chunk, marks in _in_clause_chunks(keys):
             rows = self._conn.execute(
                 "SELECT key, text, stop_reason, input_tokens, output_tokens, response_model, "
                 f"batch_id FROM judge_calls WHERE key IN ({marks})",
@@ -627,10 +636,7 @@ class BatchLedger:
             :data:`IN_PROGRESS` submission.
         """
         found: dict[str, str] = {}
-        digest_list = list(digests)
-        for start in range(0, len(digest_list), 500):
-            chunk = digest_list[start : start + 500]
-            marks = ",".join("?" * len(chunk))
+        for chunk, marks in _in_clause_chunks(digests):
             rows = self._conn.execute(
                 "SELECT r.key, r.submission_id FROM judge_batch_requests r "
                 "JOIN judge_batches b ON b.submission_id = r.submission_id "
