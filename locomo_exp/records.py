@@ -59,6 +59,9 @@ class QARecord:
         stored_judge_score: a verdict stored in the file by another judge, on 0-100
             (``True``/1 -> 100), when given; not produced by this project's judge.
         position: 0-based index of the record in the file (in reading order).
+        references: every gold reference when the file gives a list of golds (scored as the
+            best match over them, as SQuAD does); empty means the single ``gold_text``.
+        prediction_missing: the file's prediction was ``null``, NaN or infinite (scored 0).
     """
 
     question_id: str
@@ -74,6 +77,13 @@ class QARecord:
     context_tokens: Optional[int] = None
     stored_judge_score: Optional[float] = None
     position: int = 0
+    references: tuple[str, ...] = ()
+    prediction_missing: bool = False
+
+    @property
+    def gold_references(self) -> tuple[str, ...]:
+        """The gold references scored against: ``references``, else ``(gold_text,)``."""
+        return self.references or (self.gold_text,)
 
     @property
     def gold_text(self) -> str:
