@@ -53,6 +53,13 @@ class OnInvalid(str, Enum):
     skip = "skip"
 
 
+class OnMissingPrediction(str, Enum):
+    """What to do with a prediction given as null, NaN or Infinity: score it 0, or stop."""
+
+    zero = "zero"
+    error = "error"
+
+
 class JudgeProtocol(str, Enum):
     """Judge prompt and output protocol (see :mod:`locomo_exp.judge.prompts`)."""
 
@@ -123,6 +130,7 @@ class DataConfig:
     format: DataFormat = DataFormat.auto
     prediction_key: Optional[str] = None
     on_invalid: OnInvalid = OnInvalid.error
+    on_missing_prediction: OnMissingPrediction = OnMissingPrediction.zero
     fields: FieldMap = field(default_factory=FieldMap)
     categories_from: Optional[str] = None
 

@@ -18,15 +18,29 @@ record and the field (:class:`DataValidationError`), before anything is scored.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator, Optional
 
-from locomo_exp.config import DataConfig, DataFormat, FieldMap, OnInvalid
+from locomo_exp.answer_values import (
+    StoredScaleError,
+    answer_text,
+    gold_answer,
+    prediction_answer,
+    show,
+    stored_judge_scale,
+    stored_judge_score,
+)
+from locomo_exp.config import DataConfig, DataFormat, FieldMap, OnInvalid, OnMissingPrediction
+from locomo_exp.input_file import (
+    DataValidationError,
+    RecordProblem,
+    absolute_path,
+    file_error,
+    read_results_file,
+)
 from locomo_exp.records import CATEGORY_IDS, DEFAULT_CATEGORY_NAMES, QARecord
 
 log = logging.getLogger(__name__)
@@ -55,68 +69,6 @@ _MISSING = object()
 _CATEGORY_ALIASES = {"commonsense": 3, "open_domain_knowledge": 3}
 
 
-@dataclass(frozen=True)
-class RecordProblem:
-    """One problem found in a results file.
-
-    Attributes:
-        path: the file.
-        where: the record's location, e.g. ``[12]`` or ``["3"][7]`` or ``line 5``;
-            empty for a problem with the whole file.
-        field: the field name in the file, or ``None`` for the whole record/file.
-        message: what is wrong.
-        position: 0-based reading-order index of the record, or ``None``.
-    """
-
-    path: str
-    where: str
-    field: Optional[str]
-    message: str
-    position: Optional[int] = None
-
-    def __str__(self) -> str:
-        parts = [self.path]
-        if self.where:
-            parts.append(f"record {self.where}")
-        if self.field:
-            parts.append(f"field '{self.field}'")
-        return ": ".join(parts) + f": {self.message}"
-
-
-class DataValidationError(ValueError):
-    """A results file cannot be scored as it is; ``problems`` lists every problem found."""
-
-    def __init__(self, problems: list[RecordProblem], hint: str = ""):
-        self.problems = problems
-        lines = _grouped_lines(problems)
-        shown = "\n".join(f"  - {line}" for line in lines[:50])
-        more = f"\n  ... and {len(lines) - 50} more" if len(lines) > 50 else ""
-        if hint:
-            more += f"\n{hint}"
-        elif any(p.position is not None for p in problems):
-            more += "\nFix the file, or set data.on_invalid=skip to score the valid records."
-        super().__init__(f"{len(problems)} problem(s) in the results file:\n{shown}{more}")
-
-
-def _grouped_lines(problems: list[RecordProblem], at_least: int = 5) -> list[str]:
-    """One line per problem, except that a (field, message) shared by many records is one line."""
-    groups: dict[tuple[Optional[str], str], list[RecordProblem]] = {}
-    for problem in problems:
-        groups.setdefault((problem.field, problem.message), []).append(problem)
-    lines: list[str] = []
-    for problem in problems:
-        group = groups[(problem.field, problem.message)]
-        if len(group) < at_least:
-            lines.append(str(problem))
-        elif group[0] is problem:
-            examples = ", ".join(p.where for p in group[:3])
-            field_text = f": field '{problem.field}'" if problem.field else ""
-            lines.append(
-                f"{problem.path}: {len(group)} records ({examples}, ...){field_text}: {problem.message}"
-            )
-    return lines
-
-
 @dataclass
 class LoadedResults:
     """What :func:`load_results` returns.
@@ -125,10 +77,13 @@ class LoadedResults:
         records: valid records, in file order.
         skipped: problems of records left out with ``data.on_invalid=skip``.
         path: absolute path of the file.
-        sha256: hex digest of the file's bytes.
+        sha256: hex digest of the file's bytes (exactly the bytes parsed).
         format: the format used (after ``auto`` detection).
         prediction_key: for the ``locomo`` format, the ``<name>_prediction`` key read.
-        n_skipped_records: number of distinct records skipped.
+        excluded_no_gold: one problem per question left out for having no gold answer
+            (a data problem, reported and counted, not scored).
+        missing_predictions: one problem per scored record whose prediction is missing
+            (``prediction_missing``; scored 0 with ``data.on_missing_prediction=zero``).
     """
 
     records: list[QARecord]
@@ -137,17 +92,29 @@ class LoadedResults:
     format: str
     skipped: list[RecordProblem] = field(default_factory=list)
     prediction_key: Optional[str] = None
+    excluded_no_gold: list[RecordProblem] = field(default_factory=list)
+    missing_predictions: list[RecordProblem] = field(default_factory=list)
 
     @property
     def n_skipped_records(self) -> int:
         return len({p.position for p in self.skipped if p.position is not None})
+
+    @property
+    def n_excluded_no_gold(self) -> int:
+        """Questions left out because their gold is null, empty, blank or an empty list."""
+        return len(self.excluded_no_gold)
+
+    @property
+    def n_missing_predictions(self) -> int:
+        """Scored records whose prediction is null, NaN or Infinity (each scored 0)."""
+        return sum(1 for r in self.records if r.prediction_missing)
 
 
 # ----------------------------------------------------------------------------- reading
 
 
 def read_json_or_jsonl(path: Path) -> Any:
-    """Parse a file as JSON, or else as JSON Lines.
+    """Parse a file as JSON, or else as JSON Lines (see :func:`read_results_file`).
 
     Args:
         path: the file.
@@ -156,35 +123,10 @@ def read_json_or_jsonl(path: Path) -> Any:
         The parsed JSON value (a list for JSON Lines).
 
     Raises:
-        DataValidationError: if the file is missing, empty, or neither JSON nor JSON Lines.
+        DataValidationError: if the file is missing, not a regular file, empty,
+            undecodable, or neither JSON nor JSON Lines.
     """
-    if not path.is_file():
-        raise DataValidationError([RecordProblem(str(path), "", None, "file not found")])
-    text = path.read_text(encoding="utf-8")
-    if not text.strip():
-        raise DataValidationError([RecordProblem(str(path), "", None, "file is empty")])
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as json_error:
-        rows: list[Any] = []
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError:
-                raise DataValidationError(
-                    [
-                        RecordProblem(
-                            str(path),
-                            "",
-                            None,
-                            f"not valid JSON ({json_error.msg} at line {json_error.lineno}, "
-                            f"column {json_error.colno}) nor JSON Lines (line {number})",
-                        )
-                    ]
-                ) from None
-        return rows
+    return read_results_file(path).obj
 
 
 def detect_format(obj: Any) -> DataFormat:
@@ -324,52 +266,31 @@ def parse_category(value: Any, names: dict[int, str] | None = None) -> int:
     return category
 
 
-def _answer_text(value: Any) -> Optional[str]:
-    """Gold/prediction value -> text as LoCoMo's scorer sees it (``str()`` of ints)."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return value
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return str(value)
-    if isinstance(value, list) and all(isinstance(v, (str, int, float)) for v in value):
-        return ", ".join(str(v) for v in value)
-    raise TypeError(f"expected text or a number, got {type(value).__name__}")
-
-
 def _non_negative(value: Any, scale: float = 1.0) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ValueError(f"expected a finite number, got {value!r}")
+        raise ValueError(f"expected a finite number, got {show(value)}")
     if value < 0:
-        raise ValueError(f"expected a non-negative number, got {value!r}")
+        raise ValueError(f"expected a non-negative number, got {show(value)}")
     return float(value) * scale
 
 
-def stored_judge_score(value: Any) -> float:
-    """Check a judge verdict stored in a results file; return it as a number.
+@dataclass
+class _Built:
+    """What :meth:`_RecordBuilder.build` makes of one raw record.
 
-    Args:
-        value: the stored verdict: a bool (Zep's ``grade``) or a number in [0, 100]
-            (the Mem0 harness's 0/1 ``llm_score``, or a 0-100 score).
-
-    Returns:
-        ``True``/``False`` as 1.0/0.0, numbers unchanged. The scale is decided once for
-        the whole file by :func:`stored_judge_scale`.
-
-    Raises:
-        ValueError: for anything else.
+    Attributes:
+        record: the record, or ``None`` when it is invalid or has no gold.
+        problems: why it is invalid.
+        no_gold: set when the record is valid but its gold is null/empty/blank (excluded).
+        missing_prediction: set when its prediction is null, NaN or Infinity.
+        verdict: the stored judge verdict as read (bool or number), for the file's scale.
     """
-    if isinstance(value, bool):
-        return 1.0 if value else 0.0
-    if isinstance(value, (int, float)) and math.isfinite(value) and 0 <= value <= 100:
-        return float(value)
-    raise ValueError(f"a stored judge score must be a bool or a number in 0-100, got {value!r}")
 
-
-def stored_judge_scale(values: list[float]) -> float:
-    """Factor that puts a file's stored verdicts on 0-100: 100 when every one is 0 or 1
-    (binary verdicts), else 1 (already 0-100)."""
-    return 100.0 if all(v in (0.0, 1.0) for v in values) else 1.0
+    record: Optional[QARecord]
+    problems: list[RecordProblem]
+    no_gold: Optional[RecordProblem] = None
+    missing_prediction: Optional[RecordProblem] = None
+    verdict: Any = None
 
 
 @dataclass
@@ -383,7 +304,7 @@ class _RecordBuilder:
 
     def build(
         self, raw: Any, where: str, conversation_id: Optional[str], position: int
-    ) -> tuple[Optional[QARecord], list[RecordProblem]]:
+    ) -> _Built:
         problems: list[RecordProblem] = []
 
         def problem(field_name: Optional[str], message: str) -> None:
@@ -391,12 +312,16 @@ class _RecordBuilder:
 
         if not isinstance(raw, dict):
             problem(None, f"expected a JSON object, got {type(raw).__name__ if raw is not _MISSING else 'something else'}")
-            return None, problems
+            return _Built(None, problems)
         m = self.mapping
 
         question = _get(raw, m.question)
-        if question is _MISSING or not isinstance(question, str) or not question.strip():
-            problem(m.question, "missing or empty question" if question is _MISSING or question in ("", None) else f"question must be text, got {type(question).__name__}")
+        if question is _MISSING:
+            problem(m.question, "missing question")
+        elif question is None or (isinstance(question, str) and not question.strip()):
+            problem(m.question, "question is empty")
+        elif not isinstance(question, str):
+            problem(m.question, f"question must be text, got {type(question).__name__}")
 
         category: Optional[int] = None
         raw_category = _get(raw, m.category)
@@ -421,30 +346,41 @@ class _RecordBuilder:
         adversarial_text: Optional[str] = None
         if adversarial is not _MISSING:
             try:
-                adversarial_text = _answer_text(adversarial)
+                adversarial_text = answer_text(adversarial)
             except TypeError as error:
                 problem(m.adversarial_answer or "adversarial_answer", str(error))
 
         gold = _get(raw, m.ground_truth)
         ground_truth: Optional[str] = None
+        references: tuple[str, ...] = ()
+        no_gold: Optional[str] = None
+        has_adversarial = adversarial_text is not None and bool(adversarial_text.strip())
         if gold is _MISSING:
-            if category == 5 and adversarial_text is not None:
+            if category == 5 and has_adversarial:
                 ground_truth = adversarial_text  # LoCoMo cat-5 items may carry only this
             else:
                 problem(m.ground_truth, "missing ground truth")
         else:
             try:
-                ground_truth = _answer_text(gold)
+                read = gold_answer(gold)
             except TypeError as error:
                 problem(m.ground_truth, str(error))
+            else:
+                ground_truth, references = read.text, read.references
+                if read.missing is not None:
+                    if category == 5 and has_adversarial:
+                        ground_truth = adversarial_text  # as for a cat-5 item without `answer`
+                    else:
+                        no_gold = f"no gold answer (it is {read.missing}): question excluded"
 
         prediction = _get(raw, m.prediction)
         prediction_text = ""
+        prediction_missing: Optional[str] = None
         if prediction is _MISSING:
             problem(m.prediction, "missing prediction")
         else:
             try:
-                prediction_text = _answer_text(prediction) or ""
+                prediction_text, prediction_missing = prediction_answer(prediction)
             except TypeError as error:
                 problem(m.prediction, str(error))
 
@@ -482,7 +418,7 @@ class _RecordBuilder:
                 problem(m.context_tokens, str(error))
 
         stored_judge: Optional[float] = None
-        verdict = _get(raw, m.judge_score)
+        verdict: Any = _get(raw, m.judge_score)
         if verdict not in (_MISSING, None):
             try:
                 stored_judge = stored_judge_score(verdict)
@@ -490,9 +426,11 @@ class _RecordBuilder:
                 problem(m.judge_score, str(error))
 
         if problems:
-            return None, problems
+            return _Built(None, problems)
         assert category is not None and isinstance(question, str)
-        return (
+        if no_gold is not None:
+            return _Built(None, [], no_gold=RecordProblem(self.path, where, m.ground_truth, no_gold, position))
+        return _Built(
             QARecord(
                 question_id=str(question_id),
                 question=question,
@@ -507,8 +445,16 @@ class _RecordBuilder:
                 context_tokens=context_tokens,
                 stored_judge_score=stored_judge,
                 position=position,
+                references=references,
+                prediction_missing=prediction_missing is not None,
             ),
             [],
+            missing_prediction=None
+            if prediction_missing is None
+            else RecordProblem(
+                self.path, where, m.prediction, f"prediction is {prediction_missing}", position
+            ),
+            verdict=stored_judge if stored_judge is None else verdict,
         )
 
 
@@ -597,19 +543,23 @@ def load_results(
     Raises:
         DataValidationError: listing every problem (file, record, field), when the file
             cannot be read, has no records, or has invalid records and
-            ``on_invalid=error``; also when every record is invalid.
+            ``on_invalid=error``; also when every record is invalid or has no gold, when a
+            prediction is missing and ``on_missing_prediction=error`` (before any judge
+            call), and when stored verdicts mix true/false with scores.
+
+    Questions whose gold is null, empty, blank or an empty list are excluded (counted in
+    ``excluded_no_gold`` and logged); category-5 items with a non-blank
+    ``adversarial_answer`` take it as their gold instead, as LoCoMo's own files do.
+    Predictions given as null, NaN or Infinity are kept with ``prediction_missing`` set
+    (scored 0) and logged, unless ``on_missing_prediction=error``.
     """
     config = config or DataConfig()
     names = category_names or DEFAULT_CATEGORY_NAMES
-    path = Path(path).resolve()
-    obj = read_json_or_jsonl(path)
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
-
-    def file_error(message: str) -> DataValidationError:
-        return DataValidationError([RecordProblem(str(path), "", None, message)])
+    parsed = read_results_file(path)  # one read: the hash is of the bytes parsed
+    path, obj, digest = parsed.path, parsed.obj, parsed.sha256
 
     if isinstance(obj, (list, dict)) and not obj:
-        raise file_error("contains no records")
+        raise file_error(path, "contains no records")
     fmt = DataFormat(config.format)
     try:
         if fmt == DataFormat.auto:
@@ -619,17 +569,21 @@ def load_results(
             prediction_key = config.prediction_key or detect_prediction_key(obj)
         raw_items = list(_iter_raw(obj, fmt, path))
     except ValueError as error:
-        raise file_error(str(error)) from None
+        raise file_error(path, str(error)) from None
     if not raw_items:
-        raise file_error("contains no records")
+        raise file_error(path, "contains no records")
 
     lookup = _category_lookup(config, names) if config.categories_from else None
     builder = _RecordBuilder(str(path), _mapping_for(fmt, config, prediction_key), names, lookup)
     records: list[QARecord] = []
     problems: list[RecordProblem] = []
+    excluded: list[RecordProblem] = []
+    missing: list[RecordProblem] = []
+    verdicts: list[tuple[str, Any]] = []  # (where, verdict as read) of each kept record
     seen_ids: dict[str, str] = {}
     for position, (where, conversation_id, raw) in enumerate(raw_items):
-        record, record_problems = builder.build(raw, where, conversation_id, position)
+        built = builder.build(raw, where, conversation_id, position)
+        record, record_problems = built.record, built.problems
         if record is not None and record.question_id in seen_ids:
             record_problems = [
                 RecordProblem(
@@ -644,25 +598,49 @@ def load_results(
         if record is not None:
             seen_ids[record.question_id] = where
             records.append(record)
+            if built.missing_prediction is not None:
+                missing.append(built.missing_prediction)
+            if built.verdict is not None:
+                verdicts.append((where, built.verdict))
+        if built.no_gold is not None:
+            excluded.append(built.no_gold)
         problems.extend(record_problems)
 
     if problems and (OnInvalid(config.on_invalid) == OnInvalid.error or not records):
         raise DataValidationError(problems, _hint(problems, raw_items, builder.mapping, len(raw_items)))
     if not records:
-        raise DataValidationError(problems or [RecordProblem(str(path), "", None, "no valid records")])
-    stored = [r.stored_judge_score for r in records if r.stored_judge_score is not None]
-    if stored and (scale := stored_judge_scale(stored)) != 1.0:
-        records = [
-            replace(r, stored_judge_score=r.stored_judge_score * scale)
-            if r.stored_judge_score is not None
-            else r
-            for r in records
-        ]
+        raise DataValidationError(
+            excluded or [RecordProblem(str(path), "", None, "no valid records")],
+            "No question has a gold answer: nothing can be scored." if excluded else "",
+        )
+    if missing and OnMissingPrediction(config.on_missing_prediction) == OnMissingPrediction.error:
+        raise DataValidationError(
+            missing,
+            f"{len(missing)} prediction(s) are missing (null, NaN or Infinity) and "
+            "data.on_missing_prediction=error; fix the file, or set "
+            "data.on_missing_prediction=zero to score them 0.",
+        )
+    records = _scale_stored_verdicts(records, verdicts, str(path), builder.mapping.judge_score)
     if problems:
         log.warning(
             "%s: skipped %d invalid record(s) (data.on_invalid=skip)",
             path,
             len({p.position for p in problems}),
+        )
+    if excluded:
+        log.warning(
+            "%s: excluded %d question(s) with no gold answer (null, empty or blank), e.g. %s",
+            path,
+            len(excluded),
+            excluded[0].where,
+        )
+    if missing:
+        log.warning(
+            "%s: %d prediction(s) missing (null, NaN or Infinity), each scored 0, e.g. %s "
+            "(data.on_missing_prediction=zero)",
+            path,
+            len(missing),
+            missing[0].where,
         )
     return LoadedResults(
         records=records,
@@ -671,7 +649,47 @@ def load_results(
         format=fmt.value,
         skipped=problems,
         prediction_key=prediction_key,
+        excluded_no_gold=excluded,
+        missing_predictions=missing,
     )
+
+
+def _scale_stored_verdicts(
+    records: list[QARecord], verdicts: list[tuple[str, Any]], path: str, field_name: Optional[str]
+) -> list[QARecord]:
+    """Put the stored verdicts on 0-100 with one scale for the whole file.
+
+    Args:
+        records: the kept records.
+        verdicts: ``(where, verdict as read)`` of the records that carry one, in order.
+        path: the file, for messages.
+        field_name: the verdict field, for messages.
+
+    Returns:
+        The records, ``stored_judge_score`` multiplied by :func:`stored_judge_scale`.
+
+    Raises:
+        DataValidationError: naming the file, the field and a record when the verdicts mix
+            true/false with scores.
+    """
+    if not verdicts:
+        return records
+    try:
+        scale = stored_judge_scale([value for _, value in verdicts])
+    except StoredScaleError as error:
+        where = verdicts[error.index][0]
+        raise DataValidationError(
+            [RecordProblem(path, where, field_name, str(error))],
+            "Stored verdicts are put on 0-100 with one scale decided from the whole file.",
+        ) from None
+    if scale == 1.0:
+        return records
+    return [
+        replace(r, stored_judge_score=r.stored_judge_score * scale)
+        if r.stored_judge_score is not None
+        else r
+        for r in records
+    ]
 
 
 __all__ = [
@@ -683,4 +701,5 @@ __all__ = [
     "load_results",
     "parse_category",
     "read_json_or_jsonl",
+    "read_results_file",
 ]

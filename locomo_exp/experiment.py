@@ -17,7 +17,8 @@ from omegaconf import OmegaConf
 
 from locomo_exp import __version__
 from locomo_exp.config import ExperimentConfig
-from locomo_exp.data import DataValidationError, LoadedResults, RecordProblem, load_results
+from locomo_exp.data import LoadedResults, load_results
+from locomo_exp.input_file import absolute_path, check_regular_file
 from locomo_exp.records import QARecord
 from locomo_exp.analysis import analyse
 from locomo_exp.plots import CATEGORY_PLOT, J_DISTRIBUTION_PLOT, plot_category_scores, plot_j_distribution
@@ -64,7 +65,7 @@ class ExperimentResult:
 def resolve_path(path: str, start_dir: Path) -> Path:
     """Resolve a user path against the start directory (``~`` expanded)."""
     candidate = Path(path).expanduser()
-    return candidate if candidate.is_absolute() else (start_dir / candidate).resolve()
+    return candidate if candidate.is_absolute() else absolute_path(start_dir / candidate)
 
 
 def _config_tree(cfg: ExperimentConfig) -> dict[str, Any]:
@@ -101,6 +102,8 @@ def score_rows(
             "question": record.question,
             "ground_truth": record.ground_truth,
             "prediction": record.prediction,
+            "n_references": len(record.gold_references),
+            "prediction_missing": record.prediction_missing,
         }
         for name in ("search_latency_s", "total_latency_s", "context_tokens"):
             if getattr(record, name) is not None:
@@ -123,6 +126,10 @@ def _input_info(loaded: LoadedResults) -> dict[str, Any]:
         "n_records": len(loaded.records),
         "n_skipped_records": loaded.n_skipped_records,
         "skipped": [str(p) for p in loaded.skipped],
+        "n_missing_predictions": loaded.n_missing_predictions,
+        "missing_predictions": [str(p) for p in loaded.missing_predictions],
+        "n_excluded_no_gold": loaded.n_excluded_no_gold,
+        "excluded_no_gold": [str(p) for p in loaded.excluded_no_gold],
     }
 
 
@@ -232,8 +239,7 @@ def run_experiment(
         raise ValueError("data.path is not set: pass data.path=<results file> (or use data=example)")
     data_path = resolve_path(cfg.data.path, start_dir)
 
-    if not data_path.is_file():  # before any MLflow run or API call
-        raise DataValidationError([RecordProblem(str(data_path), "", None, "file not found")])
+    check_regular_file(data_path)  # before any MLflow run or API call; never opens a FIFO
     if cfg.scorer.uses_judge:
         from locomo_exp.judge import preflight_judge
 

@@ -47,7 +47,9 @@ class QARecord:
         question_id: unique id within the file (given, or ``<conversation>:<index>``).
         question: the question text.
         ground_truth: the gold answer as text (JSON ints are turned into ``str(int)`` as
-            LoCoMo's scorer does); ``None`` when the file has a null gold answer.
+            LoCoMo's scorer does; several golds joined by ``" | "``); ``None`` only for
+            records built outside :func:`locomo_exp.data.load_results`, which excludes
+            questions without a gold.
         prediction: the system's answer ("" when the file has null).
         category: LoCoMo category id, 1-5.
         conversation_id: the conversation (LoCoMo sample) the question belongs to.
@@ -87,8 +89,12 @@ class QARecord:
 
     @property
     def gold_text(self) -> str:
-        """The gold answer as LoCoMo's scorer sees it: ``str(answer)`` (so null is "None")."""
-        return str(self.ground_truth)
+        """The gold answer as LoCoMo's scorer sees it: ``str(answer)``.
+
+        A null gold is ``""``, never the text ``"None"``: :func:`locomo_exp.data.load_results`
+        excludes such questions, and a record built elsewhere with ``None`` scores 0.
+        """
+        return "" if self.ground_truth is None else str(self.ground_truth)
 
 
 def overall_group_for(categories: Iterable[int]) -> Optional[str]:

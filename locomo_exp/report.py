@@ -425,6 +425,16 @@ def render_report(
             f"- Skipped invalid records: {info['n_skipped_records']} (data.on_invalid=skip; "
             "listed at the end)"
         )
+    if info.get("n_missing_predictions"):
+        lines.append(
+            f"- Missing predictions (null, NaN or Infinity in the file), each scored 0: "
+            f"{info['n_missing_predictions']} (listed in summary.json)"
+        )
+    if info.get("n_excluded_no_gold"):
+        lines.append(
+            f"- Excluded for having no gold answer (null, empty or blank): "
+            f"{info['n_excluded_no_gold']} (not scored; listed in summary.json)"
+        )
     if total < FULL_BENCHMARK_QUESTIONS["overall"] and (
         summary["counts"]["overall_1_4"] < FULL_BENCHMARK_QUESTIONS["overall_1_4"]
     ):

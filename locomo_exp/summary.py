@@ -105,6 +105,8 @@ def summary_metrics(summary: dict[str, Any], category_names: dict[int, str]) -> 
 
     Lexical means stay on their 0-1 scale; ``n_questions/<key>`` counts questions;
     latencies are ``latency/<field>_p50`` etc. in seconds. ``None`` values are left out.
+    Data counts: ``data/skipped_records``, ``data/n_missing_predictions`` (predictions
+    null/NaN/Infinity, scored 0) and ``data/n_excluded_no_gold`` (questions left out).
 
     Args:
         summary: output of :func:`build_summary`.
@@ -139,4 +141,6 @@ def summary_metrics(summary: dict[str, Any], category_names: dict[int, str]) -> 
                 flat[f"{prefix}/{key_name(key)}_ci_low"] = interval[0]
                 flat[f"{prefix}/{key_name(key)}_ci_high"] = interval[1]
     flat["data/skipped_records"] = summary["input"].get("n_skipped_records", 0)
+    flat["data/n_missing_predictions"] = summary["input"].get("n_missing_predictions", 0)
+    flat["data/n_excluded_no_gold"] = summary["input"].get("n_excluded_no_gold", 0)
     return flat

@@ -184,13 +184,14 @@ def test_missing_file(tmp_path: Path) -> None:
         load_results(tmp_path / "nope.json")
 
 
-def test_null_and_integer_gold_do_not_crash(tmp_path: Path) -> None:
+def test_null_gold_is_excluded_and_integer_gold_is_text(tmp_path: Path) -> None:
     path = _write(tmp_path, [_qa(ground_truth=None, category=5), _qa(ground_truth=7, predicted_answer=None)])
     loaded = load_results(path)
-    assert loaded.records[0].ground_truth is None
-    assert loaded.records[0].gold_text == "None"  # LoCoMo's scorer sees str(None)
-    assert loaded.records[1].ground_truth == "7"
-    assert loaded.records[1].prediction == ""
+    assert [r.position for r in loaded.records] == [1]  # a null gold is never scored as "None"
+    assert loaded.n_excluded_no_gold == 1
+    assert loaded.records[0].ground_truth == "7"
+    assert loaded.records[0].prediction == ""
+    assert loaded.records[0].prediction_missing
 
 
 def test_category_5_with_only_adversarial_answer_is_valid(tmp_path: Path) -> None:
@@ -246,6 +247,7 @@ def test_a_problem_shared_by_every_record_is_one_line_with_a_hint(tmp_path: Path
         pytest.param([True, False, True], [100.0, 0.0, 100.0], id="bools-binary"),
         pytest.param([1, 0, 1], [100.0, 0.0, 100.0], id="zero-one-binary"),
         pytest.param([85, 1, 40], [85.0, 1.0, 40.0], id="0-100-file-keeps-a-score-of-1"),
+        pytest.param([1.0, 0.25, 0], [100.0, 25.0, 0.0], id="0-1-fractions-to-percent"),
     ],
 )
 def test_stored_judge_scale_is_decided_once_per_file(tmp_path: Path, stored: list, expected: list) -> None:
