@@ -8,6 +8,7 @@ import hashlib
 import json
 import logging
 import os
+import sys
 import threading
 from pathlib import Path
 
@@ -334,6 +335,7 @@ def test_json_nested_too_deep_is_one_line(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.skipif(not hasattr(sys, "get_int_max_str_digits"), reason="Python < 3.11 has no int-str limit")
 def test_an_integer_with_thousands_of_digits_is_one_line(tmp_path: Path) -> None:
     path = _write(tmp_path, '[{"question": "Q", "ground_truth": ' + "9" * 5000 + "}]")
     with pytest.raises(DataValidationError) as info:
