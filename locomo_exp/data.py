@@ -37,7 +37,6 @@ from locomo_exp.config import DataConfig, DataFormat, FieldMap, OnInvalid, OnMis
 from locomo_exp.input_file import (
     DataValidationError,
     RecordProblem,
-    absolute_path,
     file_error,
     read_results_file,
 )
