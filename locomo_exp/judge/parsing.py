@@ -68,7 +68,7 @@ _LABEL_SCORES = {"CORRECT": 100.0, "WRONG": 0.0, "INCORRECT": 0.0}
 
 # Plain-text verdicts in the text after the last JSON verdict (rule 2 of the module doc).
 _PLAIN_LABEL_RE = re.compile(
-    r"(?:\b(?P<neg>NOT|not|Not|isn't|ISN'T)\s+)?\b(?P<word>CORRECT|WRONG|INCORRECT)\b"
+    r"(?:\b(?P<neg>not|isn't)\s+)?\b(?P<word>CORRECT|WRONG|INCORRECT)\b"
     r"|\blabel\b[*_\s]*[:=][*_\s]*\"?(?P<field>correct|wrong|incorrect)\b",
     re.I,
 )
