@@ -400,7 +400,7 @@ def test_run_result_reports_versions_tokens_cost_and_question_json(
     assert result.params == {
         "judge.prompt_version": "rubric-v1",
         "judge.api_version": "2023-06-01",
-        "judge.parser_version": "parse-v1",
+        "judge.parser_version": "parse-v2",
     }
     row = result.question_json("conv-1:0")
     assert row["j_mean"] == 80.0 and row["j_std"] == 0.0 and row["j_run_count"] == 2

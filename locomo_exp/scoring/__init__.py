@@ -17,6 +17,12 @@ def score_lexical(
     All variants are computed because published baselines use different ones; ``f1`` is
     the copy of the variant selected by ``f1.variant``.
 
+    Several golds (``record.gold_references``): each metric is the maximum over the
+    references, each scored on its own (SQuAD v1.1's ``metric_max_over_ground_truths``
+    rule), so golds ``["the Final Harbor", "Port Vell"]`` and prediction ``"Port Vell"``
+    score 1.0. A record with ``prediction_missing`` (null/NaN/inf in the file) scores 0.0
+    in every metric, whatever its text and category (also ``locomo`` category 5).
+
     Args:
         records: the answered questions.
         variant: ``locomo``, ``squad`` or ``mem0`` (reported as ``f1``).
@@ -33,13 +39,23 @@ def score_lexical(
         raise KeyError(f"unknown F1 variant {variant!r}. Available: {', '.join(F1_FUNCTIONS)}")
     scores: list[dict[str, float]] = []
     for record in records:
-        row = {
-            f"f1_{name}": fn(record.prediction, record.gold_text, record.category)
-            for name, fn in F1_FUNCTIONS.items()
-        }
+        references = record.gold_references
+        if record.prediction_missing:
+            row = {f"f1_{name}": 0.0 for name in F1_FUNCTIONS}
+        else:
+            row = {
+                f"f1_{name}": max(
+                    fn(record.prediction, reference, record.category) for reference in references
+                )
+                for name, fn in F1_FUNCTIONS.items()
+            }
         row = {"f1": row[f"f1_{variant}"], **row}
         if with_bleu1:
-            row["bleu1"] = bleu1(record.prediction, record.gold_text)
+            row["bleu1"] = (
+                0.0
+                if record.prediction_missing
+                else max(bleu1(record.prediction, reference) for reference in references)
+            )
         scores.append(row)
     return scores
 

@@ -6,11 +6,19 @@ Three F1 variants are in use and they are different metrics (FIELD_NOTES §1-2):
   ``task_eval/evaluation.py``): delete commas, lowercase, delete punctuation, delete the
   words a/an/the/and, Porter-stem, multiset overlap, no common token -> 0, plus the
   per-category rules in :func:`locomo_f1`.
-* ``squad`` -- the SQuAD-style pipeline of this project's seed (:func:`compute_token_f1`):
-  lowercase, delete punctuation, delete a/an/the, Porter-stem, multiset overlap, and
-  both sides empty after normalisation -> 1.0. No per-category rules.
+* ``squad`` -- the project's robust SQuAD-style variant (:func:`compute_token_f1`):
+  fold curly quotes and dashes to ASCII, lowercase, delete ASCII and every Unicode
+  punctuation character (except a decimal point between digits), delete a/an/the,
+  Porter-stem, multiset overlap, and both sides empty after normalisation -> 1.0. No
+  per-category rules.
 * ``mem0`` -- the Mem0 evaluation harness (mem0ai/mem0 ``evaluation/metrics/utils.py``):
   lowercase, ``. , ! ?`` -> space, whitespace split, overlap on *sets*, no stemming.
+
+``locomo`` and ``mem0`` keep exact parity with their reference scorers, quirks included
+(``3.5`` vs ``35`` is 1.0 under ``locomo``; an en dash is not a hyphen under either). The
+one fold every variant (and BLEU-1) applies is Unicode NFC on both texts: published files
+are NFC, so parity on them is unchanged, and a decomposed ``e`` + combining accent equals
+the precomposed letter.
 
 BLEU-1 follows the Mem0 harness (nltk ``sentence_bleu``, weights (1,0,0,0), smoothing
 method1) with a tokenizer that needs no downloaded nltk data (:func:`bleu_tokenize`).
@@ -22,6 +30,7 @@ from __future__ import annotations
 
 import re
 import string
+import unicodedata
 from collections import Counter
 from functools import lru_cache
 from typing import Callable
@@ -31,19 +40,47 @@ from nltk.tokenize.destructive import NLTKWordTokenizer
 from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
 
 F1_VERSIONS: dict[str, str] = {
-    "locomo": "locomo-official-f1/v1 (snap-research/LoCoMo task_eval/evaluation.py)",
-    "squad": "squad-stemmed-f1/v1 (seed pipeline: a/an/the removed, Porter stem, both-empty=1)",
-    "mem0": "mem0-harness-f1/v1 (mem0ai/mem0 evaluation/metrics/utils.py, set overlap)",
+    "locomo": (
+        "locomo-official-f1/v2 (snap-research/LoCoMo task_eval/evaluation.py; "
+        "NFC, best of golds)"
+    ),
+    "squad": (
+        "squad-stemmed-f1/v2 (NFC, quotes/dashes folded, Unicode punctuation dropped, "
+        "decimal point kept; a/an/the removed, Porter stem, both-empty=1; best of golds)"
+    ),
+    "mem0": (
+        "mem0-harness-f1/v2 (mem0ai/mem0 evaluation/metrics/utils.py, set overlap; "
+        "NFC, best of golds)"
+    ),
 }
-"""Version string of each F1 variant, written into every output."""
+"""Version string of each F1 variant, written into every output.
 
-BLEU1_VERSION = "mem0-harness-bleu1/v1 (nltk sentence_bleu (1,0,0,0), method1, no punkt data)"
+v2 of every variant: NFC on both texts, several golds scored as the best one, a missing
+prediction scores 0. ``squad`` v2 also folds quotes/dashes, drops Unicode punctuation and
+keeps decimal points (on NFC text with one gold, ``locomo`` and ``mem0`` v2 equal v1).
+"""
+
+BLEU1_VERSION = (
+    "mem0-harness-bleu1/v2 (nltk sentence_bleu (1,0,0,0), method1, no punkt data; "
+    "NFC, best of golds)"
+)
 """Version string of BLEU-1, written into every output."""
 
 ADVERSARIAL_PHRASES: tuple[str, ...] = ("no information available", "not mentioned")
 """Category-5 answers containing one of these (lower-cased) score 1 in LoCoMo's scorer."""
 
 _PUNCTUATION = frozenset(string.punctuation)
+_SQUAD_FOLDS = str.maketrans(
+    {
+        **dict.fromkeys("\u2018\u2019\u201a\u201b\u2032\u2035\u02bc\u00b4\uff07", "'"),
+        **dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u2036\u00ab\u00bb\uff02", '"'),
+        **dict.fromkeys(
+            "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2043\ufe58\ufe63\uff0d\u2e3a\u2e3b", "-"
+        ),
+    }
+)
+"""``squad`` folds: curly/angle quotes, primes and apostrophe look-alikes -> ``'`` or ``"``;
+hyphens, dashes and the minus sign -> ``-`` (U+2212 and U+02BC/U+00B4 are not category P)."""
 _ARTICLES_RE = re.compile(r"\b(a|an|the)\b")
 _LOCOMO_STOPWORDS_RE = re.compile(r"\b(a|an|the|and)\b")
 _STEMMER = PorterStemmer()  # NLTK_EXTENSIONS mode, as LoCoMo's scorer uses
@@ -52,15 +89,49 @@ _SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+")
 _SMOOTHING = SmoothingFunction().method1
 
 
+def nfc(text: object) -> str:
+    """``str(text)`` in Unicode normal form C (composed), applied by every variant.
+
+    Args:
+        text: any value; non-strings are converted with ``str()``.
+
+    Returns:
+        The NFC text, e.g. ``"Chloe\u0301"`` (e + combining acute) -> ``"Chlo\u00e9"``.
+    """
+    return unicodedata.normalize("NFC", str(text))
+
+
 def _remove_punctuation(text: str) -> str:
     return "".join(ch for ch in text if ch not in _PUNCTUATION)
 
 
-def normalize_answer(text: str) -> str:
-    """Normalise an answer for the ``squad`` F1 (the seed pipeline).
+@lru_cache(maxsize=4096)
+def _is_squad_punctuation(ch: str) -> bool:
+    """ASCII punctuation (``string.punctuation``) or any Unicode category P* character."""
+    return ch in _PUNCTUATION or unicodedata.category(ch).startswith("P")
 
-    Lowercase, delete ASCII punctuation (``string.punctuation``), delete the articles
-    a/an/the, collapse whitespace and trim.
+
+def _remove_punctuation_squad(text: str) -> str:
+    """Delete ASCII and Unicode punctuation, keeping a ``.`` that has a digit on both sides."""
+    last = len(text) - 1
+    return "".join(
+        ch
+        for i, ch in enumerate(text)
+        if not _is_squad_punctuation(ch)
+        or (ch == "." and 0 < i < last and text[i - 1].isdecimal() and text[i + 1].isdecimal())
+    )
+
+
+def normalize_answer(text: str) -> str:
+    """Normalise an answer for the ``squad`` F1 (the project's robust variant).
+
+    In order: NFC; fold curly/angle quotes and primes to ``'``/``"`` and hyphens, dashes
+    and the minus sign to ``-`` (:data:`_SQUAD_FOLDS`); lowercase; delete ASCII
+    punctuation (``string.punctuation``) and every Unicode punctuation character
+    (category P*), except a ``.`` between two digits (``3.5`` stays one token); delete
+    the articles a/an/the; collapse whitespace and trim. Punctuation is deleted, not
+    replaced by a space, as SQuAD v1.1's ``normalize_answer`` does: ``2014-2016`` and
+    ``2014\u20132016`` both become ``20142016``.
 
     Args:
         text: any answer text; non-strings are converted with ``str()``.
@@ -68,15 +139,17 @@ def normalize_answer(text: str) -> str:
     Returns:
         The normalised text (possibly empty).
     """
-    text = _remove_punctuation(str(text).lower())
+    text = _remove_punctuation_squad(nfc(text).translate(_SQUAD_FOLDS).lower())
     return " ".join(_ARTICLES_RE.sub(" ", text).split())
 
 
 def normalize_answer_locomo(text: str) -> str:
     """Normalise exactly as LoCoMo's ``task_eval/evaluation.py`` ``normalize_answer`` does.
 
-    Delete every ``,``; lowercase; delete ASCII punctuation; delete the words a, an,
-    the **and** ``and`` (regex word boundaries); collapse whitespace.
+    NFC first (the one addition; a no-op on NFC text), then as the reference: delete every
+    ``,``; lowercase; delete ASCII punctuation only (so ``3.5`` -> ``35``, and an en dash
+    or ``\u2019`` stays in the token); delete the words a, an, the **and** ``and`` (regex
+    word boundaries); collapse whitespace.
 
     Args:
         text: any answer text; non-strings are converted with ``str()``.
@@ -84,7 +157,7 @@ def normalize_answer_locomo(text: str) -> str:
     Returns:
         The normalised text (possibly empty).
     """
-    text = _remove_punctuation(str(text).replace(",", "").lower())
+    text = _remove_punctuation(nfc(text).replace(",", "").lower())
     return " ".join(_LOCOMO_STOPWORDS_RE.sub(" ", text).split())
 
 
@@ -126,11 +199,12 @@ def _multiset_f1(pred_tokens: list[str], gold_tokens: list[str]) -> float:
 
 
 def compute_token_f1(predicted: str, ground_truth: str) -> float:
-    """Token F1 of the ``squad`` variant (the seed's pipeline).
+    """Token F1 of the ``squad`` variant (the project's robust variant).
 
-    ``normalize_answer`` -> Porter stem -> multiset overlap -> precision P = common /
-    |pred|, recall R = common / |gold|, F1 = 2PR / (P + R) (SQuAD v1.1 ``f1_score``
-    with stemming). Both empty after normalisation -> 1.0; only one empty -> 0.0.
+    :func:`normalize_answer` (NFC, quote/dash folds, Unicode punctuation) -> Porter
+    stem -> multiset overlap -> precision P = common / |pred|, recall R = common / |gold|,
+    F1 = 2PR / (P + R) (SQuAD v1.1 ``f1_score`` with stemming). Both empty after
+    normalisation -> 1.0; only one empty -> 0.0.
 
     Args:
         predicted: the system's answer.
@@ -204,8 +278,8 @@ def locomo_f1(predicted: str, ground_truth: str, category: int) -> float:
     Raises:
         ValueError: if ``category`` is not 1-5.
     """
-    predicted = str(predicted)
-    ground_truth = str(ground_truth)
+    predicted = nfc(predicted)
+    ground_truth = nfc(ground_truth)
     if category == 1:
         return locomo_multi_answer_f1(predicted, ground_truth)
     if category == 3:
@@ -221,13 +295,16 @@ def locomo_f1(predicted: str, ground_truth: str, category: int) -> float:
 def mem0_tokenize(text: str) -> list[str]:
     """The Mem0 harness's ``simple_tokenize``: lowercase, ``. , ! ?`` -> space, split.
 
+    NFC is applied first (a no-op on NFC text). As in the harness, ``3.5`` becomes the two
+    tokens ``3`` and ``5`` and other punctuation stays inside tokens.
+
     Args:
         text: any text; non-strings are converted with ``str()``.
 
     Returns:
         The tokens, in order.
     """
-    text = str(text).lower()
+    text = nfc(text).lower()
     for mark in ".,!?":
         text = text.replace(mark, " ")
     return text.split()
@@ -285,8 +362,8 @@ def bleu1(predicted: str, ground_truth: str) -> float:
 
     ``sentence_bleu([gold_tokens], pred_tokens, weights=(1, 0, 0, 0),
     smoothing_function=SmoothingFunction().method1)`` on lower-cased tokens from
-    :func:`bleu_tokenize` (mem0ai/mem0 ``evaluation/metrics/utils.py``). An empty
-    prediction or gold scores 0.0, as the harness's exception handler gives.
+    :func:`bleu_tokenize` (mem0ai/mem0 ``evaluation/metrics/utils.py``), after NFC. An
+    empty prediction or gold scores 0.0, as the harness's exception handler gives.
 
     Args:
         predicted: the system's answer.
@@ -295,8 +372,8 @@ def bleu1(predicted: str, ground_truth: str) -> float:
     Returns:
         BLEU-1 in [0, 1].
     """
-    pred_tokens = bleu_tokenize(str(predicted).lower())
-    gold_tokens = bleu_tokenize(str(ground_truth).lower())
+    pred_tokens = bleu_tokenize(nfc(predicted).lower())
+    gold_tokens = bleu_tokenize(nfc(ground_truth).lower())
     if not pred_tokens or not gold_tokens:
         return 0.0
     return float(
