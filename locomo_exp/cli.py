@@ -184,7 +184,7 @@ def run_from_hydra(cfg: DictConfig) -> Optional[ExperimentResult]:
         key = error.full_key or "a required value"
         print(f"error: {key} is required (e.g. {key}=path/to/results.json)", file=sys.stderr)
         raise SystemExit(1) from None
-    except UnknownConfigKeyError as error:
+    except (UnknownConfigKeyError, ValueError) as error:  # incl. ConfigValueError
         print(f"error: {error}", file=sys.stderr)
         raise SystemExit(1) from None
     output_dir = Path(HydraConfig.get().runtime.output_dir)
@@ -194,6 +194,9 @@ def run_from_hydra(cfg: DictConfig) -> Optional[ExperimentResult]:
         print(f"F1 outputs: {output_dir}\n{waiting}")
         raise SystemExit(0) from None
     except (DataValidationError, JudgeErrorRateExceeded, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        raise SystemExit(1) from None
+    except OSError as error:  # read-only or full output directory, unreachable store ...
         print(f"error: {error}", file=sys.stderr)
         raise SystemExit(1) from None
     print_result(result)

@@ -1,7 +1,7 @@
 """Typed configuration schema for locomo_exp.
 
 The dataclasses below are registered in Hydra's ConfigStore as ``base_config``;
-``conf/config.yaml`` lists it first in its defaults so every YAML value and every
+``locomo_exp/conf/config.yaml`` lists it first in its defaults so every YAML value and every
 command-line override is checked against these types when Hydra composes the config.
 An unknown key (``data.pathh=x``) or a value of the wrong type (``f1.variant=bogus``)
 therefore fails before any work is done.
@@ -256,9 +256,16 @@ class BaselineSet:
     notes: list[str] = field(default_factory=list)
 
 
+MAX_JUDGE_RUNS = 100
+"""Upper bound of ``judge.runs`` (each run is one API call per question)."""
+
+MAX_BOOTSTRAP_SAMPLES = 100_000
+"""Upper bound of ``report.bootstrap_samples`` (intervals are stable long before)."""
+
+
 @dataclass
 class ReportConfig:
-    """Report settings."""
+    """Report settings: bootstrap resamples per interval (1-100,000) and their seed."""
 
     bootstrap_samples: int = 1000
     seed: int = 0
@@ -276,22 +283,56 @@ class ExperimentConfig:
     report: ReportConfig = field(default_factory=ReportConfig)
     baselines: dict[str, BaselineSet] = field(default_factory=dict)
     category_names: dict[int, str] = field(default_factory=lambda: dict(DEFAULT_CATEGORY_NAMES))
+    # replace the outputs of a run already in the output dir (hydra.run.dir) instead of refusing
+    overwrite: bool = False
 
 
 def register_configs() -> None:
     """Register :class:`ExperimentConfig` as ``base_config`` in Hydra's ConfigStore.
 
-    Also registers the ``${project_root:}`` resolver (the checkout holding ``conf/`` and
-    ``results/``). Called by the CLI and by tests before composing; twice is harmless.
+    Also registers the ``${locomo_exp_dir:}`` resolver (the installed package directory,
+    which holds ``conf/`` and ``example/``; ``${project_root:}`` is kept as an alias).
+    Called by the CLI and by tests before composing; twice is harmless.
     """
     from pathlib import Path
 
     from hydra.core.config_store import ConfigStore
 
     ConfigStore.instance().store(name="base_config", node=ExperimentConfig)
-    # ${project_root:} lets conf/data/example.yaml name the example from any start directory
-    project_root = str(Path(__file__).resolve().parents[1])
-    OmegaConf.register_new_resolver("project_root", lambda: project_root, replace=True)
+    # ${locomo_exp_dir:} lets conf/data/example.yaml name the example from any start
+    # directory, in a checkout and in an installed wheel alike
+    package_dir = str(Path(__file__).resolve().parent)
+    OmegaConf.register_new_resolver("locomo_exp_dir", lambda: package_dir, replace=True)
+    OmegaConf.register_new_resolver("project_root", lambda: package_dir, replace=True)
+
+
+class ConfigValueError(ValueError):
+    """A config value outside its allowed range; the message names the key and the range."""
+
+
+def validate_values(cfg: ExperimentConfig) -> None:
+    """Range checks the schema's types cannot express.
+
+    Raises:
+        ConfigValueError: ``judge.runs`` above :data:`MAX_JUDGE_RUNS`,
+            ``report.bootstrap_samples`` not in 0-:data:`MAX_BOOTSTRAP_SAMPLES` (0: no
+            intervals), or an empty ``tracking.experiment`` with tracking on.
+    """
+    problems = []
+    if cfg.judge.runs > MAX_JUDGE_RUNS:  # below 1: the judge's preflight says so
+        problems.append(f"judge.runs={cfg.judge.runs} must be between 1 and {MAX_JUDGE_RUNS}")
+    if not 0 <= cfg.report.bootstrap_samples <= MAX_BOOTSTRAP_SAMPLES:
+        problems.append(
+            f"report.bootstrap_samples={cfg.report.bootstrap_samples} must be between 0 and "
+            f"{MAX_BOOTSTRAP_SAMPLES:,}"
+        )
+    if cfg.tracking.enabled and not str(cfg.tracking.experiment or "").strip():
+        problems.append(
+            "tracking.experiment is empty: give an MLflow experiment name "
+            "(e.g. tracking.experiment=locomo_exp) or use tracking=none"
+        )
+    if problems:
+        raise ConfigValueError("; ".join(problems))
 
 
 class UnknownConfigKeyError(ValueError):
@@ -339,6 +380,7 @@ def to_experiment_config(cfg: DictConfig | ExperimentConfig) -> ExperimentConfig
         omegaconf.errors.ValidationError: if a value does not fit the schema.
         UnknownConfigKeyError: for keys the schema does not have (``+data.pathh=x``
             passes Hydra's composition but is refused here).
+        ConfigValueError: for values out of range (:func:`validate_values`).
     """
     if isinstance(cfg, ExperimentConfig):
         return cfg
@@ -349,4 +391,5 @@ def to_experiment_config(cfg: DictConfig | ExperimentConfig) -> ExperimentConfig
     merged = OmegaConf.merge(schema, cfg)
     obj = OmegaConf.to_object(merged)
     assert isinstance(obj, ExperimentConfig)
+    validate_values(obj)
     return obj

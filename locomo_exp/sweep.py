@@ -46,6 +46,7 @@ from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf, open_dict, read_write
 
 from locomo_exp import tracking
+from locomo_exp.outputs import atomic_path, atomic_write_text
 from locomo_exp.records import CATEGORY_IDS
 
 log = logging.getLogger(__name__)
@@ -323,9 +324,7 @@ class SweepContext:
         """Write the context file (atomically) and return its path."""
         path = Path(self.sweep_dir) / CONTEXT_FILE
         path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(".json.tmp")
-        temporary.write_text(json.dumps(asdict(self), indent=2) + "\n", encoding="utf-8")
-        temporary.replace(path)
+        atomic_write_text(path, json.dumps(asdict(self), indent=2) + "\n")
         return path
 
     @classmethod
@@ -371,9 +370,7 @@ class JobRecord:
         """Write the record into its output dir and return the path."""
         path = Path(self.output_dir) / JOB_RECORD_FILE
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(
-            json.dumps(asdict(self), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
+        atomic_write_text(path, json.dumps(asdict(self), indent=2, ensure_ascii=False) + "\n")
         return path
 
 
@@ -635,7 +632,8 @@ def plot_sweep(summary: dict[str, Any], path: Path) -> Optional[Path]:
     axis.legend()
     axis.grid(alpha=0.3)
     figure.tight_layout()
-    figure.savefig(path, dpi=100)
+    with atomic_path(path) as temporary:
+        figure.savefig(temporary, dpi=100, format="png")
     plt.close(figure)
     return path
 
@@ -834,10 +832,8 @@ class SweepCallback(Callback):
         summary = build_sweep_summary(context, rows)
         json_path = sweep_dir / SUMMARY_JSON
         md_path = sweep_dir / SUMMARY_MD
-        json_path.write_text(
-            json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-        md_path.write_text(render_sweep_summary(summary), encoding="utf-8")
+        atomic_write_text(json_path, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+        atomic_write_text(md_path, render_sweep_summary(summary))
         files = [json_path, md_path]
         try:
             plot = plot_sweep(summary, sweep_dir / SUMMARY_PLOT)

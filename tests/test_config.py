@@ -31,8 +31,8 @@ from locomo_exp.config import (
 from locomo_exp.experiment import run_experiment
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-CONF_DIR = PROJECT_ROOT / "conf"
-EXAMPLE = PROJECT_ROOT / "results" / "example" / "qa_results.json"
+CONF_DIR = PROJECT_ROOT / "locomo_exp" / "conf"
+EXAMPLE = PROJECT_ROOT / "locomo_exp" / "example" / "qa_results.json"
 
 Composer = Callable[..., ExperimentConfig]
 
@@ -57,7 +57,7 @@ def test_defaults_score_the_example_with_locomo_f1_and_mlflow(typed_config: Comp
     cfg = typed_config()
     assert isinstance(cfg, ExperimentConfig)
     assert cfg.scorer.name is ScorerName.f1
-    assert cfg.data.path == str(PROJECT_ROOT / "results" / "example" / "qa_results.json")
+    assert cfg.data.path == str(PROJECT_ROOT / "locomo_exp" / "example" / "qa_results.json")
     assert Path(cfg.data.path).is_file()
     assert cfg.data.format is DataFormat.auto
     assert cfg.data.on_invalid is OnInvalid.error
@@ -127,7 +127,7 @@ def test_tracking_group_option_turns_mlflow_on_or_off(
 def test_data_example_points_at_the_embedded_example(typed_config: Composer) -> None:
     cfg = typed_config("data=example")
     # absolute, so the example runs from any start directory
-    assert cfg.data.path == str(PROJECT_ROOT / "results" / "example" / "qa_results.json")
+    assert cfg.data.path == str(PROJECT_ROOT / "locomo_exp" / "example" / "qa_results.json")
     assert cfg.data.format is DataFormat.auto
 
 
@@ -216,7 +216,7 @@ def test_run_experiment_on_the_example_writes_outputs_for_20_questions(
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)  # the relative data.path must not resolve against cwd
-    cfg = typed_config("tracking=none", "data.path=results/example/qa_results.json")
+    cfg = typed_config("tracking=none", "data.path=locomo_exp/example/qa_results.json")
     assert not Path(cfg.data.path).is_absolute()
 
     out = tmp_path / "out"
@@ -261,7 +261,7 @@ def test_unknown_key_added_with_plus_is_refused_with_a_suggestion() -> None:
     from locomo_exp.config import UnknownConfigKeyError
 
     register_configs()
-    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "conf")):
+    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "locomo_exp" / "conf")):
         cfg = compose(config_name="config", overrides=["+data.pathh=x", "+judge.tempreture=1"])
     with pytest.raises(UnknownConfigKeyError) as info:
         to_experiment_config(cfg)

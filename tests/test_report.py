@@ -29,7 +29,7 @@ from locomo_exp.summary import build_summary, summary_metrics
 @pytest.fixture(scope="module")
 def default_config() -> ExperimentConfig:
     register_configs()
-    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "conf")):
+    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "locomo_exp" / "conf")):
         return to_experiment_config(compose(config_name="config"))
 
 
@@ -71,7 +71,7 @@ def test_every_mem0_j_system_with_categories_reproduces_its_overall(default_conf
 
 def test_baselines_selectable_and_user_yaml_validated(default_config) -> None:
     assert set(default_config.baselines) == {"locomo_paper", "mem0_paper_f1", "mem0_paper_j", "mem0_paper_latency"}
-    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "conf")):
+    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "locomo_exp" / "conf")):
         only = to_experiment_config(compose(config_name="config", overrides=["baselines=[mem0_paper_j]"]))
         assert list(only.baselines) == ["mem0_paper_j"]
         with pytest.raises(Exception, match="metric"):
