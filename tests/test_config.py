@@ -266,3 +266,42 @@ def test_unknown_key_added_with_plus_is_refused_with_a_suggestion() -> None:
     with pytest.raises(UnknownConfigKeyError) as info:
         to_experiment_config(cfg)
     assert info.value.keys == [("data.pathh", "data.path"), ("judge.tempreture", "judge.temperature")]
+
+
+# ----------------------------------------------------------------------------- value ranges
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("judge.runs=101", "judge.runs=101 must be between 1 and 100"),
+        (
+            "report.bootstrap_samples=100001",
+            "report.bootstrap_samples=100001 must be between 0 and 100,000",
+        ),
+        (
+            "tracking.experiment=''",
+            "tracking.experiment is empty: give an MLflow experiment name "
+            "(e.g. tracking.experiment=locomo_exp) or use tracking=none",
+        ),
+    ],
+)
+def test_out_of_range_values_are_refused_at_validation(
+    typed_config: Composer, override: str, message: str
+) -> None:
+    from locomo_exp.config import ConfigValueError
+
+    with pytest.raises(ConfigValueError) as refused:
+        typed_config(override)
+    assert str(refused.value) == message
+
+
+def test_bounds_themselves_are_accepted(typed_config: Composer) -> None:
+    cfg = typed_config("judge.runs=100", "report.bootstrap_samples=100000")
+    assert (cfg.judge.runs, cfg.report.bootstrap_samples) == (100, 100_000)
+    assert typed_config("tracking=none", "tracking.experiment=''").tracking.experiment == ""
+
+
+def test_overwrite_is_a_top_level_switch_off_by_default(typed_config: Composer) -> None:
+    assert typed_config().overwrite is False
+    assert typed_config("overwrite=true").overwrite is True
