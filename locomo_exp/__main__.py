@@ -19,4 +19,9 @@ def main(cfg: DictConfig) -> None:
 
 
 if __name__ == "__main__":
+    import sys
+
+    from locomo_exp.cli import check_command_line
+
+    check_command_line(sys.argv[1:])  # the project's "did you mean" before Hydra's hint
     main()

@@ -168,7 +168,73 @@ def check_writable(output_dir: Path) -> None:
         raise OutputDirNotWritable(f"cannot write outputs to {output_dir}: {reason}") from None
 
 
+def _clear_hydra_leftovers(output_dir: Path, job_name: str) -> None:
+    """With ``overwrite=true``: the old run's Hydra log and ``.hydra/`` files go too."""
+    for path in [output_dir / f"{job_name}.log"] + [
+        output_dir / ".hydra" / name for name in ("config.yaml", "hydra.yaml", "overrides.yaml")
+    ]:
+        if path.is_file():
+            path.unlink()
+
+
+def check_run_dir(config: Any) -> Path:
+    """Checks of a single run's directory before Hydra writes into it.
+
+    Resolves ``hydra.run.dir`` once (its ``${now:}`` would otherwise be evaluated again)
+    and pins it in ``config``; checks it can be written; refuses a directory that holds
+    a run unless ``overwrite=true``, and with ``overwrite`` removes that run's files
+    (:func:`prepare_output_dir`) and its Hydra log and ``.hydra/`` files, which Hydra then
+    writes afresh.
+
+    Args:
+        config: the composed config including its ``hydra`` node.
+
+    Returns:
+        The run directory (absolute).
+
+    Raises:
+        OutputDirNotWritable: the directory cannot be created or written.
+        OutputDirInUse: the directory holds a run and ``overwrite`` is false.
+    """
+    from omegaconf import OmegaConf, read_write
+
+    output_dir = Path(os.path.abspath(str(config.hydra.run.dir)))
+    with read_write(config.hydra.run):
+        config.hydra.run.dir = str(output_dir)
+    check_writable(output_dir)
+    overwrite = bool(OmegaConf.select(config, "overwrite", default=False))
+    if prepare_output_dir(output_dir, overwrite) or overwrite:
+        _clear_hydra_leftovers(output_dir, str(OmegaConf.select(config, "hydra.job.name", default="")))
+    return output_dir
+
+
+try:  # the callback class needs Hydra; everything above works without it
+    from hydra.experimental.callback import Callback as _Callback
+except ImportError:  # pragma: no cover
+    _Callback = object  # type: ignore[misc,assignment]
+
+
+class RunDirCallback(_Callback):  # type: ignore[misc,valid-type]
+    """Hydra callback (``hydra.callbacks.run_dir`` in ``conf/config.yaml``): :func:`check_run_dir`.
+
+    Runs in ``on_run_start``, before Hydra creates the run directory and writes ``.hydra/``
+    and the log, so a refused run leaves the earlier run's files untouched. A problem is
+    one ``error:`` line on stderr and exit status 1.
+    """
+
+    def on_run_start(self, config: Any, **kwargs: Any) -> None:
+        import sys
+
+        try:
+            check_run_dir(config)
+        except (OutputDirNotWritable, OutputDirInUse) as error:
+            sys.stderr.write(f"error: {error}\n")
+            raise SystemExit(1) from None
+
+
 __all__ = [
+    "RunDirCallback",
+    "check_run_dir",
     "OutputDirInUse",
     "OutputDirNotWritable",
     "RUN_MARKERS",

@@ -232,12 +232,15 @@ def compose_job(master: DictConfig, overrides: list[str]) -> Any:
     """
     from hydra.core.global_hydra import GlobalHydra
 
-    from locomo_exp.config import to_experiment_config
+    from locomo_exp.config import keep_typed_text, to_experiment_config
 
     loader = GlobalHydra.instance().config_loader()
     job_cfg = loader.load_sweep_config(master_config=master, sweep_overrides=list(overrides))
+    task = OmegaConf.to_container(job_cfg.hydra.overrides.task, resolve=False)
+    task_overrides = [str(o) for o in task] if isinstance(task, list) else []
     with read_write(job_cfg), open_dict(job_cfg):
         del job_cfg["hydra"]
+    keep_typed_text(job_cfg, task_overrides)  # data.path=2024.10 stays 2024.10
     return to_experiment_config(job_cfg)
 
 

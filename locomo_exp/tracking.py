@@ -176,14 +176,22 @@ def mlflow_run(
 
     Yields:
         The active ``mlflow.ActiveRun``.
+
+    Raises:
+        TrackingStoreError: the store cannot be opened, or the run not created (one line).
     """
     import mlflow
 
     ignore_ambient_run_id()
-    mlflow.set_tracking_uri(tracking_uri)
-    ensure_experiment(tracking_uri, experiment)
-    mlflow.set_experiment(experiment)
-    run = mlflow.start_run(run_name=run_name, tags=dict(tags or {}), parent_run_id=parent_run_id)
+    try:
+        mlflow.set_tracking_uri(tracking_uri)
+        ensure_experiment(tracking_uri, experiment)
+        mlflow.set_experiment(experiment)
+        run = mlflow.start_run(
+            run_name=run_name, tags=dict(tags or {}), parent_run_id=parent_run_id
+        )
+    except Exception as error:  # bad scheme, unwritable sqlite path, server down ...
+        raise TrackingStoreError(tracking_uri, error) from error
     status = "FAILED"
     try:
         yield run
@@ -194,6 +202,18 @@ def mlflow_run(
     finally:
         mlflow.end_run(status=status)
         log.info("MLflow run %s ended %s", run.info.run_id, status)
+
+
+class TrackingStoreError(ValueError):
+    """The MLflow store named by ``tracking.uri`` cannot be opened or written."""
+
+    def __init__(self, uri: str, error: BaseException):
+        text = str(error).strip()
+        first = text.splitlines()[0].strip() if text else type(error).__name__
+        super().__init__(
+            f"tracking.uri={uri}: MLflow cannot use this store ({first[:300]}); "
+            "fix tracking.uri or use tracking=none"
+        )
 
 
 RUN_ID_ENV = "MLFLOW_RUN_ID"
