@@ -1,4 +1,4 @@
-"""Command line: ``python -m locomo_exp [overrides]`` (a Hydra app; see ``conf/``)."""
+"""Command line: ``python -m locomo_exp [overrides]`` (a Hydra app; see ``locomo_exp/conf/``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from locomo_exp.config import register_configs
 register_configs()
 
 
-@hydra.main(version_base="1.3", config_path="../conf", config_name="config")
+@hydra.main(version_base="1.3", config_path="conf", config_name="config")
 def main(cfg: DictConfig) -> None:
     """Convert the composed config to typed dataclasses and run one scoring job."""
     from locomo_exp.cli import run_from_hydra
@@ -19,4 +19,9 @@ def main(cfg: DictConfig) -> None:
 
 
 if __name__ == "__main__":
+    import sys
+
+    from locomo_exp.cli import check_command_line
+
+    check_command_line(sys.argv[1:])  # the project's "did you mean" before Hydra's hint
     main()

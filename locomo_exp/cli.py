@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import sys
 import time
 from pathlib import Path
@@ -11,10 +12,10 @@ from typing import Any, Callable, Optional
 from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import DictConfig
-from omegaconf.errors import MissingMandatoryValue
+from omegaconf.errors import MissingMandatoryValue, OmegaConfBaseException
 
 from locomo_exp import sweep, tracking
-from locomo_exp.config import UnknownConfigKeyError, to_experiment_config
+from locomo_exp.config import UnknownConfigKeyError, keep_typed_text, to_experiment_config
 from locomo_exp.data import DataValidationError
 from locomo_exp.judge import JudgeBatchPending
 from locomo_exp.experiment import ExperimentResult, JudgeErrorRateExceeded, run_experiment
@@ -53,6 +54,50 @@ def console_table(summary: dict[str, Any]) -> str:
             cells += f"{'n/a' if value is None else format(value * scale, '.2f'):>10}"
         lines.append(f"{label:<18}{summary['counts'][key]:>6}{cells}")
     return "\n".join(lines)
+
+
+def task_overrides() -> list[str]:
+    """The job's command-line overrides as typed (``${...}`` inside them not resolved)."""
+    from omegaconf import OmegaConf
+
+    task = OmegaConf.to_container(HydraConfig.get().overrides.task, resolve=False)
+    return [str(o) for o in task] if isinstance(task, list) else []
+
+
+def check_command_line(argv: list[str]) -> None:
+    """Refuse unknown keys before Hydra composes, with the project's suggestion first.
+
+    Hydra would answer ``judge.run=3`` with its advice to write ``+judge.run=3`` (which
+    the project refuses too); this prints ``error: unknown config key(s): judge.run (did
+    you mean judge.runs?)`` and exits 1 instead.
+
+    Args:
+        argv: the command-line arguments after the program name.
+
+    Raises:
+        SystemExit: with status 1 when a key is unknown.
+    """
+    from locomo_exp.config import unknown_override_keys
+
+    unknown = unknown_override_keys(argv)
+    if unknown:
+        print(f"error: {UnknownConfigKeyError(unknown)}", file=sys.stderr)
+        raise SystemExit(1)
+
+
+def config_error_line(error: OmegaConfBaseException) -> str:
+    """One line for an OmegaConf error: the key, then the first line of its message.
+
+    ``${oc.env:X}`` with ``X`` unset gives ``data.path: environment variable 'X' is not
+    set (from ${oc.env:X})``.
+    """
+    key = getattr(error, "full_key", None) or "config"
+    message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    missing_env = re.search(r"Environment variable '([^']+)' not found", message)
+    if missing_env:
+        name = missing_env.group(1)
+        message = f"environment variable '{name}' is not set (from ${{oc.env:{name}}})"
+    return f"{key}: {message}"
 
 
 def mlflow_command() -> str:
@@ -100,7 +145,7 @@ def run_sweep_job(cfg: DictConfig) -> Optional[ExperimentResult]:
     output_dir = Path(hydra_cfg.runtime.output_dir).resolve()
     sweep_dir = (start_dir / str(hydra_cfg.sweep.dir)).resolve()
     context = sweep.SweepContext.read(sweep_dir)
-    overrides = [str(o) for o in hydra_cfg.overrides.task]
+    overrides = task_overrides()
     num = int(hydra_cfg.job.num)
     # without the callback's context (no parent run), every task override labels the job
     swept_keys = (
@@ -124,6 +169,7 @@ def run_sweep_job(cfg: DictConfig) -> Optional[ExperimentResult]:
     )
     started = time.monotonic()
     try:
+        keep_typed_text(cfg, overrides)
         typed = to_experiment_config(cfg)
         record.f1_variant = typed.f1.variant.value
         if context is not None and context.tracking_uri and typed.tracking.enabled:
@@ -178,13 +224,17 @@ def run_from_hydra(cfg: DictConfig) -> Optional[ExperimentResult]:
         logging.getLogger(noisy).setLevel(logging.WARNING)  # one INFO line per API call otherwise
     if HydraConfig.get().mode == RunMode.MULTIRUN:
         return run_sweep_job(cfg)
+    keep_typed_text(cfg, task_overrides())
     try:
         typed = to_experiment_config(cfg)
     except MissingMandatoryValue as error:
         key = error.full_key or "a required value"
         print(f"error: {key} is required (e.g. {key}=path/to/results.json)", file=sys.stderr)
         raise SystemExit(1) from None
-    except UnknownConfigKeyError as error:
+    except OmegaConfBaseException as error:  # e.g. ${oc.env:X} with X unset
+        print(f"error: {config_error_line(error)}", file=sys.stderr)
+        raise SystemExit(1) from None
+    except (UnknownConfigKeyError, ValueError) as error:  # incl. ConfigValueError
         print(f"error: {error}", file=sys.stderr)
         raise SystemExit(1) from None
     output_dir = Path(HydraConfig.get().runtime.output_dir)
@@ -194,6 +244,9 @@ def run_from_hydra(cfg: DictConfig) -> Optional[ExperimentResult]:
         print(f"F1 outputs: {output_dir}\n{waiting}")
         raise SystemExit(0) from None
     except (DataValidationError, JudgeErrorRateExceeded, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        raise SystemExit(1) from None
+    except OSError as error:  # read-only or full output directory, unreachable store ...
         print(f"error: {error}", file=sys.stderr)
         raise SystemExit(1) from None
     print_result(result)

@@ -1,7 +1,7 @@
 """Typed configuration schema for locomo_exp.
 
 The dataclasses below are registered in Hydra's ConfigStore as ``base_config``;
-``conf/config.yaml`` lists it first in its defaults so every YAML value and every
+``locomo_exp/conf/config.yaml`` lists it first in its defaults so every YAML value and every
 command-line override is checked against these types when Hydra composes the config.
 An unknown key (``data.pathh=x``) or a value of the wrong type (``f1.variant=bogus``)
 therefore fails before any work is done.
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Optional
 
-from omegaconf import MISSING, DictConfig, OmegaConf
+from omegaconf import MISSING, DictConfig, OmegaConf, open_dict
 
 from locomo_exp.records import DEFAULT_CATEGORY_NAMES
 
@@ -264,9 +264,16 @@ class BaselineSet:
     notes: list[str] = field(default_factory=list)
 
 
+MAX_JUDGE_RUNS = 100
+"""Upper bound of ``judge.runs`` (each run is one API call per question)."""
+
+MAX_BOOTSTRAP_SAMPLES = 100_000
+"""Upper bound of ``report.bootstrap_samples`` (intervals are stable long before)."""
+
+
 @dataclass
 class ReportConfig:
-    """Report settings."""
+    """Report settings: bootstrap resamples per interval (1-100,000) and their seed."""
 
     bootstrap_samples: int = 1000
     seed: int = 0
@@ -284,22 +291,56 @@ class ExperimentConfig:
     report: ReportConfig = field(default_factory=ReportConfig)
     baselines: dict[str, BaselineSet] = field(default_factory=dict)
     category_names: dict[int, str] = field(default_factory=lambda: dict(DEFAULT_CATEGORY_NAMES))
+    # replace the outputs of a run already in the output dir (hydra.run.dir) instead of refusing
+    overwrite: bool = False
 
 
 def register_configs() -> None:
     """Register :class:`ExperimentConfig` as ``base_config`` in Hydra's ConfigStore.
 
-    Also registers the ``${project_root:}`` resolver (the checkout holding ``conf/`` and
-    ``results/``). Called by the CLI and by tests before composing; twice is harmless.
+    Also registers the ``${locomo_exp_dir:}`` resolver (the installed package directory,
+    which holds ``conf/`` and ``example/``; ``${project_root:}`` is kept as an alias).
+    Called by the CLI and by tests before composing; twice is harmless.
     """
     from pathlib import Path
 
     from hydra.core.config_store import ConfigStore
 
     ConfigStore.instance().store(name="base_config", node=ExperimentConfig)
-    # ${project_root:} lets conf/data/example.yaml name the example from any start directory
-    project_root = str(Path(__file__).resolve().parents[1])
-    OmegaConf.register_new_resolver("project_root", lambda: project_root, replace=True)
+    # ${locomo_exp_dir:} lets conf/data/example.yaml name the example from any start
+    # directory, in a checkout and in an installed wheel alike
+    package_dir = str(Path(__file__).resolve().parent)
+    OmegaConf.register_new_resolver("locomo_exp_dir", lambda: package_dir, replace=True)
+    OmegaConf.register_new_resolver("project_root", lambda: package_dir, replace=True)
+
+
+class ConfigValueError(ValueError):
+    """A config value outside its allowed range; the message names the key and the range."""
+
+
+def validate_values(cfg: ExperimentConfig) -> None:
+    """Range checks the schema's types cannot express.
+
+    Raises:
+        ConfigValueError: ``judge.runs`` above :data:`MAX_JUDGE_RUNS`,
+            ``report.bootstrap_samples`` not in 0-:data:`MAX_BOOTSTRAP_SAMPLES` (0: no
+            intervals), or an empty ``tracking.experiment`` with tracking on.
+    """
+    problems = []
+    if cfg.judge.runs > MAX_JUDGE_RUNS:  # below 1: the judge's preflight says so
+        problems.append(f"judge.runs={cfg.judge.runs} must be between 1 and {MAX_JUDGE_RUNS}")
+    if not 0 <= cfg.report.bootstrap_samples <= MAX_BOOTSTRAP_SAMPLES:
+        problems.append(
+            f"report.bootstrap_samples={cfg.report.bootstrap_samples} must be between 0 and "
+            f"{MAX_BOOTSTRAP_SAMPLES:,}"
+        )
+    if cfg.tracking.enabled and not str(cfg.tracking.experiment or "").strip():
+        problems.append(
+            "tracking.experiment is empty: give an MLflow experiment name "
+            "(e.g. tracking.experiment=locomo_exp) or use tracking=none"
+        )
+    if problems:
+        raise ConfigValueError("; ".join(problems))
 
 
 class UnknownConfigKeyError(ValueError):
@@ -334,6 +375,119 @@ def _unknown_keys(node: Any, schema: Any, prefix: str = "") -> list[tuple[str, O
     return found
 
 
+def _schema_node(schema: Any, key: str) -> Any:
+    """The schema node at a dotted key, or ``None`` when the schema has no such key.
+
+    Below a plain dict field (``category_names``, ``judge.prices``, ``baselines``) every
+    key is allowed: the dict node itself is returned for any deeper key.
+    """
+    import dataclasses
+
+    node = schema
+    for part in key.split("."):
+        if not isinstance(node, DictConfig):
+            return None
+        if not dataclasses.is_dataclass(OmegaConf.get_type(node)):
+            return node  # a plain dict: free keys
+        if part not in node.keys():  # (``in`` is False for a ``???`` value)
+            return None
+        node = node._get_node(part)
+    return node
+
+
+def _parse_overrides(overrides: list[str]) -> list[Any]:
+    """Hydra's own parse of command-line overrides; unparsable ones are left to Hydra."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import HydraException
+
+    parser = OverridesParser.create()
+    parsed = []
+    for line in overrides:
+        if line.startswith("-"):
+            continue
+        try:
+            parsed.append(parser.parse_override(line))
+        except HydraException:
+            continue
+    return parsed
+
+
+def unknown_override_keys(overrides: list[str]) -> list[tuple[str, Optional[str]]]:
+    """Keys set with ``key=value`` that the schema does not have, each with a suggestion.
+
+    Checked before Hydra composes, so a typo (``judge.run=3``) gets the project's
+    "did you mean judge.runs?" instead of Hydra's advice to add it with ``+``. Hydra's own
+    keys (``hydra.*``), group paths (``hydra/launcher``) and keys below plain dict fields
+    are not checked; ``+key=value`` is checked after composition (:func:`to_experiment_config`).
+
+    Args:
+        overrides: command-line overrides as typed.
+
+    Returns:
+        ``[(key, suggestion or None), ...]`` for each unknown key.
+    """
+    import difflib
+
+    from hydra.core.override_parser.types import OverrideType
+
+    schema = OmegaConf.structured(ExperimentConfig)
+    found: list[tuple[str, Optional[str]]] = []
+    for override in _parse_overrides(overrides):
+        key = str(override.key_or_group)
+        if override.type != OverrideType.CHANGE or "/" in key or key.split(".")[0] == "hydra":
+            continue
+        if override.package is not None or _schema_node(schema, key) is not None:
+            continue
+        parent_key, _, last = key.rpartition(".")
+        parent = _schema_node(schema, parent_key) if parent_key else schema
+        suggestion = None
+        if isinstance(parent, DictConfig):
+            close = difflib.get_close_matches(last, [str(k) for k in parent.keys()], n=1)
+            if close:
+                suggestion = f"{parent_key}.{close[0]}" if parent_key else close[0]
+        found.append((key, suggestion))
+    return found
+
+
+def keep_typed_text(cfg: DictConfig, overrides: list[str]) -> list[str]:
+    """Put back the text a user typed for string-typed options that Hydra read as numbers.
+
+    Hydra parses every override value: ``data.path=2024.10`` becomes the float ``2024.1``,
+    ``tracking.experiment=10e2`` becomes ``1000.0``, ``tracking.run_name=true`` becomes
+    ``True``, and a string-typed option then receives that number's text. For each
+    override of a ``str`` option whose value Hydra parsed as a number or boolean, the
+    config gets the text exactly as typed (``2024.10``, ``10e2``, ``true``).
+
+    Args:
+        cfg: the composed config (changed in place).
+        overrides: the task overrides (``HydraConfig.get().overrides.task``).
+
+    Returns:
+        The keys whose value was put back.
+    """
+    schema = OmegaConf.structured(ExperimentConfig)
+    restored = []
+    for override in _parse_overrides(overrides):
+        if override.is_delete() or override.is_sweep_override() or override.package is not None:
+            continue
+        value = override.value()
+        if isinstance(value, str) or value is None or not isinstance(value, (bool, int, float)):
+            continue
+        key = str(override.key_or_group)
+        node = _schema_node(schema, key)
+        if node is None or isinstance(node, DictConfig):
+            continue
+        ref_type = node._metadata.ref_type
+        if ref_type is not str and ref_type != Optional[str]:
+            continue
+        text = override.input_line.split("=", 1)[1].strip()
+        if OmegaConf.select(cfg, key, throw_on_resolution_failure=False) != text:
+            with open_dict(cfg):
+                OmegaConf.update(cfg, key, text, merge=False)
+            restored.append(key)
+    return restored
+
+
 def to_experiment_config(cfg: DictConfig | ExperimentConfig) -> ExperimentConfig:
     """Convert a composed Hydra config into a typed :class:`ExperimentConfig`.
 
@@ -347,6 +501,7 @@ def to_experiment_config(cfg: DictConfig | ExperimentConfig) -> ExperimentConfig
         omegaconf.errors.ValidationError: if a value does not fit the schema.
         UnknownConfigKeyError: for keys the schema does not have (``+data.pathh=x``
             passes Hydra's composition but is refused here).
+        ConfigValueError: for values out of range (:func:`validate_values`).
     """
     if isinstance(cfg, ExperimentConfig):
         return cfg
@@ -357,4 +512,5 @@ def to_experiment_config(cfg: DictConfig | ExperimentConfig) -> ExperimentConfig
     merged = OmegaConf.merge(schema, cfg)
     obj = OmegaConf.to_object(merged)
     assert isinstance(obj, ExperimentConfig)
+    validate_values(obj)
     return obj

@@ -21,6 +21,7 @@ from locomo_exp.data import LoadedResults, load_results
 from locomo_exp.input_file import absolute_path, check_regular_file
 from locomo_exp.records import QARecord
 from locomo_exp.analysis import analyse
+from locomo_exp.outputs import atomic_write_jsonl, atomic_write_text, check_writable, prepare_output_dir
 from locomo_exp.plots import CATEGORY_PLOT, J_DISTRIBUTION_PLOT, plot_category_scores, plot_j_distribution
 from locomo_exp.report import render_report
 from locomo_exp.scoring import BLEU1_VERSION, F1_VERSIONS, score_lexical
@@ -31,6 +32,32 @@ log = logging.getLogger(__name__)
 
 OUTPUT_FILES = ("report.md", "scores.jsonl", "summary.json", "config.yaml")
 """Files written to the output directory of every run."""
+
+
+JUDGE_RUNNING = "running: not finished (the job stopped before the judge ended)"
+"""``summary["status"]["judge"]`` while the judge runs; stays if the process is killed."""
+
+
+def judge_status(error: BaseException) -> str:
+    """The ``summary["status"]["judge"]`` text for a judge that did not finish.
+
+    Args:
+        error: what stopped the judge. An exception with a ``run_status`` attribute
+            (e.g. ``"interrupted"``) gives that text; ``KeyboardInterrupt`` gives
+            ``"interrupted"``; a pending batch gives ``"pending: <message>"``.
+
+    Returns:
+        ``"interrupted"``, ``"pending: ..."`` or ``"failed: <message>"``.
+    """
+    given = getattr(error, "run_status", None)
+    if isinstance(given, str) and given:
+        return given
+    if isinstance(error, KeyboardInterrupt):
+        return "interrupted"
+    message = str(error).strip() or type(error).__name__
+    if type(error).__name__ == "JudgeBatchPending":
+        return f"pending: {message}"
+    return f"failed: {message}"
 
 
 class JudgeErrorRateExceeded(RuntimeError):
@@ -139,6 +166,7 @@ def _write_outputs(
     loaded: LoadedResults,
     lexical: list[dict[str, float]],
     judge_result: Any = None,
+    status: Optional[dict[str, str]] = None,
 ) -> tuple[dict[str, Any], list[Path], list[dict[str, Any]]]:
     versions: dict[str, str] = {}
     if lexical:
@@ -160,6 +188,7 @@ def _write_outputs(
         category_names=cfg.category_names,
         judge=judge_summary,
     )
+    summary["status"] = dict(status or {})
     rows = score_rows(loaded.records, lexical, cfg.category_names, judge_rows)
     summary["analysis"] = analyse(
         rows,
@@ -177,12 +206,11 @@ def _write_outputs(
     ]
     paths = [output_dir / name for name in OUTPUT_FILES]
     report, scores, summary_path, config_path = paths
-    with scores.open("w", encoding="utf-8") as handle:
-        for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-    summary_path.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
-    report.write_text(render_report(summary, cfg.baselines, plots), encoding="utf-8")
-    config_path.write_text(OmegaConf.to_yaml(OmegaConf.structured(cfg)), encoding="utf-8")
+    # each file atomically (temp name + os.replace): a failure never leaves a truncated file
+    atomic_write_jsonl(scores, rows)
+    atomic_write_text(summary_path, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    atomic_write_text(report, render_report(summary, cfg.baselines, plots))
+    atomic_write_text(config_path, OmegaConf.to_yaml(OmegaConf.structured(cfg)))
     paths += [output_dir / name for name in plots]
     return summary, paths, rows
 
@@ -225,6 +253,10 @@ def run_experiment(
         :class:`ExperimentResult`.
 
     Raises:
+        locomo_exp.outputs.OutputDirInUse: ``output_dir`` already holds a run's
+            ``report.md``/``summary.json``/``scores.jsonl`` and ``cfg.overwrite`` is false
+            (with ``overwrite`` those files and the run's plots are removed first).
+        locomo_exp.outputs.OutputDirNotWritable: ``output_dir`` cannot be written.
         locomo_exp.data.DataValidationError: for unreadable or invalid input.
         locomo_exp.judge.JudgeError: for judge config or fatal API errors.
         JudgeErrorRateExceeded: when API errors exceed ``judge.max_error_rate``.
@@ -234,7 +266,8 @@ def run_experiment(
     """
     start_dir = (start_dir or Path.cwd()).resolve()
     output_dir = Path(output_dir).resolve()
-    output_dir.mkdir(parents=True, exist_ok=True)
+    check_writable(output_dir)  # one clear line for a read-only directory, before any work
+    prepare_output_dir(output_dir, cfg.overwrite)  # refuse a used run dir unless overwrite=true
     if not cfg.data.path:
         raise ValueError("data.path is not set: pass data.path=<results file> (or use data=example)")
     data_path = resolve_path(cfg.data.path, start_dir)
@@ -293,19 +326,32 @@ def run_experiment(
             if cfg.scorer.uses_f1
             else []
         )
-        summary, files, rows = _write_outputs(output_dir, cfg, loaded, lexical)
+        status = {"f1": "ok"} if cfg.scorer.uses_f1 else {}
+        if cfg.scorer.uses_judge:
+            status["judge"] = JUDGE_RUNNING
+        summary, files, rows = _write_outputs(output_dir, cfg, loaded, lexical, status=status)
 
         judge_result = None
         if cfg.scorer.uses_judge:
             from locomo_exp.judge import JudgeBatchPending, preflight_judge, run_judge
 
-            preflight_judge(cfg.judge, loaded.records)
             try:
+                preflight_judge(cfg.judge, loaded.records)
                 judge_result = run_judge(
                     loaded.records, cfg.judge, start_dir=start_dir, category_names=cfg.category_names
                 )
-            except JudgeBatchPending as waiting:  # judge.batch.wait=false: collect later
-                pending = waiting
+            except BaseException as error:  # the report says the judge did not finish
+                status["judge"] = judge_status(error)
+                try:
+                    summary, files, rows = _write_outputs(
+                        output_dir, cfg, loaded, lexical, status=status
+                    )
+                except Exception:  # never hide the judge's own error
+                    log.exception("could not record the judge status in %s", output_dir)
+                if not isinstance(error, JudgeBatchPending):
+                    raise
+                pending = error  # judge.batch.wait=false: collect later
+                waiting = error
                 if run is not None:
                     tracking.set_tags(
                         {
@@ -315,7 +361,14 @@ def run_experiment(
                         }
                     )
             else:
-                summary, files, rows = _write_outputs(output_dir, cfg, loaded, lexical, judge_result)
+                status["judge"] = (
+                    f"failed: judge API errors exceed judge.max_error_rate={cfg.judge.max_error_rate}"
+                    if judge_result.error_rate_exceeded
+                    else "ok"
+                )
+                summary, files, rows = _write_outputs(
+                    output_dir, cfg, loaded, lexical, judge_result, status=status
+                )
                 if run is not None:
                     dry = {"judge.dry_run": "true"} if cfg.judge.dry_run else {}
                     tracking.set_tags({**judge_result.tags, **dry})

@@ -7,6 +7,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from locomo_exp.baselines import values_by_category
 from locomo_exp.config import BaselineMetric, BaselineSet
+from locomo_exp.outputs import atomic_path
 
 CATEGORY_PLOT = "category_scores.png"
 J_DISTRIBUTION_PLOT = "j_distribution.png"
@@ -81,7 +82,8 @@ def plot_category_scores(
         axis.set_ylim(0, 100)
         axis.legend(fontsize=7, ncol=2)
     figure.tight_layout()
-    figure.savefig(path, dpi=100)
+    with atomic_path(path) as temporary:
+        figure.savefig(temporary, dpi=100, format="png")
     plt.close(figure)
     return path
 
@@ -105,6 +107,7 @@ def plot_j_distribution(rows: Sequence[dict[str, Any]], path: Path) -> Optional[
     axis.set_xlabel("per-question J (mean over runs, 0-100)")
     axis.set_ylabel("questions")
     figure.tight_layout()
-    figure.savefig(path, dpi=100)
+    with atomic_path(path) as temporary:
+        figure.savefig(temporary, dpi=100, format="png")
     plt.close(figure)
     return path

@@ -385,6 +385,26 @@ def render_error_analysis(summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def render_status(summary: dict[str, Any]) -> str:
+    """The block at the top of the report when a part of the run did not finish.
+
+    Args:
+        summary: a run summary; ``summary["status"]`` maps a part (``f1``, ``judge``) to
+            ``"ok"`` or what happened (``"failed: <message>"``, ``"interrupted"``,
+            ``"pending: ..."``, ``"running: ..."``).
+
+    Returns:
+        Markdown, or ``""`` when every part is ``ok`` (or there is no status).
+    """
+    status = summary.get("status") or {}
+    if all(value == "ok" for value in status.values()):
+        return ""
+    lines = ["## Run status: INCOMPLETE", ""]
+    lines += [f"- {part}: {'done' if value == 'ok' else value}" for part, value in status.items()]
+    lines += ["", "Results of the parts that did not finish are missing from this report."]
+    return "\n".join(lines)
+
+
 def render_report(
     summary: dict[str, Any],
     baselines: Optional[Mapping[str, BaselineSet]] = None,
@@ -406,9 +426,11 @@ def render_report(
     versions = summary["versions"]
     total = summary["counts"]["overall"]
     conversations = summary["conversations"]["overall"]
+    status_block = render_status(summary)
     lines = [
         "# LoCoMo evaluation report",
         "",
+        *([status_block, ""] if status_block else []),
         f"- Input: `{info['path']}` (format `{info['format']}`"
         + (f", prediction key `{info['prediction_key']}`" if info.get("prediction_key") else "")
         + ")",

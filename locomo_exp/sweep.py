@@ -46,6 +46,7 @@ from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf, open_dict, read_write
 
 from locomo_exp import tracking
+from locomo_exp.outputs import atomic_path, atomic_write_text
 from locomo_exp.records import CATEGORY_IDS
 
 log = logging.getLogger(__name__)
@@ -231,12 +232,15 @@ def compose_job(master: DictConfig, overrides: list[str]) -> Any:
     """
     from hydra.core.global_hydra import GlobalHydra
 
-    from locomo_exp.config import to_experiment_config
+    from locomo_exp.config import keep_typed_text, to_experiment_config
 
     loader = GlobalHydra.instance().config_loader()
     job_cfg = loader.load_sweep_config(master_config=master, sweep_overrides=list(overrides))
+    task = OmegaConf.to_container(job_cfg.hydra.overrides.task, resolve=False)
+    task_overrides = [str(o) for o in task] if isinstance(task, list) else []
     with read_write(job_cfg), open_dict(job_cfg):
         del job_cfg["hydra"]
+    keep_typed_text(job_cfg, task_overrides)  # data.path=2024.10 stays 2024.10
     return to_experiment_config(job_cfg)
 
 
@@ -323,9 +327,7 @@ class SweepContext:
         """Write the context file (atomically) and return its path."""
         path = Path(self.sweep_dir) / CONTEXT_FILE
         path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(".json.tmp")
-        temporary.write_text(json.dumps(asdict(self), indent=2) + "\n", encoding="utf-8")
-        temporary.replace(path)
+        atomic_write_text(path, json.dumps(asdict(self), indent=2) + "\n")
         return path
 
     @classmethod
@@ -371,9 +373,7 @@ class JobRecord:
         """Write the record into its output dir and return the path."""
         path = Path(self.output_dir) / JOB_RECORD_FILE
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(
-            json.dumps(asdict(self), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
+        atomic_write_text(path, json.dumps(asdict(self), indent=2, ensure_ascii=False) + "\n")
         return path
 
 
@@ -635,7 +635,8 @@ def plot_sweep(summary: dict[str, Any], path: Path) -> Optional[Path]:
     axis.legend()
     axis.grid(alpha=0.3)
     figure.tight_layout()
-    figure.savefig(path, dpi=100)
+    with atomic_path(path) as temporary:
+        figure.savefig(temporary, dpi=100, format="png")
     plt.close(figure)
     return path
 
@@ -834,10 +835,8 @@ class SweepCallback(Callback):
         summary = build_sweep_summary(context, rows)
         json_path = sweep_dir / SUMMARY_JSON
         md_path = sweep_dir / SUMMARY_MD
-        json_path.write_text(
-            json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-        md_path.write_text(render_sweep_summary(summary), encoding="utf-8")
+        atomic_write_text(json_path, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+        atomic_write_text(md_path, render_sweep_summary(summary))
         files = [json_path, md_path]
         try:
             plot = plot_sweep(summary, sweep_dir / SUMMARY_PLOT)

@@ -161,7 +161,11 @@ def mlflow_run(
     tags: Optional[Mapping[str, str]] = None,
     parent_run_id: Optional[str] = None,
 ) -> Iterator[Any]:
-    """Open an MLflow run; end it FINISHED, or FAILED when the body raises.
+    """Open a NEW MLflow run; end it FINISHED, or FAILED when the body raises.
+
+    Every job gets its own run: ``MLFLOW_RUN_ID`` in the environment is removed first
+    (:func:`ignore_ambient_run_id`), so an old run is never resumed, overwritten or
+    flipped to FAILED.
 
     Args:
         tracking_uri: the store (see :func:`resolve_tracking_uri`).
@@ -172,13 +176,22 @@ def mlflow_run(
 
     Yields:
         The active ``mlflow.ActiveRun``.
+
+    Raises:
+        TrackingStoreError: the store cannot be opened, or the run not created (one line).
     """
     import mlflow
 
-    mlflow.set_tracking_uri(tracking_uri)
-    ensure_experiment(tracking_uri, experiment)
-    mlflow.set_experiment(experiment)
-    run = mlflow.start_run(run_name=run_name, tags=dict(tags or {}), parent_run_id=parent_run_id)
+    ignore_ambient_run_id()
+    try:
+        mlflow.set_tracking_uri(tracking_uri)
+        ensure_experiment(tracking_uri, experiment)
+        mlflow.set_experiment(experiment)
+        run = mlflow.start_run(
+            run_name=run_name, tags=dict(tags or {}), parent_run_id=parent_run_id
+        )
+    except Exception as error:  # bad scheme, unwritable sqlite path, server down ...
+        raise TrackingStoreError(tracking_uri, error) from error
     status = "FAILED"
     try:
         yield run
@@ -189,6 +202,42 @@ def mlflow_run(
     finally:
         mlflow.end_run(status=status)
         log.info("MLflow run %s ended %s", run.info.run_id, status)
+
+
+class TrackingStoreError(ValueError):
+    """The MLflow store named by ``tracking.uri`` cannot be opened or written."""
+
+    def __init__(self, uri: str, error: BaseException):
+        text = str(error).strip()
+        first = text.splitlines()[0].strip() if text else type(error).__name__
+        super().__init__(
+            f"tracking.uri={uri}: MLflow cannot use this store ({first[:300]}); "
+            "fix tracking.uri or use tracking=none"
+        )
+
+
+RUN_ID_ENV = "MLFLOW_RUN_ID"
+"""MLflow's ``start_run()`` resumes this run when it is set; we never do."""
+
+
+def ignore_ambient_run_id() -> Optional[str]:
+    """Remove ``MLFLOW_RUN_ID`` from this process's environment, with a warning.
+
+    ``mlflow.start_run()`` without ``run_id`` resumes the run named by ``MLFLOW_RUN_ID``
+    (e.g. left in a shell by an earlier script): a job would log into that old run and end
+    it FAILED when the job fails. Jobs always start their own run instead.
+
+    Returns:
+        The value that was removed, or ``None``.
+    """
+    value = os.environ.pop(RUN_ID_ENV, None)
+    if value:
+        log.warning(
+            "%s=%s is set in the environment; ignored: every job starts its own MLflow run",
+            RUN_ID_ENV,
+            value,
+        )
+    return value
 
 
 def default_artifact_location(tracking_uri: str) -> Optional[str]:

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.slow
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
-EXAMPLE = PROJECT_ROOT / "results" / "example" / "qa_results.json"
+EXAMPLE = PROJECT_ROOT / "locomo_exp" / "example" / "qa_results.json"
 EXPERIMENT = "locomo_exp"
 
 
@@ -63,7 +63,7 @@ def _in_process_metrics(tmp_path: Path) -> dict[str, float]:
     """What run_experiment computes for the example, same config, tracking off."""
     register_configs()
     GlobalHydra.instance().clear()
-    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "conf")):
+    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "locomo_exp" / "conf")):
         cfg = to_experiment_config(compose(config_name="config", overrides=["tracking=none"]))
     return run_experiment(cfg, tmp_path / "in_process", PROJECT_ROOT).metrics
 

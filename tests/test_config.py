@@ -31,8 +31,8 @@ from locomo_exp.config import (
 from locomo_exp.experiment import run_experiment
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-CONF_DIR = PROJECT_ROOT / "conf"
-EXAMPLE = PROJECT_ROOT / "results" / "example" / "qa_results.json"
+CONF_DIR = PROJECT_ROOT / "locomo_exp" / "conf"
+EXAMPLE = PROJECT_ROOT / "locomo_exp" / "example" / "qa_results.json"
 
 Composer = Callable[..., ExperimentConfig]
 
@@ -57,7 +57,7 @@ def test_defaults_score_the_example_with_locomo_f1_and_mlflow(typed_config: Comp
     cfg = typed_config()
     assert isinstance(cfg, ExperimentConfig)
     assert cfg.scorer.name is ScorerName.f1
-    assert cfg.data.path == str(PROJECT_ROOT / "results" / "example" / "qa_results.json")
+    assert cfg.data.path == str(PROJECT_ROOT / "locomo_exp" / "example" / "qa_results.json")
     assert Path(cfg.data.path).is_file()
     assert cfg.data.format is DataFormat.auto
     assert cfg.data.on_invalid is OnInvalid.error
@@ -127,7 +127,7 @@ def test_tracking_group_option_turns_mlflow_on_or_off(
 def test_data_example_points_at_the_embedded_example(typed_config: Composer) -> None:
     cfg = typed_config("data=example")
     # absolute, so the example runs from any start directory
-    assert cfg.data.path == str(PROJECT_ROOT / "results" / "example" / "qa_results.json")
+    assert cfg.data.path == str(PROJECT_ROOT / "locomo_exp" / "example" / "qa_results.json")
     assert cfg.data.format is DataFormat.auto
 
 
@@ -216,7 +216,7 @@ def test_run_experiment_on_the_example_writes_outputs_for_20_questions(
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)  # the relative data.path must not resolve against cwd
-    cfg = typed_config("tracking=none", "data.path=results/example/qa_results.json")
+    cfg = typed_config("tracking=none", "data.path=locomo_exp/example/qa_results.json")
     assert not Path(cfg.data.path).is_absolute()
 
     out = tmp_path / "out"
@@ -261,8 +261,47 @@ def test_unknown_key_added_with_plus_is_refused_with_a_suggestion() -> None:
     from locomo_exp.config import UnknownConfigKeyError
 
     register_configs()
-    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "conf")):
+    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "locomo_exp" / "conf")):
         cfg = compose(config_name="config", overrides=["+data.pathh=x", "+judge.tempreture=1"])
     with pytest.raises(UnknownConfigKeyError) as info:
         to_experiment_config(cfg)
     assert info.value.keys == [("data.pathh", "data.path"), ("judge.tempreture", "judge.temperature")]
+
+
+# ----------------------------------------------------------------------------- value ranges
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("judge.runs=101", "judge.runs=101 must be between 1 and 100"),
+        (
+            "report.bootstrap_samples=100001",
+            "report.bootstrap_samples=100001 must be between 0 and 100,000",
+        ),
+        (
+            "tracking.experiment=''",
+            "tracking.experiment is empty: give an MLflow experiment name "
+            "(e.g. tracking.experiment=locomo_exp) or use tracking=none",
+        ),
+    ],
+)
+def test_out_of_range_values_are_refused_at_validation(
+    typed_config: Composer, override: str, message: str
+) -> None:
+    from locomo_exp.config import ConfigValueError
+
+    with pytest.raises(ConfigValueError) as refused:
+        typed_config(override)
+    assert str(refused.value) == message
+
+
+def test_bounds_themselves_are_accepted(typed_config: Composer) -> None:
+    cfg = typed_config("judge.runs=100", "report.bootstrap_samples=100000")
+    assert (cfg.judge.runs, cfg.report.bootstrap_samples) == (100, 100_000)
+    assert typed_config("tracking=none", "tracking.experiment=''").tracking.experiment == ""
+
+
+def test_overwrite_is_a_top_level_switch_off_by_default(typed_config: Composer) -> None:
+    assert typed_config().overwrite is False
+    assert typed_config("overwrite=true").overwrite is True

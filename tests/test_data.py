@@ -12,7 +12,7 @@ from conftest import PROJECT_ROOT
 from locomo_exp.config import DataConfig, DataFormat, FieldMap, OnInvalid
 from locomo_exp.data import DataValidationError, load_results, parse_category
 
-EXAMPLE = PROJECT_ROOT / "results" / "example" / "qa_results.json"
+EXAMPLE = PROJECT_ROOT / "locomo_exp" / "example" / "qa_results.json"
 
 
 def _write(tmp_path: Path, obj: object, name: str = "results.json") -> Path:

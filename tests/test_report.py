@@ -29,7 +29,7 @@ from locomo_exp.summary import build_summary, summary_metrics
 @pytest.fixture(scope="module")
 def default_config() -> ExperimentConfig:
     register_configs()
-    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "conf")):
+    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "locomo_exp" / "conf")):
         return to_experiment_config(compose(config_name="config"))
 
 
@@ -71,7 +71,7 @@ def test_every_mem0_j_system_with_categories_reproduces_its_overall(default_conf
 
 def test_baselines_selectable_and_user_yaml_validated(default_config) -> None:
     assert set(default_config.baselines) == {"locomo_paper", "mem0_paper_f1", "mem0_paper_j", "mem0_paper_latency"}
-    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "conf")):
+    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "locomo_exp" / "conf")):
         only = to_experiment_config(compose(config_name="config", overrides=["baselines=[mem0_paper_j]"]))
         assert list(only.baselines) == ["mem0_paper_j"]
         with pytest.raises(Exception, match="metric"):
@@ -220,3 +220,46 @@ def test_stored_judge_verdicts_reproduce_published_j(shared_data: Path, default_
     metrics = summary_metrics(summary, default_config.category_names)
     assert metrics["stored_judge/overall"] == pytest.approx(published["overall"], abs=0.005)
     assert "## Judge verdicts stored in the input" in render_report(summary, default_config.baselines)
+
+
+# ---------------------------------------------------------------- bounded-memory bootstrap
+
+
+@pytest.mark.parametrize(("n", "n_samples"), [(1, 5), (7, 999), (1001, 300)])
+def test_chunked_bootstrap_gives_the_interval_of_one_full_draw(
+    monkeypatch: pytest.MonkeyPatch, n: int, n_samples: int
+) -> None:
+    import numpy as np
+
+    import locomo_exp.analysis as analysis
+
+    values = [((i * 37) % 101) / 100 for i in range(n)]
+    data = np.asarray(values)
+    indices = np.random.default_rng(3).integers(0, n, size=(n_samples, n))  # the old one-shot draw
+    low, high = np.quantile(data[indices].mean(axis=1), [0.025, 0.975])
+
+    monkeypatch.setattr(analysis, "BOOTSTRAP_CHUNK_ELEMENTS", 10)  # many small chunks
+    assert bootstrap_ci(values, n_samples, seed=3) == (float(low), float(high))
+
+
+def test_bootstrap_never_draws_more_than_one_chunk_of_indices(monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+
+    import locomo_exp.analysis as analysis
+
+    sizes: list[int] = []
+    real = np.random.Generator.integers
+    make_rng = np.random.default_rng
+
+    class Recording:
+        def __init__(self, seed: int) -> None:
+            self.rng = make_rng(seed)
+
+        def integers(self, low: int, high: int, size: tuple[int, int]) -> np.ndarray:
+            sizes.append(size[0] * size[1])
+            return real(self.rng, low, high, size=size)
+
+    monkeypatch.setattr(analysis.np.random, "default_rng", Recording)
+    monkeypatch.setattr(analysis, "BOOTSTRAP_CHUNK_ELEMENTS", 50_000)
+    bootstrap_ci([0.5] * 20_000, n_samples=1000, seed=0)
+    assert sizes == [40_000] * 500  # 2 resamples of 20,000 per chunk, never 1000 x 20,000

@@ -32,7 +32,7 @@ from omegaconf import OmegaConf
 from locomo_exp import sweep
 from locomo_exp.tracking import clean_float_text, format_param
 
-EXAMPLE = PROJECT_ROOT / "results" / "example" / "qa_results.json"
+EXAMPLE = PROJECT_ROOT / "locomo_exp" / "example" / "qa_results.json"
 EXPERIMENT = "locomo_exp"
 CALLS_PER_JOB = 16 * 2  # categories 1-4 of the example x judge.runs=2
 TEMPERATURES = ("0.0", "0.5", "1.0")
