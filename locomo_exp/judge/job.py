@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -32,7 +31,10 @@ from locomo_exp.judge.cache import BatchLedger, JudgeCache, resolve_cache_path
 from locomo_exp.judge.client import JudgeClient, api_version_for
 from locomo_exp.judge.parsing import PARSER_VERSION
 from locomo_exp.judge.preflight import (
+    CHARS_PER_TOKEN,
+    REQUEST_OVERHEAD_TOKENS,
     check_config,
+    estimate_prompt_tokens,
     judged_records,
     preflight_judge,
     supports_structured_output,
@@ -46,12 +48,6 @@ logger = logging.getLogger(__name__)
 
 ESTIMATED_OUTPUT_TOKENS = 60
 """Typical output tokens of one judge reply (a short JSON object), for dry-run estimates."""
-
-CHARS_PER_TOKEN = 3.5
-"""Characters per input token assumed by dry-run estimates (English prose, conservative)."""
-
-REQUEST_OVERHEAD_TOKENS = 20
-"""Input tokens added per request for message framing, in dry-run estimates."""
 
 
 def _open_cache(cfg: JudgeConfig, start_dir: Path) -> Optional[JudgeCache]:
@@ -81,10 +77,10 @@ def _dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) 
                     )
                     in_flight = len([s for s in specs if s.digest in flying])
     to_call = len(specs) - cached - in_flight
-    input_all = sum(
-        int(math.ceil((len(s.request.system) + len(s.request.prompt)) / CHARS_PER_TOKEN))
-        + REQUEST_OVERHEAD_TOKENS
-        for s in specs
+    per_call = [estimate_prompt_tokens(s.request.system, s.request.prompt) for s in specs]
+    input_all = sum(per_call)
+    overlong = sorted(
+        {s.question_id for s, tokens in zip(specs, per_call) if tokens > cfg.max_prompt_tokens}
     )
     input_tokens = int(round(input_all * to_call / len(specs))) if specs else 0
     output_typical = to_call * min(ESTIMATED_OUTPUT_TOKENS, cfg.max_tokens)
@@ -108,6 +104,8 @@ def _dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) 
     }
     if batch:
         estimate["calls_in_flight"] = in_flight
+    if overlong:
+        estimate["prompts_over_max_prompt_tokens"] = overlong
     return estimate
 
 
@@ -327,7 +325,7 @@ def run_judge(
             same call again collects them.
     """
     names = category_names or DEFAULT_CATEGORY_NAMES
-    preflight_judge(cfg, records)
+    preflight_judge(cfg, records, start_dir=start_dir)
     judged = judged_records(records, cfg)
     api_version = client.api_version if client is not None else api_version_for(cfg.temperature)
     specs = build_call_specs(judged, cfg, api_version=api_version)
