@@ -161,7 +161,8 @@ def mlflow_run(
     tags: Optional[Mapping[str, str]] = None,
     parent_run_id: Optional[str] = None,
 ) -> Iterator[Any]:
-    """Open an MLflow run; end it FINISHED, or FAILED when the body raises.
+    """Open an MLflow run; end it FINISHED, KILLED when interrupted (``KeyboardInterrupt``,
+    which SIGTERM is turned into), or FAILED when the body raises anything else.
 
     Args:
         tracking_uri: the store (see :func:`resolve_tracking_uri`).
@@ -184,6 +185,8 @@ def mlflow_run(
         yield run
         status = "FINISHED"
     except BaseException as error:
+        if isinstance(error, KeyboardInterrupt):  # Ctrl-C / SIGTERM (JudgeInterrupted)
+            status = "KILLED"
         mlflow.set_tag("error", f"{type(error).__name__}: {error}"[:5000])
         raise
     finally:
