@@ -44,6 +44,7 @@ from locomo_exp.judge.client import (
     JudgeClient,
     JudgeReply,
     JudgeRequest,
+    RateLimitInfo,
 )
 from locomo_exp.judge.errors import (
     JudgeCallError,
@@ -482,6 +483,7 @@ class JudgePool:
         self._clock = clock
         self._sleep = sleep
         self.limiter = RateLimiter(cfg.requests_per_minute, clock=clock, sleep=sleep)
+        self._pace_from_headers = bool(cfg.pace_from_rate_limit_headers)
         self.fatal: Optional[JudgeCallError] = None
         self.stopped: Optional[JudgeJobStopped] = None
         """Why the job stopped early (unreachable endpoint, error rate), if it did."""
@@ -588,6 +590,10 @@ class JudgePool:
             if not stored:
                 claims.release(spec.digest)
 
+    def _observe(self, info: Optional[RateLimitInfo]) -> None:
+        if self._pace_from_headers:
+            self.limiter.observe(info)
+
     def _api_error(self, spec: CallSpec, err: JudgeCallError, attempts: int) -> JudgeResult:
         logger.warning(
             "judge: question %s run %d failed after %d attempt(s): %s",
@@ -657,7 +663,7 @@ class JudgePool:
                 else:
                     self.responses += 1
                     self.connection_errors_in_a_row = 0
-                    self.limiter.observe(err.rate_limit)
+                    self._observe(err.rate_limit)
                 if not err.retryable:
                     if err.kind == "prompt_too_long":
                         return self._api_error(spec, err, retry + 1)
@@ -688,7 +694,7 @@ class JudgePool:
                 self.limiter.in_flight -= 1
             self.responses += 1
             self.connection_errors_in_a_row = 0
-            self.limiter.observe(reply.rate_limit)
+            self._observe(reply.rate_limit)
             result = result_from_reply(reply, self.cfg.protocol, spec.run, cached=False)
             if lacks_verdict(reply, result):
                 if no_verdict_tries < NO_VERDICT_RETRIES and not self.halted:
