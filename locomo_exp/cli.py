@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+import signal
 import sys
 import time
 from pathlib import Path
@@ -18,6 +19,7 @@ from locomo_exp import sweep, tracking
 from locomo_exp.config import UnknownConfigKeyError, keep_typed_text, to_experiment_config
 from locomo_exp.data import DataValidationError
 from locomo_exp.judge import JudgeBatchPending
+from locomo_exp.judge.errors import JudgeInterrupted
 from locomo_exp.experiment import ExperimentResult, JudgeErrorRateExceeded, run_experiment
 from locomo_exp.records import CATEGORY_GROUPS, overall_group_for
 
@@ -213,17 +215,38 @@ def run_sweep_job(cfg: DictConfig) -> Optional[ExperimentResult]:
     return result
 
 
+def _terminate(signum: int, frame: Any) -> None:
+    """SIGTERM handler: unwind like Ctrl-C (the judge catches both while it runs)."""
+    raise JudgeInterrupted(signum)
+
+
+def _exit_interrupted(stop: KeyboardInterrupt) -> None:
+    """Print the one interruption line and exit 130 (SIGINT) or 143 (SIGTERM)."""
+    if not isinstance(stop, JudgeInterrupted):
+        stop = JudgeInterrupted(int(signal.SIGINT))
+    print(stop.line(), file=sys.stderr)
+    raise SystemExit(stop.exit_status) from None
+
+
 def run_from_hydra(cfg: DictConfig) -> Optional[ExperimentResult]:
     """Entry point called by ``locomo_exp/__main__.py``.
 
     Single run: expected errors (bad input, judge configuration, API failures) are
     printed as one clear message and end the process with exit code 1; nothing is
-    retried. Multirun: see :func:`run_sweep_job` (a failed job does not stop the sweep).
+    retried. Ctrl-C or SIGTERM prints one line (``interrupted: N calls cached; ...``) and
+    exits 130 or 143; the MLflow run ends KILLED. Multirun: see :func:`run_sweep_job` (a failed job does not stop the sweep).
     """
     for noisy in ("httpx2", "httpx", "httpcore2", "httpcore", "matplotlib"):
         logging.getLogger(noisy).setLevel(logging.WARNING)  # one INFO line per API call otherwise
+    try:
+        signal.signal(signal.SIGTERM, _terminate)
+    except ValueError:  # not the main thread: leave SIGTERM alone
+        pass
     if HydraConfig.get().mode == RunMode.MULTIRUN:
-        return run_sweep_job(cfg)
+        try:
+            return run_sweep_job(cfg)
+        except KeyboardInterrupt as stop:
+            _exit_interrupted(stop)
     keep_typed_text(cfg, task_overrides())
     try:
         typed = to_experiment_config(cfg)
@@ -240,6 +263,8 @@ def run_from_hydra(cfg: DictConfig) -> Optional[ExperimentResult]:
     output_dir = Path(HydraConfig.get().runtime.output_dir)
     try:
         result = run_experiment(typed, output_dir, Path.cwd())
+    except KeyboardInterrupt as stop:  # Ctrl-C or SIGTERM: one line, no traceback
+        _exit_interrupted(stop)
     except JudgeBatchPending as waiting:
         print(f"F1 outputs: {output_dir}\n{waiting}")
         raise SystemExit(0) from None

@@ -196,6 +196,16 @@ class JudgeConfig:
     # taken over at once if that process is dead (same host), or when it has sent no
     # heartbeat for this long (null: 2 x timeout_s x (max_retries + 1)).
     claim_timeout_s: Optional[float] = None
+    # Stop the job (one line naming the URL) after this many connection failures in a
+    # row; a connection failure on the job's first call stops it at once.
+    max_consecutive_connection_errors: int = 10
+    # Pace calls from the API's anthropic-ratelimit-requests-remaining/-reset headers.
+    pace_from_rate_limit_headers: bool = True
+    # Prompts estimated (characters / 3.5) above this many tokens are flagged before
+    # any call (the judge models' context window is 200k tokens).
+    max_prompt_tokens: int = 200_000
+    # On Ctrl-C / SIGTERM: seconds to wait for calls in flight (their replies are cached).
+    drain_s: float = 10.0
     dry_run: bool = False
     progress: bool = True
     progress_interval_s: float = 10.0

@@ -276,7 +276,7 @@ def run_experiment(
     if cfg.scorer.uses_judge:
         from locomo_exp.judge import preflight_judge
 
-        preflight_judge(cfg.judge, [])
+        preflight_judge(cfg.judge, [], start_dir=start_dir)
 
     tracking_uri = None
     run_context: Any

@@ -316,8 +316,10 @@ def render_reliability(summary: dict[str, Any]) -> str:
     reliability = (summary.get("analysis") or {}).get("reliability")
     if not reliability:
         return ""
-    counts = (summary.get("judge") or {}).get("counts") or {}
+    judge = summary.get("judge") or {}
+    counts = judge.get("counts") or {}
     share = reliability.get("unanimous_share")
+    too_long = judge.get("prompt_too_long_questions") or []
     return "\n".join(
         [
             "## Judge reliability",
@@ -328,6 +330,9 @@ def render_reliability(summary: dict[str, Any]) -> str:
             f"{'n/a' if share is None else f'{share * 100:.1f}%'} of {reliability['questions']}",
             f"- Parse failures: {counts.get('parse_failure', 0)}; API errors: {counts.get('api_error', 0)}",
         ]
+        + ([f"- Replies without a verdict (empty, cut, refused; not cached): {counts['no_verdict']}"]
+           if counts.get("no_verdict") else [])
+        + ([f"- Prompt too long for the API (J n/a): {', '.join(too_long)}"] if too_long else [])
     )
 
 

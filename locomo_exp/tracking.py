@@ -161,11 +161,12 @@ def mlflow_run(
     tags: Optional[Mapping[str, str]] = None,
     parent_run_id: Optional[str] = None,
 ) -> Iterator[Any]:
-    """Open a NEW MLflow run; end it FINISHED, or FAILED when the body raises.
+    """Open a NEW MLflow run; end it FINISHED, KILLED or FAILED.
 
-    Every job gets its own run: ``MLFLOW_RUN_ID`` in the environment is removed first
-    (:func:`ignore_ambient_run_id`), so an old run is never resumed, overwritten or
-    flipped to FAILED.
+    The run ends KILLED when interrupted (``KeyboardInterrupt``, which SIGTERM is turned
+    into) and FAILED when the body raises anything else. Every job gets its own run:
+    ``MLFLOW_RUN_ID`` in the environment is removed first (:func:`ignore_ambient_run_id`),
+    so an old run is never resumed, overwritten or flipped to FAILED.
 
     Args:
         tracking_uri: the store (see :func:`resolve_tracking_uri`).
@@ -197,6 +198,8 @@ def mlflow_run(
         yield run
         status = "FINISHED"
     except BaseException as error:
+        if isinstance(error, KeyboardInterrupt):  # Ctrl-C / SIGTERM (JudgeInterrupted)
+            status = "KILLED"
         mlflow.set_tag("error", f"{type(error).__name__}: {error}"[:5000])
         raise
     finally:

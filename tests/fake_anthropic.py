@@ -24,6 +24,17 @@ are served as JSONL in a shuffled order (``server.batch_shuffle_seed``);
 ``expired``; ``POST .../cancel`` ends a batch with its requests ``canceled``. Created
 batches are in ``server.batches``; batch creates are not in ``messages_requests()``.
 
+Slow bodies: a reply with ``drip_s`` sends its headers, then its body one byte every
+``drip_s`` seconds (a connection kept alive without ever finishing).
+
+Rate limits: ``server.rate_limit(rpm, burst)`` emulates the API's request token bucket
+(capacity ``burst``, refilled at ``rpm / 60`` per second of ``server.clock``): every
+Messages reply carries ``anthropic-ratelimit-requests-limit``, ``-remaining`` and
+``-reset`` (RFC 3339, when the bucket is full again), and a request finding the bucket
+empty gets a 429 with ``retry-after`` (seconds until one token). ``server.clock`` is
+``time.monotonic`` unless a test injects its own; ``server.status_counts`` counts replies
+by status.
+
 Run ``python tests/fake_anthropic.py --latency 0.1`` to serve from a separate process
 (prints the URL on stdout); the benchmark does this.
 """
@@ -32,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import itertools
 import json
 import random
@@ -108,6 +120,7 @@ class Reply:
         input_tokens: ``usage.input_tokens``.
         output_tokens: ``usage.output_tokens``.
         content_type: the response's ``content-type``.
+        drip_s: send the body one byte every ``drip_s`` seconds after the headers (0: at once).
     """
 
     status: int = 200
@@ -122,6 +135,48 @@ class Reply:
     input_tokens: int = 420
     output_tokens: int = 24
     content_type: str = "application/json"
+    drip_s: float = 0.0
+
+
+def dripping(interval_s: float) -> Reply:
+    """A 200 reply whose body arrives one byte every ``interval_s`` seconds."""
+    return Reply(drip_s=interval_s)
+
+
+@dataclass
+class TokenBucket:
+    """The API's request rate limit: capacity ``burst``, refilled at ``rpm / 60`` per second.
+
+    Attributes:
+        rpm: requests per minute.
+        burst: bucket capacity (requests).
+        level: tokens now.
+        updated_at: clock time of ``level``.
+    """
+
+    rpm: float
+    burst: float
+    level: float
+    updated_at: float
+
+    def take(self, now: float) -> tuple[bool, dict[str, str]]:
+        """Take one token if there is one; returns ``(allowed, rate-limit headers)``."""
+        rate = self.rpm / 60.0
+        self.level = min(self.burst, self.level + (now - self.updated_at) * rate)
+        self.updated_at = now
+        allowed = self.level >= 1.0
+        if allowed:
+            self.level -= 1.0
+        full_in = (self.burst - self.level) / rate
+        reset = datetime.fromtimestamp(time.time() + full_in, timezone.utc)
+        headers = {
+            "anthropic-ratelimit-requests-limit": str(int(self.rpm)),
+            "anthropic-ratelimit-requests-remaining": str(int(self.level)),
+            "anthropic-ratelimit-requests-reset": reset.isoformat().replace("+00:00", "Z"),
+        }
+        if not allowed:
+            headers["retry-after"] = f"{(1.0 - self.level) / rate:.3f}"
+        return allowed, headers
 
 
 @dataclass
@@ -237,6 +292,9 @@ class FakeAnthropicServer:
         self.batch_shuffle_seed: Optional[int] = 0
         self.expire_in_next_batch = 0
         self.requests: list[RecordedRequest] = []
+        self.clock: Callable[[], float] = time.monotonic
+        self.bucket: Optional[TokenBucket] = None
+        self.status_counts: dict[int, int] = {}
         self.in_flight = 0
         self.max_in_flight = 0
         self._script: deque[Reply] = deque()
@@ -250,6 +308,11 @@ class FakeAnthropicServer:
         """Queue replies for the next Messages requests, in arrival order."""
         with self._lock:
             self._script.extend(replies)
+
+    def rate_limit(self, rpm: float, burst: Optional[float] = None) -> None:
+        """Emulate a request rate limit of ``rpm`` (bucket capacity ``burst``, default rpm)."""
+        capacity = float(burst if burst is not None else rpm)
+        self.bucket = TokenBucket(rpm, capacity, capacity, self.clock())
 
     def clear(self) -> None:
         """Forget recorded requests and queued replies."""
@@ -361,12 +424,29 @@ class FakeAnthropicServer:
         return None
 
     def _messages(self, request: RecordedRequest) -> Reply:
+        reply = self._messages_reply(request)
+        with self._lock:
+            self.status_counts[reply.status] = self.status_counts.get(reply.status, 0) + 1
+        return reply
+
+    def _messages_reply(self, request: RecordedRequest) -> Reply:
         if self.enforce_rules:
             violation = self._rule_violation(request)
             if violation is not None:
                 return violation
+        limits: dict[str, str] = {}
+        if self.bucket is not None:
+            with self._lock:
+                allowed, limits = self.bucket.take(self.clock())
+            if not allowed:
+                limited = rate_limited(0)
+                limited.headers = limits
+                return limited
         scripted = self._next_scripted()
-        return scripted if scripted is not None else self.responder(request)
+        reply = scripted if scripted is not None else self.responder(request)
+        if limits:
+            reply = dataclasses.replace(reply, headers={**limits, **reply.headers})
+        return reply
 
     # -- message batches -------------------------------------------------------------
     def _batch_json(self, batch: FakeBatch) -> dict[str, Any]:
@@ -617,7 +697,21 @@ class _Handler(BaseHTTPRequestHandler):
         for name, value in reply.headers.items():
             self.send_header(name, value)
         self.end_headers()
+        if reply.drip_s > 0:
+            self._drip(payload, reply.drip_s)
+            return
         self.wfile.write(payload)
+
+    def _drip(self, payload: bytes, interval_s: float) -> None:
+        # One byte at a time until the client gives up (closes) or the body is sent.
+        for index in range(len(payload)):
+            try:
+                self.wfile.write(payload[index : index + 1])
+                self.wfile.flush()
+            except OSError:
+                self.close_connection = True
+                return
+            time.sleep(interval_s)
 
     do_POST = _handle
     do_GET = _handle

@@ -97,12 +97,16 @@ def test_batch_run_gives_exactly_the_scores_of_a_realtime_run(
     records = make_records(300)
     realtime = run(
         records,
-        make_judge_config(fake_anthropic, tmp_path / "rt", runs=2, max_concurrency=16),
+        make_judge_config(
+            fake_anthropic, tmp_path / "rt", runs=2, max_concurrency=16, max_error_rate=1.0
+        ),
         tmp_path,
     )
     fake_anthropic.clear()
 
-    cfg = batch_config(fake_anthropic, tmp_path / "b", runs=2, batch={"max_requests": 250})
+    cfg = batch_config(
+        fake_anthropic, tmp_path / "b", runs=2, max_error_rate=1.0, batch={"max_requests": 250}
+    )
     batch = run(records, cfg, tmp_path)
 
     assert per_question(batch) == per_question(realtime)

@@ -33,7 +33,7 @@ from locomo_exp.tracking import finite_metrics
 
 logger = logging.getLogger(__name__)
 
-Outcome = Literal["valid", "parse_failure", "api_error"]
+Outcome = Literal["valid", "parse_failure", "no_verdict", "api_error"]
 
 _DATED_ID_RE = re.compile(r"^(.+?)-\d{8}$")
 
@@ -46,9 +46,12 @@ class JudgeResult:
     """One judge run of one question.
 
     Attributes:
-        score: 0-100 when valid; -1 for a parse failure; ``None`` for an API error.
+        score: 0-100 when valid; -1 for a parse failure; ``None`` for an API error or a
+            reply without a verdict.
         explanation: the judge's explanation ("" if none).
-        outcome: ``"valid"``, ``"parse_failure"`` or ``"api_error"``.
+        outcome: ``"valid"``, ``"parse_failure"``, ``"no_verdict"`` (an empty reply, a
+            ``max_tokens`` cut or a refusal without a verdict, still so after one retry;
+            not cached) or ``"api_error"``.
         run: 0-based run index.
         raw: the raw reply text (``None`` for an API error).
         error: parse-failure reason or API error description ("" when valid).
@@ -83,6 +86,7 @@ class JudgeResult:
             "explanation": self.explanation,
             "raw": self.raw,
             "error": self.error or None,
+            "stop_reason": self.stop_reason,
         }
         if self.batch_id:
             row["batch_id"] = self.batch_id
@@ -115,6 +119,11 @@ class JudgeAggregation:
     def parse_failures(self) -> int:
         """Runs whose reply could not be parsed."""
         return sum(r.outcome == "parse_failure" for r in self.runs)
+
+    @property
+    def no_verdicts(self) -> int:
+        """Runs whose reply had no verdict (empty, cut at max_tokens, refused)."""
+        return sum(r.outcome == "no_verdict" for r in self.runs)
 
     @property
     def api_errors(self) -> int:
@@ -155,11 +164,13 @@ def aggregate_question(
             else ""
         )
         logger.warning(
-            "judge: question %s: %d of %d runs used (%d parse failures, %d API errors)%s",
+            "judge: question %s: %d of %d runs used (%d parse failures, %d without a "
+            "verdict, %d API errors)%s",
             question_id,
             len(scores),
             len(ordered),
             sum(r.outcome == "parse_failure" for r in ordered),
+            sum(r.outcome == "no_verdict" for r in ordered),
             sum(r.outcome == "api_error" for r in ordered),
             too_few,
         )
@@ -357,6 +368,8 @@ def flat_metrics(summary: dict[str, Any], category_names: dict[int, str]) -> dic
     metrics["judge/valid_runs"] = counts.get("valid")
     metrics["judge/parse_failures"] = counts.get("parse_failure")
     metrics["judge/api_errors"] = counts.get("api_error")
+    metrics["judge/no_verdict"] = counts.get("no_verdict")
+    metrics["judge/prompt_too_long"] = counts.get("prompt_too_long")
     metrics["judge/calls_made"] = counts.get("calls_made")
     metrics["judge/cache_hits"] = counts.get("cache_hits")
     tokens = summary.get("tokens", {})

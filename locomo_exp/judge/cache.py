@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Iterable, Iterator, Optional
 
 from locomo_exp.judge.client import BatchItemResult, JudgeReply
+from locomo_exp.judge.errors import JudgeError
 
 logger = logging.getLogger(__name__)
 
@@ -213,6 +214,45 @@ def resolve_cache_path(cache_path: str, start_dir: Path) -> Path:
     return path.resolve()
 
 
+SQLITE_HEADER = b"SQLite format 3\x00"
+"""The first 16 bytes of every SQLite database file."""
+
+
+def cache_path_problem(path: Path) -> Optional[str]:
+    """Why ``path`` cannot be used as the judge cache, or ``None`` when it can.
+
+    A missing file (created on first use) and an empty file are fine; a directory, a
+    file that is not an SQLite database, or a parent that is a file are not.
+
+    Args:
+        path: the resolved ``judge.cache_path``.
+
+    Returns:
+        One line naming the path and what to change, or ``None``.
+    """
+    if path.is_dir():
+        return (
+            f"judge.cache_path={path} is a directory; give a file path, "
+            f"e.g. judge.cache_path={path / 'judge_cache.sqlite'}"
+        )
+    for parent in path.parents:
+        if parent.exists() and not parent.is_dir():
+            return f"judge.cache_path={path}: {parent} is a file, not a directory"
+    if not path.is_file():
+        return None
+    try:
+        with path.open("rb") as handle:
+            header = handle.read(len(SQLITE_HEADER))
+    except OSError as exc:
+        return f"judge.cache_path={path} cannot be read: {exc.strerror or exc}"
+    if header and header != SQLITE_HEADER:
+        return (
+            f"judge.cache_path={path} is not a judge cache (not an SQLite database); "
+            "point judge.cache_path at a new or existing cache file"
+        )
+    return None
+
+
 class JudgeCache:
     """SQLite store of completed judge calls.
 
@@ -221,11 +261,16 @@ class JudgeCache:
         busy_timeout_s: how long a writer waits for another process's lock, seconds.
 
     Raises:
-        sqlite3.Error: if the file cannot be opened as a database.
+        JudgeError: the path is a directory or not an SQLite database
+            (:func:`cache_path_problem`).
+        sqlite3.Error: if the file cannot be opened as a database otherwise.
     """
 
     def __init__(self, path: Path, *, busy_timeout_s: float = 30.0) -> None:
         self.path = Path(path)
+        problem = cache_path_problem(self.path)
+        if problem is not None:
+            raise JudgeError(problem)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._conn = sqlite3.connect(
             str(self.path), timeout=busy_timeout_s, isolation_level=None, check_same_thread=False

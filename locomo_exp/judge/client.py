@@ -15,6 +15,7 @@ built with ``max_retries=0`` and each failure is classified once by :func:`class
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import logging
 import time
@@ -75,6 +76,63 @@ class JudgeRequest:
 
 
 @dataclass(frozen=True)
+class RateLimitInfo:
+    """The request rate-limit state the API reported with one response.
+
+    From ``anthropic-ratelimit-requests-limit``, ``-remaining`` and ``-reset`` (an RFC 3339
+    time at which the request bucket is full again; Anthropic docs, "Rate limits").
+
+    Attributes:
+        limit: requests per minute allowed, when sent.
+        remaining: requests left before the limit is hit.
+        reset_in_s: seconds from the response until the bucket is full again (>= 0).
+    """
+
+    limit: Optional[int]
+    remaining: int
+    reset_in_s: float
+
+
+def _header_int(headers: Mapping[str, str], name: str) -> Optional[int]:
+    raw = headers.get(name)
+    try:
+        return int(str(raw).strip()) if raw is not None else None
+    except ValueError:
+        return None
+
+
+def parse_rate_limit_headers(
+    headers: Mapping[str, str], now: Optional[float] = None
+) -> Optional[RateLimitInfo]:
+    """The request rate-limit state of a response, or ``None`` when it has none.
+
+    Args:
+        headers: response headers (case-insensitive mapping).
+        now: current Unix time, seconds (default ``time.time()``).
+
+    Returns:
+        :class:`RateLimitInfo` when ``anthropic-ratelimit-requests-remaining`` and
+        ``-reset`` are both present and readable, else ``None``.
+    """
+    remaining = _header_int(headers, "anthropic-ratelimit-requests-remaining")
+    reset_raw = headers.get("anthropic-ratelimit-requests-reset")
+    if remaining is None or not reset_raw:
+        return None
+    try:
+        reset = datetime.fromisoformat(str(reset_raw).strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if reset.tzinfo is None:
+        return None
+    now = time.time() if now is None else now
+    return RateLimitInfo(
+        limit=_header_int(headers, "anthropic-ratelimit-requests-limit"),
+        remaining=max(remaining, 0),
+        reset_in_s=max(0.0, reset.timestamp() - now),
+    )
+
+
+@dataclass(frozen=True)
 class JudgeReply:
     """The part of a Messages API response the judge uses.
 
@@ -87,6 +145,7 @@ class JudgeReply:
         request_id: the API's ``request-id``, when known.
         batch_id: the Message Batch that produced the reply, ``None`` for a realtime call
             (batch replies are billed at batch prices).
+        rate_limit: the rate-limit state sent with the reply, if any (not cached).
     """
 
     text: str
@@ -96,10 +155,14 @@ class JudgeReply:
     model: str = ""
     request_id: Optional[str] = None
     batch_id: Optional[str] = None
+    rate_limit: Optional[RateLimitInfo] = field(default=None, compare=False)
 
 
 class JudgeClient(Protocol):
-    """What the runner needs from an API client."""
+    """What the runner needs from an API client.
+
+    A client may also have a ``base_url`` attribute (named when it cannot connect).
+    """
 
     api_version: str
     """The ``anthropic-version`` its requests carry (part of the cache key)."""
@@ -314,7 +377,9 @@ def classify_error(exc: BaseException) -> JudgeCallError:
     """Turn an SDK exception into a :class:`JudgeCallError`.
 
     Retryable: 408, 409, 429, every 5xx (529 = overloaded), timeouts and connection
-    errors. Fatal: 400 (``temperature_rejected`` when the message is about the
+    errors (``connect`` when no connection could be made at all, ``connection`` when an
+    open one failed). Not retryable: 400 (``prompt_too_long`` when the message says "prompt is too
+    long" - that question's error only; ``temperature_rejected`` when it is about the
     temperature), 401, 403, 404 and every other 4xx.
 
     Args:
@@ -326,20 +391,37 @@ def classify_error(exc: BaseException) -> JudgeCallError:
     if isinstance(exc, anthropic.APITimeoutError):
         return JudgeCallError(str(exc.message), kind="timeout", retryable=True)
     if isinstance(exc, anthropic.APIConnectionError):
+        cause = exc.__cause__
+        names = {k.__name__ for k in type(cause).__mro__} if cause is not None else set()
+        if "ConnectError" in names:  # no connection could be made (refused, DNS, no route)
+            detail = str(cause).strip() or str(exc.message)
+            return JudgeCallError(detail, kind="connect", retryable=True)
         return JudgeCallError(str(exc.message), kind="connection", retryable=True)
     if isinstance(exc, anthropic.APIStatusError):
         status = exc.status_code
         message = _api_message(exc)
-        retry_after = parse_retry_after(exc.response.headers)
+        headers = exc.response.headers
+        retry_after = parse_retry_after(headers)
+        rate_limit = parse_rate_limit_headers(headers)
         if status in _RETRYABLE_STATUS_KINDS or status >= 500:
             kind = _RETRYABLE_STATUS_KINDS.get(status, "server")
             return JudgeCallError(
-                message, kind=kind, status_code=status, retryable=True, retry_after_s=retry_after
+                message,
+                kind=kind,
+                status_code=status,
+                retryable=True,
+                retry_after_s=retry_after,
+                rate_limit=rate_limit,
             )
         kind = _FATAL_STATUS_KINDS.get(status, "client_error")
-        if status == 400 and "temperature" in message.lower():
+        lowered = message.lower()
+        if status == 400 and "prompt is too long" in lowered:
+            kind = "prompt_too_long"
+        elif status == 400 and "temperature" in lowered:
             kind = "temperature_rejected"
-        return JudgeCallError(message, kind=kind, status_code=status, retryable=False)
+        return JudgeCallError(
+            message, kind=kind, status_code=status, retryable=False, rate_limit=rate_limit
+        )
     if isinstance(exc, anthropic.APIResponseValidationError):
         return JudgeCallError(str(exc.message), kind="invalid_response", retryable=True)
     return JudgeCallError(f"{type(exc).__name__}: {exc}", kind="other", retryable=True)
@@ -368,6 +450,15 @@ def reply_from_message(message: Any) -> JudgeReply:
         model=str(getattr(message, "model", "") or ""),
         request_id=getattr(message, "_request_id", None),
     )
+
+
+async def _within(seconds: float, awaitable: Any) -> Any:
+    """Await ``awaitable`` with a total deadline; raises ``asyncio.TimeoutError`` past it."""
+    timeout = getattr(asyncio, "timeout", None)
+    if timeout is None:  # Python 3.10
+        return await asyncio.wait_for(awaitable, seconds)
+    async with timeout(seconds):
+        return await awaitable
 
 
 def _unix(value: Optional[datetime]) -> Optional[float]:
@@ -416,7 +507,8 @@ class AnthropicJudgeClient:
         temperature: the job's temperature; fixes :attr:`api_version`.
         base_url: API base URL; ``None`` keeps the SDK's default, which honours
             ``ANTHROPIC_BASE_URL``.
-        timeout_s: per-request timeout in seconds.
+        timeout_s: deadline of one whole request in seconds (connect, headers and body:
+            a server that trickles bytes cannot keep a call alive past it).
         create_batch_timeout_s: timeout of a batch create call (its body may reach
             256 MB), seconds.
     """
@@ -431,6 +523,7 @@ class AnthropicJudgeClient:
         create_batch_timeout_s: float = 600.0,
     ) -> None:
         self.api_version = api_version_for(temperature)
+        self._timeout_s = float(timeout_s)
         self._create_batch_timeout_s = create_batch_timeout_s
         self._client = anthropic.AsyncAnthropic(
             api_key=api_key,
@@ -439,13 +532,34 @@ class AnthropicJudgeClient:
             max_retries=0,
         )
 
+    @property
+    def base_url(self) -> str:
+        """The API base URL requests go to (never contains the key)."""
+        return str(self._client.base_url).rstrip("/")
+
     async def complete(self, request: JudgeRequest) -> JudgeReply:
-        """Send one request; see :class:`JudgeClient`."""
+        """Send one request; see :class:`JudgeClient`.
+
+        The whole request (connect, headers, body) must finish within ``timeout_s``: the
+        SDK's own timeout applies per read, so a slow trickle of bytes would outlive it.
+
+        Raises:
+            JudgeCallError: classified; ``kind="timeout"`` past the deadline.
+        """
+        create = self._client.messages.with_raw_response.create
         try:
-            message = await self._client.messages.create(**build_request_kwargs(request))
+            raw = await _within(self._timeout_s, create(**build_request_kwargs(request)))
+            message = await raw.parse()
+        except asyncio.TimeoutError:
+            raise JudgeCallError(
+                f"no complete reply within judge.timeout_s={self._timeout_s:g} s",
+                kind="timeout",
+                retryable=True,
+            ) from None
         except anthropic.AnthropicError as exc:
             raise classify_error(exc) from None
-        return reply_from_message(message)
+        reply = reply_from_message(message)
+        return replace(reply, rate_limit=parse_rate_limit_headers(raw.headers))
 
     async def create_batch(self, requests: list[dict[str, Any]]) -> BatchStatus:
         """Create one Message Batch; see :class:`JudgeBatchClient`.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 
 class JudgeError(ValueError):
@@ -36,18 +36,54 @@ class JudgeFatalAPIError(JudgeError):
         self.api_message = api_message
 
 
+class JudgeJobStopped(JudgeError):
+    """The job stopped early: the endpoint cannot be reached, or API errors already
+    exceed ``judge.max_error_rate``. Every call completed before is in the cache."""
+
+
+class JudgeInterrupted(KeyboardInterrupt):
+    """Ctrl-C (SIGINT) or SIGTERM stopped the job; calls in flight were waited for.
+
+    A ``KeyboardInterrupt``, so that nothing treats it as an ordinary failure (a sweep
+    stops; an MLflow run ends KILLED).
+
+    Attributes:
+        signum: the signal number (2 for SIGINT, 15 for SIGTERM).
+        calls_cached: calls of the job now in the cache, when known.
+    """
+
+    def __init__(self, signum: int, calls_cached: Optional[int] = None) -> None:
+        super().__init__(signum)
+        self.signum = signum
+        self.calls_cached = calls_cached
+
+    @property
+    def exit_status(self) -> int:
+        """The conventional exit status: 128 + the signal number (130, 143)."""
+        return 128 + int(self.signum)
+
+    def line(self) -> str:
+        """The one line shown to the user."""
+        if self.calls_cached is None:
+            return "interrupted; re-run the same command to resume"
+        return f"interrupted: {self.calls_cached} calls cached; re-run the same command to resume"
+
+
 class JudgeCallError(Exception):
     """One judge call failed; raised by a :class:`~locomo_exp.judge.client.JudgeClient`.
 
     Attributes:
         message: the API's message (or the transport error's), never containing the key.
-        kind: ``rate_limit``, ``overloaded``, ``server``, ``timeout``, ``connection``,
+        kind: ``rate_limit``, ``overloaded``, ``server``, ``timeout``, ``connect`` (no
+            connection could be made), ``connection`` (an open connection failed),
             ``request_timeout``, ``conflict`` (retryable) or ``bad_request``,
             ``temperature_rejected``, ``authentication``, ``permission``, ``not_found``,
-            ``client_error`` (fatal).
+            ``client_error`` (fatal), ``prompt_too_long`` (that call's error only).
         status_code: HTTP status, ``None`` for transport errors.
         retryable: whether trying again may succeed.
         retry_after_s: the server's ``retry-after`` (seconds), when it sent one.
+        rate_limit: the response's rate-limit state
+            (:class:`~locomo_exp.judge.client.RateLimitInfo`), when it sent one.
     """
 
     def __init__(
@@ -58,6 +94,7 @@ class JudgeCallError(Exception):
         status_code: Optional[int] = None,
         retryable: bool,
         retry_after_s: Optional[float] = None,
+        rate_limit: Any = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -65,6 +102,7 @@ class JudgeCallError(Exception):
         self.status_code = status_code
         self.retryable = retryable
         self.retry_after_s = retry_after_s
+        self.rate_limit = rate_limit
 
     def describe(self) -> str:
         """One-line description, e.g. ``"429 rate_limit: Too many requests"``."""

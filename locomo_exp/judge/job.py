@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -32,13 +31,22 @@ from locomo_exp.judge.cache import BatchLedger, JudgeCache, resolve_cache_path
 from locomo_exp.judge.client import JudgeClient, api_version_for
 from locomo_exp.judge.parsing import PARSER_VERSION
 from locomo_exp.judge.preflight import (
+    CHARS_PER_TOKEN,
+    REQUEST_OVERHEAD_TOKENS,
     check_config,
+    estimate_prompt_tokens,
     judged_records,
     preflight_judge,
     supports_structured_output,
 )
 from locomo_exp.judge.prompts import get_protocol
-from locomo_exp.judge.runner import CallSpec, build_call_specs, judge_calls_async
+from locomo_exp.judge.errors import JudgeInterrupted
+from locomo_exp.judge.runner import (
+    CallSpec,
+    PoolInterrupted,
+    build_call_specs,
+    judge_calls_async,
+)
 from locomo_exp.records import DEFAULT_CATEGORY_NAMES, QARecord
 from locomo_exp.tracking import MAX_PARAM_VALUE_CHARS
 
@@ -46,12 +54,6 @@ logger = logging.getLogger(__name__)
 
 ESTIMATED_OUTPUT_TOKENS = 60
 """Typical output tokens of one judge reply (a short JSON object), for dry-run estimates."""
-
-CHARS_PER_TOKEN = 3.5
-"""Characters per input token assumed by dry-run estimates (English prose, conservative)."""
-
-REQUEST_OVERHEAD_TOKENS = 20
-"""Input tokens added per request for message framing, in dry-run estimates."""
 
 
 def _open_cache(cfg: JudgeConfig, start_dir: Path) -> Optional[JudgeCache]:
@@ -81,10 +83,10 @@ def _dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) 
                     )
                     in_flight = len([s for s in specs if s.digest in flying])
     to_call = len(specs) - cached - in_flight
-    input_all = sum(
-        int(math.ceil((len(s.request.system) + len(s.request.prompt)) / CHARS_PER_TOKEN))
-        + REQUEST_OVERHEAD_TOKENS
-        for s in specs
+    per_call = [estimate_prompt_tokens(s.request.system, s.request.prompt) for s in specs]
+    input_all = sum(per_call)
+    overlong = sorted(
+        {s.question_id for s, tokens in zip(specs, per_call) if tokens > cfg.max_prompt_tokens}
     )
     input_tokens = int(round(input_all * to_call / len(specs))) if specs else 0
     output_typical = to_call * min(ESTIMATED_OUTPUT_TOKENS, cfg.max_tokens)
@@ -108,6 +110,8 @@ def _dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) 
     }
     if batch:
         estimate["calls_in_flight"] = in_flight
+    if overlong:
+        estimate["prompts_over_max_prompt_tokens"] = overlong
     return estimate
 
 
@@ -194,21 +198,34 @@ def build_run_result(
         logger.warning(
             "judge: no price for model %s in judge.prices; cost not estimated", cfg.model
         )
+    too_long = [
+        agg.question_id
+        for agg in per_question.values()
+        if any(r.outcome == "api_error" and "prompt_too_long" in r.error for r in agg.runs)
+    ]
+    too_long_runs = sum(
+        r.outcome == "api_error" and "prompt_too_long" in r.error for r in all_runs
+    )
     counts = {
         "valid": sum(r.outcome == "valid" for r in all_runs),
         "parse_failure": sum(r.outcome == "parse_failure" for r in all_runs),
+        "no_verdict": sum(r.outcome == "no_verdict" for r in all_runs),
         "api_error": sum(r.outcome == "api_error" for r in all_runs),
+        "prompt_too_long": too_long_runs,
         "calls_made": calls_made,
         "cache_hits": len(cached),
         "runs_total": len(all_runs),
     }
-    error_rate = counts["api_error"] / len(all_runs) if all_runs else 0.0
+    # a prompt the API rejects as too long is that question's problem, not the API's
+    error_rate = (counts["api_error"] - too_long_runs) / len(all_runs) if all_runs else 0.0
     summary: dict[str, Any] = {
         **_summary_header(cfg, api_version),
         "questions": len(per_question),
         "j": j,
         "counts": counts,
         "api_error_rate": error_rate,
+        "prompt_too_long_questions": too_long,
+        "stop_reasons": _stop_reasons(all_runs),
         "tokens": tokens,
         "estimated_cost_usd": cost,
         "estimated_cost_usd_including_cached": cost_all,
@@ -227,6 +244,15 @@ def build_run_result(
         error_rate_exceeded=error_rate > cfg.max_error_rate,
         tags=_tags(summary),
     )
+
+
+def _stop_reasons(runs: list[JudgeResult]) -> dict[str, int]:
+    """How many runs ended with each API stop reason (``none`` for API errors)."""
+    counts: dict[str, int] = {}
+    for run in runs:
+        key = run.stop_reason or "none"
+        counts[key] = counts.get(key, 0) + 1
+    return dict(sorted(counts.items()))
 
 
 def _runs_cost(
@@ -320,14 +346,19 @@ def run_judge(
 
     Raises:
         JudgeError: invalid config (see :func:`preflight_judge`).
-        JudgeFatalAPIError: a non-retryable API error (400, 401, 403, 404); everything
-            completed before it is in the cache.
+        JudgeFatalAPIError: a non-retryable API error (400 other than "prompt is too
+            long", 401, 403, 404); everything completed before it is in the cache.
+        JudgeJobStopped: the API cannot be reached (first call, or
+            ``judge.max_consecutive_connection_errors`` failures in a row), or API errors
+            already exceed ``judge.max_error_rate``; completed calls are cached.
+        JudgeInterrupted: SIGINT/SIGTERM; calls in flight were waited for (up to
+            ``judge.drain_s``) and cached.
         JudgeBatchPending: ``judge.mode=batch`` with ``judge.batch.wait=false`` and
             batches still processing (submitted and recorded; not an error). Running the
             same call again collects them.
     """
     names = category_names or DEFAULT_CATEGORY_NAMES
-    preflight_judge(cfg, records)
+    preflight_judge(cfg, records, start_dir=start_dir)
     judged = judged_records(records, cfg)
     api_version = client.api_version if client is not None else api_version_for(cfg.temperature)
     specs = build_call_specs(judged, cfg, api_version=api_version)
@@ -388,8 +419,10 @@ def run_judge(
             calls_made = batch_info.requests_submitted + batch_info.realtime_calls
         else:
             results, calls_made = asyncio.run(
-                judge_calls_async(specs, cfg, cache=cache, client=client)
+                judge_calls_async(specs, cfg, cache=cache, client=client, stop_on_error_rate=True)
             )
+    except PoolInterrupted as stop:
+        raise JudgeInterrupted(stop.signum, stop.calls_cached) from None
     finally:
         if cache is not None:
             cache.close()
@@ -404,6 +437,12 @@ def run_judge(
         wall_time_s=time.monotonic() - started,
         batch=batch_info,
     )
+    if result.summary["prompt_too_long_questions"]:
+        logger.warning(
+            "judge: the API rejected the prompt as too long for %d question(s), J n/a: %s",
+            len(result.summary["prompt_too_long_questions"]),
+            ", ".join(result.summary["prompt_too_long_questions"]),
+        )
     overall = result.summary["j"]["overall"]
     logger.info(
         "judge: J overall %s over %d questions; %d valid, %d parse failures, %d API errors; "
@@ -454,6 +493,8 @@ def _judge_one_question(
     cache = _open_cache(cfg, Path(start_dir) if start_dir is not None else Path.cwd())
     try:
         results, _ = asyncio.run(judge_calls_async(specs, cfg, cache=cache, client=client))
+    except PoolInterrupted as stop:
+        raise JudgeInterrupted(stop.signum, stop.calls_cached) from None
     finally:
         if cache is not None:
             cache.close()

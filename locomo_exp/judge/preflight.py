@@ -7,13 +7,15 @@ structured outputs (``output_config`` JSON schemas) need Sonnet/Haiku 4.5+ or Op
 from __future__ import annotations
 
 import logging
+import math
 import os
 import re
+from pathlib import Path
 from typing import Optional
 
 from locomo_exp.config import JudgeConfig, JudgeMode
 from locomo_exp.judge.errors import JudgeError
-from locomo_exp.judge.prompts import get_protocol
+from locomo_exp.judge.prompts import build_judge_prompt, get_protocol
 from locomo_exp.records import CATEGORY_IDS, QARecord
 
 logger = logging.getLogger(__name__)
@@ -121,6 +123,10 @@ def check_config(cfg: JudgeConfig) -> None:
         JudgeError: listing every problem found.
     """
     problems: list[str] = []
+    if not str(cfg.model or "").strip():
+        problems.append(
+            "judge.model is empty; set judge.model to a model id, e.g. judge.model=claude-sonnet-4-6"
+        )
     if cfg.temperature is not None and not (0.0 <= float(cfg.temperature) <= 1.0):
         problems.append(
             f"judge.temperature={cfg.temperature} is outside [0, 1]; use a value in [0, 1] or null"
@@ -147,9 +153,18 @@ def check_config(cfg: JudgeConfig) -> None:
         problems.append(f"judge.timeout_s={cfg.timeout_s} must be positive")
     if cfg.claim_timeout_s is not None and cfg.claim_timeout_s <= 0:
         problems.append(f"judge.claim_timeout_s={cfg.claim_timeout_s} must be positive or null")
+    if cfg.max_consecutive_connection_errors < 1:
+        problems.append(
+            f"judge.max_consecutive_connection_errors={cfg.max_consecutive_connection_errors} "
+            "must be at least 1"
+        )
+    if cfg.drain_s < 0:
+        problems.append(f"judge.drain_s={cfg.drain_s} must be 0 or more")
+    if cfg.max_prompt_tokens < 1:
+        problems.append(f"judge.max_prompt_tokens={cfg.max_prompt_tokens} must be at least 1")
     if not 0.0 <= cfg.max_error_rate <= 1.0:
         problems.append(f"judge.max_error_rate={cfg.max_error_rate} must be in [0, 1]")
-    if cfg.temperature is not None and model_rejects_temperature(cfg.model):
+    if cfg.temperature is not None and model_rejects_temperature(str(cfg.model or "")):
         problems.append(
             f"judge.model={cfg.model} does not accept a temperature (Opus 4.7 and later "
             "reject it); set judge.temperature=null"
@@ -168,22 +183,101 @@ def check_config(cfg: JudgeConfig) -> None:
         raise JudgeError("invalid judge configuration: " + "; ".join(problems))
 
 
-def preflight_judge(cfg: JudgeConfig, records: list[QARecord]) -> None:
+CHARS_PER_TOKEN = 3.5
+"""Characters per input token assumed by estimates (English prose, conservative)."""
+
+REQUEST_OVERHEAD_TOKENS = 20
+"""Input tokens added per request for message framing, in estimates."""
+
+
+def estimate_prompt_tokens(system: str, prompt: str) -> int:
+    """Estimated input tokens of one judge request.
+
+    Formula: ``ceil((len(system) + len(prompt)) / 3.5) + 20`` (characters per token of
+    English prose, rounded up; plus the message framing).
+
+    Args:
+        system: the system prompt.
+        prompt: the user message.
+
+    Returns:
+        Estimated input tokens.
+    """
+    return int(math.ceil((len(system) + len(prompt)) / CHARS_PER_TOKEN)) + REQUEST_OVERHEAD_TOKENS
+
+
+def overlong_prompts(records: list[QARecord], cfg: JudgeConfig) -> list[tuple[str, int]]:
+    """Judged records whose prompt is estimated above ``judge.max_prompt_tokens``.
+
+    Such a call would come back as a 400 ``prompt is too long``: that question alone gets
+    an API error (J n/a) and the job goes on; flagging it first saves the surprise.
+
+    Args:
+        records: the records of the run (only those in ``judge.categories`` count).
+        cfg: the judge config.
+
+    Returns:
+        ``(question_id, estimated_tokens)`` in input order (see :func:`estimate_prompt_tokens`).
+    """
+    try:
+        spec = get_protocol(cfg.protocol)
+    except ValueError:
+        return []
+    found: list[tuple[str, int]] = []
+    for record in judged_records(records, cfg):
+        prompt = build_judge_prompt(
+            record.question,
+            record.ground_truth,
+            record.prediction,
+            record.category,
+            protocol=spec.protocol,
+        )
+        tokens = estimate_prompt_tokens(spec.system_prompt, prompt)
+        if tokens > cfg.max_prompt_tokens:
+            found.append((record.question_id, tokens))
+    return found
+
+
+def describe_overlong(found: list[tuple[str, int]], limit: int) -> str:
+    """One line naming over-long prompts (at most 10 ids shown)."""
+    shown = ", ".join(f"{qid} (~{tokens} tokens)" for qid, tokens in found[:10])
+    more = f" and {len(found) - 10} more" if len(found) > 10 else ""
+    return (
+        f"judge: {len(found)} prompt(s) estimated above judge.max_prompt_tokens={limit}: "
+        f"{shown}{more}; the API will reject them (400 prompt is too long), those questions "
+        "get no J and the rest is judged"
+    )
+
+
+def preflight_judge(
+    cfg: JudgeConfig, records: list[QARecord], *, start_dir: Optional[Path] = None
+) -> None:
     """Validate a judge job before any call or spending.
 
-    Checks: temperature in [0, 1] or null; runs, max_tokens, max_concurrency >= 1;
-    ``ANTHROPIC_API_KEY`` set (unless ``judge.dry_run``); no temperature for models that
-    reject one (Opus 4.7+); for ``judge.mode=batch``, the cache on and the batch options
-    in range; unique question ids among judged records.
+    Checks: a non-empty model; temperature in [0, 1] or null; runs, max_tokens,
+    max_concurrency >= 1; ``ANTHROPIC_API_KEY`` set (unless ``judge.dry_run``); no
+    temperature for models that reject one (Opus 4.7+); for ``judge.mode=batch``, the
+    cache on and the batch options in range; unique question ids among judged records;
+    with ``start_dir``, a usable ``judge.cache_path`` (not a directory, not a non-SQLite
+    file). Prompts estimated above ``judge.max_prompt_tokens`` are logged as a warning
+    naming the questions (not an error).
 
     Args:
         cfg: the judge config.
         records: the records of the run (only those in ``judge.categories`` are judged).
+        start_dir: directory a relative ``judge.cache_path`` is resolved against; ``None``
+            skips the cache-path check.
 
     Raises:
         JudgeError: with every problem found, each saying what to change.
     """
     check_config(cfg)
+    if cfg.cache and start_dir is not None:
+        from locomo_exp.judge.cache import cache_path_problem, resolve_cache_path
+
+        problem = cache_path_problem(resolve_cache_path(cfg.cache_path, start_dir))
+        if problem is not None:
+            raise JudgeError(problem)
     judged = judged_records(records, cfg)
     seen: set[str] = set()
     duplicates: set[str] = set()
@@ -197,3 +291,6 @@ def preflight_judge(cfg: JudgeConfig, records: list[QARecord]) -> None:
             "judge: no record is in judge.categories=%s; nothing will be judged",
             list(cfg.categories),
         )
+    overlong = overlong_prompts(judged, cfg)
+    if overlong:
+        logger.warning("%s", describe_overlong(overlong, cfg.max_prompt_tokens))

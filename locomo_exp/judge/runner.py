@@ -34,13 +34,26 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Awaitable, Callable, Optional
 
 from locomo_exp.config import JudgeConfig, JudgeProtocol
 from locomo_exp.judge.aggregate import PARSE_FAILURE_SCORE, JudgeResult
 from locomo_exp.judge.cache import CacheKey, CallClaims, JudgeCache
-from locomo_exp.judge.client import AnthropicJudgeClient, JudgeClient, JudgeReply, JudgeRequest
-from locomo_exp.judge.errors import JudgeCallError, JudgeError, JudgeFatalAPIError
+from locomo_exp.judge.client import (
+    AnthropicJudgeClient,
+    JudgeClient,
+    JudgeReply,
+    JudgeRequest,
+    RateLimitInfo,
+)
+from locomo_exp.judge.errors import (
+    JudgeCallError,
+    JudgeError,
+    JudgeFatalAPIError,
+    JudgeJobStopped,
+)
+from locomo_exp.judge.interrupt import catch_signals
+from locomo_exp.judge.pacing import RateLimiter
 from locomo_exp.judge.parsing import parse_judge_reply
 from locomo_exp.judge.preflight import API_KEY_ENV, supports_structured_output
 from locomo_exp.judge.prompts import build_judge_prompt, get_protocol
@@ -164,6 +177,50 @@ def result_from_reply(
     )
 
 
+NO_VERDICT_STOP_REASONS = ("max_tokens", "refusal")
+"""Stop reasons after which a reply without a verdict is retried, not cached."""
+
+NO_VERDICT_RETRIES = 1
+"""Extra attempts for a reply without a verdict (empty, cut at max_tokens, refused)."""
+
+STORED_OUTCOMES = ("valid", "parse_failure")
+"""Outcomes whose reply is in the cache (a re-run reads them instead of calling)."""
+
+
+def lacks_verdict(reply: JudgeReply, result: JudgeResult) -> bool:
+    """Whether a reply is empty, cut at ``max_tokens`` or refused without a verdict.
+
+    Such a reply says nothing about the answer: it is retried and never cached, unlike a
+    real parse failure (a reply with text the parser cannot read).
+
+    Args:
+        reply: the API reply.
+        result: its parsed result (:func:`result_from_reply`).
+
+    Returns:
+        True when ``result`` is not valid and the text is empty or the stop reason is
+        ``max_tokens`` or ``refusal``.
+    """
+    if result.outcome == "valid":
+        return False
+    return not reply.text.strip() or reply.stop_reason in NO_VERDICT_STOP_REASONS
+
+
+def no_verdict_result(reply: JudgeReply, run: int, attempts: int) -> JudgeResult:
+    """The unscored result of a reply without a verdict (see :func:`lacks_verdict`)."""
+    what = "an empty reply" if not reply.text.strip() else "no verdict"
+    return JudgeResult(
+        score=None,
+        outcome="no_verdict",
+        run=run,
+        raw=reply.text,
+        error=f"{what} (stop_reason {reply.stop_reason}) after {attempts} attempt(s); not cached",
+        stop_reason=reply.stop_reason,
+        input_tokens=reply.input_tokens,
+        output_tokens=reply.output_tokens,
+    )
+
+
 def split_cached(
     specs: list[CallSpec], cache: Optional[JudgeCache], protocol: JudgeProtocol | str
 ) -> tuple[dict[tuple[str, int], JudgeResult], list[CallSpec]]:
@@ -246,28 +303,6 @@ class RetryPolicy:
             return min(max(retry_after_s, 0.0), self.max_retry_after_s)
         base = min(self.max_backoff_s, self.initial_backoff_s * (2.0 ** min(retry_number, 30)))
         return base * (1.0 - 0.25 * rand())
-
-
-class RateLimiter:
-    """Spaces call starts evenly to at most ``requests_per_minute`` (no bursts).
-
-    Args:
-        requests_per_minute: the limit, or ``None`` for no limit.
-    """
-
-    def __init__(self, requests_per_minute: Optional[float]) -> None:
-        self._interval = 60.0 / requests_per_minute if requests_per_minute else 0.0
-        self._next = 0.0
-
-    async def acquire(self) -> None:
-        """Wait for the next free slot (slots are reserved in call order)."""
-        if not self._interval:
-            return
-        now = time.monotonic()
-        start = max(now, self._next)
-        self._next = start + self._interval
-        if start > now:
-            await asyncio.sleep(start - now)
 
 
 class ProgressReporter:
@@ -398,28 +433,99 @@ def claim_timeout_s(cfg: JudgeConfig) -> float:
     return 2.0 * float(cfg.timeout_s) * (int(cfg.max_retries) + 1)
 
 
+class PoolInterrupted(Exception):
+    """SIGINT/SIGTERM stopped the pool (internal; :func:`run_judge` turns it into
+    :class:`~locomo_exp.judge.errors.JudgeInterrupted` outside the event loop).
+
+    Attributes:
+        signum: the first signal received.
+        calls_cached: calls of the job in the cache now (before and during this run).
+    """
+
+    def __init__(self, signum: int, calls_cached: int) -> None:
+        super().__init__(f"interrupted by signal {signum}")
+        self.signum = signum
+        self.calls_cached = calls_cached
+
+
 class JudgePool:
     """Runs call specs through one bounded asyncio pool.
 
     Args:
         client: the API client.
-        cfg: the judge config (concurrency, pacing, retries, protocol, progress).
+        cfg: the judge config (concurrency, pacing, retries, protocol, progress,
+            ``max_consecutive_connection_errors``, ``drain_s``).
         cache: where completed calls are stored, or ``None``.
+        stop_on_error_rate: stop :meth:`run` as soon as its API errors exceed
+            ``judge.max_error_rate`` of its calls (``run_judge``; the seed's per-answer
+            functions return API errors as results instead).
+        handle_signals: on SIGINT/SIGTERM, stop starting calls, wait up to
+            ``judge.drain_s`` for those in flight, then raise :class:`PoolInterrupted`.
+        clock: monotonic clock, seconds (injectable for tests).
+        sleep: coroutine function waiting a number of seconds (injectable for tests).
     """
 
-    def __init__(self, client: JudgeClient, cfg: JudgeConfig, cache: Optional[JudgeCache]) -> None:
+    def __init__(
+        self,
+        client: JudgeClient,
+        cfg: JudgeConfig,
+        cache: Optional[JudgeCache],
+        *,
+        stop_on_error_rate: bool = False,
+        handle_signals: bool = True,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
         self.client = client
         self.cfg = cfg
         self.cache = cache
         self.policy = RetryPolicy.from_config(cfg)
-        self.limiter = RateLimiter(cfg.requests_per_minute)
+        self._clock = clock
+        self._sleep = sleep
+        self.limiter = RateLimiter(cfg.requests_per_minute, clock=clock, sleep=sleep)
+        self._pace_from_headers = bool(cfg.pace_from_rate_limit_headers)
         self.fatal: Optional[JudgeCallError] = None
+        self.stopped: Optional[JudgeJobStopped] = None
+        """Why the job stopped early (unreachable endpoint, error rate), if it did."""
+        self.interrupted: Optional[int] = None
+        """The signal that interrupted the pool, if one did."""
+        self._hurry: Optional[asyncio.Event] = None
+        self._interrupt_event: Optional[asyncio.Event] = None
+        self.stop_on_error_rate = stop_on_error_rate
+        self.handle_signals = handle_signals
         self._resume_at = 0.0
         self.calls_made = 0
+        self.responses = 0
+        """HTTP responses received (any status): the endpoint is reachable."""
+        self.connection_errors_in_a_row = 0
+        self.api_errors = 0
+        """Calls that ended in an API error counted against ``judge.max_error_rate``."""
+        self.total_calls = 0
         self.waited = 0
         """Calls another owner had in flight, waited for and then read from the cache."""
         self.progress: Optional[ProgressReporter] = None
         self._claims: Optional[CallClaims] = None
+
+    @property
+    def halted(self) -> bool:
+        """Whether no new call may start (fatal error, early stop or interruption)."""
+        return self.fatal is not None or self.stopped is not None or self.interrupted is not None
+
+    @property
+    def base_url(self) -> str:
+        """The endpoint the client talks to (for messages; never contains the key)."""
+        return str(
+            getattr(self.client, "base_url", None) or self.cfg.base_url or "the default API URL"
+        )
+
+    def interrupt(self, signum: int) -> None:
+        """Stop starting calls (first signal) or stop waiting for those in flight (second)."""
+        if self.interrupted is None:
+            self.interrupted = signum
+            if self._interrupt_event is not None:
+                self._interrupt_event.set()
+        elif self._hurry is not None:
+            self._hurry.set()
 
     @contextlib.asynccontextmanager
     async def _claiming(self) -> AsyncIterator[None]:
@@ -452,15 +558,16 @@ class JudgePool:
 
     async def _wait_for_pause(self) -> None:
         while True:
-            delay = self._resume_at - time.monotonic()
+            delay = self._resume_at - self._clock()
             if delay <= 0:
                 return
-            await asyncio.sleep(delay)
+            await self._sleep(delay)
 
     async def _attempt(
-        self, spec: CallSpec, *, peek: bool = False
+        self, spec: CallSpec, *, peek: bool = False, first: bool = False
     ) -> Optional[tuple[JudgeResult, bool]]:
-        """Claim and make one call (``peek``: see :meth:`CallClaims.acquire`).
+        """Claim and make one call (``peek``: see :meth:`CallClaims.acquire`; ``first``:
+        the job's first call, see :meth:`_one`).
 
         Returns:
             ``(result, called)``: ``called`` is ``False`` when the cache already had the
@@ -468,7 +575,7 @@ class JudgePool:
         """
         claims = self._claims
         if claims is None:
-            return await self._one(spec), True
+            return await self._one(spec, first=first), True
         claim = claims.acquire(spec.digest, peek=peek)
         if claim.reply is not None:
             return result_from_reply(claim.reply, self.cfg.protocol, spec.run, cached=True), False
@@ -476,42 +583,100 @@ class JudgePool:
             return None
         stored = False
         try:
-            result = await self._one(spec)
-            stored = result.outcome != "api_error"
+            result = await self._one(spec, first=first)
+            stored = result.outcome in STORED_OUTCOMES
             return result, True
         finally:
             if not stored:
                 claims.release(spec.digest)
 
-    async def _one(self, spec: CallSpec) -> JudgeResult:
+    def _observe(self, info: Optional[RateLimitInfo]) -> None:
+        if self._pace_from_headers:
+            self.limiter.observe(info)
+
+    def _api_error(self, spec: CallSpec, err: JudgeCallError, attempts: int) -> JudgeResult:
+        logger.warning(
+            "judge: question %s run %d failed after %d attempt(s): %s",
+            spec.question_id,
+            spec.run,
+            attempts,
+            err.describe(),
+        )
+        if err.kind != "prompt_too_long":
+            self.api_errors += 1
+            self._check_error_rate(err)
+        return JudgeResult(score=None, outcome="api_error", run=spec.run, error=err.describe())
+
+    def _check_error_rate(self, err: JudgeCallError) -> None:
+        """Stop the job once its API errors exceed ``judge.max_error_rate`` of its calls."""
+        if not self.stop_on_error_rate or self.stopped is not None:
+            return
+        allowed = float(self.cfg.max_error_rate) * self.total_calls
+        if self.api_errors > allowed:
+            self.stopped = JudgeJobStopped(
+                f"judge API errors exceed judge.max_error_rate={self.cfg.max_error_rate:g}: "
+                f"{self.api_errors} of {self.total_calls} calls failed (at most {allowed:g} "
+                f"allowed; last: {err.describe()}); stopped early, completed calls are "
+                "cached: re-run the same command to resume"
+            )
+
+    def _note_connection(self, err: JudgeCallError, cannot_connect: bool) -> bool:
+        """Count a connection failure; True when the job must stop (see :meth:`_one`)."""
+        self.connection_errors_in_a_row += 1
+        limit = int(self.cfg.max_consecutive_connection_errors)
+        if cannot_connect and self.responses == 0:
+            reason = f"{err.message}"
+        elif self.connection_errors_in_a_row >= limit:
+            reason = f"{self.connection_errors_in_a_row} connection failures in a row, last: {err.message}"
+        else:
+            return False
+        if self.stopped is None:
+            self.stopped = JudgeJobStopped(
+                f"cannot connect to the judge API at {self.base_url} ({reason}); check "
+                "judge.base_url (or ANTHROPIC_BASE_URL) and the network"
+            )
+        return True
+
+    async def _one(self, spec: CallSpec, *, first: bool = False) -> JudgeResult:
+        """Make one call with retries.
+
+        Stops early (no retry, :attr:`stopped` set) when the job's first call cannot
+        connect at all, or after ``judge.max_consecutive_connection_errors`` connection
+        failures in a row. A reply without a verdict (:func:`lacks_verdict`) is retried
+        once and never cached. A 400 ``prompt is too long`` is this call's API error
+        only; other non-retryable errors stop the job (:attr:`fatal`).
+        """
         retry = 0
+        no_verdict_tries = 0
         while True:
             await self._wait_for_pause()
             await self.limiter.acquire()
+            self.limiter.in_flight += 1
             try:
                 self.calls_made += 1
                 reply = await self.client.complete(spec.request)
             except JudgeCallError as err:
+                if err.kind in ("connect", "connection"):
+                    cannot_connect = first and retry == 0 and err.kind == "connect"
+                    if self._note_connection(err, cannot_connect):
+                        return self._api_error(spec, err, retry + 1)
+                else:
+                    self.responses += 1
+                    self.connection_errors_in_a_row = 0
+                    self._observe(err.rate_limit)
                 if not err.retryable:
+                    if err.kind == "prompt_too_long":
+                        return self._api_error(spec, err, retry + 1)
                     if self.fatal is None:
                         self.fatal = err
                     return JudgeResult(
                         score=None, outcome="api_error", run=spec.run, error=err.describe()
                     )
-                if retry >= self.policy.max_retries or self.fatal is not None:
-                    logger.warning(
-                        "judge: question %s run %d failed after %d attempt(s): %s",
-                        spec.question_id,
-                        spec.run,
-                        retry + 1,
-                        err.describe(),
-                    )
-                    return JudgeResult(
-                        score=None, outcome="api_error", run=spec.run, error=err.describe()
-                    )
+                if retry >= self.policy.max_retries or self.halted:
+                    return self._api_error(spec, err, retry + 1)
                 delay = self.policy.delay(retry, err.retry_after_s)
                 if err.retry_after_s is not None:
-                    self._resume_at = max(self._resume_at, time.monotonic() + delay)
+                    self._resume_at = max(self._resume_at, self._clock() + delay)
                 logger.debug(
                     "judge: retry %d of question %s run %d in %.2fs after %s",
                     retry + 1,
@@ -523,15 +688,61 @@ class JudgePool:
                 if self.progress is not None:
                     self.progress.retries += 1
                 retry += 1
-                await asyncio.sleep(delay)
+                await self._sleep(delay)
                 continue
+            finally:
+                self.limiter.in_flight -= 1
+            self.responses += 1
+            self.connection_errors_in_a_row = 0
+            self._observe(reply.rate_limit)
+            result = result_from_reply(reply, self.cfg.protocol, spec.run, cached=False)
+            if lacks_verdict(reply, result):
+                if no_verdict_tries < NO_VERDICT_RETRIES and not self.halted:
+                    no_verdict_tries += 1
+                    continue
+                logger.warning(
+                    "judge: question %s run %d: no verdict (stop_reason %s) after %d "
+                    "attempt(s); unscored, not cached",
+                    spec.question_id,
+                    spec.run,
+                    reply.stop_reason,
+                    no_verdict_tries + 1,
+                )
+                return no_verdict_result(reply, spec.run, no_verdict_tries + 1)
             if self._claims is not None:
                 self._claims.complete(
                     spec.key, reply, question_id=spec.question_id, digest=spec.digest
                 )
             elif self.cache is not None:
                 self.cache.put(spec.key, reply, question_id=spec.question_id)
-            return result_from_reply(reply, self.cfg.protocol, spec.run, cached=False)
+            return result
+
+    async def _until_done_or_interrupted(self, work: Awaitable[None]) -> None:
+        """Await ``work``; on a signal, give it ``judge.drain_s`` (or until a second
+        signal) to finish the calls in flight, then cancel it."""
+        task = asyncio.ensure_future(work)
+        assert self._interrupt_event is not None and self._hurry is not None
+        stop = asyncio.ensure_future(self._interrupt_event.wait())
+        try:
+            await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stop.cancel()
+        if not task.done():
+            hurry = asyncio.ensure_future(self._hurry.wait())
+            try:
+                await asyncio.wait(
+                    {task, hurry},
+                    timeout=float(self.cfg.drain_s),
+                    return_when=asyncio.FIRST_COMPLETED,
+                )
+            finally:
+                hurry.cancel()
+            if not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+                return
+        task.result()
 
     async def run(self, specs: list[CallSpec]) -> dict[tuple[str, int], JudgeResult]:
         """Judge every spec, from the cache where possible.
@@ -543,10 +754,17 @@ class JudgePool:
             ``(question_id, run) -> result`` for every spec.
 
         Raises:
-            JudgeFatalAPIError: at the first non-retryable API error, after the calls in
-                flight have finished (and been cached).
+            JudgeFatalAPIError: at the first non-retryable API error (other than a 400
+                ``prompt is too long``), after the calls in flight have finished (and
+                been cached).
+            JudgeJobStopped: the endpoint cannot be reached (first call, or
+                ``judge.max_consecutive_connection_errors`` in a row), or (with
+                ``stop_on_error_rate``) API errors exceed ``judge.max_error_rate``.
+            PoolInterrupted: SIGINT/SIGTERM (with ``handle_signals``), after the calls in
+                flight finished or ``judge.drain_s`` passed.
         """
         results, pending = split_cached(specs, self.cache, self.cfg.protocol)
+        self.total_calls = len(specs)
         progress = ProgressReporter(
             len(specs),
             len(specs) - len(pending),
@@ -554,6 +772,8 @@ class JudgePool:
             interval_s=self.cfg.progress_interval_s,
         )
         self.progress = progress
+        self._interrupt_event = asyncio.Event()
+        self._hurry = asyncio.Event()
 
         queue = deque(pending)
         # calls another owner has in flight: (due time, sequence, looks so far, spec)
@@ -569,7 +789,7 @@ class JudgePool:
                 progress.record_cached()
 
         def set_aside(spec: CallSpec, looks: int) -> None:
-            due = time.monotonic() + claim_poll_delay(looks)
+            due = self._clock() + claim_poll_delay(looks)
             heapq.heappush(waiting, (due, next(sequence), looks + 1, spec))
 
         async def next_spec() -> Optional[tuple[CallSpec, int]]:
@@ -578,40 +798,46 @@ class JudgePool:
                 return queue.popleft(), 0
             if waiting:
                 due, _, looks, spec = heapq.heappop(waiting)
-                delay = due - time.monotonic()
+                delay = due - self._clock()
                 if delay > 0:
-                    await asyncio.sleep(delay)
+                    await self._sleep(delay)
                 return spec, looks
             return None
 
-        async def step() -> Optional[bool]:
+        async def step(first: bool = False) -> Optional[bool]:
             """Try one call; ``None`` when nothing is left, else whether a call was made."""
             item = await next_spec()
             if item is None:
                 return None
             spec, looks = item
-            outcome = await self._attempt(spec, peek=looks > 0)
+            outcome = await self._attempt(spec, peek=looks > 0, first=first)
             if outcome is None:
                 set_aside(spec, looks)
                 return False
             finish(spec, *outcome)
             return outcome[1]
 
-        async with self._claiming():
-            # Canary: the first call made goes alone, so a fatal error costs exactly one.
-            while self.fatal is None:
-                made = await step()
+        async def canary() -> None:
+            # The first call made goes alone, so a fatal error costs exactly one.
+            while not self.halted:
+                made = await step(first=True)
                 if made is None or made:
-                    break
+                    return
 
-            async def worker() -> None:
-                while self.fatal is None:
-                    if await step() is None:
-                        return
+        async def worker() -> None:
+            while not self.halted:
+                if await step() is None:
+                    return
 
-            if self.fatal is None and (queue or waiting):
-                n_workers = min(self.cfg.max_concurrency, len(queue) + len(waiting))
-                await asyncio.gather(*(worker() for _ in range(n_workers)))
+        signals = catch_signals(self.interrupt) if self.handle_signals else contextlib.nullcontext()
+        with signals:
+            async with self._claiming():
+                await self._until_done_or_interrupted(canary())
+                if not self.halted and (queue or waiting):
+                    n_workers = min(self.cfg.max_concurrency, len(queue) + len(waiting))
+                    await self._until_done_or_interrupted(
+                        asyncio.gather(*(worker() for _ in range(n_workers)))
+                    )
         progress.finish()
         if self.waited:
             logger.info(
@@ -619,8 +845,13 @@ class JudgePool:
                 "waited for, not paid twice",
                 self.waited,
             )
+        if self.interrupted is not None:
+            cached = sum(1 for r in results.values() if r.outcome in STORED_OUTCOMES)
+            raise PoolInterrupted(self.interrupted, cached)
         if self.fatal is not None:
             raise fatal_api_error(self.fatal, self.cfg.model)
+        if self.stopped is not None:
+            raise self.stopped
         return results
 
     async def call(self, spec: CallSpec) -> JudgeResult:
@@ -631,15 +862,16 @@ class JudgePool:
             spec: the call.
 
         Returns:
-            A valid, parse-failure or (retries exhausted) API-error result.
+            A valid, parse-failure, no-verdict or (retries exhausted) API-error result.
 
         Raises:
             JudgeFatalAPIError: on a non-retryable API error.
+            JudgeJobStopped: the endpoint cannot be reached.
         """
         looks = 0
         async with self._claiming():
             while True:
-                outcome = await self._attempt(spec, peek=looks > 0)
+                outcome = await self._attempt(spec, peek=looks > 0, first=True)
                 if outcome is not None:
                     result = outcome[0]
                     break
@@ -647,6 +879,8 @@ class JudgePool:
                 looks += 1
         if self.fatal is not None:
             raise fatal_api_error(self.fatal, self.cfg.model)
+        if self.stopped is not None:
+            raise self.stopped
         return result
 
 
@@ -710,16 +944,27 @@ async def judge_calls_async(
     *,
     cache: Optional[JudgeCache],
     client: Optional[JudgeClient] = None,
+    stop_on_error_rate: bool = False,
 ) -> tuple[dict[tuple[str, int], JudgeResult], int]:
     """Run specs through a :class:`JudgePool`, creating (and closing) a client if needed.
+
+    Args:
+        specs: the calls.
+        cfg: the judge config.
+        cache: the open cache, or ``None``.
+        client: a client to use instead of one built from the config.
+        stop_on_error_rate: see :class:`JudgePool`.
 
     Returns:
         ``(results, calls_made)``; ``calls_made`` counts API requests sent, retries included.
 
     Raises:
         JudgeFatalAPIError: at the first non-retryable API error.
+        JudgeJobStopped: endpoint unreachable, or error rate exceeded (see
+            :meth:`JudgePool.run`).
+        PoolInterrupted: SIGINT/SIGTERM.
     """
     async with judge_client(cfg, client) as active:
-        pool = JudgePool(active, cfg, cache)
+        pool = JudgePool(active, cfg, cache, stop_on_error_rate=stop_on_error_rate)
         results = await pool.run(specs)
     return results, pool.calls_made
