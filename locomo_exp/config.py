@@ -126,13 +126,23 @@ class FieldMap:
 class DataConfig:
     """The ``data`` group: which results file to score and how to read it."""
 
-    path: Optional[str] = MISSING
+    # one file, a glob (answers/*.json) or a list [a.json, b.json]: pooled as one result
+    path: Any = MISSING
     format: DataFormat = DataFormat.auto
     prediction_key: Optional[str] = None
     on_invalid: OnInvalid = OnInvalid.error
     on_missing_prediction: OnMissingPrediction = OnMissingPrediction.zero
     fields: FieldMap = field(default_factory=FieldMap)
     categories_from: Optional[str] = None
+    # dotted key of the records inside a wrapper object, when detection finds several
+    records_key: Optional[str] = None
+    # LoCoMo's dataset (locomo10.json): check every question, take missing categories from it
+    reference: Optional[str] = None
+    # score a stratified sample of N questions (per-category shares kept), drawn with seed
+    limit: Optional[int] = None
+    seed: int = 0
+    # one file per run of the same system (same questions): [run1.json, run2.json, ...]
+    runs: Optional[list[str]] = None
 
 
 @dataclass
@@ -459,6 +469,10 @@ def unknown_override_keys(overrides: list[str]) -> list[tuple[str, Optional[str]
     return found
 
 
+TEXT_OR_LIST_KEYS: frozenset[str] = frozenset({"data.path"})
+"""Options typed ``Any`` (a path or a list of paths) whose scalar value is text as typed."""
+
+
 def keep_typed_text(cfg: DictConfig, overrides: list[str]) -> list[str]:
     """Put back the text a user typed for string-typed options that Hydra read as numbers.
 
@@ -488,7 +502,7 @@ def keep_typed_text(cfg: DictConfig, overrides: list[str]) -> list[str]:
         if node is None or isinstance(node, DictConfig):
             continue
         ref_type = node._metadata.ref_type
-        if ref_type is not str and ref_type != Optional[str]:
+        if ref_type is not str and ref_type != Optional[str] and key not in TEXT_OR_LIST_KEYS:
             continue
         text = override.input_line.split("=", 1)[1].strip()
         if OmegaConf.select(cfg, key, throw_on_resolution_failure=False) != text:

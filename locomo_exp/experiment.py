@@ -17,8 +17,9 @@ from omegaconf import OmegaConf
 
 from locomo_exp import __version__
 from locomo_exp.config import ExperimentConfig
-from locomo_exp.data import LoadedResults, load_results
-from locomo_exp.input_file import absolute_path, check_regular_file
+from locomo_exp.data import LoadedResults, LoadedRuns, expand_paths, load_data
+from locomo_exp.data.info import input_info, stored_judge_section
+from locomo_exp.data.input_file import absolute_path, check_regular_file
 from locomo_exp.records import QARecord
 from locomo_exp.analysis import analyse
 from locomo_exp.outputs import atomic_write_jsonl, atomic_write_text, check_writable, prepare_output_dir
@@ -144,20 +145,7 @@ def score_rows(
 
 
 def _input_info(loaded: LoadedResults) -> dict[str, Any]:
-    return {
-        "path": str(loaded.path),
-        "name": loaded.path.name,
-        "sha256": loaded.sha256,
-        "format": loaded.format,
-        "prediction_key": loaded.prediction_key,
-        "n_records": len(loaded.records),
-        "n_skipped_records": loaded.n_skipped_records,
-        "skipped": [str(p) for p in loaded.skipped],
-        "n_missing_predictions": loaded.n_missing_predictions,
-        "missing_predictions": [str(p) for p in loaded.missing_predictions],
-        "n_excluded_no_gold": loaded.n_excluded_no_gold,
-        "excluded_no_gold": [str(p) for p in loaded.excluded_no_gold],
-    }
+    return input_info(loaded)
 
 
 def _write_outputs(
@@ -188,6 +176,9 @@ def _write_outputs(
         category_names=cfg.category_names,
         judge=judge_summary,
     )
+    detail = stored_judge_section(loaded)  # mean / majority / per-run stored J (data side)
+    if detail is not None:
+        summary["stored_judge_detail"] = detail
     summary["status"] = dict(status or {})
     rows = score_rows(loaded.records, lexical, cfg.category_names, judge_rows)
     summary["analysis"] = analyse(
@@ -268,11 +259,12 @@ def run_experiment(
     output_dir = Path(output_dir).resolve()
     check_writable(output_dir)  # one clear line for a read-only directory, before any work
     prepare_output_dir(output_dir, cfg.overwrite)  # refuse a used run dir unless overwrite=true
-    if not cfg.data.path:
+    if not cfg.data.path and not cfg.data.runs:
         raise ValueError("data.path is not set: pass data.path=<results file> (or use data=example)")
-    data_path = resolve_path(cfg.data.path, start_dir)
-
-    check_regular_file(data_path)  # before any MLflow run or API call; never opens a FIFO
+    data_paths = expand_paths(cfg.data.runs or cfg.data.path, start_dir)  # a list or glob pools
+    for path in data_paths:
+        check_regular_file(path)  # before any MLflow run or API call; never opens a FIFO
+    data_path = data_paths[0]
     if cfg.scorer.uses_judge:
         from locomo_exp.judge import preflight_judge
 
@@ -307,12 +299,11 @@ def run_experiment(
         if run is not None:
             logged_params = tracking.flatten_params(_config_tree(cfg))
             tracking.log_params(logged_params)
-        data_config = cfg.data
-        if data_config.categories_from:
-            data_config = replace(
-                data_config, categories_from=str(resolve_path(data_config.categories_from, start_dir))
-            )
-        loaded = load_results(data_path, data_config, cfg.category_names)
+        loaded_any = load_data(cfg.data, start_dir, cfg.category_names)
+        if isinstance(loaded_any, LoadedRuns):  # data.runs: run 1 is scored, stored J of every run
+            loaded = replace(loaded_any.runs[0], across_runs=loaded_any.stored_j_across_runs())
+        else:
+            loaded = loaded_any
         log.info("read %d records from %s (format %s)", len(loaded.records), data_path, loaded.format)
         if loaded.format == "mem0" and cfg.f1.variant.value != "mem0":
             log.info(

@@ -59,7 +59,10 @@ class QARecord:
         total_latency_s: end-to-end answer latency in seconds, when given.
         context_tokens: tokens of retrieved memory put in the answer prompt, when given.
         stored_judge_score: a verdict stored in the file by another judge, on 0-100
-            (``True``/1 -> 100), when given; not produced by this project's judge.
+            (``True``/1 -> 100), when given; not produced by this project's judge. With
+            several stored verdicts, their mean.
+        stored_judgments: every stored verdict of the question on 0-100, in run order
+            (one for a single verdict; ``judgment_1..N`` for several); empty when none.
         position: 0-based index of the record in the file (in reading order).
         references: every gold reference when the file gives a list of golds (scored as the
             best match over them, as SQuAD does); empty means the single ``gold_text``.
@@ -81,6 +84,7 @@ class QARecord:
     position: int = 0
     references: tuple[str, ...] = ()
     prediction_missing: bool = False
+    stored_judgments: tuple[float, ...] = ()
 
     @property
     def gold_references(self) -> tuple[str, ...]:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from fake_anthropic import make_judge_config
 
-from locomo_exp import input_file
+from locomo_exp.data import input_file
 from locomo_exp.config import (
     DataConfig,
     DataFormat,
@@ -91,12 +91,12 @@ def test_stored_verdicts_above_1_are_already_percent(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("verdicts", "message"),
     [
-        pytest.param([1, -1, 0], "record [1]: field 'verdict': a stored judge verdict must be true/false "
-                     "or a number in 0-1 or 0-100, got -1", id="negative"),
-        pytest.param([1, 0, 150], "record [2]: field 'verdict': a stored judge verdict must be true/false "
-                     "or a number in 0-1 or 0-100, got 150", id="above-100"),
+        pytest.param([1, -1, 0], "record [1]: field 'verdict': a stored judge verdict must be true/false, "
+                     "CORRECT/WRONG or a number in 0-1 or 0-100, got -1", id="negative"),
+        pytest.param([1, 0, 150], "record [2]: field 'verdict': a stored judge verdict must be true/false, "
+                     "CORRECT/WRONG or a number in 0-1 or 0-100, got 150", id="above-100"),
         pytest.param([1, "yes", 0], "record [1]: field 'verdict': a stored judge verdict must be "
-                     "true/false or a number in 0-1 or 0-100, got 'yes'", id="text"),
+                     "true/false, CORRECT/WRONG or a number in 0-1 or 0-100, got 'yes'", id="text"),
         pytest.param([True, 0.5, False], "record [1]: field 'verdict': stored judge verdicts mix "
                      "true/false with scores such as 0.5 here", id="bools-mixed-with-scores"),
     ],

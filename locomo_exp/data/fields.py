@@ -1,0 +1,72 @@
+"""Any list, dict of lists or JSON Lines of records, with field names given or detected.
+
+With ``data.format=fields`` the names come from ``data.fields`` (a
+:class:`~locomo_exp.config.FieldMap`). With ``data.format=auto`` a file that is none of
+the known layouts is read when its field names are among those public LoCoMo result
+files use (:func:`detect_field_map`), e.g. ``standard_answer``/``generated_answer`` or
+Zep's ``golden_answer`` (gold) with ``answer`` (the PREDICTION).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+from locomo_exp.config import FieldMap
+
+QUESTION_NAMES: tuple[str, ...] = ("question", "query")
+GOLD_NAMES: tuple[str, ...] = (
+    "ground_truth", "gold_answer", "golden_answer", "standard_answer", "reference_answer",
+    "expected_answer", "gold", "answer",
+)
+"""Gold-answer field names, in order of preference (``answer`` last: Zep uses it for the prediction)."""
+PREDICTION_NAMES: tuple[str, ...] = (
+    "predicted_answer", "prediction", "generated_answer", "response", "model_answer",
+    "system_answer", "pred", "answer",
+)
+"""Prediction field names, in order of preference (never the field chosen as gold)."""
+OPTIONAL_NAMES: dict[str, tuple[str, ...]] = {
+    "category": ("category",),
+    "question_id": ("question_id", "qid"),
+    "conversation_id": ("conversation_id", "sample_id", "conv_id"),
+    "evidence": ("evidence",),
+    "adversarial_answer": ("adversarial_answer",),
+    "search_latency_s": ("search_latency_s",),
+    "total_latency_s": ("total_latency_s",),
+    "total_latency_ms": ("duration_ms", "total_latency_ms"),
+    "context_tokens": ("context_tokens",),
+}
+
+
+def _first(present: set[str], names: Sequence[str], exclude: Optional[str] = None) -> Optional[str]:
+    return next((n for n in names if n in present and n != exclude), None)
+
+
+def detect_field_map(records: list[dict[str, Any]], judge_field: Optional[str]) -> Optional[FieldMap]:
+    """Field names of records whose layout is not one of the named ones.
+
+    Args:
+        records: sample records (dicts).
+        judge_field: the stored-verdict field detected, if any.
+
+    Returns:
+        A :class:`FieldMap`, or ``None`` when no question, gold and prediction field is
+        found. ``category`` is ``category`` even when absent (then reported per record, or
+        taken from ``data.reference``/``data.categories_from``).
+    """
+    present: set[str] = set()
+    for record in records:
+        present.update(record)
+    question = _first(present, QUESTION_NAMES)
+    gold = _first(present, GOLD_NAMES)
+    prediction = _first(present, PREDICTION_NAMES, exclude=gold)
+    if not (question and gold and prediction):
+        return None
+    optional = {name: _first(present, names) for name, names in OPTIONAL_NAMES.items()}
+    return FieldMap(
+        question=question,
+        ground_truth=gold,
+        prediction=prediction,
+        category=optional.pop("category") or "category",
+        judge_score=judge_field,
+        **optional,
+    )

@@ -1,0 +1,69 @@
+"""What the data side adds to ``summary.json``: the input's description and stored J detail."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from locomo_exp.data.loading import LoadedResults
+
+
+def input_info(loaded: LoadedResults) -> dict[str, Any]:
+    """``summary["input"]``: where the answers came from and how they were read.
+
+    Args:
+        loaded: the loaded file(s).
+
+    Returns:
+        path, name, sha256, format, prediction key, counts of skipped / missing /
+        excluded records (with their messages), and: ``records_key`` (wrapper),
+        ``judge_field`` (stored verdicts), ``file_aggregates`` (the wrapper's own
+        numbers, as given), ``question_set`` (``{"name", "n_questions", "extra",
+        "description"}``), ``reference`` (``data.reference`` check), ``subset``
+        (``data.limit`` sample) and ``sources`` (every file read, with its sha256).
+    """
+    question_set = loaded.question_set
+    return {
+        "path": str(loaded.path),
+        "name": loaded.path.name,
+        "sha256": loaded.sha256,
+        "format": loaded.format,
+        "prediction_key": loaded.prediction_key,
+        "n_records": len(loaded.records),
+        "n_skipped_records": loaded.n_skipped_records,
+        "skipped": [str(p) for p in loaded.skipped],
+        "n_missing_predictions": loaded.n_missing_predictions,
+        "missing_predictions": [str(p) for p in loaded.missing_predictions],
+        "n_excluded_no_gold": loaded.n_excluded_no_gold,
+        "excluded_no_gold": [str(p) for p in loaded.excluded_no_gold],
+        "records_key": loaded.records_key,
+        "judge_field": loaded.judge_field,
+        "file_aggregates": dict(loaded.file_aggregates),
+        "question_set": None
+        if question_set is None
+        else {
+            "name": question_set.name,
+            "n_questions": question_set.n_questions,
+            "extra": list(question_set.extra),
+            "description": question_set.describe(),
+        },
+        "reference": loaded.reference.to_dict() if loaded.reference is not None else None,
+        "subset": loaded.subset,
+        "sources": [{"path": str(path), "sha256": digest} for path, digest in loaded.sources],
+    }
+
+
+def stored_judge_section(loaded: LoadedResults) -> dict[str, Any] | None:
+    """``summary["stored_judge_detail"]``: stored J as the file's authors compute it.
+
+    Returns:
+        ``None`` without stored verdicts; else :func:`~.verdicts.stored_judge_detail`
+        (field, mean, majority vote, per-run J and mean ± std across runs, per category,
+        0-100) plus ``"across_runs"`` when the input is ``data.runs``.
+    """
+    detail = loaded.stored_judge
+    if detail is None and loaded.across_runs is None:
+        return None
+    section = dict(detail or {"field": loaded.judge_field})
+    if loaded.across_runs is not None:
+        section["across_runs"] = loaded.across_runs
+    return section

@@ -1,0 +1,31 @@
+"""The Mem0 evaluation harness's output (mem0ai/mem0 ``evaluation/``).
+
+A dict of conversation index -> list of ``{question, answer (gold), response (prediction),
+category ("1".."4"), bleu_score, f1_score, llm_score (0/1)}`` (FIELD_NOTES §2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Optional
+
+from locomo_exp.config import FieldMap
+
+FIELDS = FieldMap(
+    question="question",
+    ground_truth="answer",
+    prediction="response",
+    category="category",
+    judge_score="llm_score",
+)
+"""Field names of the ``mem0`` layout (``llm_score`` unless another verdict field is found)."""
+
+
+def matches(records: list[dict[str, Any]]) -> bool:
+    """Whether sample records look like the Mem0 harness's (``response`` and ``answer``)."""
+    return any("response" in r and "answer" in r for r in records)
+
+
+def field_map(judge_field: Optional[str]) -> FieldMap:
+    """:data:`FIELDS` with the detected stored-verdict field."""
+    return replace(FIELDS, judge_score=judge_field)

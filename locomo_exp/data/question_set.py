@@ -1,0 +1,76 @@
+"""Which LoCoMo question set a file answers: 1,540, 1,542, 1,986 or a custom set.
+
+Harnesses differ (FIELD_NOTES §8): the Mem0 paper's set is the 1,540 questions of
+categories 1-4; harnesses that keep every item with an ``answer`` field have 1,542 (two
+category-5 items of ``locomo10.json`` carry one); LoCoMo's own scripts answer all 1,986.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from locomo_exp.records import LOCOMO10_CATEGORY_SIZES, QARecord
+
+SET_1540 = "1540"
+SET_1542 = "1542"
+SET_1986 = "1986"
+CUSTOM = "custom"
+
+_FULL_1_4 = {c: LOCOMO10_CATEGORY_SIZES[c] for c in (1, 2, 3, 4)}
+
+
+@dataclass(frozen=True)
+class QuestionSet:
+    """The question set of a loaded file.
+
+    Attributes:
+        name: ``"1540"`` (categories 1-4), ``"1542"`` (1-4 plus two category-5 questions
+            that carry an ``answer``), ``"1986"`` (all) or ``"custom"``.
+        n_questions: questions loaded.
+        per_category: questions per category id.
+        extra: for ``"1542"``, the two category-5 questions as ``"<id>: <question>"``.
+    """
+
+    name: str
+    n_questions: int
+    per_category: dict[int, int] = field(default_factory=dict)
+    extra: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        """One line for the report header, e.g. ``1,542 questions (categories 1-4 + 2 ...)``."""
+        if self.name == SET_1540:
+            return "1,540 questions: LoCoMo-10 categories 1-4 (the Mem0 paper's set)"
+        if self.name == SET_1986:
+            return "1,986 questions: all of LoCoMo-10 (categories 1-5)"
+        if self.name == SET_1542:
+            return (
+                "1,542 questions: categories 1-4 plus 2 category-5 questions that carry an "
+                "`answer` (" + "; ".join(self.extra) + ")"
+            )
+        return f"custom: {self.n_questions:,} questions (not one of LoCoMo-10's 1,540 / 1,542 / 1,986)"
+
+
+def detect_question_set(records: list[QARecord]) -> QuestionSet:
+    """Name the question set of ``records`` from their category counts.
+
+    Args:
+        records: the loaded records.
+
+    Returns:
+        :class:`QuestionSet`. 1,540: exactly LoCoMo-10's category 1-4 counts
+        (282/321/96/841) and no category 5; 1,542: those plus exactly 2 category-5
+        questions; 1,986: every category at its LoCoMo-10 count; otherwise ``custom``.
+    """
+    counts = Counter(r.category for r in records)
+    per_category = {c: counts.get(c, 0) for c in sorted(LOCOMO10_CATEGORY_SIZES)}
+    first_four = {c: per_category[c] for c in (1, 2, 3, 4)}
+    n = len(records)
+    if per_category == LOCOMO10_CATEGORY_SIZES:
+        return QuestionSet(SET_1986, n, per_category)
+    if first_four == _FULL_1_4 and per_category[5] == 0:
+        return QuestionSet(SET_1540, n, per_category)
+    if first_four == _FULL_1_4 and per_category[5] == 2:
+        extra = tuple(f"{r.question_id}: {r.question}" for r in records if r.category == 5)
+        return QuestionSet(SET_1542, n, per_category, extra)
+    return QuestionSet(CUSTOM, n, per_category)
