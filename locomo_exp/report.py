@@ -6,6 +6,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from locomo_exp.baselines import label_for, values_by_category
 from locomo_exp.config import BaselineMetric, BaselineSet
+from locomo_exp.report_input import input_header_lines, render_stored_judge_detail
 from locomo_exp.records import CATEGORY_GROUPS, CATEGORY_IDS, FULL_BENCHMARK_QUESTIONS
 
 _METRIC_TITLES = {
@@ -447,6 +448,7 @@ def render_report(
             for c in CATEGORY_IDS
         ),
     ]
+    lines += input_header_lines(info)  # question set, records key, verdict field, reference...
     if info.get("n_skipped_records"):
         lines.append(
             f"- Skipped invalid records: {info['n_skipped_records']} (data.on_invalid=skip; "
@@ -503,6 +505,9 @@ def render_report(
         for key, agg in stored.items():
             if agg["count"]:
                 lines.append(f"| {_category_label(key, names)} | {agg['count']} | {_num(agg['mean'])} |")
+    detail = render_stored_judge_detail(summary.get("stored_judge_detail"), lambda k: _category_label(k, names))
+    if detail:
+        lines += ["", detail]
     if "judge" in summary:
         lines += ["", render_judge_section(summary["judge"], names)]
         j_sets = [b for b in baselines.values() if b.metric == BaselineMetric.j]

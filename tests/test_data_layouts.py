@@ -219,3 +219,15 @@ def test_memobase_and_honcho_are_detected_with_their_verdict_fields(shared_data:
     honcho = load_results(shared_data / "predictions" / "honcho_locomo10_qa.json")
     assert (honcho.format, honcho.judge_field) == ("locomo", None)
     assert Counter(r.category for r in honcho.records) == {1: 282, 2: 321, 3: 96, 4: 841, 5: 446}
+
+
+def test_report_names_field_records_key_aggregates_and_shows_majority_and_runs(tmp_path: Path) -> None:
+    path = _write(tmp_path, {"accuracy": 0.44, "detailed_results": {"conv_a": [
+        _judged("Q1?", [True, True, False]), _judged("Q2?", [True, False, False]),
+        _judged("Q3?", [True, False, False])]}})
+    report = _run(tmp_path, path).report_path.read_text()
+    assert "- Records read from `detailed_results` inside the file's top-level object" in report
+    assert "- Stored judge verdicts read from `llm_judgments.*`" in report
+    assert "- The file's own aggregates (as given, not recomputed): `accuracy` = 0.44" in report
+    assert "- Question set: custom: 3 questions" in report
+    assert "| overall (1-4) | 3 | 44.44 | 33.33 | 100.00 | 33.33 | 0.00 | 44.44 ± 50.92 |" in report

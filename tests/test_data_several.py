@@ -202,3 +202,23 @@ def test_limit_below_one_is_refused(tmp_path: Path) -> None:
     path = _write(tmp_path, [_qa("q1")], "a.json")
     with pytest.raises(DataValidationError, match="data.limit must be at least 1, got 0"):
         load_results(path, DataConfig(limit=0))
+
+
+def test_data_path_list_and_runs_compose_from_the_command_line() -> None:
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+
+    from locomo_exp.config import register_configs, to_experiment_config
+
+    register_configs()
+    GlobalHydra.instance().clear()
+    conf = Path(__file__).resolve().parents[1] / "locomo_exp" / "conf"
+    with initialize_config_dir(version_base="1.3", config_dir=str(conf)):
+        cfg = to_experiment_config(compose(config_name="config", overrides=[
+            "data=file", "data.path=[a.json,b.json]", "data.runs=[r1.json,r2.json]", "data.limit=50",
+            "data.reference=locomo10.json", "data.records_key=detailed_results"]))
+    GlobalHydra.instance().clear()
+    assert list(cfg.data.path) == ["a.json", "b.json"]
+    assert list(cfg.data.runs) == ["r1.json", "r2.json"]
+    assert (cfg.data.limit, cfg.data.seed, cfg.data.reference, cfg.data.records_key) == (
+        50, 0, "locomo10.json", "detailed_results")

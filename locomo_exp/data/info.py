@@ -61,9 +61,12 @@ def stored_judge_section(loaded: LoadedResults) -> dict[str, Any] | None:
         0-100) plus ``"across_runs"`` when the input is ``data.runs``.
     """
     detail = loaded.stored_judge
-    if detail is None and loaded.across_runs is None:
+    across = loaded.across_runs
+    if across is not None and all(row["mean"] is None for row in across.values()):
+        across = None  # runs without stored verdicts
+    if detail is None and across is None:
         return None
     section = dict(detail or {"field": loaded.judge_field})
-    if loaded.across_runs is not None:
-        section["across_runs"] = loaded.across_runs
+    if across is not None:
+        section["across_runs"] = across
     return section

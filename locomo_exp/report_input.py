@@ -1,0 +1,98 @@
+"""Report lines about the input that the data side adds (issue 10): question set, where the
+records and verdicts were found, the file's own aggregates, the dataset check, samples,
+and stored J as the file's authors compute it (mean, majority vote, per run)."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+
+def _pct(value: Optional[float]) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+def input_header_lines(info: dict[str, Any]) -> list[str]:
+    """Bullet lines for the report header from ``summary["input"]``.
+
+    Args:
+        info: ``summary["input"]`` (see :func:`locomo_exp.data.info.input_info`).
+
+    Returns:
+        Markdown bullet lines (possibly none): question set, records key and verdict
+        field, the file's own aggregates (as given), pooled files, ``data.reference``
+        counts, ``data.limit`` sample.
+    """
+    lines: list[str] = []
+    question_set = info.get("question_set")
+    if question_set:
+        lines.append(f"- Question set: {question_set['description']}")
+    if info.get("records_key"):
+        lines.append(f"- Records read from `{info['records_key']}` inside the file's top-level object")
+    if info.get("judge_field"):
+        lines.append(f"- Stored judge verdicts read from `{info['judge_field']}`")
+    aggregates = info.get("file_aggregates") or {}
+    if aggregates:
+        shown = ", ".join(f"`{key}` = {value}" for key, value in aggregates.items())
+        lines.append(f"- The file's own aggregates (as given, not recomputed): {shown}")
+    sources = info.get("sources") or []
+    if len(sources) > 1:
+        lines.append(f"- Pooled from {len(sources)} files: " + ", ".join(
+            f"`{s['path'].rsplit('/', 1)[-1]}`" for s in sources))
+    reference = info.get("reference")
+    if reference:
+        lines.append(
+            f"- Checked against `{reference['path'].rsplit('/', 1)[-1]}`: {reference['matched']} matched, "
+            f"{reference['unmatched']} unmatched, {reference['category_differs']} with another category, "
+            f"{reference['categories_from_reference']} categories taken from it"
+        )
+    subset = info.get("subset")
+    if subset:
+        lines.append(
+            f"- Sample: data.limit={subset['limit']} (seed {subset['seed']}) of {subset['from']} questions, "
+            "per-category shares kept"
+        )
+    return lines
+
+
+def render_stored_judge_detail(detail: Optional[dict[str, Any]], label: Any) -> str:
+    """Mean / majority / per-run stored J table, when the file has several verdicts or runs.
+
+    Args:
+        detail: ``summary["stored_judge_detail"]`` or ``None``.
+        label: ``fn(key) -> str`` naming an aggregate key for display.
+
+    Returns:
+        Markdown (empty when there is one verdict per question and no runs).
+    """
+    if not detail:
+        return ""
+    lines: list[str] = []
+    if (detail.get("n_judgments") or 0) > 1:
+        n = detail["n_judgments"]
+        lines += [
+            f"Several stored verdicts per question (`{detail.get('field')}`, {n} each): mean over "
+            "verdicts, majority vote, and J of each judgment as a run (mean ± sample std across runs).",
+            "",
+            "| category | n | mean | majority | " + " | ".join(f"run {i + 1}" for i in range(n)) + " | runs mean ± std |",
+            "|---|---:|---:|---:|" + "---:|" * n + "---:|",
+        ]
+        for key, group in detail["groups"].items():
+            if group["count"]:
+                runs = " | ".join(_pct(v) for v in group["per_run"]) + " |" * (n - len(group["per_run"]))
+                lines.append(f"| {label(key)} | {group['count']} | {_pct(group['mean'])} | "
+                             f"{_pct(group['majority'])} | {runs} | {_pct(group['runs_mean'])} ± {_pct(group['runs_std'])} |")
+    across = detail.get("across_runs")
+    if across:
+        n_runs = max(len(v["per_run"]) for v in across.values())
+        lines += [
+            *([""] if lines else []),
+            f"Stored J of each of the {n_runs} run files (data.runs), mean ± sample std across runs:",
+            "",
+            "| category | " + " | ".join(f"run {i + 1}" for i in range(n_runs)) + " | mean ± std |",
+            "|---|" + "---:|" * n_runs + "---:|",
+        ]
+        for key, row in across.items():
+            if row["mean"] is not None:
+                lines.append(f"| {label(key)} | " + " | ".join(_pct(v) for v in row["per_run"])
+                             + f" | {_pct(row['mean'])} ± {_pct(row['std'])} |")
+    return "\n".join(lines)
