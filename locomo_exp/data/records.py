@@ -70,6 +70,11 @@ def parse_category(value: Any, names: dict[int, str] | None = None) -> int:
 
 
 def non_negative(value: Any, scale: float = 1.0) -> float:
+    """A finite, non-negative number times ``scale`` (e.g. ``1e-3`` for milliseconds -> seconds).
+
+    Raises:
+        ValueError: for booleans, text, NaN/Infinity or negative numbers.
+    """
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ValueError(f"expected a finite number, got {show(value)}")
     if value < 0:
@@ -110,6 +115,17 @@ class RecordBuilder:
     def build(
         self, raw: Any, where: str, conversation_id: Optional[str], position: int
     ) -> Built:
+        """Read one raw record.
+
+        Args:
+            raw: the record as parsed (anything: non-objects are a problem).
+            where: its location for messages, e.g. ``["0"][3]``.
+            conversation_id: the conversation it sits under in the file, if any.
+            position: 0-based reading-order index.
+
+        Returns:
+            :class:`Built`: the record, or every problem found (file, record, field).
+        """
         problems: list[RecordProblem] = []
 
         def problem(field_name: Optional[str], message: str) -> None:
