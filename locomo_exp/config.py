@@ -61,7 +61,11 @@ class OnMissingPrediction(str, Enum):
 
 
 class JudgeProtocol(str, Enum):
-    """Judge prompt and output protocol (see :mod:`locomo_exp.judge.prompts`)."""
+    """Judge protocols a published baseline may name (``BaselineSet.j_protocol``).
+
+    ``judge.protocol`` itself is a name checked against the registry of
+    :mod:`locomo_exp.judge.protocols` (the one list of protocols).
+    """
 
     rubric = "rubric"
     binary = "binary"
@@ -175,7 +179,8 @@ class JudgeConfig:
     """
 
     model: str = "claude-sonnet-4-6"
-    protocol: JudgeProtocol = JudgeProtocol.rubric
+    # a name in locomo_exp.judge.protocols (rubric, binary); checked before any call
+    protocol: str = "rubric"
     temperature: Optional[float] = 0.5
     max_tokens: int = 256
     runs: int = 10

@@ -118,7 +118,7 @@ def _dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) 
 def _summary_header(cfg: JudgeConfig, api_version: str) -> dict[str, Any]:
     spec = get_protocol(cfg.protocol)
     return {
-        "protocol": spec.protocol.value,
+        "protocol": spec.name,
         "prompt_version": spec.prompt_version,
         "parser_version": PARSER_VERSION,
         "model": cfg.model,
@@ -525,8 +525,9 @@ def judge_answer(
         client: a client to use instead of the SDK client.
 
     Returns:
-        The :class:`JudgeResult`: score 0-100, -1 for a parse failure, ``None`` with
-        ``outcome="api_error"`` when retries were exhausted.
+        The :class:`JudgeResult`: score 0-100, or ``None`` (unscored, the reason in
+        ``error``) for a parse failure, a reply without a verdict, or an API error after
+        retries (``outcome`` tells which).
 
     Raises:
         JudgeError: invalid config or missing API key.
@@ -551,7 +552,7 @@ def judge_answer_multiple_runs(
 ) -> JudgeAggregation:
     """Judge one answer ``num_runs`` times, concurrently (the seed's multi-run function).
 
-    Parse failures score -1 and, like API errors, are left out of the mean and standard
+    Parse failures are unscored (``None`` with a reason) and, like API errors, are left out of the mean and standard
     deviation; fewer than ``cfg.min_successful_runs`` (5) successful runs logs a warning
     naming the question.
 

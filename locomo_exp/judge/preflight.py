@@ -15,7 +15,7 @@ from typing import Optional
 
 from locomo_exp.config import JudgeConfig, JudgeMode
 from locomo_exp.judge.errors import JudgeError
-from locomo_exp.judge.prompts import build_judge_prompt, get_protocol
+from locomo_exp.judge.protocols import get_protocol
 from locomo_exp.records import CATEGORY_IDS, QARecord
 
 logger = logging.getLogger(__name__)
@@ -225,12 +225,8 @@ def overlong_prompts(records: list[QARecord], cfg: JudgeConfig) -> list[tuple[st
         return []
     found: list[tuple[str, int]] = []
     for record in judged_records(records, cfg):
-        prompt = build_judge_prompt(
-            record.question,
-            record.ground_truth,
-            record.prediction,
-            record.category,
-            protocol=spec.protocol,
+        prompt = spec.build_prompt(
+            record.question, record.ground_truth, record.prediction, record.category
         )
         tokens = estimate_prompt_tokens(spec.system_prompt, prompt)
         if tokens > cfg.max_prompt_tokens:

@@ -36,8 +36,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Awaitable, Callable, Optional
 
-from locomo_exp.config import JudgeConfig, JudgeProtocol
-from locomo_exp.judge.aggregate import PARSE_FAILURE_SCORE, JudgeResult
+from locomo_exp.config import JudgeConfig
+from locomo_exp.judge.aggregate import JudgeResult
 from locomo_exp.judge.cache import CacheKey, CallClaims, JudgeCache
 from locomo_exp.judge.client import (
     AnthropicJudgeClient,
@@ -56,7 +56,7 @@ from locomo_exp.judge.interrupt import catch_signals
 from locomo_exp.judge.pacing import RateLimiter
 from locomo_exp.judge.parsing import parse_judge_reply
 from locomo_exp.judge.preflight import API_KEY_ENV, supports_structured_output
-from locomo_exp.judge.prompts import build_judge_prompt, get_protocol
+from locomo_exp.judge.protocols import get_protocol
 from locomo_exp.records import QARecord
 
 logger = logging.getLogger(__name__)
@@ -105,12 +105,8 @@ def build_call_specs(
     temperature = None if cfg.temperature is None else float(cfg.temperature)
     calls: list[CallSpec] = []
     for record in records:
-        prompt = build_judge_prompt(
-            record.question,
-            record.ground_truth,
-            record.prediction,
-            record.category,
-            protocol=spec.protocol,
+        prompt = spec.build_prompt(
+            record.question, record.ground_truth, record.prediction, record.category
         )
         request = JudgeRequest(
             model=cfg.model,
@@ -125,7 +121,7 @@ def build_call_specs(
                 model=cfg.model,
                 api_version=api_version,
                 temperature=temperature,
-                protocol=spec.protocol.value,
+                protocol=spec.name,
                 prompt_version=spec.prompt_version,
                 max_tokens=cfg.max_tokens,
                 structured_output=schema is not None,
@@ -142,7 +138,7 @@ def build_call_specs(
 
 
 def result_from_reply(
-    reply: JudgeReply, protocol: JudgeProtocol | str, run: int, *, cached: bool
+    reply: JudgeReply, protocol: str, run: int, *, cached: bool
 ) -> JudgeResult:
     """Parse an API reply into a valid or parse-failure :class:`JudgeResult`.
 
@@ -153,7 +149,8 @@ def result_from_reply(
         cached: whether it came from the cache.
 
     Returns:
-        A result with the score (0-100) or -1 and the failure reason.
+        A valid result (score 0-100), or an unscored parse failure (score ``None``,
+        the reason in ``error``).
     """
     parsed = parse_judge_reply(reply.text, protocol, stop_reason=reply.stop_reason)
     common = {
@@ -170,7 +167,7 @@ def result_from_reply(
     if parsed.ok:
         return JudgeResult(score=parsed.score, outcome="valid", **common)  # type: ignore[arg-type]
     return JudgeResult(
-        score=PARSE_FAILURE_SCORE,
+        score=None,
         outcome="parse_failure",
         error=parsed.failure_reason,
         **common,  # type: ignore[arg-type]
@@ -222,7 +219,7 @@ def no_verdict_result(reply: JudgeReply, run: int, attempts: int) -> JudgeResult
 
 
 def split_cached(
-    specs: list[CallSpec], cache: Optional[JudgeCache], protocol: JudgeProtocol | str
+    specs: list[CallSpec], cache: Optional[JudgeCache], protocol: str
 ) -> tuple[dict[tuple[str, int], JudgeResult], list[CallSpec]]:
     """Answer the specs the cache has a reply for; return the others, in order.
 
