@@ -33,6 +33,7 @@ from locomo_exp.judge import (
     preflight_judge,
     run_judge,
 )
+from locomo_exp.config import JudgeModelInfo
 from locomo_exp.judge.cache import JudgeCache
 from locomo_exp.judge.runner import RetryPolicy
 from locomo_exp.records import DEFAULT_CATEGORY_NAMES, QARecord
@@ -300,9 +301,16 @@ def test_fatal_error_in_the_pool_starts_no_new_call(
         pytest.param({"runs": 0}, "judge.runs=0", id="zero-runs"),
         pytest.param({"max_concurrency": 0}, "max_concurrency", id="zero-concurrency"),
         pytest.param(
-            {"model": "claude-opus-4-7"}, "judge.temperature=null", id="opus-4-7-temperature"
+            # judge=opus-4-7's model_info: the preset says the model rejects a temperature
+            {"model": "claude-opus-4-7", "model_info": JudgeModelInfo("claude-opus-4-7", 5.0, 25.0, True, False)},
+            "judge.temperature=null",
+            id="opus-4-7-temperature",
         ),
-        pytest.param({"model": "claude-opus-5"}, "judge.temperature=null", id="opus-5-temperature"),
+        pytest.param(  # a model no preset describes, described by hand (judge.model_info.*)
+            {"model": "claude-opus-5", "model_info": JudgeModelInfo(None, None, None, True, False)},
+            "judge.temperature=null",
+            id="opus-5-temperature",
+        ),
         pytest.param({"categories": [1, 6]}, "categories 1-5", id="unknown-category"),
         pytest.param({"categories": []}, "categories 1-5", id="no-category"),
     ],

@@ -264,7 +264,7 @@ def estimate_cost_usd(
         model: model id.
         input_tokens: input tokens.
         output_tokens: output tokens.
-        prices: price table in USD per million tokens (``judge.prices``).
+        prices: price table, ``{model: {"input", "output"}}`` in USD per million tokens.
 
     Returns:
         The cost, or ``None`` when the model has no price entry.

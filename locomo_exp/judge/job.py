@@ -22,13 +22,13 @@ from locomo_exp.judge.aggregate import (
     JudgeRunResult,
     aggregate_question,
     cost_usd,
-    find_price,
     flat_metrics,
     group_j,
 )
 from locomo_exp.judge.batch import BatchRunInfo, judge_batch_async
 from locomo_exp.judge.cache import BatchLedger, JudgeCache, resolve_cache_path
 from locomo_exp.judge.client import JudgeClient, api_version_for
+from locomo_exp.judge.models import model_price, uses_structured_output
 from locomo_exp.judge.parsing import PARSER_VERSION
 from locomo_exp.judge.preflight import (
     CHARS_PER_TOKEN,
@@ -37,7 +37,6 @@ from locomo_exp.judge.preflight import (
     estimate_prompt_tokens,
     judged_records,
     preflight_judge,
-    supports_structured_output,
 )
 from locomo_exp.judge.prompts import get_protocol
 from locomo_exp.judge.errors import JudgeInterrupted
@@ -63,8 +62,8 @@ def _open_cache(cfg: JudgeConfig, start_dir: Path) -> Optional[JudgeCache]:
 
 
 def _price(cfg: JudgeConfig) -> Optional[dict[str, float]]:
-    """The judge model's entry in ``judge.prices`` (USD per million tokens), or ``None``."""
-    return find_price(cfg.model, {str(k): dict(v) for k, v in (cfg.prices or {}).items()})
+    """The judge model's list price (USD per million tokens), or ``None``."""
+    return model_price(cfg)
 
 
 def _dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) -> dict[str, Any]:
@@ -105,7 +104,7 @@ def _dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) 
         "assumptions": (
             f"{CHARS_PER_TOKEN} characters per input token + {REQUEST_OVERHEAD_TOKENS} per "
             f"request; {ESTIMATED_OUTPUT_TOKENS} output tokens per reply typical, "
-            "max_tokens at most" + (f"; batch prices ({factor:g} x judge.prices)" if batch else "")
+            "max_tokens at most" + (f"; batch prices ({factor:g} x list price)" if batch else "")
         ),
     }
     if batch:
@@ -125,7 +124,7 @@ def _summary_header(cfg: JudgeConfig, api_version: str) -> dict[str, Any]:
         "temperature": cfg.temperature,
         "api_version": api_version,
         "max_tokens": cfg.max_tokens,
-        "structured_output": bool(cfg.structured_output and supports_structured_output(cfg.model)),
+        "structured_output": uses_structured_output(cfg),
         "runs": cfg.runs,
         "mode": JudgeMode(cfg.mode).value,
         "categories": [int(c) for c in cfg.categories],
@@ -160,7 +159,7 @@ def build_run_result(
 
     Returns:
         The result, with summary, metrics, params and tags. Cost: tokens of batch
-        replies at ``judge.batch.price_factor`` x ``judge.prices``, others at list price.
+        replies at ``judge.batch.price_factor`` x the list price, others at list price.
     """
     per_question: dict[str, JudgeAggregation] = {}
     for record in records:
@@ -196,7 +195,7 @@ def build_run_result(
     cost_all = _runs_cost(fresh + cached, price, factor)
     if price is None:
         logger.warning(
-            "judge: no price for model %s in judge.prices; cost not estimated", cfg.model
+            "judge: no price for model %s (its preset's judge.model_info); cost not estimated", cfg.model
         )
     too_long = [
         agg.question_id

@@ -55,7 +55,8 @@ from locomo_exp.judge.errors import (
 from locomo_exp.judge.interrupt import catch_signals
 from locomo_exp.judge.pacing import RateLimiter
 from locomo_exp.judge.parsing import parse_judge_reply
-from locomo_exp.judge.preflight import API_KEY_ENV, supports_structured_output
+from locomo_exp.judge.models import uses_structured_output
+from locomo_exp.judge.preflight import API_KEY_ENV
 from locomo_exp.judge.protocols import get_protocol
 from locomo_exp.records import QARecord
 
@@ -99,7 +100,7 @@ def build_call_specs(
     spec = get_protocol(cfg.protocol)
     schema = (
         spec.output_schema
-        if cfg.structured_output and supports_structured_output(cfg.model)
+        if uses_structured_output(cfg)
         else None
     )
     temperature = None if cfg.temperature is None else float(cfg.temperature)
