@@ -36,7 +36,7 @@ from locomo_exp.judge import (
     preflight_judge,
     run_judge,
 )
-from locomo_exp.judge.batch import BATCH_BODY_OVERHEAD_BYTES, split_batches
+from locomo_exp.judge.batch_plan import BATCH_BODY_OVERHEAD_BYTES, split_batches
 from locomo_exp.judge.cache import JudgeCache
 from locomo_exp.records import DEFAULT_CATEGORY_NAMES, QARecord
 

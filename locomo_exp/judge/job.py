@@ -28,6 +28,7 @@ from locomo_exp.judge.aggregate import (
 from locomo_exp.judge.batch import BatchRunInfo, judge_batch_async
 from locomo_exp.judge.cache import BatchLedger, JudgeCache, resolve_cache_path
 from locomo_exp.judge.client import JudgeClient, api_version_for
+from locomo_exp.judge.errors import JudgeInterrupted
 from locomo_exp.judge.models import model_price, uses_structured_output
 from locomo_exp.judge.parsing import PARSER_VERSION
 from locomo_exp.judge.preflight import (
@@ -39,7 +40,6 @@ from locomo_exp.judge.preflight import (
     preflight_judge,
 )
 from locomo_exp.judge.prompts import get_protocol
-from locomo_exp.judge.errors import JudgeInterrupted
 from locomo_exp.judge.runner import (
     CallSpec,
     PoolInterrupted,
