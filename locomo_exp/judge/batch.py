@@ -57,7 +57,7 @@ from locomo_exp.judge.client import (
     JudgeClient,
 )
 from locomo_exp.judge.errors import JudgeBatchPending, JudgeCallError, JudgeError
-from locomo_exp.judge.progress import format_seconds
+from locomo_exp.judge.progress import format_seconds, make_bar
 from locomo_exp.judge.retry import fatal_api_error
 from locomo_exp.judge.runner import JudgePool
 from locomo_exp.judge.session import judge_client
@@ -171,6 +171,7 @@ class BatchJudge(BatchSubmitter):
         started = min((s.submitted_at for s in active.values()), default=time.time())
         interval = self.cfg.batch.poll_interval_s
         n_batches = len(active)
+        bar: Any = None  # a tqdm bar on a terminal (False: none), made at the first poll
         while True:
             statuses: list[BatchStatus] = []
             for sid in list(active):
@@ -220,11 +221,21 @@ class BatchJudge(BatchSubmitter):
                     await self._collect(sub, status)
                     del active[sid]
             if not active:
+                if bar:
+                    bar.close()
                 return
             line = self._progress_line(statuses, n_batches, started)
             if not self.cfg.batch.wait:
                 self._raise_pending(active, statuses, requests_total, started)
-            if self.cfg.progress:
+            if bar is None and self.cfg.progress:
+                bar = make_bar(
+                    requests_total, initial=0, desc="judge batch", unit="request", enabled=True
+                ) or False
+            if bar:
+                counts = _sum_counts(statuses)
+                bar.update(max(0, requests_total - counts["processing"] - bar.n))
+                bar.set_postfix_str(f"{line.split(' | ')[0]} | next poll in {interval:.3g}s")
+            elif self.cfg.progress:
                 logger.info("%s | next poll in %.3gs", line, interval)
             await self._sleep(interval)
             interval = min(
