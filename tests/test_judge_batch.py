@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 import sqlite3
-import time
 from pathlib import Path
 from typing import Any
 

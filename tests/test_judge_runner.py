@@ -24,7 +24,7 @@ from fake_anthropic import (
 )
 from judge_helpers import make_records
 
-from locomo_exp.config import JudgeProtocol
+from locomo_exp.config import JudgeModelInfo, JudgeProtocol
 from locomo_exp.judge import (
     JudgeError,
     JudgeFatalAPIError,
@@ -33,7 +33,6 @@ from locomo_exp.judge import (
     preflight_judge,
     run_judge,
 )
-from locomo_exp.config import JudgeModelInfo
 from locomo_exp.judge.cache import JudgeCache
 from locomo_exp.judge.runner import RetryPolicy
 from locomo_exp.records import DEFAULT_CATEGORY_NAMES, QARecord
