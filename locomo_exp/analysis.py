@@ -104,19 +104,21 @@ def judge_reliability(rows: Sequence[dict[str, Any]], protocol: str) -> dict[str
     """Agreement between the judge's runs on the same questions.
 
     Krippendorff's alpha (Krippendorff 2004; the ``krippendorff`` package) with runs as
-    coders and questions as units: interval level for the 0-100 ``rubric``, nominal for
-    ``binary``. Also the share of questions whose valid runs all gave the same score.
+    coders and questions as units, at the protocol's level (its spec's
+    ``krippendorff_level``: interval for the 0-100 ``rubric``, nominal for ``binary``). Also the share of questions whose valid runs all gave the same score.
 
     Args:
         rows: per-question rows with ``j_runs``.
-        protocol: ``rubric`` or ``binary``.
+        protocol: a judge protocol name (``rubric``, ``binary``).
 
     Returns:
         ``{"krippendorff_alpha": float | None, "level": str, "unanimous_share": float | None,
         "questions": int}``; ``None`` where it cannot be computed (fewer than 2 runs, or no
         variation at all).
     """
-    level: Literal["nominal", "interval"] = "nominal" if protocol == "binary" else "interval"
+    from locomo_exp.judge.protocols import get_protocol
+
+    level = get_protocol(protocol).krippendorff_level
     matrix = _run_matrix(rows)
     result: dict[str, Any] = {
         "krippendorff_alpha": None,

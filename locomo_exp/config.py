@@ -61,7 +61,11 @@ class OnMissingPrediction(str, Enum):
 
 
 class JudgeProtocol(str, Enum):
-    """Judge prompt and output protocol (see :mod:`locomo_exp.judge.prompts`)."""
+    """Judge protocols a published baseline may name (``BaselineSet.j_protocol``).
+
+    ``judge.protocol`` itself is a name checked against the registry of
+    :mod:`locomo_exp.judge.protocols` (the one list of protocols).
+    """
 
     rubric = "rubric"
     binary = "binary"
@@ -161,7 +165,7 @@ class JudgeBatchConfig:
     every ``poll_interval_s`` seconds and backs off by ``poll_backoff`` up to
     ``max_poll_interval_s``. A batch holds at most ``max_requests`` requests and
     ``max_bytes`` bytes of JSON (API limits: 100,000 and 256 MB). Batch tokens cost
-    ``price_factor`` times ``judge.prices`` (half price). ``canary`` sends the first
+    ``price_factor`` times the list price (half price). ``canary`` sends the first
     call realtime before submitting, so a wrong model, key or temperature fails at once.
     """
 
@@ -177,15 +181,35 @@ class JudgeBatchConfig:
 
 
 @dataclass
+class JudgeModelInfo:
+    """What a judge preset (``conf/judge/<preset>.yaml``) knows about its model.
+
+    It applies to ``judge.model`` when ``id`` is that model (or its undated id, for a
+    dated ``claude-sonnet-4-5-20250929``), or when ``id`` is null (a model described by
+    hand). For another model (``judge.model=<any id>`` over a preset) nothing is known:
+    structured output and a temperature are assumed supported and the cost is not
+    estimated. Prices are US dollars per million tokens, standard (non-batch) list prices.
+    """
+
+    id: Optional[str] = "claude-sonnet-4-6"
+    input_usd_per_mtok: Optional[float] = 3.0
+    output_usd_per_mtok: Optional[float] = 15.0
+    structured_output: bool = True
+    temperature: bool = True
+
+
+@dataclass
 class JudgeConfig:
     """The LLM-as-a-Judge settings (``scorer=judge`` or ``scorer=both``).
 
-    ``temperature`` is 0-1 or null (send none). Times are in seconds; prices are US
-    dollars per million tokens.
+    ``temperature`` is 0-1 or null (send none). Times are in seconds; prices
+    (``model_info``) are US dollars per million tokens. Values come from the ``judge``
+    group's preset (``judge=sonnet-4-6`` by default); these defaults match it.
     """
 
     model: str = "claude-sonnet-4-6"
-    protocol: JudgeProtocol = JudgeProtocol.rubric
+    # a name in locomo_exp.judge.protocols (rubric, binary); checked before any call
+    protocol: str = "rubric"
     temperature: Optional[float] = 0.5
     max_tokens: int = 256
     runs: int = 10
@@ -221,22 +245,8 @@ class JudgeConfig:
     progress_interval_s: float = 10.0
     mode: JudgeMode = JudgeMode.realtime
     batch: JudgeBatchConfig = field(default_factory=JudgeBatchConfig)
-    # USD per million tokens, standard (non-batch) list prices; a dated id
-    # (claude-sonnet-4-5-20250929) uses the entry of its undated id.
-    prices: dict[str, Any] = field(
-        default_factory=lambda: {
-            "claude-sonnet-4-6": {"input": 3.0, "output": 15.0},
-            "claude-sonnet-4-5": {"input": 3.0, "output": 15.0},
-            "claude-sonnet-4": {"input": 3.0, "output": 15.0},
-            "claude-haiku-4-5": {"input": 1.0, "output": 5.0},
-            "claude-opus-4-6": {"input": 5.0, "output": 25.0},
-            "claude-opus-4-5": {"input": 5.0, "output": 25.0},
-            "claude-opus-4-1": {"input": 15.0, "output": 75.0},
-            "claude-opus-4": {"input": 15.0, "output": 75.0},
-            "claude-3-5-haiku": {"input": 0.8, "output": 4.0},
-            "claude-3-haiku": {"input": 0.25, "output": 1.25},
-        }
-    )
+    # the preset's model: price and support flags (conf/judge/<preset>.yaml)
+    model_info: JudgeModelInfo = field(default_factory=JudgeModelInfo)
 
 
 @dataclass
@@ -398,7 +408,7 @@ def _unknown_keys(node: Any, schema: Any, prefix: str = "") -> list[tuple[str, O
 def _schema_node(schema: Any, key: str) -> Any:
     """The schema node at a dotted key, or ``None`` when the schema has no such key.
 
-    Below a plain dict field (``category_names``, ``judge.prices``, ``baselines``) every
+    Below a plain dict field (``category_names``, ``baselines``) every
     key is allowed: the dict node itself is returned for any deeper key.
     """
     import dataclasses

@@ -567,6 +567,14 @@ class FakeAnthropicServer:
             return error(404, f"message_batch not found: {request.path}", "not_found_error")
         return Reply(body=self._batch_json(batch))
 
+    def end_batches(self) -> None:
+        """End every batch still processing now (its results become available), so tests
+        never wait out ``batch_processing_s``."""
+        with self._lock:
+            now = time.monotonic()
+            for batch in self.batches.values():
+                batch.ready_at = min(batch.ready_at, now)
+
     def cancel_batch(self, batch_id: str) -> None:
         """Cancel a batch still processing: it ends with every request ``canceled``."""
         with self._lock:

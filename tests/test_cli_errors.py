@@ -49,7 +49,7 @@ def test_unknown_keys_are_found_before_hydra_with_a_suggestion() -> None:
             "judge.runs=3",
             "+judge.run=3",  # added keys are refused after composition, as before
             "category_names.6=other",  # free keys below a dict field
-            "judge.prices.my-model.input=1",
+            "judge.model_info.input_usd_per_mtok=1",
             "hydra.run.dir=x",
             "hydra/launcher=joblib",
             "scorer=judge",

@@ -23,7 +23,7 @@ def runs(*scores: float | None) -> list[JudgeResult]:
     return [
         JudgeResult(score=s, run=i)
         if s is not None
-        else JudgeResult(score=-1, run=i, outcome="parse_failure", error="bad")
+        else JudgeResult(score=None, run=i, outcome="parse_failure", error="bad")
         for i, s in enumerate(scores)
     ]
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 import sqlite3
-import time
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +35,7 @@ from locomo_exp.judge import (
     preflight_judge,
     run_judge,
 )
-from locomo_exp.judge.batch import BATCH_BODY_OVERHEAD_BYTES, split_batches
+from locomo_exp.judge.batch_plan import BATCH_BODY_OVERHEAD_BYTES, split_batches
 from locomo_exp.judge.cache import JudgeCache
 from locomo_exp.records import DEFAULT_CATEGORY_NAMES, QARecord
 
@@ -210,7 +209,7 @@ def test_wait_false_submits_and_returns_pending_and_a_later_call_collects(
     fake_anthropic: FakeAnthropicServer, tmp_path: Path
 ) -> None:
     fake_anthropic.responder = lambda request: rubric(expected_score(question_number(request)))
-    fake_anthropic.batch_processing_s = 0.6
+    fake_anthropic.batch_processing_s = 3600.0  # ended on demand below
     records = make_records(20)
     cfg = batch_config(fake_anthropic, tmp_path, runs=2, batch={"wait": False})
 
@@ -228,7 +227,7 @@ def test_wait_false_submits_and_returns_pending_and_a_later_call_collects(
     assert second.value.submitted_batch_ids == []
     assert len(fake_anthropic.batch_create_requests()) == 1
 
-    time.sleep(0.6)
+    fake_anthropic.end_batches()
     result = run(records, cfg, tmp_path)
     assert len(fake_anthropic.batch_create_requests()) == 1
     assert len(fake_anthropic.messages_requests()) == 1  # the canary of the first call

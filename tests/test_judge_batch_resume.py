@@ -53,7 +53,7 @@ def recorded_batches(db: Path) -> list[tuple[str, str]]:
 def test_run_killed_while_the_batch_processes_resumes_polling_and_submits_nothing_new(
     fake_anthropic: FakeAnthropicServer, tmp_path: Path
 ) -> None:
-    fake_anthropic.batch_processing_s = 2.0
+    fake_anthropic.batch_processing_s = 3600.0  # processing until ended on demand
     db = tmp_path / "judge_cache.sqlite"
     proc = start_worker(WORKER, fake_anthropic, tmp_path, QUESTIONS, RUNS)
     try:
@@ -78,6 +78,7 @@ def test_run_killed_while_the_batch_processes_resumes_polling_and_submits_nothin
     assert not fake_anthropic.batches[batch_id].results_downloads  # still processing
 
     fake_anthropic.clear()
+    fake_anthropic.end_batches()
     cfg = make_judge_config(
         fake_anthropic,
         tmp_path,

@@ -116,7 +116,7 @@ def test_missing_api_key_fails_before_any_call(fake_anthropic, tmp_path: Path, m
 
 def test_batch_wait_false_submits_and_exits_then_the_same_command_collects(fake_anthropic, tmp_path: Path) -> None:
     fake_anthropic.responder = _verdict
-    fake_anthropic.batch_processing_s = 4.0  # still processing when the first command returns
+    fake_anthropic.batch_processing_s = 3600.0  # still processing until ended below
     store = f"sqlite:///{tmp_path}/mlflow.db"
     common = ["scorer=both", "judge.mode=batch", "judge.batch.wait=false", "judge.runs=2",
               "judge.batch.poll_interval_s=0.2", f"tracking.uri={store}",
@@ -132,9 +132,7 @@ def test_batch_wait_false_submits_and_exits_then_the_same_command_collects(fake_
     assert pending.data.tags["judge.batch_status"] == "pending"
     assert "f1/overall" in pending.data.metrics and "j/overall" not in pending.data.metrics
 
-    import time
-
-    time.sleep(4.0)
+    fake_anthropic.end_batches()
     second = _run([*common, f"hydra.run.dir={tmp_path}/second"], fake_anthropic, PROJECT_ROOT)
     assert second.returncode == 0, second.stderr[-3000:]
     assert len(fake_anthropic.batch_create_requests()) == 1  # nothing submitted twice

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import mlflow
 import pytest
-from conftest import PROJECT_ROOT
 from fake_anthropic import FAKE_API_KEY, FakeAnthropicServer
 from judge_helpers import query_cache_file
 

@@ -24,7 +24,7 @@ from fake_anthropic import (
 )
 from judge_helpers import make_records
 
-from locomo_exp.config import JudgeProtocol
+from locomo_exp.config import JudgeModelInfo, JudgeProtocol
 from locomo_exp.judge import (
     JudgeError,
     JudgeFatalAPIError,
@@ -58,15 +58,17 @@ def test_ten_runs_give_mean_70_6_and_sample_std_1_5(
     assert sorted(agg.individual_scores) == sorted([70, 72, 68, 71, 73, 69, 70, 72, 71, 70])
 
 
-def test_malformed_json_scores_minus_one_and_keeps_the_raw_reply(
+def test_malformed_json_is_unscored_with_a_reason_and_keeps_the_raw_reply(
     fake_anthropic: FakeAnthropicServer, tmp_path: Path
 ) -> None:
     fake_anthropic.script(text("{score: 85, explanation: fine"))
     result = judge_answer("q", "a", "p", 4, cfg=make_judge_config(fake_anthropic, tmp_path))
-    assert result.score == -1
+    assert result.score is None
     assert result.outcome == "parse_failure"
     assert result.raw == "{score: 85, explanation: fine"
-    assert result.error
+    assert result.error == "no complete JSON object with the expected field"
+    row = result.to_json()
+    assert row["score"] is None and row["error"] == result.error
 
 
 def test_two_failing_runs_of_ten_leave_eight_and_warn_naming_the_question(
@@ -86,7 +88,7 @@ def test_two_failing_runs_of_ten_leave_eight_and_warn_naming_the_question(
     assert agg.run_count == 8
     assert agg.mean_score == pytest.approx(70.0)
     assert agg.parse_failures == 2
-    assert sorted(r.score for r in agg.runs if r.outcome == "parse_failure") == [-1, -1]
+    assert [r.score for r in agg.runs if r.outcome == "parse_failure"] == [None, None]
     assert "conv-7:q42" in caplog.text and "8 of 10" in caplog.text
 
 
@@ -118,7 +120,7 @@ def test_fewer_than_five_successful_runs_warns_that_the_mean_is_unreliable(
         pytest.param(rubric("85/100"), "valid", 85.0, id="score-over-100"),
         pytest.param(text('{"score": 85} {"score": 85}'), "valid", 85.0, id="several-agreeing"),
         pytest.param(
-            text('{"score": 85} {"score": 20}'), "parse_failure", -1.0, id="several-disagreeing"
+            text('{"score": 85} {"score": 20}'), "parse_failure", None, id="several-disagreeing"
         ),
         pytest.param(
             text('{"score": 85, "explanation": "cut', "max_tokens"),
@@ -126,8 +128,8 @@ def test_fewer_than_five_successful_runs_warns_that_the_mean_is_unreliable(
             85.0,
             id="truncated-ok",
         ),
-        pytest.param(rubric(140), "parse_failure", -1.0, id="out-of-range"),
-        pytest.param(text("I cannot help with that."), "parse_failure", -1.0, id="refusal-prose"),
+        pytest.param(rubric(140), "parse_failure", None, id="out-of-range"),
+        pytest.param(text("I cannot help with that."), "parse_failure", None, id="refusal-prose"),
     ],
 )
 def test_malformed_reply_kinds_through_the_real_sdk(
@@ -298,9 +300,16 @@ def test_fatal_error_in_the_pool_starts_no_new_call(
         pytest.param({"runs": 0}, "judge.runs=0", id="zero-runs"),
         pytest.param({"max_concurrency": 0}, "max_concurrency", id="zero-concurrency"),
         pytest.param(
-            {"model": "claude-opus-4-7"}, "judge.temperature=null", id="opus-4-7-temperature"
+            # judge=opus-4-7's model_info: the preset says the model rejects a temperature
+            {"model": "claude-opus-4-7", "model_info": JudgeModelInfo("claude-opus-4-7", 5.0, 25.0, True, False)},
+            "judge.temperature=null",
+            id="opus-4-7-temperature",
         ),
-        pytest.param({"model": "claude-opus-5"}, "judge.temperature=null", id="opus-5-temperature"),
+        pytest.param(  # a model no preset describes, described by hand (judge.model_info.*)
+            {"model": "claude-opus-5", "model_info": JudgeModelInfo(None, None, None, True, False)},
+            "judge.temperature=null",
+            id="opus-5-temperature",
+        ),
         pytest.param({"categories": [1, 6]}, "categories 1-5", id="unknown-category"),
         pytest.param({"categories": []}, "categories 1-5", id="no-category"),
     ],

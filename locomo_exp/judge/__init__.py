@@ -37,12 +37,13 @@ from locomo_exp.judge.prompts import (
     get_protocol,
 )
 
-_LAZY = {"judge_answer": "job", "judge_answer_multiple_runs": "job", "run_judge": "job"}
+_LAZY = {"judge_answer": "answer", "judge_answer_multiple_runs": "answer", "run_judge": "job"}
 """Loaded on first use: :mod:`.job` pulls in ``anthropic`` (~1 s), which F1-only runs never need."""
 
 
 if TYPE_CHECKING:
-    from locomo_exp.judge.job import judge_answer, judge_answer_multiple_runs, run_judge
+    from locomo_exp.judge.answer import judge_answer, judge_answer_multiple_runs
+    from locomo_exp.judge.job import run_judge
 
 
 def __getattr__(name: str) -> Any:

@@ -3,7 +3,8 @@
 Definitions (scores on 0-100):
 
 * Per question: mean and sample standard deviation (ddof=1) of its *valid* runs; parse
-  failures (score -1) and API errors are left out and counted separately.
+  failures, replies without a verdict and API errors are *unscored* (score ``None`` with
+  the reason in ``error``), left out and counted separately.
 * J of a category, and overall J: the mean of the per-question means of the questions in
   it that have at least one valid run (overall is pooled over questions, as in the Mem0
   paper, so categories weigh by their question counts).
@@ -37,17 +38,14 @@ Outcome = Literal["valid", "parse_failure", "no_verdict", "api_error"]
 
 _DATED_ID_RE = re.compile(r"^(.+?)-\d{8}$")
 
-PARSE_FAILURE_SCORE = -1.0
-"""Score recorded for a run whose reply could not be parsed (the seed's convention)."""
-
-
 @dataclass
 class JudgeResult:
     """One judge run of one question.
 
     Attributes:
-        score: 0-100 when valid; -1 for a parse failure; ``None`` for an API error or a
-            reply without a verdict.
+        score: 0-100 when valid; ``None`` when unscored (a parse failure, an API error or
+            a reply without a verdict), with the reason in ``error`` (never a sentinel
+            number such as -1; inspect_ai's ``Score.unscored`` model).
         explanation: the judge's explanation ("" if none).
         outcome: ``"valid"``, ``"parse_failure"``, ``"no_verdict"`` (an empty reply, a
             ``max_tokens`` cut or a refusal without a verdict, still so after one retry;
@@ -266,7 +264,7 @@ def estimate_cost_usd(
         model: model id.
         input_tokens: input tokens.
         output_tokens: output tokens.
-        prices: price table in USD per million tokens (``judge.prices``).
+        prices: price table, ``{model: {"input", "output"}}`` in USD per million tokens.
 
     Returns:
         The cost, or ``None`` when the model has no price entry.

@@ -26,150 +26,58 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import logging
-import os
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any, Awaitable, Callable, Optional, TypeVar
 
 from locomo_exp.config import JudgeConfig
 from locomo_exp.judge.aggregate import JudgeResult
+from locomo_exp.judge.batch_plan import (
+    RESULT_KINDS,
+    STORE_CHUNK,
+    BatchRunInfo,
+    split_batches,
+)
+from locomo_exp.judge.batch_submit import BatchSubmitter
 from locomo_exp.judge.cache import (
     COLLECTED,
     FAILED,
-    HOSTNAME,
     MISSING,
     SUBMITTING,
-    BatchLedger,
     JudgeCache,
-    LedgerRequest,
     Submission,
-    custom_id_for,
-    pid_alive,
 )
+from locomo_exp.judge.calls import CallSpec, result_from_reply, split_cached
 from locomo_exp.judge.client import (
     BATCH_COUNT_KINDS,
     BatchItemResult,
     BatchStatus,
     JudgeBatchClient,
     JudgeClient,
-    build_batch_request,
 )
 from locomo_exp.judge.errors import JudgeBatchPending, JudgeCallError, JudgeError
-from locomo_exp.judge.runner import (
-    CallSpec,
-    JudgePool,
-    RetryPolicy,
-    _format_seconds,
-    fatal_api_error,
-    judge_client,
-    result_from_reply,
-    split_cached,
-)
+from locomo_exp.judge.progress import format_seconds, make_bar
+from locomo_exp.judge.retry import fatal_api_error
+from locomo_exp.judge.runner import JudgePool
+from locomo_exp.judge.session import judge_client
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-BATCH_BODY_OVERHEAD_BYTES = 1024
-"""Bytes reserved in each batch body besides the requests (``{"requests": [...]}``)."""
-
-STORE_CHUNK = 1000
-"""Result lines stored per SQLite transaction."""
-
-ADOPTION_WINDOW_S = 300.0
-"""Clock skew allowed between this machine and the API when adopting a batch, seconds."""
-
-_AMBIGUOUS_KINDS = frozenset({"timeout", "connection", "server", "other", "invalid_response"})
-"""Failure kinds after which a create call may have reached the API anyway."""
-
-RESULT_KINDS = ("succeeded", "errored", "expired", "canceled", "missing")
-"""Result line types counted per request (``missing``: no result line for it)."""
-
-
-@dataclass
-class BatchRunInfo:
-    """What the batch side of a judge job did (``summary["batch"]``).
-
-    Attributes:
-        batch_ids: every batch whose results this job used or waits for, in order.
-        submitted_batch_ids: the batches this process created.
-        resumed_batch_ids: batches created earlier (another run) and polled by this one.
-        requests_submitted: requests in the batches this process created.
-        realtime_calls: realtime API requests (the canary, retries included).
-        results: result lines of this job's calls by type (``succeeded``, ``errored``,
-            ``expired``, ``canceled``, ``missing`` = absent from the results).
-        errored_types: API error types of ``errored`` lines, with counts.
-    """
-
-    batch_ids: list[str] = field(default_factory=list)
-    submitted_batch_ids: list[str] = field(default_factory=list)
-    resumed_batch_ids: list[str] = field(default_factory=list)
-    requests_submitted: int = 0
-    realtime_calls: int = 0
-    results: dict[str, int] = field(default_factory=lambda: dict.fromkeys(RESULT_KINDS, 0))
-    errored_types: dict[str, int] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        """JSON-ready copy."""
-        return {
-            "batch_ids": list(self.batch_ids),
-            "submitted_batch_ids": list(self.submitted_batch_ids),
-            "resumed_batch_ids": list(self.resumed_batch_ids),
-            "requests_submitted": self.requests_submitted,
-            "realtime_calls": self.realtime_calls,
-            "results": dict(self.results),
-            "errored_types": dict(self.errored_types),
-        }
-
-
-def split_batches(sizes: list[int], *, max_requests: int, max_bytes: int) -> list[tuple[int, int]]:
-    """Split requests, in order, into batches within the API's limits.
-
-    Args:
-        sizes: JSON size of each request, bytes.
-        max_requests: requests per batch at most (API: 100,000).
-        max_bytes: body bytes per batch at most (API: 256 MB), including
-            :data:`BATCH_BODY_OVERHEAD_BYTES` and one separator per request.
-
-    Returns:
-        ``(start, stop)`` index ranges, each non-empty.
-
-    Raises:
-        JudgeError: if one request alone exceeds ``max_bytes``.
-    """
-    ranges: list[tuple[int, int]] = []
-    start = 0
-    used = BATCH_BODY_OVERHEAD_BYTES
-    for index, size in enumerate(sizes):
-        need = size + 1
-        if BATCH_BODY_OVERHEAD_BYTES + need > max_bytes:
-            raise JudgeError(
-                f"one judge request is {size} bytes, more than judge.batch.max_bytes={max_bytes}"
-            )
-        if index > start and (index - start >= max_requests or used + need > max_bytes):
-            ranges.append((start, index))
-            start = index
-            used = BATCH_BODY_OVERHEAD_BYTES
-        used += need
-    if start < len(sizes):
-        ranges.append((start, len(sizes)))
-    return ranges
-
-
 def _sum_counts(statuses: list[BatchStatus]) -> dict[str, int]:
     return {kind: sum(s.counts.get(kind, 0) for s in statuses) for kind in BATCH_COUNT_KINDS}
 
 
-class BatchJudge:
+class BatchJudge(BatchSubmitter):
     """Runs call specs through the Message Batches API (see the module docstring).
 
     Args:
         client: a client with the batch methods (:class:`JudgeBatchClient`).
         cfg: the judge config (``cfg.batch`` for batch options).
         cache: the cache file; required, it also holds the ledger.
-        sleep: coroutine used to wait between polls (tests).
+        sleep: coroutine used to wait between polls and retries (tests).
     """
 
     def __init__(
@@ -180,182 +88,9 @@ class BatchJudge:
         *,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
-        self.client = client
-        self.cfg = cfg
-        self.cache = cache
-        self.ledger = BatchLedger(cache)
-        self.policy = RetryPolicy.from_config(cfg)
-        self.info = BatchRunInfo()
-        self._sleep = sleep
+        super().__init__(client, cfg, cache, sleep=sleep)
         self._outcomes: dict[str, BatchItemResult] = {}
         self._unavailable: dict[str, str] = {}
-
-    # -- API calls with retries ------------------------------------------------------
-    async def _with_retries(self, what: str, call: Callable[[], Awaitable[T]]) -> T:
-        retry = 0
-        while True:
-            try:
-                return await call()
-            except JudgeCallError as err:
-                if not err.retryable or retry >= self.policy.max_retries:
-                    raise
-                delay = self.policy.delay(retry, err.retry_after_s)
-                logger.debug(
-                    "judge batch: retry %d of %s in %.2fs after %s",
-                    retry + 1,
-                    what,
-                    delay,
-                    err.describe(),
-                )
-                retry += 1
-                await self._sleep(delay)
-
-    # -- submission --------------------------------------------------------------------
-    def _is_stale(self, sub: Submission) -> bool:
-        """Whether a :data:`SUBMITTING` row is left over (its process died or gave up)."""
-        age = time.time() - sub.submitted_at
-        if age > self.cfg.batch.create_timeout_s + 60.0:
-            return True
-        if sub.writer_host == HOSTNAME and sub.writer_pid is not None:
-            return sub.writer_pid == os.getpid() or not pid_alive(sub.writer_pid)
-        return False
-
-    async def _find_created(self, sub: Submission) -> Optional[BatchStatus]:
-        """The batch a create attempt made, if the API has one (same size, right time)."""
-        known = self.ledger.known_batch_ids()
-        listed = await self._with_retries(
-            "listing batches",
-            lambda: self.client.list_batches(sub.submitted_at - ADOPTION_WINDOW_S),
-        )
-        latest = sub.submitted_at + self.cfg.batch.create_timeout_s + ADOPTION_WINDOW_S
-        candidates = [
-            b
-            for b in listed
-            if b.batch_id not in known
-            and b.total == sub.request_count
-            and (b.created_at is None or b.created_at <= latest)
-        ]
-        candidates.sort(key=lambda b: b.created_at or 0.0)
-        return candidates[0] if candidates else None
-
-    async def _resolve_stale(self, sub: Submission) -> Optional[Submission]:
-        """Adopt the batch of a dead create attempt, or mark the attempt failed.
-
-        Returns:
-            The updated submission, or ``None`` when the listing failed (try again later).
-        """
-        try:
-            found = await self._find_created(sub)
-        except JudgeCallError as err:
-            logger.warning(
-                "judge batch: could not list batches to resolve an interrupted submission "
-                "(%s); will try again",
-                err.describe(),
-            )
-            return None
-        if found is not None:
-            self.ledger.set_batch_id(sub.submission_id, found.batch_id, found.created_at)
-            logger.warning(
-                "judge batch: adopted batch %s (%d requests), created by an interrupted "
-                "submission; it is polled, not submitted again",
-                found.batch_id,
-                sub.request_count,
-            )
-        else:
-            self.ledger.set_status(sub.submission_id, FAILED)
-            logger.info(
-                "judge batch: an interrupted submission of %d requests never reached the "
-                "API; its requests are free to be submitted again",
-                sub.request_count,
-            )
-        return self.ledger.get(sub.submission_id)
-
-    async def _create(self, sub: Submission, entries: list[dict[str, Any]]) -> BatchStatus:
-        retry = 0
-        while True:
-            try:
-                return await self.client.create_batch(entries)
-            except JudgeCallError as err:
-                if not err.retryable:
-                    raise
-                if err.kind in _AMBIGUOUS_KINDS:
-                    try:
-                        found = await self._find_created(sub)
-                    except JudgeCallError:
-                        found = None
-                    if found is not None:
-                        logger.warning(
-                            "judge batch: the create call failed (%s) but the API has the "
-                            "batch %s; using it",
-                            err.describe(),
-                            found.batch_id,
-                        )
-                        return found
-                if retry >= self.policy.max_retries:
-                    raise
-                delay = self.policy.delay(retry, err.retry_after_s)
-                logger.info(
-                    "judge batch: creating a batch failed (%s); retry %d in %.1fs",
-                    err.describe(),
-                    retry + 1,
-                    delay,
-                )
-                retry += 1
-                await self._sleep(delay)
-
-    async def _submit(
-        self, digests: list[str], pending: dict[str, list[CallSpec]]
-    ) -> tuple[list[Submission], dict[str, str]]:
-        entries = [build_batch_request(custom_id_for(d), pending[d][0].request) for d in digests]
-        bodies = [json.dumps(e, separators=(",", ":"), ensure_ascii=False) for e in entries]
-        ranges = split_batches(
-            [len(b.encode("utf-8")) for b in bodies],
-            max_requests=self.cfg.batch.max_requests,
-            max_bytes=self.cfg.batch.max_bytes,
-        )
-        chunks = [
-            [
-                LedgerRequest(
-                    custom_id=custom_id_for(d),
-                    digest=d,
-                    key_fields=pending[d][0].key.fields_json(),
-                    question_id=pending[d][0].question_id,
-                    run_index=pending[d][0].run,
-                )
-                for d in digests[start:stop]
-            ]
-            for start, stop in ranges
-        ]
-        entry_by_custom_id = {e["custom_id"]: e for e in entries}
-        submissions, taken = self.ledger.claim(chunks, api_version=self.client.api_version)
-        also_in_flight = self.ledger.in_flight(taken) if taken else {}
-        created: list[Submission] = []
-        for index, sub in enumerate(submissions):
-            requests = self.ledger.requests(sub.submission_id)
-            batch_entries = [entry_by_custom_id[cid] for cid in requests]
-            try:
-                status = await self._create(sub, batch_entries)
-            except JudgeCallError as err:
-                if err.retryable:
-                    raise JudgeError(
-                        f"judge batch: creating a batch of {sub.request_count} requests failed "
-                        f"after retries ({err.describe()}). Run the same command again: it "
-                        "first looks for a batch this attempt may have created, then retries."
-                    ) from None
-                for later in submissions[index:]:
-                    self.ledger.set_status(later.submission_id, FAILED)
-                raise fatal_api_error(err, self.cfg.model) from None
-            self.ledger.set_batch_id(sub.submission_id, status.batch_id, status.created_at)
-            self.info.submitted_batch_ids.append(status.batch_id)
-            self.info.requests_submitted += sub.request_count
-            logger.info(
-                "judge batch: submitted batch %s (%d requests); recorded in %s",
-                status.batch_id,
-                sub.request_count,
-                self.cache.path,
-            )
-            created.append(self.ledger.get(sub.submission_id))
-        return created, also_in_flight
 
     # -- collection --------------------------------------------------------------------
     async def _collect(self, sub: Submission, status: BatchStatus) -> None:
@@ -377,7 +112,7 @@ class BatchJudge:
                 self.ledger.store_results(sub, requests, buffer)
             return seen
 
-        seen = await self._with_retries(f"downloading results of {batch_id}", download)
+        seen = await self.with_retries(f"downloading results of {batch_id}", download)
         counts = dict.fromkeys(RESULT_KINDS, 0)
         for custom_id, request in requests.items():
             item = seen.get(custom_id)
@@ -390,7 +125,7 @@ class BatchJudge:
             sub.submission_id, COLLECTED, counts=dict(status.counts), ended_at=status.ended_at
         )
         took = (
-            _format_seconds(status.ended_at - status.created_at)
+            format_seconds(status.ended_at - status.created_at)
             if status.ended_at and status.created_at
             else "?"
         )
@@ -428,7 +163,7 @@ class BatchJudge:
             f"judge batch: {ended}/{total} batches ended | succeeded {counts['succeeded']} "
             f"errored {counts['errored']} expired {counts['expired']} canceled "
             f"{counts['canceled']} processing {counts['processing']} | elapsed "
-            f"{_format_seconds(time.time() - started)}"
+            f"{format_seconds(time.time() - started)}"
         )
 
     async def _poll(self, submission_ids: list[str], *, requests_total: int) -> None:
@@ -436,12 +171,13 @@ class BatchJudge:
         started = min((s.submitted_at for s in active.values()), default=time.time())
         interval = self.cfg.batch.poll_interval_s
         n_batches = len(active)
+        bar: Any = None  # a tqdm bar on a terminal (False: none), made at the first poll
         while True:
             statuses: list[BatchStatus] = []
             for sid in list(active):
                 sub = self.ledger.get(sid)
-                if sub.status == SUBMITTING and self._is_stale(sub):
-                    resolved = await self._resolve_stale(sub)
+                if sub.status == SUBMITTING and self.is_stale(sub):
+                    resolved = await self.resolve_stale(sub)
                     sub = resolved if resolved is not None else sub
                 if sub.status in (FAILED, MISSING):
                     self._mark_unavailable(sid, f"batch submission {sub.status}")
@@ -454,7 +190,7 @@ class BatchJudge:
                     self.info.batch_ids.append(sub.batch_id)
                 batch_id = sub.batch_id
                 try:
-                    status = await self._with_retries(
+                    status = await self.with_retries(
                         f"polling {batch_id}",
                         functools.partial(self.client.retrieve_batch, batch_id),
                     )
@@ -485,11 +221,21 @@ class BatchJudge:
                     await self._collect(sub, status)
                     del active[sid]
             if not active:
+                if bar:
+                    bar.close()
                 return
             line = self._progress_line(statuses, n_batches, started)
             if not self.cfg.batch.wait:
                 self._raise_pending(active, statuses, requests_total, started)
-            if self.cfg.progress:
+            if bar is None and self.cfg.progress:
+                bar = make_bar(
+                    requests_total, initial=0, desc="judge batch", unit="request", enabled=True
+                ) or False
+            if bar:
+                counts = _sum_counts(statuses)
+                bar.update(max(0, requests_total - counts["processing"] - bar.n))
+                bar.set_postfix_str(f"{line.split(' | ')[0]} | next poll in {interval:.3g}s")
+            elif self.cfg.progress:
                 logger.info("%s | next poll in %.3gs", line, interval)
             await self._sleep(interval)
             interval = min(
@@ -516,7 +262,7 @@ class BatchJudge:
         message = (
             f"judge.mode=batch: {len(ids)} batch(es) still processing ({shown}): "
             f"{pending_requests} of {requests_total} judge calls pending, submitted "
-            f"{_format_seconds(time.time() - started)} ago"
+            f"{format_seconds(time.time() - started)} ago"
             + (f"; {len(submitted_now)} submitted now" if submitted_now else "")
             + f". The batch ids are recorded in {self.cache.path}. Run the same command "
             "again to collect, score and report (nothing is submitted twice), or with "
@@ -554,8 +300,8 @@ class BatchJudge:
             return results
 
         for sub in self.ledger.submissions(SUBMITTING):
-            if self._is_stale(sub):
-                await self._resolve_stale(sub)
+            if self.is_stale(sub):
+                await self.resolve_stale(sub)
         in_flight = self.ledger.in_flight(pending)
         resumed = sorted(set(in_flight.values()), key=lambda sid: self.ledger.get(sid).submitted_at)
         for sid in resumed:
@@ -586,7 +332,7 @@ class BatchJudge:
 
         submission_ids = list(resumed)
         if to_submit:
-            created, also = await self._submit(to_submit, pending)
+            created, also = await self.submit(to_submit, pending)
             submission_ids += [s.submission_id for s in created]
             submission_ids += [
                 sid for sid in dict.fromkeys(also.values()) if sid not in submission_ids

@@ -141,3 +141,18 @@ class JudgeBatchPending(Exception):
         self.requests_pending = requests_pending
         self.requests_total = requests_total
         self.counts = counts
+
+
+class PoolInterrupted(Exception):
+    """SIGINT/SIGTERM stopped the pool (internal; :func:`run_judge` turns it into
+    :class:`~locomo_exp.judge.errors.JudgeInterrupted` outside the event loop).
+
+    Attributes:
+        signum: the first signal received.
+        calls_cached: calls of the job in the cache now (before and during this run).
+    """
+
+    def __init__(self, signum: int, calls_cached: int) -> None:
+        super().__init__(f"interrupted by signal {signum}")
+        self.signum = signum
+        self.calls_cached = calls_cached

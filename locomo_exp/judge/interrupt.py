@@ -12,7 +12,7 @@ import contextlib
 import logging
 import signal
 import threading
-from typing import Any, Callable, Iterator
+from typing import Any, Awaitable, Callable, Iterator
 
 logger = logging.getLogger(__name__)
 
@@ -51,3 +51,38 @@ def catch_signals(on_signal: Callable[[int], None]) -> Iterator[bool]:
     finally:
         for sig, old in previous.items():
             signal.signal(sig, old if old is not None else signal.SIG_DFL)
+
+
+async def drain_or_cancel(
+    work: Awaitable[None], interrupted: asyncio.Event, hurry: asyncio.Event, drain_s: float
+) -> None:
+    """Await ``work``; once ``interrupted`` is set, give it ``drain_s`` seconds (or until
+    ``hurry`` is set, by a second signal) to finish the calls in flight, then cancel it.
+
+    Args:
+        work: the calls (a coroutine or future).
+        interrupted: set at the first signal.
+        hurry: set at a second signal.
+        drain_s: seconds to wait for calls in flight (``judge.drain_s``).
+
+    Raises:
+        Exception: whatever ``work`` raised, when it finished on its own.
+    """
+    task = asyncio.ensure_future(work)
+    stop = asyncio.ensure_future(interrupted.wait())
+    try:
+        await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stop.cancel()
+    if not task.done():
+        rush = asyncio.ensure_future(hurry.wait())
+        try:
+            await asyncio.wait({task, rush}, timeout=drain_s, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            rush.cancel()
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            return
+    task.result()

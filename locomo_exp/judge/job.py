@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Optional
 
@@ -22,25 +21,23 @@ from locomo_exp.judge.aggregate import (
     JudgeRunResult,
     aggregate_question,
     cost_usd,
-    find_price,
     flat_metrics,
     group_j,
 )
 from locomo_exp.judge.batch import BatchRunInfo, judge_batch_async
 from locomo_exp.judge.cache import BatchLedger, JudgeCache, resolve_cache_path
 from locomo_exp.judge.client import JudgeClient, api_version_for
+from locomo_exp.judge.errors import JudgeInterrupted
+from locomo_exp.judge.models import model_price, uses_structured_output
 from locomo_exp.judge.parsing import PARSER_VERSION
 from locomo_exp.judge.preflight import (
     CHARS_PER_TOKEN,
     REQUEST_OVERHEAD_TOKENS,
-    check_config,
     estimate_prompt_tokens,
     judged_records,
     preflight_judge,
-    supports_structured_output,
 )
 from locomo_exp.judge.prompts import get_protocol
-from locomo_exp.judge.errors import JudgeInterrupted
 from locomo_exp.judge.runner import (
     CallSpec,
     PoolInterrupted,
@@ -63,8 +60,8 @@ def _open_cache(cfg: JudgeConfig, start_dir: Path) -> Optional[JudgeCache]:
 
 
 def _price(cfg: JudgeConfig) -> Optional[dict[str, float]]:
-    """The judge model's entry in ``judge.prices`` (USD per million tokens), or ``None``."""
-    return find_price(cfg.model, {str(k): dict(v) for k, v in (cfg.prices or {}).items()})
+    """The judge model's list price (USD per million tokens), or ``None``."""
+    return model_price(cfg)
 
 
 def _dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) -> dict[str, Any]:
@@ -105,7 +102,7 @@ def _dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) 
         "assumptions": (
             f"{CHARS_PER_TOKEN} characters per input token + {REQUEST_OVERHEAD_TOKENS} per "
             f"request; {ESTIMATED_OUTPUT_TOKENS} output tokens per reply typical, "
-            "max_tokens at most" + (f"; batch prices ({factor:g} x judge.prices)" if batch else "")
+            "max_tokens at most" + (f"; batch prices ({factor:g} x list price)" if batch else "")
         ),
     }
     if batch:
@@ -118,14 +115,14 @@ def _dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) 
 def _summary_header(cfg: JudgeConfig, api_version: str) -> dict[str, Any]:
     spec = get_protocol(cfg.protocol)
     return {
-        "protocol": spec.protocol.value,
+        "protocol": spec.name,
         "prompt_version": spec.prompt_version,
         "parser_version": PARSER_VERSION,
         "model": cfg.model,
         "temperature": cfg.temperature,
         "api_version": api_version,
         "max_tokens": cfg.max_tokens,
-        "structured_output": bool(cfg.structured_output and supports_structured_output(cfg.model)),
+        "structured_output": uses_structured_output(cfg),
         "runs": cfg.runs,
         "mode": JudgeMode(cfg.mode).value,
         "categories": [int(c) for c in cfg.categories],
@@ -160,7 +157,7 @@ def build_run_result(
 
     Returns:
         The result, with summary, metrics, params and tags. Cost: tokens of batch
-        replies at ``judge.batch.price_factor`` x ``judge.prices``, others at list price.
+        replies at ``judge.batch.price_factor`` x the list price, others at list price.
     """
     per_question: dict[str, JudgeAggregation] = {}
     for record in records:
@@ -196,7 +193,7 @@ def build_run_result(
     cost_all = _runs_cost(fresh + cached, price, factor)
     if price is None:
         logger.warning(
-            "judge: no price for model %s in judge.prices; cost not estimated", cfg.model
+            "judge: no price for model %s (its preset's judge.model_info); cost not estimated", cfg.model
         )
     too_long = [
         agg.question_id
@@ -462,125 +459,3 @@ def _fmt_cost(cost: Optional[float]) -> str:
     return "n/a (no price for the model)" if cost is None else f"{cost:.2f}"
 
 
-def _single_record(
-    question: str,
-    ground_truth: Optional[str],
-    predicted_answer: str,
-    category: int,
-    question_id: str,
-) -> QARecord:
-    return QARecord(
-        question_id=question_id,
-        question=question,
-        ground_truth=None if ground_truth is None else str(ground_truth),
-        prediction=predicted_answer,
-        category=int(category),
-    )
-
-
-def _judge_one_question(
-    record: QARecord,
-    cfg: JudgeConfig,
-    runs: list[int],
-    start_dir: Optional[Path],
-    client: Optional[JudgeClient],
-) -> list[JudgeResult]:
-    check_config(cfg)
-    api_version = client.api_version if client is not None else api_version_for(cfg.temperature)
-    specs = [
-        s for s in build_call_specs([record], cfg, api_version=api_version) if s.run in set(runs)
-    ]
-    cache = _open_cache(cfg, Path(start_dir) if start_dir is not None else Path.cwd())
-    try:
-        results, _ = asyncio.run(judge_calls_async(specs, cfg, cache=cache, client=client))
-    except PoolInterrupted as stop:
-        raise JudgeInterrupted(stop.signum, stop.calls_cached) from None
-    finally:
-        if cache is not None:
-            cache.close()
-    return [results[(record.question_id, s.run)] for s in specs]
-
-
-def judge_answer(
-    question: str,
-    ground_truth: Optional[str],
-    predicted_answer: str,
-    category: int,
-    *,
-    cfg: Optional[JudgeConfig] = None,
-    run: int = 0,
-    start_dir: Optional[Path] = None,
-    client: Optional[JudgeClient] = None,
-) -> JudgeResult:
-    """Judge one answer with one call (the seed's ``judge_answer``).
-
-    Args:
-        question: the question.
-        ground_truth: the gold answer.
-        predicted_answer: the answer to judge.
-        category: LoCoMo category id.
-        cfg: judge config (defaults: ``claude-sonnet-4-6``, temperature 0.5, rubric).
-        run: run index (part of the cache key).
-        start_dir: directory the cache path is resolved against (default: cwd).
-        client: a client to use instead of the SDK client.
-
-    Returns:
-        The :class:`JudgeResult`: score 0-100, -1 for a parse failure, ``None`` with
-        ``outcome="api_error"`` when retries were exhausted.
-
-    Raises:
-        JudgeError: invalid config or missing API key.
-        JudgeFatalAPIError: a non-retryable API error.
-    """
-    cfg = cfg or JudgeConfig()
-    record = _single_record(question, ground_truth, predicted_answer, category, "q")
-    return _judge_one_question(record, _with_runs(cfg, run + 1), [run], start_dir, client)[0]
-
-
-def judge_answer_multiple_runs(
-    question: str,
-    ground_truth: Optional[str],
-    predicted_answer: str,
-    category: int,
-    num_runs: int = 10,
-    *,
-    cfg: Optional[JudgeConfig] = None,
-    question_id: str = "q",
-    start_dir: Optional[Path] = None,
-    client: Optional[JudgeClient] = None,
-) -> JudgeAggregation:
-    """Judge one answer ``num_runs`` times, concurrently (the seed's multi-run function).
-
-    Parse failures score -1 and, like API errors, are left out of the mean and standard
-    deviation; fewer than ``cfg.min_successful_runs`` (5) successful runs logs a warning
-    naming the question.
-
-    Args:
-        question: the question.
-        ground_truth: the gold answer.
-        predicted_answer: the answer to judge.
-        category: LoCoMo category id.
-        num_runs: number of runs.
-        cfg: judge config (its ``runs`` is replaced by ``num_runs``).
-        question_id: name used in warnings.
-        start_dir: directory the cache path is resolved against (default: cwd).
-        client: a client to use instead of the SDK client.
-
-    Returns:
-        :class:`JudgeAggregation` with ``mean_score``, ``std_dev`` (ddof=1), ``run_count``
-        and ``individual_scores`` of the valid runs, and every run in ``runs``.
-
-    Raises:
-        JudgeError: invalid config or missing API key.
-        JudgeFatalAPIError: a non-retryable API error.
-    """
-    cfg = _with_runs(cfg or JudgeConfig(), num_runs)
-    record = _single_record(question, ground_truth, predicted_answer, category, question_id)
-    runs = _judge_one_question(record, cfg, list(range(num_runs)), start_dir, client)
-    return aggregate_question(
-        question_id, record.category, runs, min_successful_runs=cfg.min_successful_runs
-    )
-
-
-def _with_runs(cfg: JudgeConfig, runs: int) -> JudgeConfig:
-    return replace(cfg, runs=runs)

@@ -39,42 +39,18 @@ every read, so a parser change applies to cached replies without new API calls.
 from __future__ import annotations
 
 import json
-import math
 import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from locomo_exp.config import JudgeProtocol
+from locomo_exp.judge.protocols import ProtocolSpec, Verdict, get_protocol
 
 PARSER_VERSION = "parse-v2"
 """Version of the reply-parsing rules."""
 
 _DECODER = json.JSONDecoder()
 _FENCE_RE = re.compile(r"```[a-zA-Z]*\s*\n?(.*?)```", re.DOTALL)
-_NUMBER = r"[-+]?\d+(?:\.\d+)?"
-_BARE_SCORE_RE = re.compile(
-    rf"^\s*(?:score\s*[:=]\s*)?({_NUMBER})\s*(?:(/)\s*({_NUMBER}))?\s*(%)?\s*\.?\s*$", re.I
-)
-_BARE_LABEL_RE = re.compile(r"^\W*(CORRECT|WRONG|INCORRECT)\W*$", re.I)
-# A field of an unfinished JSON object; the value must be followed by a terminator so that
-# a number cut in the middle ("8" of "85") is never taken.
-_SALVAGE_SCORE_RE = re.compile(
-    rf'"score"\s*:\s*"?({_NUMBER}(?:\s*/\s*{_NUMBER})?)"?\s*[,}}\n]', re.I
-)
-_SALVAGE_LABEL_RE = re.compile(r'"label"\s*:\s*"(CORRECT|WRONG|INCORRECT)"', re.I)
 _SALVAGE_EXPLANATION_RE = re.compile(r'"explanation"\s*:\s*"((?:[^"\\]|\\.)*)', re.I | re.S)
-
-_LABEL_SCORES = {"CORRECT": 100.0, "WRONG": 0.0, "INCORRECT": 0.0}
-
-# Plain-text verdicts in the text after the last JSON verdict (rule 2 of the module doc).
-_PLAIN_LABEL_RE = re.compile(
-    r"(?:\b(?P<neg>not|isn't)\s+)?\b(?P<word>CORRECT|WRONG|INCORRECT)\b"
-    r"|\blabel\b[*_\s]*[:=][*_\s]*\"?(?P<field>correct|wrong|incorrect)\b",
-    re.I,
-)
-_PLAIN_SCORE_RE = re.compile(
-    rf"\bscore\b[*_\s]*[:=][*_\s]*\"?({_NUMBER}(?:\s*/\s*{_NUMBER})?)", re.I
-)
 _QUOTED_RE = re.compile(
     r'"[^"\n]*\s[^"\n]*"|\u201c[^\u201d\n]*\s[^\u201d\n]*\u201d|`[^`\n]*\s[^`\n]*`'
     r"|^\s*>.*$",
@@ -88,10 +64,11 @@ class ParsedReply:
     """A judge reply after parsing.
 
     Attributes:
-        ok: True when a score was found.
-        score: the score on 0-100 (binary: CORRECT=100, WRONG=0); ``None`` when not ok.
+        ok: True when a verdict was found.
+        score: the score on 0-100 (binary: CORRECT=100, WRONG=0); ``None`` when not ok
+            (unscored: see ``failure_reason``).
         explanation: the judge's explanation ("" when none).
-        label: the binary label (``"CORRECT"``/``"WRONG"``), ``None`` for rubric.
+        label: the protocol's label (binary: ``"CORRECT"``/``"WRONG"``), ``None`` for rubric.
         failure_reason: why parsing failed ("" when ok).
         salvaged: True when the value came from an unfinished (truncated) JSON object.
     """
@@ -104,8 +81,27 @@ class ParsedReply:
     salvaged: bool = False
 
 
-def _fail(reason: str) -> ParsedReply:
-    return ParsedReply(ok=False, failure_reason=reason)
+def _fail(reason: str, explanation: str = "") -> ParsedReply:
+    return ParsedReply(ok=False, failure_reason=reason, explanation=explanation)
+
+
+def _ok(verdict: Verdict, explanation: str = "", *, salvaged: bool = False) -> ParsedReply:
+    return ParsedReply(
+        ok=True,
+        score=verdict.score,
+        label=verdict.label,
+        explanation=explanation,
+        salvaged=salvaged,
+    )
+
+
+def _reading(
+    reading: tuple[Optional[Verdict], str], explanation: str = "", *, salvaged: bool = False
+) -> ParsedReply:
+    verdict, reason = reading
+    if verdict is None:
+        return _fail(reason, explanation)
+    return _ok(verdict, explanation, salvaged=salvaged)
 
 
 def _json_objects(text: str) -> list[tuple[dict[str, Any], int]]:
@@ -130,145 +126,55 @@ def _lower_keys(obj: dict[str, Any]) -> dict[str, Any]:
     return {str(k).strip().lower(): v for k, v in obj.items()}
 
 
-def _score_value(value: Any) -> tuple[Optional[float], str]:
-    """Turn a JSON score value (number or string like "85", "85/100", "8.5/10") into 0-100."""
-    if isinstance(value, bool) or value is None:
-        return None, f"score is {value!r}, not a number"
-    if isinstance(value, (int, float)):
-        number = float(value)
-    elif isinstance(value, str):
-        match = _BARE_SCORE_RE.match(value)
-        if not match:
-            return None, f"score {value!r} is not a number"
-        number = float(match.group(1))
-        if match.group(2):
-            denominator = float(match.group(3))
-            if denominator == 100:
-                pass
-            elif denominator == 10:
-                number *= 10
-            else:
-                return None, f"score {value!r} has an unsupported scale"
-    else:
-        return None, f"score has type {type(value).__name__}"
-    if not math.isfinite(number) or number < 0 or number > 100:
-        return None, f"score {value!r} is out of range 0-100"
-    return number, ""
-
-
-def _label_value(value: Any) -> tuple[Optional[str], str]:
-    if not isinstance(value, str):
-        return None, f"label is {value!r}, not a string"
-    label = value.strip().strip(".").upper()
-    if label not in _LABEL_SCORES:
-        return None, f"label {value!r} is not CORRECT or WRONG"
-    return ("CORRECT" if label == "CORRECT" else "WRONG"), ""
-
-
 def _explanation(obj: dict[str, Any]) -> str:
     value = obj.get("explanation", obj.get("reason", obj.get("reasoning", "")))
     return value if isinstance(value, str) else json.dumps(value)
 
 
-def _from_object(obj: dict[str, Any], protocol: JudgeProtocol) -> Optional[ParsedReply]:
-    """Parse one JSON object; ``None`` when it has no score/label field at all."""
+def _from_object(obj: dict[str, Any], spec: ProtocolSpec) -> Optional[ParsedReply]:
+    """Parse one JSON object; ``None`` when it has no verdict field at all."""
     obj = _lower_keys(obj)
-    explanation = _explanation(obj)
-    if protocol is JudgeProtocol.rubric:
-        if "score" not in obj:
-            return None
-        score, reason = _score_value(obj["score"])
-        if score is None:
-            return ParsedReply(ok=False, failure_reason=reason, explanation=explanation)
-        return ParsedReply(ok=True, score=score, explanation=explanation)
-    if "label" not in obj:
+    if spec.verdict_field not in obj:
         return None
-    label, reason = _label_value(obj["label"])
-    if label is None:
-        return ParsedReply(ok=False, failure_reason=reason, explanation=explanation)
-    return ParsedReply(ok=True, score=_LABEL_SCORES[label], label=label, explanation=explanation)
+    return _reading(spec.read(obj[spec.verdict_field]), _explanation(obj))
 
 
-def _salvage(text: str, protocol: JudgeProtocol) -> Optional[ParsedReply]:
-    """Recover a complete score/label field from an unfinished JSON object."""
+def _salvage(text: str, spec: ProtocolSpec) -> Optional[ParsedReply]:
+    """Recover a complete verdict field from an unfinished JSON object."""
     explanation_match = _SALVAGE_EXPLANATION_RE.search(text)
     explanation = explanation_match.group(1) if explanation_match else ""
-    if protocol is JudgeProtocol.rubric:
-        match = _SALVAGE_SCORE_RE.search(text)
-        if not match:
-            return None
-        score, reason = _score_value(match.group(1).replace(" ", ""))
-        if score is None:
-            return ParsedReply(ok=False, failure_reason=reason, explanation=explanation)
-        return ParsedReply(ok=True, score=score, explanation=explanation, salvaged=True)
-    label_match = _SALVAGE_LABEL_RE.search(text)
-    if not label_match:
+    match = spec.salvage_pattern.search(text)
+    if not match:
         return None
-    label, _ = _label_value(label_match.group(1))
-    assert label is not None
-    return ParsedReply(
-        ok=True, score=_LABEL_SCORES[label], label=label, explanation=explanation, salvaged=True
-    )
+    return _reading(spec.read(match.group(1).replace(" ", "")), explanation, salvaged=True)
 
 
-def _plain_verdict(text: str, protocol: JudgeProtocol, explanation: str) -> Optional[ParsedReply]:
+def _plain_verdict(text: str, spec: ProtocolSpec, explanation: str) -> Optional[ParsedReply]:
     """The plain-text verdict of ``text`` (the part after the last JSON verdict), if any.
 
     Returns ``None`` when ``text`` states no verdict, a failure when its verdicts disagree,
     are negated or out of range, else the verdict (rule 2 of the module docstring).
     """
-    text = _QUOTED_RE.sub(" ", text)
-    if protocol is JudgeProtocol.rubric:
-        values = [m.group(1).replace(" ", "") for m in _PLAIN_SCORE_RE.finditer(text)]
-        if not values:
-            return None
-        scores: set[float] = set()
-        for value in values:
-            score, reason = _score_value(value)
-            if score is None:
-                return _fail(f"plain-text verdict after the JSON: {reason}")
-            scores.add(score)
-        if len(scores) > 1:
-            return _fail(f"conflicting verdicts in the text after the JSON: {sorted(scores)}")
-        return ParsedReply(ok=True, score=scores.pop(), explanation=explanation)
-    labels: set[str] = set()
-    for match in _PLAIN_LABEL_RE.finditer(text):
-        word = match.group("word")
-        if word is not None and word != word.upper():
-            continue  # prose "correct"/"wrong" is not a verdict; only the upper-case label
-        if match.group("neg"):
-            return _fail(f"negated verdict {match.group(0)!r} in the text after the JSON")
-        label, _ = _label_value(word or match.group("field"))
-        assert label is not None
-        labels.add(label)
-    if not labels:
+    verdicts, reason = spec.plain_verdicts(_QUOTED_RE.sub(" ", text))
+    if reason:
+        return _fail(reason)
+    if not verdicts:
         return None
-    if len(labels) > 1:
-        return _fail(f"conflicting verdicts in the text after the JSON: {sorted(labels)}")
-    label = labels.pop()
-    return ParsedReply(ok=True, score=_LABEL_SCORES[label], label=label, explanation=explanation)
+    shown = {v.shown for v in verdicts}
+    if len(shown) > 1:
+        return _fail(f"conflicting verdicts in the text after the JSON: {sorted(shown)}")
+    return _ok(verdicts[0], explanation)
 
 
-def _bare(text: str, protocol: JudgeProtocol) -> Optional[ParsedReply]:
-    """A reply that is only a score ("85", "85/100", "Score: 85") or only a label."""
-    if protocol is JudgeProtocol.rubric:
-        if not _BARE_SCORE_RE.match(text):
-            return None
-        score, reason = _score_value(text.strip().rstrip("."))
-        if score is None:
-            return _fail(reason)
-        return ParsedReply(ok=True, score=score)
-    match = _BARE_LABEL_RE.match(text)
-    if not match:
-        return None
-    label, _ = _label_value(match.group(1))
-    assert label is not None
-    return ParsedReply(ok=True, score=_LABEL_SCORES[label], label=label)
+def _bare(text: str, spec: ProtocolSpec) -> Optional[ParsedReply]:
+    """A reply that is only a verdict ("85", "85/100", "Score: 85", "WRONG")."""
+    reading = spec.bare(text)
+    return None if reading is None else _reading(reading)
 
 
 def parse_judge_reply(
     text: Optional[str],
-    protocol: JudgeProtocol | str = JudgeProtocol.rubric,
+    protocol: object = "rubric",
     *,
     stop_reason: Optional[str] = None,
 ) -> ParsedReply:
@@ -285,14 +191,19 @@ def parse_judge_reply(
 
     Args:
         text: the reply text (all text blocks joined); ``None`` or "" for no text.
-        protocol: ``rubric`` (0-100 score) or ``binary`` (CORRECT=100, WRONG=0).
+        protocol: a protocol name (``rubric``: 0-100 score; ``binary``: CORRECT=100,
+            WRONG=0); its :class:`~locomo_exp.judge.protocols.ProtocolSpec` supplies the
+            verdict field and the protocol-specific rules.
         stop_reason: the API's stop reason (``"end_turn"``, ``"max_tokens"``,
             ``"refusal"``, ...), if known.
 
     Returns:
         A :class:`ParsedReply`; ``ok`` is False with a ``failure_reason`` on failure.
+
+    Raises:
+        ValueError: for an unknown protocol.
     """
-    protocol = JudgeProtocol(protocol)
+    spec = get_protocol(protocol)
     if stop_reason == "refusal":
         return _fail("the model refused to answer (stop_reason=refusal)")
     if text is None or not text.strip():
@@ -302,13 +213,13 @@ def parse_judge_reply(
     failures: list[ParsedReply] = []
     last_end = -1
     for obj, end in _json_objects(text):
-        parsed = _from_object(obj, protocol)
+        parsed = _from_object(obj, spec)
         if parsed is None:
             continue
         last_end = end
         (candidates if parsed.ok else failures).append(parsed)
     if candidates or failures:
-        trailing = _plain_verdict(text[last_end:], protocol, explanation=text.strip())
+        trailing = _plain_verdict(text[last_end:], spec, explanation=text.strip())
         if trailing is not None:
             return trailing
     if candidates:
@@ -323,18 +234,18 @@ def parse_judge_reply(
     if failures:
         return failures[0]
 
-    bare = _bare(text, protocol)
+    bare = _bare(text, spec)
     if bare is not None:
         return bare
 
     # Try the text inside a fence alone (e.g. a fenced bare score).
     for fenced in _FENCE_RE.findall(text):
-        bare = _bare(fenced, protocol)
+        bare = _bare(fenced, spec)
         if bare is not None:
             return bare
 
     if _LEADING_FENCE_RE.match(text):
-        salvaged = _salvage(text, protocol)
+        salvaged = _salvage(text, spec)
         if salvaged is not None:
             return salvaged
     if stop_reason == "max_tokens":

@@ -1,7 +1,8 @@
 """Checks made before a judge job spends anything: config values, API key, model limits.
 
-Model capabilities (FIELD_NOTES §4): Opus 4.7 and later reject any ``temperature``;
-structured outputs (``output_config`` JSON schemas) need Sonnet/Haiku 4.5+ or Opus 4.1+.
+Model capabilities come from the judge preset (``judge.model_info``, see
+:mod:`locomo_exp.judge.models`): e.g. ``judge=opus-4-7`` says the model rejects any
+``temperature`` (FIELD_NOTES §4), so a temperature set with it fails here.
 """
 
 from __future__ import annotations
@@ -9,67 +10,19 @@ from __future__ import annotations
 import logging
 import math
 import os
-import re
 from pathlib import Path
 from typing import Optional
 
 from locomo_exp.config import JudgeConfig, JudgeMode
 from locomo_exp.judge.errors import JudgeError
-from locomo_exp.judge.prompts import build_judge_prompt, get_protocol
+from locomo_exp.judge.models import accepts_temperature
+from locomo_exp.judge.protocols import get_protocol
 from locomo_exp.records import CATEGORY_IDS, QARecord
 
 logger = logging.getLogger(__name__)
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 """The only place the API key is read from."""
-
-_MODEL_RE = re.compile(r"^claude-(opus|sonnet|haiku)-(\d+)(?:-(\d{1,2}))?(?:-\d{8})?(?:-v\d+.*)?$")
-
-
-def _model_version(model: str) -> Optional[tuple[str, int, int]]:
-    match = _MODEL_RE.match(model.strip().lower())
-    if not match:
-        return None
-    return match.group(1), int(match.group(2)), int(match.group(3) or 0)
-
-
-def model_rejects_temperature(model: str) -> bool:
-    """Whether a model is known to reject any ``temperature`` (Opus 4.7 and later).
-
-    Source: FIELD_NOTES §4 ("Opus 4.7 and later reject any temperature on every version").
-
-    Args:
-        model: model id.
-
-    Returns:
-        True for ``claude-opus-4-7``, ``claude-opus-4-8``, ``claude-opus-5...``, else False.
-    """
-    version = _model_version(model)
-    return version is not None and version[0] == "opus" and (version[1], version[2]) >= (4, 7)
-
-
-def supports_structured_output(model: str) -> bool:
-    """Whether a model is expected to accept ``output_config`` JSON schemas.
-
-    Claude 3.x and Claude 4.0 models do not; Sonnet/Haiku 4.5+, Opus 4.1+ and unknown
-    (newer-looking) ids are assumed to.
-
-    Args:
-        model: model id.
-
-    Returns:
-        True when structured output should be requested.
-    """
-    name = model.strip().lower()
-    if name.startswith(("claude-3", "claude-2", "claude-instant")):
-        return False
-    version = _model_version(name)
-    if version is None:
-        return True
-    family, major, minor = version
-    floor = (4, 1) if family == "opus" else (4, 5)
-    return (major, minor) >= floor
-
 
 def judged_records(records: list[QARecord], cfg: JudgeConfig) -> list[QARecord]:
     """The records whose category is in ``judge.categories``, in input order."""
@@ -164,10 +117,10 @@ def check_config(cfg: JudgeConfig) -> None:
         problems.append(f"judge.max_prompt_tokens={cfg.max_prompt_tokens} must be at least 1")
     if not 0.0 <= cfg.max_error_rate <= 1.0:
         problems.append(f"judge.max_error_rate={cfg.max_error_rate} must be in [0, 1]")
-    if cfg.temperature is not None and model_rejects_temperature(str(cfg.model or "")):
+    if cfg.temperature is not None and not accepts_temperature(cfg):
         problems.append(
-            f"judge.model={cfg.model} does not accept a temperature (Opus 4.7 and later "
-            "reject it); set judge.temperature=null"
+            f"judge.model={cfg.model} does not accept a temperature "
+            "(judge.model_info.temperature=false); set judge.temperature=null"
         )
     if JudgeMode(cfg.mode) is JudgeMode.batch:
         problems.extend(_batch_problems(cfg))
@@ -225,12 +178,8 @@ def overlong_prompts(records: list[QARecord], cfg: JudgeConfig) -> list[tuple[st
         return []
     found: list[tuple[str, int]] = []
     for record in judged_records(records, cfg):
-        prompt = build_judge_prompt(
-            record.question,
-            record.ground_truth,
-            record.prediction,
-            record.category,
-            protocol=spec.protocol,
+        prompt = spec.build_prompt(
+            record.question, record.ground_truth, record.prediction, record.category
         )
         tokens = estimate_prompt_tokens(spec.system_prompt, prompt)
         if tokens > cfg.max_prompt_tokens:
@@ -256,7 +205,7 @@ def preflight_judge(
 
     Checks: a non-empty model; temperature in [0, 1] or null; runs, max_tokens,
     max_concurrency >= 1; ``ANTHROPIC_API_KEY`` set (unless ``judge.dry_run``); no
-    temperature for models that reject one (Opus 4.7+); for ``judge.mode=batch``, the
+    temperature for a model whose preset says it rejects one (``judge=opus-4-7``); for ``judge.mode=batch``, the
     cache on and the batch options in range; unique question ids among judged records;
     with ``start_dir``, a usable ``judge.cache_path`` (not a directory, not a non-SQLite
     file). Prompts estimated above ``judge.max_prompt_tokens`` are logged as a warning

@@ -28,424 +28,38 @@ import contextlib
 import heapq
 import itertools
 import logging
-import os
-import random
 import time
 from collections import deque
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from typing import Awaitable, Callable, Optional
 
-from locomo_exp.config import JudgeConfig, JudgeProtocol
-from locomo_exp.judge.aggregate import PARSE_FAILURE_SCORE, JudgeResult
-from locomo_exp.judge.cache import CacheKey, CallClaims, JudgeCache
-from locomo_exp.judge.client import (
-    AnthropicJudgeClient,
-    JudgeClient,
-    JudgeReply,
-    JudgeRequest,
-    RateLimitInfo,
+from locomo_exp.config import JudgeConfig
+from locomo_exp.judge.aggregate import JudgeResult
+from locomo_exp.judge.cache import CallClaims, ClaimOwners, JudgeCache
+from locomo_exp.judge.calls import (
+    NO_VERDICT_RETRIES,
+    STORED_OUTCOMES,
+    CallSpec,
+    build_call_specs,
+    lacks_verdict,
+    no_verdict_result,
+    result_from_reply,
+    split_cached,
 )
-from locomo_exp.judge.errors import (
-    JudgeCallError,
-    JudgeError,
-    JudgeFatalAPIError,
-    JudgeJobStopped,
-)
-from locomo_exp.judge.interrupt import catch_signals
+from locomo_exp.judge.client import JudgeClient, RateLimitInfo
+from locomo_exp.judge.errors import JudgeCallError, JudgeJobStopped, PoolInterrupted
+from locomo_exp.judge.interrupt import catch_signals, drain_or_cancel
 from locomo_exp.judge.pacing import RateLimiter
-from locomo_exp.judge.parsing import parse_judge_reply
-from locomo_exp.judge.preflight import API_KEY_ENV, supports_structured_output
-from locomo_exp.judge.prompts import build_judge_prompt, get_protocol
-from locomo_exp.records import QARecord
+from locomo_exp.judge.progress import ProgressReporter
+from locomo_exp.judge.retry import (
+    RetryPolicy,
+    claim_poll_delay,
+    claim_timeout_s,
+    fatal_api_error,
+)
+from locomo_exp.judge.session import judge_client, make_client
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class CallSpec:
-    """One judge call to make (or to find in the cache).
-
-    Attributes:
-        question_id: the question.
-        category: its LoCoMo category id.
-        run: 0-based run index.
-        request: the API request.
-        key: the cache key.
-        digest: ``key.digest()``.
-    """
-
-    question_id: str
-    category: int
-    run: int
-    request: JudgeRequest
-    key: CacheKey
-    digest: str
-
-
-def build_call_specs(
-    records: list[QARecord], cfg: JudgeConfig, *, api_version: str
-) -> list[CallSpec]:
-    """One :class:`CallSpec` per record and run, question-major (q0 r0..rN, q1 r0..).
-
-    Args:
-        records: records to judge (already filtered by category).
-        cfg: the judge config.
-        api_version: the ``anthropic-version`` the calls carry.
-
-    Returns:
-        The call specs.
-    """
-    spec = get_protocol(cfg.protocol)
-    schema = (
-        spec.output_schema
-        if cfg.structured_output and supports_structured_output(cfg.model)
-        else None
-    )
-    temperature = None if cfg.temperature is None else float(cfg.temperature)
-    calls: list[CallSpec] = []
-    for record in records:
-        prompt = build_judge_prompt(
-            record.question,
-            record.ground_truth,
-            record.prediction,
-            record.category,
-            protocol=spec.protocol,
-        )
-        request = JudgeRequest(
-            model=cfg.model,
-            system=spec.system_prompt,
-            prompt=prompt,
-            max_tokens=cfg.max_tokens,
-            temperature=temperature,
-            output_schema=schema,
-        )
-        for run in range(cfg.runs):
-            key = CacheKey(
-                model=cfg.model,
-                api_version=api_version,
-                temperature=temperature,
-                protocol=spec.protocol.value,
-                prompt_version=spec.prompt_version,
-                max_tokens=cfg.max_tokens,
-                structured_output=schema is not None,
-                question=record.question,
-                ground_truth=record.ground_truth,
-                prediction=record.prediction,
-                category=record.category,
-                run_index=run,
-            )
-            calls.append(
-                CallSpec(record.question_id, record.category, run, request, key, key.digest())
-            )
-    return calls
-
-
-def result_from_reply(
-    reply: JudgeReply, protocol: JudgeProtocol | str, run: int, *, cached: bool
-) -> JudgeResult:
-    """Parse an API reply into a valid or parse-failure :class:`JudgeResult`.
-
-    Args:
-        reply: the API reply (fresh or cached).
-        protocol: judge protocol.
-        run: run index.
-        cached: whether it came from the cache.
-
-    Returns:
-        A result with the score (0-100) or -1 and the failure reason.
-    """
-    parsed = parse_judge_reply(reply.text, protocol, stop_reason=reply.stop_reason)
-    common = {
-        "run": run,
-        "raw": reply.text,
-        "stop_reason": reply.stop_reason,
-        "input_tokens": reply.input_tokens,
-        "output_tokens": reply.output_tokens,
-        "cached": cached,
-        "explanation": parsed.explanation,
-        "label": parsed.label,
-        "batch_id": reply.batch_id,
-    }
-    if parsed.ok:
-        return JudgeResult(score=parsed.score, outcome="valid", **common)  # type: ignore[arg-type]
-    return JudgeResult(
-        score=PARSE_FAILURE_SCORE,
-        outcome="parse_failure",
-        error=parsed.failure_reason,
-        **common,  # type: ignore[arg-type]
-    )
-
-
-NO_VERDICT_STOP_REASONS = ("max_tokens", "refusal")
-"""Stop reasons after which a reply without a verdict is retried, not cached."""
-
-NO_VERDICT_RETRIES = 1
-"""Extra attempts for a reply without a verdict (empty, cut at max_tokens, refused)."""
-
-STORED_OUTCOMES = ("valid", "parse_failure")
-"""Outcomes whose reply is in the cache (a re-run reads them instead of calling)."""
-
-
-def lacks_verdict(reply: JudgeReply, result: JudgeResult) -> bool:
-    """Whether a reply is empty, cut at ``max_tokens`` or refused without a verdict.
-
-    Such a reply says nothing about the answer: it is retried and never cached, unlike a
-    real parse failure (a reply with text the parser cannot read).
-
-    Args:
-        reply: the API reply.
-        result: its parsed result (:func:`result_from_reply`).
-
-    Returns:
-        True when ``result`` is not valid and the text is empty or the stop reason is
-        ``max_tokens`` or ``refusal``.
-    """
-    if result.outcome == "valid":
-        return False
-    return not reply.text.strip() or reply.stop_reason in NO_VERDICT_STOP_REASONS
-
-
-def no_verdict_result(reply: JudgeReply, run: int, attempts: int) -> JudgeResult:
-    """The unscored result of a reply without a verdict (see :func:`lacks_verdict`)."""
-    what = "an empty reply" if not reply.text.strip() else "no verdict"
-    return JudgeResult(
-        score=None,
-        outcome="no_verdict",
-        run=run,
-        raw=reply.text,
-        error=f"{what} (stop_reason {reply.stop_reason}) after {attempts} attempt(s); not cached",
-        stop_reason=reply.stop_reason,
-        input_tokens=reply.input_tokens,
-        output_tokens=reply.output_tokens,
-    )
-
-
-def split_cached(
-    specs: list[CallSpec], cache: Optional[JudgeCache], protocol: JudgeProtocol | str
-) -> tuple[dict[tuple[str, int], JudgeResult], list[CallSpec]]:
-    """Answer the specs the cache has a reply for; return the others, in order.
-
-    Logs how many calls were found when the cache had any.
-
-    Args:
-        specs: the calls.
-        cache: the open cache, or ``None`` (nothing is cached).
-        protocol: judge protocol (to parse cached replies).
-
-    Returns:
-        ``(results, pending)``: ``(question_id, run) -> result`` (``cached=True``) of the
-        specs found in the cache, and the specs that were not, in their original order.
-    """
-    stored = cache.get_many(s.digest for s in specs) if cache is not None else {}
-    results: dict[tuple[str, int], JudgeResult] = {}
-    pending: list[CallSpec] = []
-    for spec in specs:
-        reply = stored.get(spec.digest)
-        if reply is None:
-            pending.append(spec)
-        else:
-            results[(spec.question_id, spec.run)] = result_from_reply(
-                reply, protocol, spec.run, cached=True
-            )
-    if stored:
-        logger.info(
-            "judge: %d of %d calls found in the cache", len(specs) - len(pending), len(specs)
-        )
-    return results, pending
-
-
-@dataclass
-class RetryPolicy:
-    """Exponential backoff with jitter; the server's ``retry-after`` wins when given.
-
-    Attributes:
-        max_retries: retries after the first attempt.
-        initial_backoff_s: delay before the first retry, seconds.
-        max_backoff_s: cap of the exponential delay, seconds.
-        max_retry_after_s: cap on a server-given ``retry-after``, seconds.
-    """
-
-    max_retries: int = 4
-    initial_backoff_s: float = 1.0
-    max_backoff_s: float = 60.0
-    max_retry_after_s: float = 600.0
-
-    @classmethod
-    def from_config(cls, cfg: JudgeConfig) -> RetryPolicy:
-        """The policy of ``judge.max_retries``, ``judge.retry_initial_backoff_s`` and
-        ``judge.retry_max_backoff_s`` (``max_retry_after_s`` keeps its default)."""
-        return cls(
-            max_retries=cfg.max_retries,
-            initial_backoff_s=cfg.retry_initial_backoff_s,
-            max_backoff_s=cfg.retry_max_backoff_s,
-        )
-
-    def delay(
-        self,
-        retry_number: int,
-        retry_after_s: Optional[float],
-        rand: Callable[[], float] = random.random,
-    ) -> float:
-        """Seconds to wait before retry ``retry_number`` (0-based).
-
-        Args:
-            retry_number: 0 for the first retry.
-            retry_after_s: the server's ``retry-after``, if any.
-            rand: uniform [0, 1) source (for tests).
-
-        Returns:
-            ``retry-after`` (capped at ``max_retry_after_s``) when given, else
-            ``min(max_backoff_s, initial_backoff_s * 2**retry_number)`` times a jitter
-            factor in [0.75, 1].
-        """
-        if retry_after_s is not None:
-            return min(max(retry_after_s, 0.0), self.max_retry_after_s)
-        base = min(self.max_backoff_s, self.initial_backoff_s * (2.0 ** min(retry_number, 30)))
-        return base * (1.0 - 0.25 * rand())
-
-
-class ProgressReporter:
-    """Logs ``done/total``, rate, ETA and error counts at most every ``interval_s``.
-
-    Args:
-        total: all calls of the job, cached ones included.
-        cached: calls answered from the cache.
-        enabled: log progress lines at all.
-        interval_s: minimum seconds between lines.
-    """
-
-    def __init__(self, total: int, cached: int, *, enabled: bool, interval_s: float = 5.0) -> None:
-        self.total = total
-        self.cached = cached
-        self.made = 0
-        self.parse_failures = 0
-        self.api_errors = 0
-        self.retries = 0
-        self.enabled = enabled
-        self.interval_s = interval_s
-        self._start = time.monotonic()
-        self._last = self._start
-
-    def record_cached(self) -> None:
-        """Count one call answered from the cache after another process made it."""
-        self.cached += 1
-
-    def record(self, result: JudgeResult) -> None:
-        """Count one finished (non-cached) call and log a line if due."""
-        self.made += 1
-        if result.outcome == "parse_failure":
-            self.parse_failures += 1
-        elif result.outcome == "api_error":
-            self.api_errors += 1
-        now = time.monotonic()
-        if self.enabled and now - self._last >= self.interval_s:
-            self._last = now
-            logger.info("%s", self.line(now))
-
-    def line(self, now: Optional[float] = None) -> str:
-        """The progress line, e.g. ``judge 120/15400 (0.8%) 31.2 calls/s ETA 0:08:11 ...``."""
-        now = time.monotonic() if now is None else now
-        elapsed = max(now - self._start, 1e-9)
-        done = self.cached + self.made
-        rate = self.made / elapsed
-        remaining = self.total - done
-        eta = _format_seconds(remaining / rate) if rate > 0 else "?"
-        pct = 100.0 * done / self.total if self.total else 100.0
-        return (
-            f"judge {done}/{self.total} ({pct:.1f}%) {rate:.1f} calls/s ETA {eta} | "
-            f"cached {self.cached} parse_failures {self.parse_failures} "
-            f"api_errors {self.api_errors} retries {self.retries}"
-        )
-
-    def finish(self) -> None:
-        """Log the final line."""
-        if self.enabled:
-            logger.info(
-                "%s (finished in %s)", self.line(), _format_seconds(time.monotonic() - self._start)
-            )
-
-
-def _format_seconds(seconds: float) -> str:
-    seconds = max(0, int(round(seconds)))
-    return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
-
-
-def fatal_message(error: JudgeCallError, model: str) -> str:
-    """The message of a job stopped by a non-retryable API error (never contains the key).
-
-    Args:
-        error: the classified error.
-        model: the judge model id.
-
-    Returns:
-        The API's message plus what to change.
-    """
-    status = error.status_code if error.status_code is not None else "?"
-    api = error.message
-    if error.kind == "temperature_rejected":
-        return (
-            f"the judge model {model} does not accept a temperature ({status}: {api}). "
-            "Set judge.temperature=null to send none."
-        )
-    if error.kind == "not_found":
-        return (
-            f"the API returned {status} for judge model {model!r}: {api}. The model id may be "
-            "wrong or retired; set judge.model to a current model id."
-        )
-    if error.kind == "authentication":
-        return f"the API rejected the credentials ({status}: {api}). Check {API_KEY_ENV}."
-    if error.kind == "permission":
-        return f"the API denied access ({status}: {api}). Check the key's access to {model}."
-    hint = ""
-    lowered = api.lower()
-    if any(word in lowered for word in ("output_config", "json_schema", "structured")):
-        hint = " Set judge.structured_output=false if the model does not support it."
-    return f"the API rejected the judge request ({status} {error.kind}: {api}).{hint}"
-
-
-CLAIM_POLL_INITIAL_S = 0.05
-"""First delay before looking again at a call another owner has in flight, seconds."""
-CLAIM_POLL_MAX_S = 1.0
-"""Cap of that delay (it doubles at each look), seconds."""
-
-
-def claim_poll_delay(looks: int) -> float:
-    """Seconds to wait before looking again at a call another owner has in flight.
-
-    Args:
-        looks: how many times the call was already found in flight (0 for the first).
-
-    Returns:
-        ``min(CLAIM_POLL_MAX_S, CLAIM_POLL_INITIAL_S * 2**looks)``.
-    """
-    return min(CLAIM_POLL_MAX_S, CLAIM_POLL_INITIAL_S * 2.0**looks)
-
-
-def claim_timeout_s(cfg: JudgeConfig) -> float:
-    """Seconds without heartbeat after which another owner's claim is taken over.
-
-    ``judge.claim_timeout_s``, or by default ``2 x timeout_s x (max_retries + 1)``. A dead
-    owner on this host is detected at once (its pid), whatever this timeout.
-    """
-    if cfg.claim_timeout_s is not None:
-        return float(cfg.claim_timeout_s)
-    return 2.0 * float(cfg.timeout_s) * (int(cfg.max_retries) + 1)
-
-
-class PoolInterrupted(Exception):
-    """SIGINT/SIGTERM stopped the pool (internal; :func:`run_judge` turns it into
-    :class:`~locomo_exp.judge.errors.JudgeInterrupted` outside the event loop).
-
-    Attributes:
-        signum: the first signal received.
-        calls_cached: calls of the job in the cache now (before and during this run).
-    """
-
-    def __init__(self, signum: int, calls_cached: int) -> None:
-        super().__init__(f"interrupted by signal {signum}")
-        self.signum = signum
-        self.calls_cached = calls_cached
 
 
 class JudgePool:
@@ -462,7 +76,9 @@ class JudgePool:
         handle_signals: on SIGINT/SIGTERM, stop starting calls, wait up to
             ``judge.drain_s`` for those in flight, then raise :class:`PoolInterrupted`.
         clock: monotonic clock, seconds (injectable for tests).
-        sleep: coroutine function waiting a number of seconds (injectable for tests).
+        sleep: coroutine function waiting a number of seconds (injectable for tests):
+            pacing, retry backoff, claim polling and the claims heartbeat all use it.
+        claim_owners: registry of live claim owners (default: this process's).
     """
 
     def __init__(
@@ -475,8 +91,10 @@ class JudgePool:
         handle_signals: bool = True,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        claim_owners: Optional[ClaimOwners] = None,
     ) -> None:
         self.client = client
+        self._claim_owners = claim_owners
         self.cfg = cfg
         self.cache = cache
         self.policy = RetryPolicy.from_config(cfg)
@@ -534,7 +152,9 @@ class JudgePool:
             yield
             return
         stale_after = claim_timeout_s(self.cfg)
-        self._claims = CallClaims(self.cache, stale_after_s=stale_after)
+        self._claims = CallClaims(
+            self.cache, stale_after_s=stale_after, owners=self._claim_owners
+        )
         beat = asyncio.ensure_future(self._heartbeat(min(30.0, max(0.05, stale_after / 4))))
         try:
             yield
@@ -552,7 +172,7 @@ class JudgePool:
 
     async def _heartbeat(self, interval_s: float) -> None:
         while True:
-            await asyncio.sleep(interval_s)
+            await self._sleep(interval_s)
             if self._claims is not None:
                 self._claims.heartbeat()
 
@@ -718,31 +338,8 @@ class JudgePool:
             return result
 
     async def _until_done_or_interrupted(self, work: Awaitable[None]) -> None:
-        """Await ``work``; on a signal, give it ``judge.drain_s`` (or until a second
-        signal) to finish the calls in flight, then cancel it."""
-        task = asyncio.ensure_future(work)
         assert self._interrupt_event is not None and self._hurry is not None
-        stop = asyncio.ensure_future(self._interrupt_event.wait())
-        try:
-            await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            stop.cancel()
-        if not task.done():
-            hurry = asyncio.ensure_future(self._hurry.wait())
-            try:
-                await asyncio.wait(
-                    {task, hurry},
-                    timeout=float(self.cfg.drain_s),
-                    return_when=asyncio.FIRST_COMPLETED,
-                )
-            finally:
-                hurry.cancel()
-            if not task.done():
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
-                return
-        task.result()
+        await drain_or_cancel(work, self._interrupt_event, self._hurry, float(self.cfg.drain_s))
 
     async def run(self, specs: list[CallSpec]) -> dict[tuple[str, int], JudgeResult]:
         """Judge every spec, from the cache where possible.
@@ -875,67 +472,13 @@ class JudgePool:
                 if outcome is not None:
                     result = outcome[0]
                     break
-                await asyncio.sleep(claim_poll_delay(looks))
+                await self._sleep(claim_poll_delay(looks))
                 looks += 1
         if self.fatal is not None:
             raise fatal_api_error(self.fatal, self.cfg.model)
         if self.stopped is not None:
             raise self.stopped
         return result
-
-
-def fatal_api_error(error: JudgeCallError, model: str) -> JudgeFatalAPIError:
-    """The exception that stops a job at a non-retryable API error (see :func:`fatal_message`)."""
-    return JudgeFatalAPIError(
-        fatal_message(error, model),
-        status_code=error.status_code,
-        kind=error.kind,
-        api_message=error.message,
-    )
-
-
-def make_client(cfg: JudgeConfig) -> AnthropicJudgeClient:
-    """Build the SDK-backed client from the config and ``ANTHROPIC_API_KEY``.
-
-    Raises:
-        JudgeError: if ``ANTHROPIC_API_KEY`` is not set.
-    """
-    api_key = os.environ.get(API_KEY_ENV)
-    if not api_key:
-        raise JudgeError(f"{API_KEY_ENV} is not set; export your Anthropic API key")
-    return AnthropicJudgeClient(
-        api_key=api_key,
-        temperature=cfg.temperature,
-        base_url=cfg.base_url,
-        timeout_s=cfg.timeout_s,
-        create_batch_timeout_s=cfg.batch.create_timeout_s,
-    )
-
-
-@contextlib.asynccontextmanager
-async def judge_client(
-    cfg: JudgeConfig, client: Optional[JudgeClient] = None
-) -> AsyncIterator[JudgeClient]:
-    """Use ``client``, or build one with :func:`make_client` and close it on exit.
-
-    Args:
-        cfg: the judge config (for a client built here).
-        client: a caller's client; it is left open (the caller owns it).
-
-    Yields:
-        The client to use.
-
-    Raises:
-        JudgeError: no client given and ``ANTHROPIC_API_KEY`` is not set.
-    """
-    if client is not None:
-        yield client
-        return
-    own = make_client(cfg)
-    try:
-        yield own
-    finally:
-        await own.aclose()
 
 
 async def judge_calls_async(
@@ -968,3 +511,17 @@ async def judge_calls_async(
         pool = JudgePool(active, cfg, cache, stop_on_error_rate=stop_on_error_rate)
         results = await pool.run(specs)
     return results, pool.calls_made
+
+
+__all__ = [
+    "CallSpec",
+    "JudgePool",
+    "PoolInterrupted",
+    "RetryPolicy",
+    "build_call_specs",
+    "judge_calls_async",
+    "judge_client",
+    "make_client",
+    "result_from_reply",
+    "split_cached",
+]

@@ -1,0 +1,93 @@
+"""Planning batches: the API's limits, how requests are split, what a batch job did."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from locomo_exp.judge.errors import JudgeError
+
+BATCH_BODY_OVERHEAD_BYTES = 1024
+"""Bytes reserved in each batch body besides the requests (``{"requests": [...]}``)."""
+
+STORE_CHUNK = 1000
+"""Result lines stored per SQLite transaction."""
+
+ADOPTION_WINDOW_S = 300.0
+"""Clock skew allowed between this machine and the API when adopting a batch, seconds."""
+
+AMBIGUOUS_KINDS = frozenset({"timeout", "connection", "server", "other", "invalid_response"})
+"""Failure kinds after which a create call may have reached the API anyway."""
+
+RESULT_KINDS = ("succeeded", "errored", "expired", "canceled", "missing")
+"""Result line types counted per request (``missing``: no result line for it)."""
+
+
+@dataclass
+class BatchRunInfo:
+    """What the batch side of a judge job did (``summary["batch"]``).
+
+    Attributes:
+        batch_ids: every batch whose results this job used or waits for, in order.
+        submitted_batch_ids: the batches this process created.
+        resumed_batch_ids: batches created earlier (another run) and polled by this one.
+        requests_submitted: requests in the batches this process created.
+        realtime_calls: realtime API requests (the canary, retries included).
+        results: result lines of this job's calls by type (``succeeded``, ``errored``,
+            ``expired``, ``canceled``, ``missing`` = absent from the results).
+        errored_types: API error types of ``errored`` lines, with counts.
+    """
+
+    batch_ids: list[str] = field(default_factory=list)
+    submitted_batch_ids: list[str] = field(default_factory=list)
+    resumed_batch_ids: list[str] = field(default_factory=list)
+    requests_submitted: int = 0
+    realtime_calls: int = 0
+    results: dict[str, int] = field(default_factory=lambda: dict.fromkeys(RESULT_KINDS, 0))
+    errored_types: dict[str, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready copy."""
+        return {
+            "batch_ids": list(self.batch_ids),
+            "submitted_batch_ids": list(self.submitted_batch_ids),
+            "resumed_batch_ids": list(self.resumed_batch_ids),
+            "requests_submitted": self.requests_submitted,
+            "realtime_calls": self.realtime_calls,
+            "results": dict(self.results),
+            "errored_types": dict(self.errored_types),
+        }
+
+
+def split_batches(sizes: list[int], *, max_requests: int, max_bytes: int) -> list[tuple[int, int]]:
+    """Split requests, in order, into batches within the API's limits.
+
+    Args:
+        sizes: JSON size of each request, bytes.
+        max_requests: requests per batch at most (API: 100,000).
+        max_bytes: body bytes per batch at most (API: 256 MB), including
+            :data:`BATCH_BODY_OVERHEAD_BYTES` and one separator per request.
+
+    Returns:
+        ``(start, stop)`` index ranges, each non-empty.
+
+    Raises:
+        JudgeError: if one request alone exceeds ``max_bytes``.
+    """
+    ranges: list[tuple[int, int]] = []
+    start = 0
+    used = BATCH_BODY_OVERHEAD_BYTES
+    for index, size in enumerate(sizes):
+        need = size + 1
+        if BATCH_BODY_OVERHEAD_BYTES + need > max_bytes:
+            raise JudgeError(
+                f"one judge request is {size} bytes, more than judge.batch.max_bytes={max_bytes}"
+            )
+        if index > start and (index - start >= max_requests or used + need > max_bytes):
+            ranges.append((start, index))
+            start = index
+            used = BATCH_BODY_OVERHEAD_BYTES
+        used += need
+    if start < len(sizes):
+        ranges.append((start, len(sizes)))
+    return ranges
