@@ -23,7 +23,8 @@ the precomposed letter.
 BLEU-1 follows the Mem0 harness (nltk ``sentence_bleu``, weights (1,0,0,0), smoothing
 method1) with a tokenizer that needs no downloaded nltk data (:func:`bleu_tokenize`).
 
-Every score is a float in [0, 1].
+Every score is a float in [0, 1]. Names, versions and titles of the metrics live in
+:mod:`locomo_exp.scoring.specs` (one spec per metric).
 """
 
 from __future__ import annotations
@@ -33,38 +34,10 @@ import string
 import unicodedata
 from collections import Counter
 from functools import lru_cache
-from typing import Callable
 
 from nltk.stem.porter import PorterStemmer
 from nltk.tokenize.destructive import NLTKWordTokenizer
 from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
-
-F1_VERSIONS: dict[str, str] = {
-    "locomo": (
-        "locomo-official-f1/v2 (snap-research/LoCoMo task_eval/evaluation.py; "
-        "NFC, best of golds)"
-    ),
-    "squad": (
-        "squad-stemmed-f1/v2 (NFC, quotes/dashes folded, Unicode punctuation dropped, "
-        "decimal point kept; a/an/the removed, Porter stem, both-empty=1; best of golds)"
-    ),
-    "mem0": (
-        "mem0-harness-f1/v2 (mem0ai/mem0 evaluation/metrics/utils.py, set overlap; "
-        "NFC, best of golds)"
-    ),
-}
-"""Version string of each F1 variant, written into every output.
-
-v2 of every variant: NFC on both texts, several golds scored as the best one, a missing
-prediction scores 0. ``squad`` v2 also folds quotes/dashes, drops Unicode punctuation and
-keeps decimal points (on NFC text with one gold, ``locomo`` and ``mem0`` v2 equal v1).
-"""
-
-BLEU1_VERSION = (
-    "mem0-harness-bleu1/v2 (nltk sentence_bleu (1,0,0,0), method1, no punkt data; "
-    "NFC, best of golds)"
-)
-"""Version string of BLEU-1, written into every output."""
 
 ADVERSARIAL_PHRASES: tuple[str, ...] = ("no information available", "not mentioned")
 """Category-5 answers containing one of these (lower-cased) score 1 in LoCoMo's scorer."""
@@ -380,10 +353,3 @@ def bleu1(predicted: str, ground_truth: str) -> float:
         sentence_bleu([gold_tokens], pred_tokens, weights=(1, 0, 0, 0), smoothing_function=_SMOOTHING)
     )
 
-
-F1_FUNCTIONS: dict[str, Callable[[str, str, int], float]] = {
-    "locomo": locomo_f1,
-    "squad": lambda predicted, ground_truth, category: compute_token_f1(predicted, ground_truth),
-    "mem0": lambda predicted, ground_truth, category: mem0_f1(predicted, ground_truth),
-}
-"""Per-question F1 by variant name: ``fn(predicted, ground_truth, category) -> [0, 1]``."""
