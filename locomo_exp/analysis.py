@@ -82,7 +82,11 @@ def bootstrap_by_category(
     """
     result: dict[str, Optional[BootstrapCI]] = {}
     for key, members in CATEGORY_GROUPS.items():
-        values = [row[metric] for row in rows if row["category"] in members and row.get(metric) is not None]
+        values = [
+            row[metric]
+            for row in rows
+            if row["category"] in members and row.get(metric) is not None
+        ]
         interval = bootstrap_ci(values, n_samples, seed)
         result[key] = BootstrapCI(*interval) if interval else None
     return result
@@ -199,7 +203,8 @@ def f1_j_disagreements(
     both = [row for row in rows if row.get(f1_key) is not None and row.get("j_mean") is not None]
     ranked = sorted(both, key=lambda row: -abs(row["j_mean"] - 100.0 * row[f1_key]))
     return tuple(
-        _brief(row, (f1_key, "j_mean"), gap=row["j_mean"] - 100.0 * row[f1_key]) for row in ranked[:k]
+        _brief(row, (f1_key, "j_mean"), gap=row["j_mean"] - 100.0 * row[f1_key])
+        for row in ranked[:k]
     )
 
 

@@ -29,9 +29,10 @@ package, so every layer (scoring, judge, report, tracking) may use its types.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any
 
 SCHEMA_VERSION = 1
 """Version of the ``summary.json`` layout written by :meth:`RunSummary.to_json`."""
@@ -39,7 +40,7 @@ SCHEMA_VERSION = 1
 _OVERALL_LABELS = {"overall_1_4": "overall (1-4)", "overall": "overall (1-5)"}
 
 
-def _opt_float(value: Any) -> Optional[float]:
+def _opt_float(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
@@ -54,10 +55,10 @@ class GroupStats:
         max: largest score, or ``None``.
     """
 
-    mean: Optional[float]
+    mean: float | None
     count: int
-    min: Optional[float]
-    max: Optional[float]
+    min: float | None
+    max: float | None
 
     def to_json(self) -> dict[str, Any]:
         """``{"mean", "count", "min", "max"}``."""
@@ -89,8 +90,17 @@ def by_category_from_json(data: Mapping[str, Any]) -> ByCategory:
 
 
 _INPUT_KEYS = (
-    "path", "name", "sha256", "format", "prediction_key", "n_records", "n_skipped_records",
-    "skipped", "n_missing_predictions", "missing_predictions", "n_excluded_no_gold",
+    "path",
+    "name",
+    "sha256",
+    "format",
+    "prediction_key",
+    "n_records",
+    "n_skipped_records",
+    "skipped",
+    "n_missing_predictions",
+    "missing_predictions",
+    "n_excluded_no_gold",
     "excluded_no_gold",
 )
 
@@ -120,7 +130,7 @@ class InputInfo:
     sha256: str
     format: str
     name: str = ""
-    prediction_key: Optional[str] = None
+    prediction_key: str | None = None
     n_records: int = 0
     n_skipped_records: int = 0
     skipped: tuple[str, ...] = ()
@@ -184,9 +194,9 @@ class LatencyStats:
     """
 
     count: int
-    p50: Optional[float]
-    p95: Optional[float]
-    mean: Optional[float]
+    p50: float | None
+    p95: float | None
+    mean: float | None
 
     def to_json(self) -> dict[str, Any]:
         """``{"count", "p50", "p95", "mean"}``."""
@@ -214,10 +224,10 @@ class JudgeGroup:
         pooled_within_std: pooled within-question std, or ``None``.
     """
 
-    mean: Optional[float]
+    mean: float | None
     count: int
-    std_across_runs: Optional[float] = None
-    pooled_within_std: Optional[float] = None
+    std_across_runs: float | None = None
+    pooled_within_std: float | None = None
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> JudgeGroup:
@@ -256,18 +266,18 @@ class JudgeSummary:
         raw: the judge's dict as produced.
     """
 
-    protocol: Optional[str]
-    prompt_version: Optional[str]
-    model: Optional[str]
-    temperature: Optional[float]
-    runs: Optional[int]
+    protocol: str | None
+    prompt_version: str | None
+    model: str | None
+    temperature: float | None
+    runs: int | None
     mode: str
     categories: tuple[int, ...]
     j: dict[str, JudgeGroup]
     counts: dict[str, int]
     tokens: dict[str, int]
-    estimated_cost_usd: Optional[float]
-    dry_run_estimate: Optional[dict[str, Any]]
+    estimated_cost_usd: float | None
+    dry_run_estimate: dict[str, Any] | None
     prompt_too_long_questions: tuple[str, ...]
     raw: Mapping[str, Any] = field(repr=False, compare=False)
 
@@ -292,7 +302,9 @@ class JudgeSummary:
         """Wrap the judge's summary dict; absent fields read as ``None``/empty."""
         return cls(
             protocol=None if data.get("protocol") is None else str(data["protocol"]),
-            prompt_version=None if data.get("prompt_version") is None else str(data["prompt_version"]),
+            prompt_version=None
+            if data.get("prompt_version") is None
+            else str(data["prompt_version"]),
             model=None if data.get("model") is None else str(data["model"]),
             temperature=data.get("temperature"),
             runs=data.get("runs"),
@@ -302,8 +314,12 @@ class JudgeSummary:
             counts={str(k): int(v or 0) for k, v in (data.get("counts") or {}).items()},
             tokens={str(k): int(v or 0) for k, v in (data.get("tokens") or {}).items()},
             estimated_cost_usd=_opt_float(data.get("estimated_cost_usd")),
-            dry_run_estimate=dict(data["dry_run_estimate"]) if data.get("dry_run_estimate") else None,
-            prompt_too_long_questions=tuple(str(q) for q in data.get("prompt_too_long_questions") or ()),
+            dry_run_estimate=dict(data["dry_run_estimate"])
+            if data.get("dry_run_estimate")
+            else None,
+            prompt_too_long_questions=tuple(
+                str(q) for q in data.get("prompt_too_long_questions") or ()
+            ),
             raw=dict(data),
         )
 
@@ -325,7 +341,7 @@ class BootstrapCI:
         return [self.low, self.high]
 
     @classmethod
-    def from_json(cls, data: Optional[Sequence[float]]) -> Optional[BootstrapCI]:
+    def from_json(cls, data: Sequence[float] | None) -> BootstrapCI | None:
         """``[low, high]`` -> interval; ``None``/empty -> ``None``."""
         if not data:
             return None
@@ -354,10 +370,10 @@ class QuestionBrief:
     question: Any
     ground_truth: Any
     prediction: Any
-    scores: dict[str, Optional[float]]
-    gap: Optional[float] = None
+    scores: dict[str, float | None]
+    gap: float | None = None
 
-    def score(self, metric: str) -> Optional[float]:
+    def score(self, metric: str) -> float | None:
         """The value of ``metric`` (e.g. ``f1``, ``j_mean``), or ``None``."""
         return self.scores.get(metric)
 
@@ -399,7 +415,10 @@ class Extremes:
 
     def to_json(self) -> dict[str, Any]:
         """``{"top": [...], "bottom": [...]}``."""
-        return {"top": [q.to_json() for q in self.top], "bottom": [q.to_json() for q in self.bottom]}
+        return {
+            "top": [q.to_json() for q in self.top],
+            "bottom": [q.to_json() for q in self.bottom],
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Extremes:
@@ -421,9 +440,9 @@ class Reliability:
         questions: questions judged.
     """
 
-    krippendorff_alpha: Optional[float]
+    krippendorff_alpha: float | None
     level: str
-    unanimous_share: Optional[float]
+    unanimous_share: float | None
     questions: int
 
     def to_json(self) -> dict[str, Any]:
@@ -463,10 +482,10 @@ class Analysis:
     confidence: float
     bootstrap_samples: int
     seed: int
-    bootstrap: dict[str, dict[str, Optional[BootstrapCI]]]
+    bootstrap: dict[str, dict[str, BootstrapCI | None]]
     extremes: dict[str, Extremes]
-    disagreements: Optional[tuple[QuestionBrief, ...]] = None
-    reliability: Optional[Reliability] = None
+    disagreements: tuple[QuestionBrief, ...] | None = None
+    reliability: Reliability | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The ``analysis`` section of ``summary.json``."""
@@ -499,7 +518,9 @@ class Analysis:
                 str(metric): {str(k): BootstrapCI.from_json(v) for k, v in by_key.items()}
                 for metric, by_key in (data.get("bootstrap") or {}).items()
             },
-            extremes={str(m): Extremes.from_json(e) for m, e in (data.get("extremes") or {}).items()},
+            extremes={
+                str(m): Extremes.from_json(e) for m, e in (data.get("extremes") or {}).items()
+            },
             disagreements=None
             if disagreements is None
             else tuple(QuestionBrief.from_json(q) for q in disagreements),
@@ -534,17 +555,22 @@ class RunSummary:
     conversations: dict[str, int]
     metrics: dict[str, ByCategory]
     latency: dict[str, LatencyStats]
-    stored_judge: Optional[ByCategory] = None
-    judge: Optional[JudgeSummary] = None
+    stored_judge: ByCategory | None = None
+    judge: JudgeSummary | None = None
     status: dict[str, str] = field(default_factory=dict)
-    analysis: Optional[Analysis] = None
+    analysis: Analysis | None = None
 
     def category_name(self, key: str | int) -> str:
         """Display name of a category id (``"?"`` when unknown)."""
         return self.category_names.get(str(key), "?")
 
     def category_label(self, key: str) -> str:
-        """Row label of a category key: ``"1 multi_hop"``, ``"overall (1-4)"``, ``"overall (1-5)"``."""
+        """Row label of a category key.
+
+        Returns:
+            ``"1 multi_hop"`` for an id, ``"overall (1-4)"`` or ``"overall (1-5)"`` for the
+            overall keys.
+        """
         if key.isdigit():
             return f"{key} {self.category_name(key)}"
         return _OVERALL_LABELS.get(key, key)
@@ -599,7 +625,9 @@ class RunSummary:
             counts={str(k): int(v) for k, v in data["counts"].items()},
             conversations={str(k): int(v) for k, v in (data.get("conversations") or {}).items()},
             metrics={str(m): by_category_from_json(g) for m, g in data["metrics"].items()},
-            latency={str(n): LatencyStats.from_json(s) for n, s in (data.get("latency") or {}).items()},
+            latency={
+                str(n): LatencyStats.from_json(s) for n, s in (data.get("latency") or {}).items()
+            },
             stored_judge=None if stored is None else by_category_from_json(stored),
             judge=None if judge is None else JudgeSummary.from_json(judge),
             status={str(k): str(v) for k, v in (data.get("status") or {}).items()},

@@ -32,7 +32,8 @@ def latency_stats(records: Iterable[QARecord]) -> dict[str, LatencyStats]:
     records = list(records)
     stats: dict[str, LatencyStats] = {}
     for name in LATENCY_FIELDS:
-        values = np.array([getattr(r, name) for r in records if getattr(r, name) is not None], float)
+        present = [getattr(r, name) for r in records if getattr(r, name) is not None]
+        values = np.array(present, float)
         if values.size == 0:
             stats[name] = LatencyStats(count=0, p50=None, p95=None, mean=None)
         else:
@@ -80,7 +81,9 @@ def build_summary(
         ``"overall_1_4"``, ``"overall"``.
     """
     categories = [r.category for r in records]
-    counts = {key: sum(1 for c in categories if c in members) for key, members in CATEGORY_GROUPS.items()}
+    counts = {
+        key: sum(1 for c in categories if c in members) for key, members in CATEGORY_GROUPS.items()
+    }
     conversations = {
         str(c): len({r.conversation_id for r in records if r.category == c}) for c in CATEGORY_IDS
     }

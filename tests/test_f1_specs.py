@@ -1,4 +1,4 @@
-"""One list of lexical metric specs: every name, version, title and config choice derives from it."""
+"""One list of lexical metric specs: names, versions, titles and config choices derive from it."""
 
 from __future__ import annotations
 
@@ -49,7 +49,9 @@ def test_f1_variant_config_choices_are_the_registry_names() -> None:
 
 
 def test_every_conf_f1_yaml_selects_a_registered_variant_and_every_variant_has_one() -> None:
-    by_file = {p.stem: yaml.safe_load(p.read_text(encoding="utf-8")) for p in F1_CONF.glob("*.yaml")}
+    by_file = {
+        p.stem: yaml.safe_load(p.read_text(encoding="utf-8")) for p in F1_CONF.glob("*.yaml")
+    }
     assert {name: conf["variant"] for name, conf in by_file.items()} == {v: v for v in F1_VARIANTS}
 
 
@@ -96,8 +98,14 @@ def test_unknown_lexical_metric_names_the_available_ones() -> None:
 
 @pytest.mark.parametrize("attribute", ["title", "version", "source", "name"])
 def test_a_spec_without_title_version_or_source_is_refused(attribute: str) -> None:
-    fields = dict(name="foo", kind="f1", function=lambda p, g, c: 0.0, version="foo/v1",
-                  title="F1, foo", source="here")
+    fields = dict(
+        name="foo",
+        kind="f1",
+        function=lambda p, g, c: 0.0,
+        version="foo/v1",
+        title="F1, foo",
+        source="here",
+    )
     fields[attribute] = " "
     with pytest.raises(ValueError, match=f"MetricSpec '.*': {attribute} must not be empty"):
         MetricSpec(**fields)
@@ -108,13 +116,19 @@ def _summary_with_metrics(names: list[str]) -> RunSummary:
     keys = ("1", "2", "3", "4", "5", "overall_1_4", "overall")
     return RunSummary(
         input=InputInfo(path="x.json", sha256="s", format="qa_results"),
-        versions={}, category_names={}, counts=dict.fromkeys(keys, 1), conversations={"overall": 1},
-        metrics={name: dict.fromkeys(keys, stats) for name in names}, latency={},
+        versions={},
+        category_names={},
+        counts=dict.fromkeys(keys, 1),
+        conversations={"overall": 1},
+        metrics={name: dict.fromkeys(keys, stats) for name in names},
+        latency={},
     )
 
 
 def test_report_has_one_column_per_scored_lexical_metric_titled_by_its_spec() -> None:
-    row = score_lexical([QARecord(question_id="a", question="q", ground_truth="x", prediction="x", category=4)])[0]
+    row = score_lexical(
+        [QARecord(question_id="a", question="q", ground_truth="x", prediction="x", category=4)]
+    )[0]
     columns = lexical_columns(_summary_with_metrics(list(row)))
     assert columns == list(METRIC_TITLES.items())
 
@@ -130,5 +144,7 @@ def test_adding_a_variant_touches_f1_py_specs_py_and_one_yaml() -> None:
     config_source = (PROJECT_ROOT / "locomo_exp" / "config.py").read_text(encoding="utf-8")
     assert '"squad"' not in config_source and "squad =" not in config_source
     report_dir = PROJECT_ROOT / "locomo_exp" / "report"
-    assert not any("F1, Mem0 harness" in p.read_text(encoding="utf-8") for p in report_dir.glob("*.py"))
+    assert not any(
+        "F1, Mem0 harness" in p.read_text(encoding="utf-8") for p in report_dir.glob("*.py")
+    )
     assert Path(F1_CONF / "mem0.yaml").is_file()

@@ -1,4 +1,4 @@
-"""Golden tests of ``report.md``: a fixed small input, rendered end to end, against a checked-in file.
+"""Golden tests of ``report.md``: fixed small inputs rendered end to end vs checked-in files.
 
 A change to the report shows as a unified diff. After an intended change, regenerate with
 
@@ -63,8 +63,12 @@ def compare_with_golden(actual: str, name: str) -> None:
 
 def _render(tmp_path: Path, *overrides: str) -> str:
     register_configs()
-    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "locomo_exp" / "conf")):
-        cfg = to_experiment_config(compose(config_name="config", overrides=["tracking=none", *overrides]))
+    with initialize_config_dir(
+        version_base="1.3", config_dir=str(PROJECT_ROOT / "locomo_exp" / "conf")
+    ):
+        cfg = to_experiment_config(
+            compose(config_name="config", overrides=["tracking=none", *overrides])
+        )
     result = run_experiment(cfg, tmp_path / "out", PROJECT_ROOT)
     return mask_volatile(result.report_path.read_text(encoding="utf-8"))
 
@@ -82,10 +86,15 @@ def test_report_with_stored_judge_verdicts_matches_golden(tmp_path: Path) -> Non
 
 def test_golden_mask_hides_the_project_path() -> None:
     text = f"- Input: `{PROJECT_ROOT}/locomo_exp/example/qa_results.json` (format `qa_results`)"
-    assert mask_volatile(text) == "- Input: `<project>/locomo_exp/example/qa_results.json` (format `qa_results`)"
+    assert (
+        mask_volatile(text)
+        == "- Input: `<project>/locomo_exp/example/qa_results.json` (format `qa_results`)"
+    )
 
 
-def test_golden_mismatch_fails_with_a_unified_diff(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_golden_mismatch_fails_with_a_unified_diff(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(sys.modules[__name__], "GOLDEN_DIR", tmp_path)
     monkeypatch.delenv(UPDATE_ENV, raising=False)
     (tmp_path / "x.md").write_text("a\nb\n", encoding="utf-8")

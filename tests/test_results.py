@@ -26,12 +26,31 @@ from locomo_exp.scoring import score_lexical
 from locomo_exp.summary import build_summary
 
 JUDGE = {
-    "protocol": "rubric", "prompt_version": "rubric/v3", "model": "claude-sonnet-4-6",
-    "temperature": 0.5, "runs": 2, "mode": "realtime", "categories": [1, 4],
-    "j": {"1": {"mean": 80.0, "count": 1, "questions": 1, "std_across_runs": 1.0,
-                "pooled_within_std": 0.0, "run_means": [80.0, 80.0]},
-          "overall": {"mean": 85.0, "count": 2, "questions": 2, "std_across_runs": 0.5,
-                      "pooled_within_std": None, "run_means": [85.0, 85.0]}},
+    "protocol": "rubric",
+    "prompt_version": "rubric/v3",
+    "model": "claude-sonnet-4-6",
+    "temperature": 0.5,
+    "runs": 2,
+    "mode": "realtime",
+    "categories": [1, 4],
+    "j": {
+        "1": {
+            "mean": 80.0,
+            "count": 1,
+            "questions": 1,
+            "std_across_runs": 1.0,
+            "pooled_within_std": 0.0,
+            "run_means": [80.0, 80.0],
+        },
+        "overall": {
+            "mean": 85.0,
+            "count": 2,
+            "questions": 2,
+            "std_across_runs": 0.5,
+            "pooled_within_std": None,
+            "run_means": [85.0, 85.0],
+        },
+    },
     "counts": {"valid": 4, "parse_failure": 0, "api_error": 0},
     "tokens": {"input": 1200, "output": 80},
     "estimated_cost_usd": 0.0048,
@@ -41,8 +60,12 @@ JUDGE = {
 
 def _example_summary(tmp_path: Path, *overrides: str) -> dict:
     register_configs()
-    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "locomo_exp" / "conf")):
-        cfg = to_experiment_config(compose(config_name="config", overrides=["tracking=none", *overrides]))
+    with initialize_config_dir(
+        version_base="1.3", config_dir=str(PROJECT_ROOT / "locomo_exp" / "conf")
+    ):
+        cfg = to_experiment_config(
+            compose(config_name="config", overrides=["tracking=none", *overrides])
+        )
     result = run_experiment(cfg, tmp_path / "out", PROJECT_ROOT)
     return json.loads((result.output_dir / "summary.json").read_text(encoding="utf-8"))
 
@@ -50,8 +73,16 @@ def _example_summary(tmp_path: Path, *overrides: str) -> dict:
 def test_summary_json_of_the_example_reads_back_to_the_same_text(tmp_path: Path) -> None:
     written = _example_summary(tmp_path, "data=example")
     assert list(written) == [
-        "schema_version", "input", "versions", "category_names", "counts", "conversations",
-        "metrics", "latency", "status", "analysis",
+        "schema_version",
+        "input",
+        "versions",
+        "category_names",
+        "counts",
+        "conversations",
+        "metrics",
+        "latency",
+        "status",
+        "analysis",
     ]
     assert written["schema_version"] == SCHEMA_VERSION == 1
     again = RunSummary.from_json(written).to_json()
@@ -64,7 +95,9 @@ def test_run_summary_attributes_carry_the_example_numbers(tmp_path: Path) -> Non
     assert summary.input.name == "qa_results.json"
     assert summary.metrics["f1"]["4"] == GroupStats(mean=2 / 3, count=4, min=0.0, max=1.0)
     assert round(summary.metrics["f1"]["overall"].mean * 100, 2) == 48.41
-    assert summary.latency["context_tokens"] == LatencyStats(count=20, p50=1405.0, p95=2384.0, mean=1501.0)
+    assert summary.latency["context_tokens"] == LatencyStats(
+        count=20, p50=1405.0, p95=2384.0, mean=1501.0
+    )
     assert summary.status == {"f1": "ok"}
     assert summary.analysis is not None and summary.analysis.reliability is None
     ci = summary.analysis.bootstrap["f1"]["overall"]
@@ -82,14 +115,30 @@ def test_judge_summary_keeps_every_key_of_the_judge_dict() -> None:
 
 def test_summary_with_judge_and_stored_verdicts_round_trips() -> None:
     records = [
-        QARecord(question_id="a", question="q?", ground_truth="cat", prediction="cat", category=1,
-                 stored_judge_score=100.0),
-        QARecord(question_id="b", question="q?", ground_truth="dog", prediction="cow", category=4,
-                 stored_judge_score=0.0),
+        QARecord(
+            question_id="a",
+            question="q?",
+            ground_truth="cat",
+            prediction="cat",
+            category=1,
+            stored_judge_score=100.0,
+        ),
+        QARecord(
+            question_id="b",
+            question="q?",
+            ground_truth="dog",
+            prediction="cow",
+            category=4,
+            stored_judge_score=0.0,
+        ),
     ]
     summary = build_summary(
-        records, score_lexical(records), input_info={"path": "/d/x.json", "sha256": "ab", "format": "mem0"},
-        versions={"f1": "v"}, category_names={1: "multi_hop", 4: "single_hop"}, judge=JUDGE,
+        records,
+        score_lexical(records),
+        input_info={"path": "/d/x.json", "sha256": "ab", "format": "mem0"},
+        versions={"f1": "v"},
+        category_names={1: "multi_hop", 4: "single_hop"},
+        judge=JUDGE,
         status={"f1": "ok", "judge": "ok"},
     )
     data = summary.to_json()
@@ -131,11 +180,23 @@ def test_console_table_reads_typed_results_and_their_json_alike(tmp_path: Path) 
 
 
 def test_console_table_shows_j_overall_only_on_the_judged_row() -> None:
-    records = [QARecord(question_id="a", question="q?", ground_truth="cat", prediction="cat", category=1),
-               QARecord(question_id="b", question="q?", ground_truth="dog", prediction="dog", category=4)]
-    judge = {**JUDGE, "categories": [1, 2, 3, 4], "j": {**JUDGE["j"], "4": {"mean": 90.0, "count": 1}}}
-    summary = build_summary(records, [], input_info={"path": "x", "sha256": "s", "format": "qa_results"},
-                            versions={}, category_names={1: "multi_hop", 4: "single_hop"}, judge=judge)
+    records = [
+        QARecord(question_id="a", question="q?", ground_truth="cat", prediction="cat", category=1),
+        QARecord(question_id="b", question="q?", ground_truth="dog", prediction="dog", category=4),
+    ]
+    judge = {
+        **JUDGE,
+        "categories": [1, 2, 3, 4],
+        "j": {**JUDGE["j"], "4": {"mean": 90.0, "count": 1}},
+    }
+    summary = build_summary(
+        records,
+        [],
+        input_info={"path": "x", "sha256": "s", "format": "qa_results"},
+        versions={},
+        category_names={1: "multi_hop", 4: "single_hop"},
+        judge=judge,
+    )
     lines = console_table(summary).splitlines()
     assert lines[0] == "category               n         J"
     assert lines[1 + 1] == "1 multi_hop            1     80.00"

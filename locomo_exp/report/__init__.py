@@ -1,4 +1,4 @@
-"""Markdown report: pure functions from the run's results (:class:`~locomo_exp.results.RunSummary`) to text.
+"""Markdown report: pure functions from the run's results (a ``RunSummary``) to text.
 
 One module per section: :mod:`.header` (status, input, versions), :mod:`.lexical` (F1 and
 BLEU-1 tables, stored verdicts), :mod:`.judge` (J), :mod:`.baselines` (comparisons with

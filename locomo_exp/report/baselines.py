@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from locomo_exp.baselines import label_for, values_by_category
 from locomo_exp.config import BaselineSet
@@ -69,7 +69,10 @@ def render_f1_comparison(summary: RunSummary, baseline: BaselineSet) -> str:
         + " | ".join(ours + [_percent(metric[overall_key].mean)])
         + " |"
     )
-    if baseline.overall_covers == "unstated" and metric["overall_1_4"].count != metric["overall"].count:
+    if (
+        baseline.overall_covers == "unstated"
+        and metric["overall_1_4"].count != metric["overall"].count
+    ):
         # category 5's phrase rule scores refusals as 1, which lifts an all-category mean
         lines.append(
             f"| this run (f1_{variant}), categories 1-4 only | "
@@ -102,7 +105,10 @@ def render_j_comparison(summary: RunSummary, baseline: BaselineSet) -> str:
     categories = sorted(set(baseline.label_to_category.values()))
     judged = sorted(judge.categories)
     overall_text = f"mean over the questions of the judged categories {judged}"
-    if baseline.overall_covers not in ("unstated", "-".join(str(c) for c in (judged[:1] + judged[-1:]))):
+    if baseline.overall_covers not in (
+        "unstated",
+        "-".join(str(c) for c in (judged[:1] + judged[-1:])),
+    ):
         overall_text += f" (the baseline's overall covers categories {baseline.overall_covers})"
     theirs_protocol = baseline.j_protocol.value if baseline.j_protocol else "unstated"
     lines = [
@@ -129,14 +135,20 @@ def render_j_comparison(summary: RunSummary, baseline: BaselineSet) -> str:
         return fmt_num(group.mean) + (f" ± {spread:.2f}" if spread is not None else "")
 
     lines.append(
-        "| **this run** | " + " | ".join([ours(str(c)) for c in categories] + [ours("overall")]) + " |"
+        "| **this run** | "
+        + " | ".join([ours(str(c)) for c in categories] + [ours("overall")])
+        + " |"
     )
     for system in baseline.systems:
         by_id = values_by_category(baseline, system)
-        overall = fmt_num(system.overall) + (f" ± {system.std:.2f}" if system.std is not None else "")
+        overall = fmt_num(system.overall) + (
+            f" ± {system.std:.2f}" if system.std is not None else ""
+        )
         lines.append(
             f"| {system.name} | "
-            + " | ".join([fmt_num(by_id.get(c)) if c in by_id else "—" for c in categories] + [overall])
+            + " | ".join(
+                [fmt_num(by_id.get(c)) if c in by_id else "—" for c in categories] + [overall]
+            )
             + " |"
         )
     lines.append(f"\nOur overall is the {overall_text}.")
@@ -183,6 +195,7 @@ def render_latency_comparison(summary: RunSummary, baselines: Sequence[BaselineS
         ]
         lines.append(f"| {title} | {ours} | " + " | ".join(theirs) + " |")
     lines.append(
-        "\nPercentiles: numpy `linear` method (the default), over the questions that have the field."
+        "\nPercentiles: numpy `linear` method (the default), over the questions that have the "
+        "field."
     )
     return "\n".join(lines)

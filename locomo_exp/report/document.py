@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Mapping, Optional, Sequence
+from collections.abc import Mapping, Sequence
 
 from locomo_exp.config import BaselineMetric, BaselineSet
 from locomo_exp.report.baselines import (
@@ -20,7 +20,7 @@ from locomo_exp.results import RunSummary
 
 def render_report(
     summary: RunSummary,
-    baselines: Optional[Mapping[str, BaselineSet]] = None,
+    baselines: Mapping[str, BaselineSet] | None = None,
     plots: Sequence[str] = (),
 ) -> str:
     """Render ``report.md`` from a run summary.

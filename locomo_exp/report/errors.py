@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 from locomo_exp.report.format import fmt_num, table_cell
 from locomo_exp.results import QuestionBrief, RunSummary
 
 _TITLES = {"f1": "F1", "j_mean": "J"}
 
 
-def _percent(value: Optional[float]) -> str:
+def _percent(value: float | None) -> str:
     return fmt_num(value * 100 if value is not None else None)
 
 
@@ -37,14 +35,15 @@ def render_error_analysis(summary: RunSummary) -> str:
         "## Error analysis",
         "",
         "For category 5 (adversarial) the ground truth column holds the *trap* answer: LoCoMo's "
-        "scorer gives 1 only when the prediction says \"no information available\" or \"not "
-        "mentioned\", so repeating the trap answer scores 0.",
+        'scorer gives 1 only when the prediction says "no information available" or "not '
+        'mentioned", so repeating the trap answer scores 0.',
     ]
     for metric, ends in analysis.extremes.items():
+        title = _TITLES.get(metric, metric)
         for end, rows in (("bottom", ends.bottom), ("top", ends.top)):
             lines += [
                 "",
-                f"### {'Lowest' if end == 'bottom' else 'Highest'} 5 by {_TITLES.get(metric, metric)}",
+                f"### {'Lowest' if end == 'bottom' else 'Highest'} 5 by {title}",
                 "",
                 "| id | cat | question | ground truth | prediction | F1 | J |",
                 "|---|---:|---|---|---|---:|---:|",

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 
-def fmt_pct(value: Optional[float], scale: float = 100.0, digits: int = 2) -> str:
+def fmt_pct(value: float | None, scale: float = 100.0, digits: int = 2) -> str:
     """Format a 0-1 score as a percentage.
 
     Args:
@@ -21,7 +21,7 @@ def fmt_pct(value: Optional[float], scale: float = 100.0, digits: int = 2) -> st
     return f"{value * scale:.{digits}f}"
 
 
-def fmt_num(value: Optional[float], digits: int = 2) -> str:
+def fmt_num(value: float | None, digits: int = 2) -> str:
     """Format a number as is (no scaling): ``66.875 -> "66.88"``; ``None`` -> ``"n/a"``."""
     return "n/a" if value is None else f"{value:.{digits}f}"
 

@@ -91,5 +91,7 @@ def render_stored_judge(summary: RunSummary) -> str:
     ]
     for key, stats in stored.items():
         if stats.count:
-            lines.append(f"| {summary.category_label(key)} | {stats.count} | {fmt_num(stats.mean)} |")
+            lines.append(
+                f"| {summary.category_label(key)} | {stats.count} | {fmt_num(stats.mean)} |"
+            )
     return "\n".join(lines)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any
 
 from locomo_exp.baselines import values_by_category
 from locomo_exp.config import BaselineMetric, BaselineSet
@@ -34,12 +35,14 @@ def _our_series(summary: RunSummary, metric: str, scale: float) -> dict[int, flo
         groups = {k: g.mean for k, g in (summary.judge.j if summary.judge else {}).items()}
     else:
         groups = {k: g.mean for k, g in summary.metrics.get(metric, {}).items()}
-    return {int(key): mean * scale for key, mean in groups.items() if key.isdigit() and mean is not None}
+    return {
+        int(key): mean * scale for key, mean in groups.items() if key.isdigit() and mean is not None
+    }
 
 
 def plot_category_scores(
     summary: RunSummary, baselines: Mapping[str, BaselineSet], path: Path
-) -> Optional[Path]:
+) -> Path | None:
     """Grouped bars per category id: this run next to each baseline system with categories.
 
     One panel per metric present (F1, in each baseline's own variant; J). Values in percent.
@@ -53,7 +56,9 @@ def plot_category_scores(
         ``path``, or ``None`` when there is nothing to plot.
     """
     panels: list[tuple[str, dict[str, dict[int, float]]]] = []
-    f1_sets = [b for b in baselines.values() if b.metric == BaselineMetric.f1 and b.label_to_category]
+    f1_sets = [
+        b for b in baselines.values() if b.metric == BaselineMetric.f1 and b.label_to_category
+    ]
     if summary.metrics:
         variant = f1_sets[0].f1_variant.value if f1_sets and f1_sets[0].f1_variant else "locomo"
         series = {f"this run (f1_{variant})": _our_series(summary, f"f1_{variant}", 100.0)}
@@ -75,7 +80,7 @@ def plot_category_scores(
         return None
     plt = pyplot()
     figure, axes = plt.subplots(len(panels), 1, figsize=(10, 4 * len(panels)), squeeze=False)
-    for axis, (title, series) in zip(axes[:, 0], panels):
+    for axis, (title, series) in zip(axes[:, 0], panels, strict=True):
         categories = sorted({c for values in series.values() for c in values})
         width = 0.8 / max(len(series), 1)
         for index, (name, values) in enumerate(series.items()):
@@ -93,7 +98,7 @@ def plot_category_scores(
     return path
 
 
-def plot_j_distribution(rows: Sequence[dict[str, Any]], path: Path) -> Optional[Path]:
+def plot_j_distribution(rows: Sequence[dict[str, Any]], path: Path) -> Path | None:
     """Histogram of per-question J (mean over runs, 0-100).
 
     Args:

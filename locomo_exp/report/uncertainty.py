@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 from locomo_exp.records import CATEGORY_GROUPS
 from locomo_exp.report.format import fmt_num
 from locomo_exp.results import JudgeSummary, Reliability, RunSummary
@@ -39,13 +37,15 @@ def render_uncertainty(summary: RunSummary) -> str:
         for metric, _, scale in metrics:
             interval = analysis.bootstrap[metric].get(key)
             cells.append(
-                "n/a" if interval is None else f"{interval.low * scale:.2f} – {interval.high * scale:.2f}"
+                "n/a"
+                if interval is None
+                else f"{interval.low * scale:.2f} – {interval.high * scale:.2f}"
             )
         lines.append(f"| {summary.category_label(key)} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
-def render_reliability(reliability: Optional[Reliability], judge: Optional[JudgeSummary]) -> str:
+def render_reliability(reliability: Reliability | None, judge: JudgeSummary | None) -> str:
     """Judge agreement between runs and outcome counts.
 
     Args:
@@ -69,10 +69,14 @@ def render_reliability(reliability: Optional[Reliability], judge: Optional[Judge
             f"{fmt_num(reliability.krippendorff_alpha, 3)}",
             f"- Questions whose valid runs all agree: "
             f"{'n/a' if share is None else f'{share * 100:.1f}%'} of {reliability.questions}",
-            f"- Parse failures: {counts.get('parse_failure', 0)}; API errors: {counts.get('api_error', 0)}",
+            f"- Parse failures: {counts.get('parse_failure', 0)}; "
+            f"API errors: {counts.get('api_error', 0)}",
         ]
         + (
-            [f"- Replies without a verdict (empty, cut, refused; not cached): {counts['no_verdict']}"]
+            [
+                "- Replies without a verdict (empty, cut, refused; not cached): "
+                f"{counts['no_verdict']}"
+            ]
             if counts.get("no_verdict")
             else []
         )

@@ -8,20 +8,21 @@ as LoCoMo's and Mem0's aggregations do; it is reported over categories 1-4
 from __future__ import annotations
 
 import math
-from typing import Iterable, Optional
+from collections.abc import Iterable
 
 from locomo_exp.records import CATEGORY_GROUPS
 from locomo_exp.results import GroupStats
 
 
-def summarize(values: Iterable[Optional[float]]) -> GroupStats:
+def summarize(values: Iterable[float | None]) -> GroupStats:
     """Mean, count, min and max of finite values (NaN/inf are ignored, never averaged).
 
     Args:
         values: per-question scores.
 
     Returns:
-        A :class:`~locomo_exp.results.GroupStats`; ``mean``/``min``/``max`` are ``None`` for no values.
+        A :class:`~locomo_exp.results.GroupStats`; ``mean``/``min``/``max`` are ``None``
+        for no values.
     """
     kept = [float(v) for v in values if v is not None and math.isfinite(v)]
     if not kept:
@@ -30,7 +31,7 @@ def summarize(values: Iterable[Optional[float]]) -> GroupStats:
 
 
 def aggregate_by_category(
-    values: Iterable[Optional[float]], categories: Iterable[int]
+    values: Iterable[float | None], categories: Iterable[int]
 ) -> dict[str, GroupStats]:
     """Aggregate per-question scores per LoCoMo category and overall.
 

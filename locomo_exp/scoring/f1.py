@@ -33,7 +33,7 @@ import re
 import string
 import unicodedata
 from collections import Counter
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from nltk.stem.porter import PorterStemmer
 from nltk.tokenize.destructive import NLTKWordTokenizer
@@ -134,7 +134,7 @@ def normalize_answer_locomo(text: str) -> str:
     return " ".join(_LOCOMO_STOPWORDS_RE.sub(" ", text).split())
 
 
-@lru_cache(maxsize=None)
+@cache
 def porter_stem(word: str) -> str:
     """Porter-stem one word with nltk's ``PorterStemmer()`` (NLTK_EXTENSIONS mode).
 
@@ -350,6 +350,7 @@ def bleu1(predicted: str, ground_truth: str) -> float:
     if not pred_tokens or not gold_tokens:
         return 0.0
     return float(
-        sentence_bleu([gold_tokens], pred_tokens, weights=(1, 0, 0, 0), smoothing_function=_SMOOTHING)
+        sentence_bleu(
+            [gold_tokens], pred_tokens, weights=(1, 0, 0, 0), smoothing_function=_SMOOTHING
+        )
     )
-

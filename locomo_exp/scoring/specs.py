@@ -21,8 +21,9 @@ and its version is written into ``summary.json`` and MLflow.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Literal
+from typing import Literal
 
 from locomo_exp.scoring.f1 import bleu1, compute_token_f1, locomo_f1, mem0_f1
 
@@ -68,7 +69,7 @@ class MetricSpec:
 
     @property
     def metric(self) -> str:
-        """Per-question metric name in ``scores.jsonl`` and ``summary.json``: ``f1_<name>`` or ``bleu1``."""
+        """Per-question metric name in the outputs: ``f1_<name>``, or ``bleu1``."""
         return f"f1_{self.name}" if self.kind == "f1" else self.name
 
 
