@@ -1,5 +1,8 @@
-"""Build the run's typed results (:class:`~locomo_exp.results.RunSummary`, written as
-``summary.json``) and the flat metrics logged to MLflow."""
+"""Build the run's typed results and the flat metrics logged to MLflow.
+
+:func:`build_summary` returns a :class:`~locomo_exp.results.RunSummary` (written as
+``summary.json`` by its ``to_json``).
+"""
 
 from __future__ import annotations
 
