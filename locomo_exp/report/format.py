@@ -36,6 +36,6 @@ def table_cell(text: Any, limit: int = 80) -> str:
     Returns:
         The cell text.
     """
-    text = "" if text is None else str(text)
-    text = text.replace("|", "\\|").replace("\n", " ")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    cell = "" if text is None else str(text)
+    cell = cell.replace("|", "\\|").replace("\n", " ")
+    return cell if len(cell) <= limit else cell[: limit - 1] + "…"

@@ -146,7 +146,7 @@ def porter_stem(word: str) -> str:
     Returns:
         The stem, e.g. ``"running" -> "run"``, ``"quickly" -> "quickli"``.
     """
-    return _STEMMER.stem(word)
+    return str(_STEMMER.stem(word))
 
 
 def tokenize(normalized_text: str) -> list[str]:
