@@ -14,6 +14,7 @@ from typing import Any, Iterable, Literal, Optional, Sequence
 import numpy as np
 
 from locomo_exp.records import CATEGORY_GROUPS
+from locomo_exp.results import Analysis, BootstrapCI, Extremes, QuestionBrief, Reliability
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +67,7 @@ def bootstrap_ci(
 
 def bootstrap_by_category(
     rows: Sequence[dict[str, Any]], metric: str, n_samples: int = 1000, seed: int = 0
-) -> dict[str, Optional[list[float]]]:
+) -> dict[str, Optional[BootstrapCI]]:
     """:func:`bootstrap_ci` of ``metric`` per category id and overall.
 
     Args:
@@ -76,13 +77,18 @@ def bootstrap_by_category(
         seed: random seed.
 
     Returns:
-        ``{"1": [low, high] | None, ..., "overall_1_4": ..., "overall": ...}``.
+        ``{"1": BootstrapCI | None, ..., "overall_1_4": ..., "overall": ...}``, in the
+        metric's unit; ``None`` for a group without values.
     """
-    result: dict[str, Optional[list[float]]] = {}
+    result: dict[str, Optional[BootstrapCI]] = {}
     for key, members in CATEGORY_GROUPS.items():
-        values = [row[metric] for row in rows if row["category"] in members and row.get(metric) is not None]
+        values = [
+            row[metric]
+            for row in rows
+            if row["category"] in members and row.get(metric) is not None
+        ]
         interval = bootstrap_ci(values, n_samples, seed)
-        result[key] = list(interval) if interval else None
+        result[key] = BootstrapCI(*interval) if interval else None
     return result
 
 
@@ -147,14 +153,21 @@ def judge_reliability(rows: Sequence[dict[str, Any]], protocol: str) -> dict[str
     return result
 
 
-def _brief(row: dict[str, Any], keys: Iterable[str]) -> dict[str, Any]:
-    base = {k: row.get(k) for k in ("question_id", "category", "question", "ground_truth", "prediction")}
-    return base | {k: row.get(k) for k in keys}
+def _brief(row: dict[str, Any], keys: Iterable[str], gap: Optional[float] = None) -> QuestionBrief:
+    return QuestionBrief(
+        question_id=row.get("question_id"),
+        category=row.get("category"),
+        question=row.get("question"),
+        ground_truth=row.get("ground_truth"),
+        prediction=row.get("prediction"),
+        scores={k: row.get(k) for k in keys},
+        gap=gap,
+    )
 
 
 def extremes(
     rows: Sequence[dict[str, Any]], metric: str, k: int = 5, also: Sequence[str] = ()
-) -> dict[str, list[dict[str, Any]]]:
+) -> Extremes:
     """The ``k`` highest and lowest questions by a metric (ties broken by file order).
 
     Args:
@@ -164,20 +177,21 @@ def extremes(
         also: other row keys to carry along.
 
     Returns:
-        ``{"top": [...], "bottom": [...]}`` of brief rows.
+        :class:`Extremes`: ``top`` highest first, ``bottom`` lowest first; each brief's
+        ``scores`` hold ``metric`` then ``also``.
     """
     scored = [row for row in rows if row.get(metric) is not None]
     order = sorted(scored, key=lambda row: -row[metric])
     keys = (metric, *also)
-    return {
-        "top": [_brief(row, keys) for row in order[:k]],
-        "bottom": [_brief(row, keys) for row in list(reversed(order))[:k]],
-    }
+    return Extremes(
+        top=tuple(_brief(row, keys) for row in order[:k]),
+        bottom=tuple(_brief(row, keys) for row in list(reversed(order))[:k]),
+    )
 
 
 def f1_j_disagreements(
     rows: Sequence[dict[str, Any]], f1_key: str = "f1", k: int = 5
-) -> list[dict[str, Any]]:
+) -> tuple[QuestionBrief, ...]:
     """Questions where F1 (as 0-100) and J (0-100) differ most, largest gap first.
 
     Args:
@@ -186,14 +200,14 @@ def f1_j_disagreements(
         k: how many.
 
     Returns:
-        Brief rows with ``f1``, ``j_mean`` and ``gap`` = J - 100 * F1.
+        Briefs with scores ``f1_key`` (0-1) and ``j_mean`` (0-100), and ``gap`` = J - 100 * F1.
     """
     both = [row for row in rows if row.get(f1_key) is not None and row.get("j_mean") is not None]
     ranked = sorted(both, key=lambda row: -abs(row["j_mean"] - 100.0 * row[f1_key]))
-    return [
-        _brief(row, (f1_key, "j_mean")) | {"gap": row["j_mean"] - 100.0 * row[f1_key]}
+    return tuple(
+        _brief(row, (f1_key, "j_mean"), gap=row["j_mean"] - 100.0 * row[f1_key])
         for row in ranked[:k]
-    ]
+    )
 
 
 def analyse(
@@ -202,7 +216,7 @@ def analyse(
     protocol: Optional[str] = None,
     bootstrap_samples: int = 1000,
     seed: int = 0,
-) -> dict[str, Any]:
+) -> Analysis:
     """Everything the report's uncertainty, reliability and error-analysis sections show.
 
     Args:
@@ -212,24 +226,21 @@ def analyse(
         seed: random seed.
 
     Returns:
-        ``{"bootstrap": {metric: {key: [low, high]}}, "confidence": 0.95,
-        "bootstrap_samples": int, "extremes": {metric: {"top", "bottom"}},
-        "disagreements": [...], "reliability": {...}?}``.
+        :class:`~locomo_exp.results.Analysis`: intervals of ``f1`` (0-1) and ``j_mean``
+        (0-100) for the metrics present, extremes per metric, F1-J disagreements when both
+        ran, and judge reliability when the judge ran.
     """
     has_f1 = any(row.get("f1") is not None for row in rows)
     has_j = any(row.get("j_mean") is not None for row in rows)
     metrics = [m for m, present in (("f1", has_f1), ("j_mean", has_j)) if present]
-    result: dict[str, Any] = {
-        "confidence": CONFIDENCE,
-        "bootstrap_samples": bootstrap_samples,
-        "seed": seed,
-        "bootstrap": {m: bootstrap_by_category(rows, m, bootstrap_samples, seed) for m in metrics},
-        "extremes": {
-            m: extremes(rows, m, also=[o for o in metrics if o != m]) for m in metrics
-        },
-    }
-    if has_f1 and has_j:
-        result["disagreements"] = f1_j_disagreements(rows)
-    if has_j and protocol:
-        result["reliability"] = judge_reliability(rows, protocol)
-    return result
+    return Analysis(
+        confidence=CONFIDENCE,
+        bootstrap_samples=bootstrap_samples,
+        seed=seed,
+        bootstrap={m: bootstrap_by_category(rows, m, bootstrap_samples, seed) for m in metrics},
+        extremes={m: extremes(rows, m, also=[o for o in metrics if o != m]) for m in metrics},
+        disagreements=f1_j_disagreements(rows) if has_f1 and has_j else None,
+        reliability=(
+            Reliability.from_json(judge_reliability(rows, protocol)) if has_j and protocol else None
+        ),
+    )

@@ -8,7 +8,7 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Mapping, Optional
 
 from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
@@ -22,39 +22,51 @@ from locomo_exp.judge import JudgeBatchPending
 from locomo_exp.judge.errors import JudgeInterrupted
 from locomo_exp.experiment import ExperimentResult, JudgeErrorRateExceeded, run_experiment
 from locomo_exp.records import CATEGORY_GROUPS, overall_group_for
+from locomo_exp.results import RunSummary
 
 log = logging.getLogger(__name__)
 
 
-def console_table(summary: dict[str, Any]) -> str:
-    """A short per-category table of the headline metrics (percent), for the terminal."""
-    names = summary["category_names"]
-    metrics = summary["metrics"]
-    judge = (summary.get("judge") or {}).get("j") or {}
-    columns: list[tuple[str, Callable[[str], Optional[float]], float]] = []
-    if "f1" in metrics:
-        columns.append(("F1", lambda key: metrics["f1"][key]["mean"], 100.0))
-    if "bleu1" in metrics:
-        columns.append(("BLEU-1", lambda key: metrics["bleu1"][key]["mean"], 100.0))
-    if judge:
-        overall_key = overall_group_for((summary.get("judge") or {}).get("categories") or [])
+def console_table(summary: RunSummary | Mapping[str, Any]) -> str:
+    """A short per-category table of the headline metrics (percent), for the terminal.
 
-        def j_mean(key: str) -> Any:
+    Args:
+        summary: the run's results, or their ``summary.json`` layout.
+
+    Returns:
+        Plain text: one row per category key with its question count, then F1 and BLEU-1
+        (0-1 means shown as percent) and J (0-100) when they ran; ``n/a`` for no value.
+        J's overall is shown only on the row matching the judged categories.
+    """
+    results = summary if isinstance(summary, RunSummary) else RunSummary.from_json(summary)
+    columns: list[tuple[str, Callable[[str], Optional[float]], float]] = []
+    for metric, title in (("f1", "F1"), ("bleu1", "BLEU-1")):
+        if metric in results.metrics:
+            groups = results.metrics[metric]
+            columns.append((title, lambda key, groups=groups: groups[key].mean, 100.0))
+    judge = results.judge
+    if judge is not None and judge.j:
+        j = judge.j
+        overall_key = overall_group_for(list(judge.categories))
+
+        def j_mean(key: str) -> Optional[float]:
             # the judge pools its overall over the judged categories only
             if key.startswith("overall"):
-                return (judge.get("overall") or {}).get("mean") if key == overall_key else None
-            return (judge.get(key) or {}).get("mean")
+                group = j.get("overall") if key == overall_key else None
+            else:
+                group = j.get(key)
+            return group.mean if group is not None else None
 
         columns.append(("J", j_mean, 1.0))
     header = f"{'category':<18}{'n':>6}" + "".join(f"{title:>10}" for title, _, _ in columns)
     lines = [header, "-" * len(header)]
     for key in CATEGORY_GROUPS:
-        label = f"{key} {names.get(key, '')}" if key.isdigit() else key
+        label = f"{key} {results.category_names.get(key, '')}" if key.isdigit() else key
         cells = ""
         for _, getter, scale in columns:
             value = getter(key)
             cells += f"{'n/a' if value is None else format(value * scale, '.2f'):>10}"
-        lines.append(f"{label:<18}{summary['counts'][key]:>6}{cells}")
+        lines.append(f"{label:<18}{results.counts[key]:>6}{cells}")
     return "\n".join(lines)
 
 

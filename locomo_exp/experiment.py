@@ -23,9 +23,10 @@ from locomo_exp.data.input_file import absolute_path, check_regular_file
 from locomo_exp.records import QARecord
 from locomo_exp.analysis import analyse
 from locomo_exp.outputs import atomic_write_jsonl, atomic_write_text, check_writable, prepare_output_dir
-from locomo_exp.plots import CATEGORY_PLOT, J_DISTRIBUTION_PLOT, plot_category_scores, plot_j_distribution
 from locomo_exp.report import render_report
-from locomo_exp.scoring import BLEU1_VERSION, F1_VERSIONS, score_lexical
+from locomo_exp.report.plots import CATEGORY_PLOT, J_DISTRIBUTION_PLOT, plot_category_scores, plot_j_distribution
+from locomo_exp.results import InputInfo, RunSummary
+from locomo_exp.scoring import F1_VERSIONS, LEXICAL_SPECS, score_lexical
 from locomo_exp.summary import build_summary, summary_metrics
 from locomo_exp import tracking
 
@@ -71,14 +72,14 @@ class ExperimentResult:
 
     Attributes:
         output_dir: where ``report.md``, ``scores.jsonl``, ``summary.json`` are.
-        summary: the content of ``summary.json``.
+        run_summary: the run's typed results (:attr:`summary` is their JSON).
         metrics: the flat metrics logged to MLflow.
         run_id: the MLflow run id, or ``None`` with ``tracking=none``.
         tracking_uri: the MLflow store, or ``None``.
     """
 
     output_dir: Path
-    summary: dict[str, Any]
+    run_summary: RunSummary
     metrics: dict[str, float]
     run_id: Optional[str] = None
     tracking_uri: Optional[str] = None
@@ -87,7 +88,13 @@ class ExperimentResult:
 
     @property
     def report_path(self) -> Path:
+        """``report.md`` of the run."""
         return self.output_dir / "report.md"
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        """The content of ``summary.json`` (:meth:`RunSummary.to_json`)."""
+        return self.run_summary.to_json()
 
 
 def resolve_path(path: str, start_dir: Path) -> Path:
@@ -144,8 +151,29 @@ def score_rows(
     return rows
 
 
-def _input_info(loaded: LoadedResults) -> dict[str, Any]:
-    return input_info(loaded)
+def _input_info(loaded: LoadedResults) -> InputInfo:
+    return InputInfo.from_json(input_info(loaded))
+
+
+def metric_versions(cfg: ExperimentConfig, with_lexical: bool) -> dict[str, str]:
+    """Version text of every lexical metric of the run, as written into ``summary.json``.
+
+    Args:
+        cfg: the run's config (``f1.variant``, ``f1.bleu1``).
+        with_lexical: whether F1 was computed (``{}`` otherwise).
+
+    Returns:
+        ``{"f1": "f1_<variant> (f1.variant=<variant>)", "f1_locomo": ..., ..., "bleu1"?: ...}``
+        in :data:`~locomo_exp.scoring.specs.LEXICAL_SPECS` order.
+    """
+    if not with_lexical:
+        return {}
+    variant = cfg.f1.variant.value
+    versions = {"f1": f"f1_{variant} (f1.variant={variant})"}
+    versions.update(
+        {spec.metric: spec.version for spec in LEXICAL_SPECS if spec.kind == "f1" or cfg.f1.bleu1}
+    )
+    return versions
 
 
 def _write_outputs(
@@ -155,19 +183,21 @@ def _write_outputs(
     lexical: list[dict[str, float]],
     judge_result: Any = None,
     status: Optional[dict[str, str]] = None,
-) -> tuple[dict[str, Any], list[Path], list[dict[str, Any]]]:
-    versions: dict[str, str] = {}
-    if lexical:
-        versions["f1"] = f"f1_{cfg.f1.variant.value} (f1.variant={cfg.f1.variant.value})"
-        versions.update({f"f1_{name}": text for name, text in F1_VERSIONS.items()})
-        if cfg.f1.bleu1:
-            versions["bleu1"] = BLEU1_VERSION
+) -> tuple[RunSummary, list[Path], list[dict[str, Any]]]:
+    versions = metric_versions(cfg, bool(lexical))
     judge_rows = None
     judge_summary = None
     if judge_result is not None:
         judge_summary = judge_result.summary
         versions["judge"] = str(judge_summary.get("prompt_version"))
         judge_rows = {qid: judge_result.question_json(qid) for qid in judge_result.per_question}
+    rows = score_rows(loaded.records, lexical, cfg.category_names, judge_rows)
+    analysis = analyse(
+        rows,
+        protocol=judge_summary.get("protocol") if judge_summary else None,
+        bootstrap_samples=cfg.report.bootstrap_samples,
+        seed=cfg.report.seed,
+    )
     summary = build_summary(
         loaded.records,
         lexical,
@@ -175,17 +205,9 @@ def _write_outputs(
         versions=versions,
         category_names=cfg.category_names,
         judge=judge_summary,
-    )
-    detail = stored_judge_section(loaded)  # mean / majority / per-run stored J (data side)
-    if detail is not None:
-        summary["stored_judge_detail"] = detail
-    summary["status"] = dict(status or {})
-    rows = score_rows(loaded.records, lexical, cfg.category_names, judge_rows)
-    summary["analysis"] = analyse(
-        rows,
-        protocol=judge_summary.get("protocol") if judge_summary else None,
-        bootstrap_samples=cfg.report.bootstrap_samples,
-        seed=cfg.report.seed,
+        status=status,
+        analysis=analysis,
+        stored_judge_detail=stored_judge_section(loaded),
     )
     plots = [
         plot.name
@@ -199,7 +221,7 @@ def _write_outputs(
     report, scores, summary_path, config_path = paths
     # each file atomically (temp name + os.replace): a failure never leaves a truncated file
     atomic_write_jsonl(scores, rows)
-    atomic_write_text(summary_path, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    atomic_write_text(summary_path, json.dumps(summary.to_json(), indent=2, ensure_ascii=False) + "\n")
     atomic_write_text(report, render_report(summary, cfg.baselines, plots))
     atomic_write_text(config_path, OmegaConf.to_yaml(OmegaConf.structured(cfg)))
     paths += [output_dir / name for name in plots]
@@ -364,7 +386,7 @@ def run_experiment(
                     dry = {"judge.dry_run": "true"} if cfg.judge.dry_run else {}
                     tracking.set_tags({**judge_result.tags, **dry})
 
-        metrics = summary_metrics(summary, cfg.category_names)
+        metrics = summary_metrics(summary.to_json(), cfg.category_names)
         if judge_result is not None:
             metrics.update(judge_result.metrics)
         if run is not None:
@@ -390,7 +412,7 @@ def run_experiment(
         raise pending  # after the run ended: F1 outputs and metrics are logged, J comes later
     return ExperimentResult(
         output_dir=output_dir,
-        summary=summary,
+        run_summary=summary,
         metrics=tracking.finite_metrics(metrics),
         run_id=run.info.run_id if run is not None else None,
         tracking_uri=tracking_uri,

@@ -1,113 +1,25 @@
-"""PNG plots referenced from the report (matplotlib, headless ``Agg`` backend)."""
+"""Deprecated location of the report's plots: use :mod:`locomo_exp.report.plots`.
+
+Kept so code written against ``locomo_exp.plots`` (e.g. the sweep summary plot) keeps
+working until it imports :func:`locomo_exp.report.plots.pyplot` directly.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+from locomo_exp.report.plots import (
+    CATEGORY_PLOT,
+    J_DISTRIBUTION_PLOT,
+    plot_category_scores,
+    plot_j_distribution,
+    pyplot,
+)
 
-from locomo_exp.baselines import values_by_category
-from locomo_exp.config import BaselineMetric, BaselineSet
-from locomo_exp.outputs import atomic_path
+_pyplot = pyplot  # old private name, still imported by sweep.py; new code uses ``pyplot``
 
-CATEGORY_PLOT = "category_scores.png"
-J_DISTRIBUTION_PLOT = "j_distribution.png"
-
-
-def _pyplot() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _our_series(summary: dict[str, Any], metric: str, scale: float) -> dict[int, float]:
-    by_key = summary["metrics"].get(metric, {}) if metric != "j" else (summary.get("judge") or {}).get("j", {})
-    series = {}
-    for key, agg in (by_key or {}).items():
-        if key.isdigit() and agg.get("mean") is not None:
-            series[int(key)] = agg["mean"] * scale
-    return series
-
-
-def plot_category_scores(
-    summary: dict[str, Any], baselines: Mapping[str, BaselineSet], path: Path
-) -> Optional[Path]:
-    """Grouped bars per category id: this run next to each baseline system with categories.
-
-    One panel per metric present (F1, in each baseline's own variant; J). Values in percent.
-
-    Args:
-        summary: the run summary.
-        baselines: selected baseline sets.
-        path: PNG file to write.
-
-    Returns:
-        ``path``, or ``None`` when there is nothing to plot.
-    """
-    panels: list[tuple[str, dict[str, dict[int, float]]]] = []
-    f1_sets = [b for b in baselines.values() if b.metric == BaselineMetric.f1 and b.label_to_category]
-    if summary["metrics"]:
-        variant = f1_sets[0].f1_variant.value if f1_sets and f1_sets[0].f1_variant else "locomo"
-        series = {f"this run (f1_{variant})": _our_series(summary, f"f1_{variant}", 100.0)}
-        for baseline in f1_sets:
-            for system in baseline.systems:
-                if system.categories:
-                    series[system.name] = values_by_category(baseline, system)
-        panels.append((f"F1 (percent, {variant} variant)", series))
-    if (summary.get("judge") or {}).get("j"):
-        series = {"this run (J)": _our_series(summary, "j", 1.0)}
-        for baseline in baselines.values():
-            if baseline.metric == BaselineMetric.j:
-                for system in baseline.systems:
-                    if system.categories:
-                        series[system.name] = values_by_category(baseline, system)
-        panels.append(("J (0-100)", series))
-    panels = [(title, s) for title, s in panels if any(s.values())]
-    if not panels:
-        return None
-    plt = _pyplot()
-    figure, axes = plt.subplots(len(panels), 1, figsize=(10, 4 * len(panels)), squeeze=False)
-    for axis, (title, series) in zip(axes[:, 0], panels):
-        categories = sorted({c for values in series.values() for c in values})
-        width = 0.8 / max(len(series), 1)
-        for index, (name, values) in enumerate(series.items()):
-            xs = [categories.index(c) + index * width for c in categories if c in values]
-            axis.bar(xs, [values[c] for c in categories if c in values], width, label=name)
-        names = summary["category_names"]
-        axis.set_xticks([i + 0.4 - width / 2 for i in range(len(categories))])
-        axis.set_xticklabels([f"{c} {names.get(str(c), '')}" for c in categories])
-        axis.set_title(title)
-        axis.set_ylim(0, 100)
-        axis.legend(fontsize=7, ncol=2)
-    figure.tight_layout()
-    with atomic_path(path) as temporary:
-        figure.savefig(temporary, dpi=100, format="png")
-    plt.close(figure)
-    return path
-
-
-def plot_j_distribution(rows: Sequence[dict[str, Any]], path: Path) -> Optional[Path]:
-    """Histogram of per-question J (mean over runs, 0-100).
-
-    Args:
-        rows: per-question rows with ``j_mean``.
-        path: PNG file to write.
-
-    Returns:
-        ``path``, or ``None`` when no question has a J.
-    """
-    values = [row["j_mean"] for row in rows if row.get("j_mean") is not None]
-    if not values:
-        return None
-    plt = _pyplot()
-    figure, axis = plt.subplots(figsize=(7, 3.5))
-    axis.hist(values, bins=20, range=(0, 100))
-    axis.set_xlabel("per-question J (mean over runs, 0-100)")
-    axis.set_ylabel("questions")
-    figure.tight_layout()
-    with atomic_path(path) as temporary:
-        figure.savefig(temporary, dpi=100, format="png")
-    plt.close(figure)
-    return path
+__all__ = [
+    "CATEGORY_PLOT",
+    "J_DISTRIBUTION_PLOT",
+    "plot_category_scores",
+    "plot_j_distribution",
+    "pyplot",
+]

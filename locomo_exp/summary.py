@@ -1,12 +1,17 @@
-"""Machine-readable run summary (``summary.json``) and the flat metrics logged to MLflow."""
+"""Build the run's typed results and the flat metrics logged to MLflow.
+
+:func:`build_summary` returns a :class:`~locomo_exp.results.RunSummary` (written as
+``summary.json`` by its ``to_json``).
+"""
 
 from __future__ import annotations
 
-from typing import Any, Final, Iterable, Optional
+from typing import Any, Final, Iterable, Mapping, Optional
 
 import numpy as np
 
 from locomo_exp.records import CATEGORY_GROUPS, CATEGORY_IDS, QARecord, group_metric_name
+from locomo_exp.results import Analysis, InputInfo, JudgeSummary, LatencyStats, RunSummary
 from locomo_exp.scoring.aggregate import aggregate_by_category
 
 LATENCY_FIELDS: tuple[str, ...] = ("search_latency_s", "total_latency_s", "context_tokens")
@@ -16,29 +21,31 @@ PERCENTILE_METHOD: Final = "linear"
 """numpy's default percentile method (type 7 of Hyndman & Fan), stated in the report."""
 
 
-def latency_stats(records: Iterable[QARecord]) -> dict[str, dict[str, Optional[float]]]:
+def latency_stats(records: Iterable[QARecord]) -> dict[str, LatencyStats]:
     """p50/p95/mean of latency (seconds) and context-token fields present in the input.
 
     Args:
         records: the scored records.
 
     Returns:
-        ``{field: {"count", "p50", "p95", "mean"}}`` for each of :data:`LATENCY_FIELDS`;
-        ``count`` 0 and ``None`` values when the input lacks the field.
+        ``{field: LatencyStats}`` for each of :data:`LATENCY_FIELDS`; ``count`` 0 and
+        ``None`` values when the input lacks the field. Percentiles use numpy's
+        :data:`PERCENTILE_METHOD`.
     """
     records = list(records)
-    stats: dict[str, dict[str, Optional[float]]] = {}
+    stats: dict[str, LatencyStats] = {}
     for name in LATENCY_FIELDS:
-        values = np.array([getattr(r, name) for r in records if getattr(r, name) is not None], float)
+        present = [getattr(r, name) for r in records if getattr(r, name) is not None]
+        values = np.array(present, float)
         if values.size == 0:
-            stats[name] = {"count": 0, "p50": None, "p95": None, "mean": None}
+            stats[name] = LatencyStats(count=0, p50=None, p95=None, mean=None)
         else:
-            stats[name] = {
-                "count": int(values.size),
-                "p50": float(np.percentile(values, 50, method=PERCENTILE_METHOD)),
-                "p95": float(np.percentile(values, 95, method=PERCENTILE_METHOD)),
-                "mean": float(values.mean()),
-            }
+            stats[name] = LatencyStats(
+                count=int(values.size),
+                p50=float(np.percentile(values, 50, method=PERCENTILE_METHOD)),
+                p95=float(np.percentile(values, 95, method=PERCENTILE_METHOD)),
+                mean=float(values.mean()),
+            )
     return stats
 
 
@@ -46,58 +53,71 @@ def build_summary(
     records: list[QARecord],
     lexical: list[dict[str, float]],
     *,
-    input_info: dict[str, Any],
+    input_info: InputInfo | Mapping[str, Any],
     versions: dict[str, str],
     category_names: dict[int, str],
-    judge: Optional[dict[str, Any]] = None,
-) -> dict[str, Any]:
-    """Assemble ``summary.json``.
+    judge: Optional[JudgeSummary | Mapping[str, Any]] = None,
+    status: Optional[Mapping[str, str]] = None,
+    analysis: Optional[Analysis] = None,
+    stored_judge_detail: Optional[dict[str, Any]] = None,
+) -> RunSummary:
+    """Assemble the run's results (written as ``summary.json`` by :meth:`RunSummary.to_json`).
 
     Args:
         records: the scored records.
         lexical: per-record lexical scores from :func:`locomo_exp.scoring.score_lexical`
             (empty when F1 was not run).
-        input_info: path, sha256, format, skipped records...
+        input_info: the scored file (an :class:`InputInfo`, or its JSON: path, sha256,
+            format, skipped records...).
         versions: metric -> version string (F1 variant, BLEU-1, judge prompt).
         category_names: display names keyed by id.
-        judge: the judge's summary (J on 0-100), when the judge ran.
+        judge: the judge's summary (J on 0-100; the judge package's dict is wrapped in a
+            :class:`JudgeSummary`), when the judge ran.
+        status: part (``f1``, ``judge``) -> ``"ok"`` or what happened.
+        analysis: output of :func:`locomo_exp.analysis.analyse`.
+        stored_judge_detail: stored J as the file's authors compute it, from
+            :func:`locomo_exp.data.info.stored_judge_section`.
 
     A ``stored_judge`` section (0-100 per category) is added when the input carries
     verdicts of another judge (``data.fields.judge_score``; the Mem0 harness's
     ``llm_score``).
 
     Returns:
-        ``{"input", "versions", "category_names", "counts", "metrics": {metric: {category
-        key: {"mean", "count", "min", "max"}}}, "latency", "judge"?}``; F1 and BLEU-1
-        means are 0-1. Category keys are ``"1"``..``"5"``, ``"overall_1_4"``, ``"overall"``.
+        A :class:`RunSummary`; F1 and BLEU-1 means are 0-1. Category keys are ``"1"``..``"5"``,
+        ``"overall_1_4"``, ``"overall"``.
     """
     categories = [r.category for r in records]
-    counts = {key: sum(1 for c in categories if c in members) for key, members in CATEGORY_GROUPS.items()}
+    counts = {
+        key: sum(1 for c in categories if c in members) for key, members in CATEGORY_GROUPS.items()
+    }
     conversations = {
         str(c): len({r.conversation_id for r in records if r.category == c}) for c in CATEGORY_IDS
     }
     conversations["overall"] = len({r.conversation_id for r in records})
-    metrics: dict[str, Any] = {}
-    if lexical:
-        for name in lexical[0]:
-            aggregates = aggregate_by_category((row[name] for row in lexical), categories)
-            metrics[name] = {key: agg.to_dict() for key, agg in aggregates.items()}
-    summary: dict[str, Any] = {
-        "input": input_info,
-        "versions": versions,
-        "category_names": {str(k): v for k, v in category_names.items()},
-        "counts": counts,
-        "conversations": conversations,
-        "metrics": metrics,
-        "latency": latency_stats(records),
+    metrics = {
+        name: aggregate_by_category((row[name] for row in lexical), categories)
+        for name in (lexical[0] if lexical else ())
     }
     stored = [r.stored_judge_score for r in records]
-    if any(v is not None for v in stored):  # summarize() drops the None values
-        aggregates = aggregate_by_category(stored, categories)  # type: ignore[arg-type]
-        summary["stored_judge"] = {key: agg.to_dict() for key, agg in aggregates.items()}
-    if judge is not None:
-        summary["judge"] = judge
-    return summary
+    stored_judge = (
+        aggregate_by_category(stored, categories) if any(v is not None for v in stored) else None
+    )
+    if judge is not None and not isinstance(judge, JudgeSummary):
+        judge = JudgeSummary.from_json(judge)
+    return RunSummary(
+        input=input_info if isinstance(input_info, InputInfo) else InputInfo.from_json(input_info),
+        versions=dict(versions),
+        category_names={str(k): v for k, v in category_names.items()},
+        counts=counts,
+        conversations=conversations,
+        metrics=metrics,
+        latency=latency_stats(records),
+        stored_judge=stored_judge,
+        judge=judge,
+        status=dict(status or {}),
+        analysis=analysis,
+        stored_judge_detail=stored_judge_detail,
+    )
 
 
 def summary_metrics(summary: dict[str, Any], category_names: dict[int, str]) -> dict[str, float]:

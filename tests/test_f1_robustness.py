@@ -11,10 +11,8 @@ import pytest
 from nltk.stem.porter import PorterStemmer
 
 from locomo_exp.records import QARecord
-from locomo_exp.scoring import LEXICAL_METRICS, score_lexical
+from locomo_exp.scoring import BLEU1_VERSION, F1_VERSIONS, LEXICAL_METRICS, score_lexical
 from locomo_exp.scoring.f1 import (
-    BLEU1_VERSION,
-    F1_VERSIONS,
     bleu1,
     compute_token_f1,
     locomo_f1,

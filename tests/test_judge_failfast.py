@@ -254,15 +254,13 @@ def test_other_400_stays_fatal_at_first_occurrence(
 
 def test_report_judge_section_names_prompt_too_long_questions_and_no_verdicts() -> None:
     from locomo_exp.report import render_reliability
+    from locomo_exp.results import JudgeSummary, Reliability
 
-    summary = {
-        "analysis": {"reliability": {"level": "interval", "krippendorff_alpha": 0.8,
-                                     "unanimous_share": 0.5, "questions": 4}},
-        "judge": {
-            "counts": {"parse_failure": 0, "api_error": 2, "no_verdict": 1},
-            "prompt_too_long_questions": ["conv-1:3"],
-        },
-    }
-    lines = render_reliability(summary).splitlines()
+    reliability = Reliability(krippendorff_alpha=0.8, level="interval", unanimous_share=0.5, questions=4)
+    judge = JudgeSummary.from_json({
+        "counts": {"parse_failure": 0, "api_error": 2, "no_verdict": 1},
+        "prompt_too_long_questions": ["conv-1:3"],
+    })
+    lines = render_reliability(reliability, judge).splitlines()
     assert "- Replies without a verdict (empty, cut, refused; not cached): 1" in lines
     assert "- Prompt too long for the API (J n/a): conv-1:3" in lines

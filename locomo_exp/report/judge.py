@@ -1,0 +1,62 @@
+"""The LLM-as-a-Judge section: J per category (0-100), its spreads, outcomes, tokens, cost."""
+
+from __future__ import annotations
+
+from locomo_exp.report.format import fmt_num
+from locomo_exp.results import RunSummary
+
+
+def render_judge_section(summary: RunSummary) -> str:
+    """J-score table (0-100) with across-run and within-question spreads and outcome counts.
+
+    Args:
+        summary: a run summary whose ``judge`` is set.
+
+    Returns:
+        Markdown; ``""`` when the judge did not run. A dry run says that no call was made
+        and shows the estimate instead of tokens.
+    """
+    judge = summary.judge
+    if judge is None:
+        return ""
+    lines = [
+        "## LLM-as-a-Judge J",
+        "",
+        f"Judge: `{judge.model}`, protocol `{judge.protocol}` "
+        f"(prompt `{judge.prompt_version}`), temperature {judge.temperature}, "
+        f"{judge.runs} run(s) per question, mode {judge.mode}.",
+        "",
+    ]
+    if judge.j:
+        lines += [
+            "| category | n | J | ± across runs | pooled within-question std |",
+            "|---|---:|---:|---:|---:|",
+        ]
+        for key, group in judge.j.items():
+            label = summary.category_label(key) if key != "overall" else judge.overall_label
+            lines.append(
+                f"| {label} | {group.count} | {fmt_num(group.mean)} "
+                f"| {fmt_num(group.std_across_runs)} | {fmt_num(group.pooled_within_std)} |"
+            )
+        lines.append("")
+    if judge.counts:
+        lines.append(
+            "Runs: "
+            + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in judge.counts.items())
+            + ". Parse failures and API errors are not averaged into J."
+        )
+    estimate = judge.dry_run_estimate
+    if estimate:
+        lines.append(
+            "**Dry run: no judge call was made; J is empty.** Estimate: "
+            + ", ".join(f"{k} {v}" for k, v in estimate.items())
+            + "."
+        )
+    if judge.tokens and not estimate:
+        cost = judge.estimated_cost_usd
+        cost_text = "n/a" if cost is None else f"${cost:.2f}"
+        lines.append(
+            f"Tokens: {judge.tokens.get('input', 0)} in, {judge.tokens.get('output', 0)} out; "
+            f"estimated cost {cost_text}."
+        )
+    return "\n".join(lines)

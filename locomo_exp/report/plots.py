@@ -1,0 +1,123 @@
+"""PNG plots referenced from the report (matplotlib, headless ``Agg`` backend)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from locomo_exp.baselines import values_by_category
+from locomo_exp.config import BaselineMetric, BaselineSet
+from locomo_exp.outputs import atomic_path
+from locomo_exp.results import RunSummary
+
+CATEGORY_PLOT = "category_scores.png"
+J_DISTRIBUTION_PLOT = "j_distribution.png"
+
+
+def pyplot() -> Any:
+    """``matplotlib.pyplot`` with the headless ``Agg`` backend (imported on first use).
+
+    Returns:
+        The ``matplotlib.pyplot`` module.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _our_series(summary: RunSummary, metric: str, scale: float) -> dict[int, float]:
+    """Per-category means of a lexical metric or of J (``metric="j"``), times ``scale``."""
+    if metric == "j":
+        groups = {k: g.mean for k, g in (summary.judge.j if summary.judge else {}).items()}
+    else:
+        groups = {k: g.mean for k, g in summary.metrics.get(metric, {}).items()}
+    return {
+        int(key): mean * scale for key, mean in groups.items() if key.isdigit() and mean is not None
+    }
+
+
+def plot_category_scores(
+    summary: RunSummary, baselines: Mapping[str, BaselineSet], path: Path
+) -> Path | None:
+    """Grouped bars per category id: this run next to each baseline system with categories.
+
+    One panel per metric present (F1, in each baseline's own variant; J). Values in percent.
+
+    Args:
+        summary: the run summary.
+        baselines: selected baseline sets.
+        path: PNG file to write.
+
+    Returns:
+        ``path``, or ``None`` when there is nothing to plot.
+    """
+    panels: list[tuple[str, dict[str, dict[int, float]]]] = []
+    f1_sets = [
+        b for b in baselines.values() if b.metric == BaselineMetric.f1 and b.label_to_category
+    ]
+    if summary.metrics:
+        variant = f1_sets[0].f1_variant.value if f1_sets and f1_sets[0].f1_variant else "locomo"
+        series = {f"this run (f1_{variant})": _our_series(summary, f"f1_{variant}", 100.0)}
+        for baseline in f1_sets:
+            for system in baseline.systems:
+                if system.categories:
+                    series[system.name] = values_by_category(baseline, system)
+        panels.append((f"F1 (percent, {variant} variant)", series))
+    if summary.judge is not None and summary.judge.j:
+        series = {"this run (J)": _our_series(summary, "j", 1.0)}
+        for baseline in baselines.values():
+            if baseline.metric == BaselineMetric.j:
+                for system in baseline.systems:
+                    if system.categories:
+                        series[system.name] = values_by_category(baseline, system)
+        panels.append(("J (0-100)", series))
+    panels = [(title, s) for title, s in panels if any(s.values())]
+    if not panels:
+        return None
+    plt = pyplot()
+    figure, axes = plt.subplots(len(panels), 1, figsize=(10, 4 * len(panels)), squeeze=False)
+    for axis, (title, series) in zip(axes[:, 0], panels, strict=True):
+        categories = sorted({c for values in series.values() for c in values})
+        width = 0.8 / max(len(series), 1)
+        for index, (name, values) in enumerate(series.items()):
+            xs = [categories.index(c) + index * width for c in categories if c in values]
+            axis.bar(xs, [values[c] for c in categories if c in values], width, label=name)
+        axis.set_xticks([i + 0.4 - width / 2 for i in range(len(categories))])
+        axis.set_xticklabels([f"{c} {summary.category_names.get(str(c), '')}" for c in categories])
+        axis.set_title(title)
+        axis.set_ylim(0, 100)
+        axis.legend(fontsize=7, ncol=2)
+    figure.tight_layout()
+    with atomic_path(path) as temporary:
+        figure.savefig(temporary, dpi=100, format="png")
+    plt.close(figure)
+    return path
+
+
+def plot_j_distribution(rows: Sequence[dict[str, Any]], path: Path) -> Path | None:
+    """Histogram of per-question J (mean over runs, 0-100).
+
+    Args:
+        rows: per-question rows with ``j_mean``.
+        path: PNG file to write.
+
+    Returns:
+        ``path``, or ``None`` when no question has a J.
+    """
+    values = [row["j_mean"] for row in rows if row.get("j_mean") is not None]
+    if not values:
+        return None
+    plt = pyplot()
+    figure, axis = plt.subplots(figsize=(7, 3.5))
+    axis.hist(values, bins=20, range=(0, 100))
+    axis.set_xlabel("per-question J (mean over runs, 0-100)")
+    axis.set_ylabel("questions")
+    figure.tight_layout()
+    with atomic_path(path) as temporary:
+        figure.savefig(temporary, dpi=100, format="png")
+    plt.close(figure)
+    return path
