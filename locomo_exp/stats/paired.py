@@ -108,6 +108,7 @@ def sign_flip_test(
     b: Sequence[float] | np.ndarray,
     n_resamples: int = 10000,
     seed: int | np.random.Generator = 0,
+    batch: int = 1000,
 ) -> PairedTest:
     """Paired sign-flip permutation test of ``mean(a - b) = 0``.
 
@@ -121,6 +122,7 @@ def sign_flip_test(
         n_resamples: Monte Carlo budget; when ``2**n <= n_resamples`` all ``2**n`` sign
             patterns are enumerated (exact test).
         seed: int seed or numpy Generator for the Monte Carlo draws.
+        batch: sign patterns evaluated at once (memory ``batch x n`` floats).
 
     Returns:
         :class:`PairedTest`; ``test`` says exact or Monte Carlo. All differences zero
@@ -144,6 +146,7 @@ def sign_flip_test(
         n_resamples=n_resamples,
         alternative="two-sided",
         rng=rng,
+        batch=batch,
     )
     return PairedTest(
         "sign_flip_exact" if exact else "sign_flip_monte_carlo",
