@@ -1,0 +1,343 @@
+"""Disclosure card: how a run was measured (issue 13, part 2).
+
+:func:`build_card` turns a run's ``config.yaml`` (as a dict) and ``summary.json`` into the
+``card.json`` dict; :func:`render_card_markdown` renders the "How this was measured"
+block for the top of ``report.md``; :func:`card_mismatches` lists the differences that
+make two runs incomparable (F1 variant, question set, answer key) and
+:func:`card_differences` every field that differs (shown above comparison tables).
+
+Unknown values stay ``None`` ("unknown"), never guessed.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import logging
+import shlex
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Mapping, Optional, Sequence
+
+logger = logging.getLogger(__name__)
+
+CARD_VERSION = 1
+TOOL_NAME = "locomo_exp"
+
+# LoCoMo's category sizes (locomo10.json): 1: 282, 2: 321, 3: 96, 4: 841, 5: 446.
+LOCOMO_CATEGORY_COUNTS = {"1": 282, "2": 321, "3": 96, "4": 841, "5": 446}
+# Named question sets: label -> category-5 count with categories 1-4 complete.
+QUESTION_SETS = {"1,540": 0, "1,542": 2, "1,986": 446}
+
+# card field -> what kind of mismatch refuses a comparison
+BLOCKING_FIELDS = ("f1.variant", "question_set", "answer_key")
+
+
+def tool_version() -> Optional[str]:
+    """The installed ``locomo_exp`` version, or ``None`` when not installed."""
+    try:
+        return metadata.version(TOOL_NAME)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def git_commit(package_dir: Optional[Path] = None) -> Optional[str]:
+    """``git rev-parse HEAD`` in the package directory, or ``None`` outside a checkout.
+
+    Args:
+        package_dir: directory to ask (default: the directory of this package).
+
+    Returns:
+        The 40-hex commit, or ``None`` when git is missing, the directory is not in a
+        git work tree (e.g. installed from a wheel), or git fails.
+    """
+    where = package_dir or Path(__file__).resolve().parent
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=where, capture_output=True, text=True, timeout=10, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit = done.stdout.strip()
+    if done.returncode != 0 or len(commit) != 40:
+        return None
+    return commit
+
+
+def file_sha256(path: Path) -> str:
+    """Hex sha256 of a file's bytes (read in 1 MiB blocks)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def question_set_label(counts: Mapping[str, Any]) -> str:
+    """Name the question set from a summary's per-category counts.
+
+    Args:
+        counts: ``summary["counts"]``: ``"1"``..``"5"`` -> number of questions.
+
+    Returns:
+        ``"1,540"`` (categories 1-4), ``"1,542"`` (1-4 plus the two category-5 items that
+        carry an ``answer``), ``"1,986"`` (all), or ``"custom (N)"``.
+    """
+    complete_1_4 = all(int(counts.get(c) or 0) == LOCOMO_CATEGORY_COUNTS[c] for c in ("1", "2", "3", "4"))
+    n5 = int(counts.get("5") or 0)
+    if complete_1_4:
+        for label, expected in QUESTION_SETS.items():
+            if n5 == expected:
+                return label
+    total = sum(int(counts.get(c) or 0) for c in ("1", "2", "3", "4", "5"))
+    return f"custom ({total:,})"
+
+
+def _category5_policy(counts: Mapping[str, Any], judge: Optional[Mapping[str, Any]]) -> str:
+    n5 = int(counts.get("5") or 0)
+    text = "excluded (no category-5 questions)" if n5 == 0 else f"included ({n5} questions, LoCoMo's adversarial rule for F1)"
+    if judge is not None and n5:
+        judged = judge.get("categories")
+        if judged is not None and 5 not in [int(c) for c in judged]:
+            text += "; not judged (J over categories " + ", ".join(str(c) for c in judged) + ")"
+    return text
+
+
+def _answer_key(config: Mapping[str, Any]) -> dict[str, Any]:
+    data = config.get("data") or {}
+    errata = data.get("errata")
+    if not errata:
+        return {"version": "original", "errata_path": None, "errata_sha256": None}
+    path = Path(str(errata))
+    sha = file_sha256(path) if path.is_file() else None
+    return {"version": "errata", "errata_path": str(errata), "errata_sha256": sha}
+
+
+def _judge_section(summary: Mapping[str, Any]) -> Optional[dict[str, Any]]:
+    judge = summary.get("judge")
+    if not judge:
+        return None
+    return {
+        "model": judge.get("model"),
+        "model_snapshot": judge.get("model_snapshot") or judge.get("response_model"),
+        "protocol": judge.get("protocol"),
+        "prompt_version": judge.get("prompt_version"),
+        "prompt_hash": judge.get("prompt_hash"),
+        "parser_version": judge.get("parser_version"),
+        "temperature": judge.get("temperature"),
+        "runs": judge.get("runs"),
+        "aggregation": judge.get("aggregation") or "mean over runs",
+        "categories": judge.get("categories"),
+    }
+
+
+def build_card(
+    config: Mapping[str, Any],
+    summary: Mapping[str, Any],
+    *,
+    argv: Optional[Sequence[str]] = None,
+    now: Optional[_dt.datetime] = None,
+    package_dir: Optional[Path] = None,
+) -> dict[str, Any]:
+    """Build the ``card.json`` dict of a run.
+
+    Args:
+        config: the run's resolved config (``config.yaml`` loaded as a plain dict).
+        summary: the run's ``summary.json``.
+        argv: the command line (default ``sys.argv``).
+        now: the date to record (default: now, UTC).
+        package_dir: where to ask git for the commit (default: this package's dir).
+
+    Returns:
+        A JSON-ready dict: ``card_version``, ``tool`` (name, version, git_commit),
+        ``command_line``, ``date`` (ISO 8601), ``input`` (path, name, sha256, format),
+        ``dataset_reference_sha256``, ``question_set``, ``counts``,
+        ``category_5_policy``, ``f1`` (variant, version) or ``None``, ``bleu1``
+        (version) or ``None``, ``judge`` (model, snapshot, protocol, prompt and parser
+        versions, temperature, runs, aggregation) or ``None``, ``stored_judge`` (bool),
+        ``answer_key`` (``original`` or ``errata`` with the file's sha256).
+    """
+    argv = list(sys.argv if argv is None else argv)
+    when = now or _dt.datetime.now(_dt.timezone.utc)
+    versions = summary.get("versions") or {}
+    input_info = summary.get("input") or {}
+    counts = summary.get("counts") or {}
+    f1_cfg = config.get("f1") or {}
+    metrics = summary.get("metrics") or {}
+    data_cfg = config.get("data") or {}
+    f1 = None
+    if any(name.startswith("f1") for name in metrics):
+        variant = f1_cfg.get("variant")
+        f1 = {"variant": variant, "version": versions.get(f"f1_{variant}") if variant else None}
+    judge = _judge_section(summary)
+    return {
+        "card_version": CARD_VERSION,
+        "tool": {"name": TOOL_NAME, "version": tool_version(), "git_commit": git_commit(package_dir)},
+        "command_line": shlex.join(argv),
+        "date": when.isoformat(timespec="seconds"),
+        "input": {
+            "path": input_info.get("path"),
+            "name": input_info.get("name"),
+            "sha256": input_info.get("sha256"),
+            "format": input_info.get("format"),
+        },
+        "dataset_reference_sha256": (summary.get("reference") or {}).get("sha256") or data_cfg.get("reference_sha256"),
+        "question_set": question_set_label(counts),
+        "counts": {k: counts.get(k) for k in ("1", "2", "3", "4", "5")},
+        "category_5_policy": _category5_policy(counts, summary.get("judge")),
+        "f1": f1,
+        "bleu1": {"version": versions["bleu1"]} if "bleu1" in versions else None,
+        "judge": judge,
+        "stored_judge": bool(summary.get("stored_judge")),
+        "answer_key": _answer_key(config),
+    }
+
+
+def _fmt(value: Any) -> str:
+    return "unknown" if value is None else str(value)
+
+
+def render_card_markdown(card: Mapping[str, Any]) -> str:
+    """The "How this was measured" markdown block of a card.
+
+    Args:
+        card: a dict from :func:`build_card`.
+
+    Returns:
+        Markdown text starting with ``## How this was measured``; unknown values read
+        ``unknown``.
+    """
+    tool = card.get("tool") or {}
+    inp = card.get("input") or {}
+    key = card.get("answer_key") or {}
+    lines = [
+        "## How this was measured",
+        "",
+        f"- Tool: {tool.get('name', TOOL_NAME)} {_fmt(tool.get('version'))}"
+        + (f" (git {tool['git_commit'][:12]})" if tool.get("git_commit") else ""),
+        f"- Command: `{_fmt(card.get('command_line'))}`",
+        f"- Date: {_fmt(card.get('date'))}",
+        f"- Input: {_fmt(inp.get('name'))} (sha256 {_fmt(inp.get('sha256'))}, format {_fmt(inp.get('format'))})",
+    ]
+    if card.get("dataset_reference_sha256"):
+        lines.append(f"- Dataset reference sha256: {card['dataset_reference_sha256']}")
+    lines.append(f"- Question set: {card.get('question_set')}; category 5: {card.get('category_5_policy')}")
+    f1 = card.get("f1")
+    lines.append(f"- F1: {f1['variant']} ({_fmt(f1.get('version'))})" if f1 else "- F1: not computed")
+    bleu = card.get("bleu1")
+    lines.append(f"- BLEU-1: {_fmt(bleu.get('version'))}" if bleu else "- BLEU-1: not computed")
+    judge = card.get("judge")
+    if judge:
+        model = _fmt(judge.get("model"))
+        if judge.get("model_snapshot") and judge["model_snapshot"] != judge.get("model"):
+            model += f" (snapshot {judge['model_snapshot']})"
+        lines.append(
+            f"- Judge: {model}, protocol {_fmt(judge.get('protocol'))}, prompt "
+            f"{_fmt(judge.get('prompt_version'))}, parser {_fmt(judge.get('parser_version'))}, "
+            f"temperature {_fmt(judge.get('temperature'))}, {_fmt(judge.get('runs'))} runs, "
+            f"{_fmt(judge.get('aggregation'))}"
+        )
+    else:
+        lines.append("- Judge: not run")
+    if card.get("stored_judge"):
+        lines.append("- Stored J: verdicts stored in the input file by another judge")
+    if key.get("version") == "errata":
+        lines.append(f"- Answer key: corrected (errata {_fmt(key.get('errata_path'))}, sha256 {_fmt(key.get('errata_sha256'))})")
+    else:
+        lines.append("- Answer key: original LoCoMo")
+    return "\n".join(lines) + "\n"
+
+
+def _get(card: Mapping[str, Any], dotted: str) -> Any:
+    value: Any = card
+    for part in dotted.split("."):
+        if not isinstance(value, Mapping):
+            return None
+        value = value.get(part)
+    return value
+
+
+def card_mismatches(card_a: Mapping[str, Any], card_b: Mapping[str, Any]) -> list[str]:
+    """Differences that make two runs incomparable without ``allow_mismatch``.
+
+    Args:
+        card_a: card of run A.
+        card_b: card of run B.
+
+    Returns:
+        One line per blocking difference, e.g. ``"f1.variant: locomo vs mem0"``; checked
+        fields: ``f1.variant`` (when both computed F1), ``question_set``, ``answer_key``
+        (version and errata sha256). Empty when comparable.
+    """
+    out: list[str] = []
+    va, vb = _get(card_a, "f1.variant"), _get(card_b, "f1.variant")
+    if card_a.get("f1") and card_b.get("f1") and va != vb:
+        out.append(f"f1.variant: {va} vs {vb}")
+    qa, qb = card_a.get("question_set"), card_b.get("question_set")
+    if qa != qb:
+        out.append(f"question_set: {qa} vs {qb}")
+    ka = (_get(card_a, "answer_key.version"), _get(card_a, "answer_key.errata_sha256"))
+    kb = (_get(card_b, "answer_key.version"), _get(card_b, "answer_key.errata_sha256"))
+    if ka != kb:
+        out.append(f"answer_key: {_key_text(ka)} vs {_key_text(kb)}")
+    return out
+
+
+def _key_text(key: tuple[Any, Any]) -> str:
+    version, sha = key
+    return str(version) if not sha else f"{version} ({str(sha)[:12]})"
+
+
+# informational fields compared by card_differences (dotted paths into the card)
+COMPARED_FIELDS = (
+    "f1.variant",
+    "f1.version",
+    "bleu1.version",
+    "question_set",
+    "answer_key.version",
+    "answer_key.errata_sha256",
+    "judge.model",
+    "judge.model_snapshot",
+    "judge.protocol",
+    "judge.prompt_version",
+    "judge.parser_version",
+    "judge.temperature",
+    "judge.runs",
+    "judge.aggregation",
+    "tool.version",
+)
+
+
+def card_differences(card_a: Mapping[str, Any], card_b: Mapping[str, Any]) -> list[str]:
+    """Every compared card field whose value differs, as ``"field: A vs B"`` lines.
+
+    Args:
+        card_a: card of run A.
+        card_b: card of run B.
+
+    Returns:
+        Lines in :data:`COMPARED_FIELDS` order; a whole section absent from one card
+        (e.g. no judge) reads ``None``.
+    """
+    out = []
+    for name in COMPARED_FIELDS:
+        a, b = _get(card_a, name), _get(card_b, name)
+        if a != b:
+            out.append(f"{name}: {_fmt(a)} vs {_fmt(b)}")
+    return out
+
+
+__all__ = [
+    "BLOCKING_FIELDS",
+    "COMPARED_FIELDS",
+    "build_card",
+    "card_differences",
+    "card_mismatches",
+    "file_sha256",
+    "git_commit",
+    "question_set_label",
+    "render_card_markdown",
+    "tool_version",
+]

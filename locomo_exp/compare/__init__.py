@@ -1,0 +1,34 @@
+"""Paired, conversation-aware comparison of runs (issue 13, part 1).
+
+:func:`run_compare` loads run directories (:mod:`.runs`), matches their questions
+(:mod:`.match`), checks their disclosure cards (:mod:`locomo_exp.card`), computes per
+metric x category the difference with cluster and question-level bootstrap intervals,
+a paired test, Holm-adjusted p-values and the minimum detectable difference
+(:mod:`.engine`), and writes ``compare.md``, ``compare.json`` and forest plots
+(:mod:`.render`).
+"""
+
+from __future__ import annotations
+
+from locomo_exp.compare.api import CompareResult, PairInfo, run_compare
+from locomo_exp.compare.config import CompareConfig
+from locomo_exp.compare.engine import A_HIGHER, B_HIGHER, NOT_DISTINGUISHABLE, CompareRow
+from locomo_exp.compare.match import Matching, match_questions, normalize_question
+from locomo_exp.compare.runs import CompareError, RunData, load_run
+
+__all__ = [
+    "A_HIGHER",
+    "B_HIGHER",
+    "NOT_DISTINGUISHABLE",
+    "CompareConfig",
+    "CompareError",
+    "CompareResult",
+    "CompareRow",
+    "Matching",
+    "PairInfo",
+    "RunData",
+    "load_run",
+    "match_questions",
+    "normalize_question",
+    "run_compare",
+]

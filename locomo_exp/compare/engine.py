@@ -1,0 +1,220 @@
+"""Rows of a comparison: per metric x category group, the paired statistics.
+
+For each metric both runs carry and each group (every category present, ``overall_1_4``
+= categories 1-4, ``overall`` = all), on the shared questions where both runs have a
+value: mean A, mean B, their difference (A - B, points 0-100) with a 95% conversation-
+cluster bootstrap interval and a question-level bootstrap interval, a paired test
+(exact McNemar when both runs' values are all 0 or 100 on a J metric, a sign-flip
+permutation test otherwise), the minimum detectable difference (80% power, alpha 0.05)
+and a verdict.
+
+Holm's adjustment (:func:`apply_holm`) runs over a family per metric: the category rows
+of every compared pair; the overall rows of every pair form a family of their own.
+A row's verdict is *A higher* / *B higher* when its Holm-adjusted p is below alpha and
+its cluster interval excludes 0, else *not distinguishable*.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from locomo_exp.compare.match import Matching
+from locomo_exp.compare.runs import METRICS_BY_NAME, RunData
+from locomo_exp.stats.bootstrap import cluster_bootstrap_mean_diff, question_bootstrap_mean_diff
+from locomo_exp.stats.paired import (
+    holm_adjust,
+    mcnemar_exact,
+    mde_factor,
+    minimum_detectable_difference,
+    sign_flip_test,
+)
+
+logger = logging.getLogger(__name__)
+
+A_HIGHER = "A higher"
+B_HIGHER = "B higher"
+NOT_DISTINGUISHABLE = "not distinguishable"
+OVERALL_GROUPS = ("overall_1_4", "overall")
+
+
+@dataclass
+class CompareRow:
+    """One metric x group of one pair; values in points (0-100).
+
+    Attributes:
+        run_a, run_b: display names of the runs (difference is A - B).
+        metric: metric name (``f1_locomo``, ``j``, ``stored_j``...).
+        group: ``"1"``..``"5"``, ``"overall_1_4"`` or ``"overall"``.
+        n: questions in the row; n_conversations: conversations among them.
+        mean_a, mean_b, diff: means and difference.
+        cluster_ci, question_ci: 95% intervals of the difference ``[low, high]``.
+        cluster_se: standard error of the difference by the cluster bootstrap.
+        test: the paired test used; p: its two-sided p-value; p_holm: Holm-adjusted.
+        mde: minimum detectable difference, paired normal formula (questions independent).
+        mde_cluster: ``2.80 x cluster_se`` (the same power rule on the clustered SE).
+        verdict: ``A higher``, ``B higher`` or ``not distinguishable``.
+        marks: why the row is not a like-for-like comparison (``allow_mismatch``).
+    """
+
+    run_a: str
+    run_b: str
+    metric: str
+    group: str
+    n: int
+    n_conversations: int
+    mean_a: float
+    mean_b: float
+    diff: float
+    cluster_ci: list[float]
+    question_ci: list[float]
+    cluster_se: float
+    test: str
+    p: float
+    p_holm: Optional[float] = None
+    mde: Optional[float] = None
+    mde_cluster: Optional[float] = None
+    verdict: str = NOT_DISTINGUISHABLE
+    marks: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return asdict(self)
+
+
+def _groups(categories: np.ndarray) -> list[tuple[str, np.ndarray]]:
+    out = [(str(c), categories == c) for c in sorted(set(categories.tolist()))]
+    out.append(("overall_1_4", np.isin(categories, [1, 2, 3, 4])))
+    out.append(("overall", np.ones(categories.shape, dtype=bool)))
+    return [(g, m) for g, m in out if m.any()]
+
+
+def _is_binary(values: np.ndarray) -> bool:
+    return bool(np.all((values == 0.0) | (values == 100.0)))
+
+
+def compare_pair(
+    run_a: RunData,
+    run_b: RunData,
+    matching: Matching,
+    metrics: Sequence[str],
+    *,
+    bootstrap_samples: int,
+    permutation_samples: int,
+    seed: int,
+    pair_index: int = 0,
+    alpha: float = 0.05,
+    marks: Optional[dict[str, list[str]]] = None,
+) -> list[CompareRow]:
+    """Rows of one pair of runs (before Holm; see :func:`apply_holm`).
+
+    Args:
+        run_a: run A.
+        run_b: run B.
+        matching: their shared questions.
+        metrics: metric names to compare (those missing from either run are skipped).
+        bootstrap_samples: resamples per interval.
+        permutation_samples: Monte Carlo budget per sign-flip test.
+        seed: base seed; each row uses ``default_rng([seed, pair_index, metric, group])``.
+        pair_index: index of the pair (keeps each pair's streams distinct).
+        alpha: level for the minimum detectable difference.
+        marks: metric name -> mismatch notes attached to its rows.
+
+    Returns:
+        Rows in metric order, then group order (categories, overall_1_4, overall).
+    """
+    ia = np.array([p[0] for p in matching.pairs], dtype=int)
+    ib = np.array([p[1] for p in matching.pairs], dtype=int)
+    categories = np.array([int(run_a.rows[i]["category"]) for i in ia], dtype=int)
+    conversations = np.array([str(run_a.rows[i]["conversation_id"]) for i in ia])
+    rows: list[CompareRow] = []
+    for m_index, metric in enumerate(metrics):
+        if metric not in run_a.values or metric not in run_b.values:
+            continue
+        va = np.array([run_a.values[metric][i] for i in ia], dtype=object)
+        vb = np.array([run_b.values[metric][i] for i in ib], dtype=object)
+        present = np.array([x is not None and y is not None for x, y in zip(va, vb)], dtype=bool)
+        previous: Optional[tuple[np.ndarray, CompareRow]] = None
+        for g_index, (group, mask) in enumerate(_groups(categories)):
+            sel = mask & present
+            if not sel.any():
+                continue
+            if previous is not None and np.array_equal(previous[0], sel):  # overall == overall_1_4
+                rows.append(replace(previous[1], group=group, marks=list(previous[1].marks)))
+                continue
+            a = va[sel].astype(float)
+            b = vb[sel].astype(float)
+            conv = conversations[sel]
+            rng = np.random.default_rng([seed, pair_index, m_index, g_index])
+            cluster = cluster_bootstrap_mean_diff(a, b, conv, n_resamples=bootstrap_samples, seed=rng)
+            question = question_bootstrap_mean_diff(a, b, n_resamples=bootstrap_samples, seed=rng)
+            if METRICS_BY_NAME[metric].binary_capable and _is_binary(a) and _is_binary(b):
+                test = mcnemar_exact(a, b)
+            else:
+                test = sign_flip_test(a, b, n_resamples=permutation_samples, seed=rng)
+            d = a - b
+            sd = float(np.std(d, ddof=1)) if d.size > 1 else 0.0
+            rows.append(
+                CompareRow(
+                    run_a=run_a.name,
+                    run_b=run_b.name,
+                    metric=metric,
+                    group=group,
+                    n=int(d.size),
+                    n_conversations=int(np.unique(conv).size),
+                    mean_a=float(a.mean()),
+                    mean_b=float(b.mean()),
+                    diff=float(d.mean()),
+                    cluster_ci=[cluster.low, cluster.high],
+                    question_ci=[question.low, question.high],
+                    cluster_se=cluster.std_error,
+                    test=test.test,
+                    p=test.pvalue,
+                    mde=minimum_detectable_difference(sd, int(d.size), alpha=alpha),
+                    mde_cluster=mde_factor(alpha) * cluster.std_error if cluster.n_units > 1 else None,
+                    marks=list((marks or {}).get(metric, [])),
+                )
+            )
+            previous = (sel, rows[-1])
+    return rows
+
+
+def apply_holm(rows: list[CompareRow], alpha: float = 0.05) -> None:
+    """Set ``p_holm`` and ``verdict`` of every row, in place.
+
+    Families: per metric, the category rows of all pairs; per metric, the overall rows
+    (``overall_1_4`` and ``overall`` separately) of all pairs. With one pair the overall
+    families have one member (no adjustment).
+
+    Args:
+        rows: rows of every compared pair.
+        alpha: family-wise level of the verdicts.
+    """
+    families: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for i, row in enumerate(rows):
+        kind = row.group if row.group in OVERALL_GROUPS else "categories"
+        families[(row.metric, kind)].append(i)
+    for members in families.values():
+        adjusted = holm_adjust([rows[i].p for i in members])
+        for i, p in zip(members, adjusted):
+            rows[i].p_holm = p
+    for row in rows:
+        separated = row.cluster_ci[0] > 0 or row.cluster_ci[1] < 0
+        if row.p_holm is not None and row.p_holm < alpha and separated:
+            row.verdict = A_HIGHER if row.diff > 0 else B_HIGHER
+        else:
+            row.verdict = NOT_DISTINGUISHABLE
+
+
+__all__ = [
+    "A_HIGHER",
+    "B_HIGHER",
+    "NOT_DISTINGUISHABLE",
+    "CompareRow",
+    "apply_holm",
+    "compare_pair",
+]

@@ -1,0 +1,197 @@
+"""Outputs of a comparison: ``compare.md``, ``compare.json``, forest plots (PNG)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Optional
+
+from locomo_exp.compare.engine import CompareRow
+from locomo_exp.compare.runs import METRICS_BY_NAME
+
+if TYPE_CHECKING:
+    from locomo_exp.compare.api import CompareResult
+
+logger = logging.getLogger(__name__)
+
+_GROUP_LABELS = {"overall_1_4": "overall 1-4", "overall": "overall"}
+
+
+def group_label(group: str, names: Optional[dict[str, str]] = None) -> str:
+    """Display label of a group: ``"1 multi_hop"``, ``"overall 1-4"``..."""
+    if group in _GROUP_LABELS:
+        return _GROUP_LABELS[group]
+    name = (names or {}).get(group)
+    return f"{group} {name}" if name else group
+
+
+def _num(value: Optional[float], digits: int = 2) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def _p(value: Optional[float]) -> str:
+    if value is None:
+        return "n/a"
+    return "<0.0001" if value < 1e-4 else f"{value:.4f}"
+
+
+def _ci(interval: list[float]) -> str:
+    return f"[{interval[0]:+.2f}, {interval[1]:+.2f}]"
+
+
+def pair_table(rows: list[CompareRow], names: Optional[dict[str, str]] = None) -> str:
+    """Markdown table of one pair's rows (all metrics), values in points.
+
+    Args:
+        rows: rows of one pair.
+        names: category display names keyed by ``"1"``..``"5"``.
+
+    Returns:
+        The table text; a marked row ends with its marks.
+    """
+    lines = [
+        "| metric | group | n | conv | mean A | mean B | A - B | 95% CI (conversations) "
+        "| 95% CI (questions) | test | p | p Holm | MDE | verdict |",
+        "|---|---|---:|---:|---:|---:|---:|---|---|---|---:|---:|---:|---|",
+    ]
+    for row in rows:
+        verdict = row.verdict + (" ⚠ " + "; ".join(row.marks) if row.marks else "")
+        lines.append(
+            f"| {METRICS_BY_NAME[row.metric].label} | {group_label(row.group, names)} | {row.n} "
+            f"| {row.n_conversations} | {row.mean_a:.2f} | {row.mean_b:.2f} | {row.diff:+.2f} "
+            f"| {_ci(row.cluster_ci)} | {_ci(row.question_ci)} | {row.test} | {_p(row.p)} "
+            f"| {_p(row.p_holm)} | {_num(row.mde)} | {verdict} |"
+        )
+    return "\n".join(lines)
+
+
+def render_markdown(result: "CompareResult") -> str:
+    """The ``compare.md`` text of a comparison."""
+    names = result.category_names
+    out = ["# Comparison", "", "| run | path | question set | F1 variant | judge | stored J |", "|---|---|---|---|---|---|"]
+    for run in result.runs:
+        card = run.card
+        judge = card.get("judge") or {}
+        f1 = (card.get("f1") or {}).get("variant")
+        judge_text = f"{judge.get('model')} ({judge.get('protocol')})" if judge else "-"
+        out.append(
+            f"| {run.name} | {run.path} | {card.get('question_set')} | {f1 or '-'} | {judge_text} "
+            f"| {'yes' if 'stored_j' in run.values else 'no'} |"
+        )
+    for run in result.runs:
+        for note in run.notes:
+            out.append(f"\n- {run.name}: {note}")
+    out += [
+        "",
+        "Differences are A - B in points (0-100). Intervals: 95% percentile bootstrap, resampling "
+        "conversations (clustered; read this one) and questions (treats questions as independent). "
+        "Tests: exact McNemar for 0/100 verdicts, paired sign-flip permutation otherwise; p Holm: "
+        "Holm-adjusted per metric over categories (and over pairs). MDE: smallest difference detectable "
+        "with 80% power at alpha 0.05, (z_0.975 + z_0.8) x sd(diff) / sqrt(n). Verdict: A or B higher "
+        f"when p Holm < {result.alpha:g} and the conversation interval excludes 0.",
+    ]
+    for pair in result.pairs:
+        out += ["", f"## {pair.run_a} (A) vs {pair.run_b} (B)", ""]
+        counts = pair.counts
+        out.append(
+            f"- Questions: {counts['shared']} shared, {counts['only_a']} only in A, {counts['only_b']} only in B "
+            f"(overlap {100 * counts['overlap']:.1f}%, matched by {counts['matched_by']})"
+        )
+        if pair.low_overlap:
+            out.append(f"- ⚠ Overlap below {100 * result.min_overlap:.0f}%: the runs answer different question sets")
+        if counts["category_mismatches"]:
+            out.append(f"- ⚠ {counts['category_mismatches']} shared questions have different categories (A's used)")
+        if counts["gold_mismatches"]:
+            out.append(f"- ⚠ {counts['gold_mismatches']} shared questions have different ground truths")
+        for line in pair.mismatches:
+            out.append(f"- ⚠ Not comparable (compared because allow_mismatch=true): {line}")
+        if pair.differences:
+            out.append("- Card fields that differ: " + "; ".join(pair.differences))
+        rows = [r for r in result.rows if r.run_a == pair.run_a and r.run_b == pair.run_b]
+        out += ["", pair_table(rows, names) if rows else "No metric is carried by both runs."]
+        if pair.forest_plot:
+            out += ["", f"![forest plot]({pair.forest_plot})"]
+    return "\n".join(out) + "\n"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "run"
+
+
+def forest_plot(rows: list[CompareRow], path: Path, title: str, names: Optional[dict[str, str]] = None) -> Path:
+    """Forest plot of one pair: one panel per metric, one line per group.
+
+    The thick bar is the conversation-cluster 95% interval, the thin bar the
+    question-level one, the dot the difference (A - B, points).
+
+    Args:
+        rows: rows of one pair.
+        path: PNG to write.
+        title: figure title.
+        names: category display names.
+
+    Returns:
+        ``path``.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    metrics = list(dict.fromkeys(r.metric for r in rows))
+    fig, axes = plt.subplots(
+        1, len(metrics), figsize=(3.2 * len(metrics) + 1.5, 0.45 * max(4, len({r.group for r in rows})) + 1.5),
+        squeeze=False,
+    )
+    for ax, metric in zip(axes[0], metrics):
+        mine = [r for r in rows if r.metric == metric]
+        ys = list(range(len(mine)))[::-1]
+        for y, row in zip(ys, mine):
+            color = "tab:blue" if row.verdict == "A higher" else "tab:red" if row.verdict == "B higher" else "grey"
+            ax.plot(row.question_ci, [y, y], color=color, linewidth=1)
+            ax.plot(row.cluster_ci, [y, y], color=color, linewidth=4, alpha=0.6)
+            ax.plot([row.diff], [y], "o", color=color)
+        ax.axvline(0.0, color="black", linewidth=0.8)
+        ax.set_yticks(ys)
+        ax.set_yticklabels([group_label(r.group, names) for r in mine])
+        ax.set_title(METRICS_BY_NAME[metric].label)
+        ax.set_xlabel("A - B (points)")
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def write_outputs(result: "CompareResult", output_dir: Path, plots: bool = True) -> dict[str, Path]:
+    """Write ``compare.json``, ``compare.md`` and one forest plot per pair.
+
+    Args:
+        result: the comparison (its pairs get their ``forest_plot`` file names).
+        output_dir: directory to write to (created).
+        plots: whether to draw the forest plots.
+
+    Returns:
+        ``{"json": ..., "markdown": ..., "forest_<k>": ...}`` paths.
+    """
+    output_dir.mkdir(parents=True, exist_ok=True)
+    paths: dict[str, Path] = {}
+    if plots:
+        for k, pair in enumerate(result.pairs):
+            rows = [r for r in result.rows if r.run_a == pair.run_a and r.run_b == pair.run_b]
+            if not rows:
+                continue
+            name = "compare_forest.png" if len(result.pairs) == 1 else f"compare_forest_{k + 1}_{_slug(pair.run_b)}.png"
+            forest_plot(rows, output_dir / name, f"{pair.run_a} (A) vs {pair.run_b} (B)", result.category_names)
+            pair.forest_plot = name
+            paths[f"forest_{k + 1}"] = output_dir / name
+    json_path = output_dir / "compare.json"
+    json_path.write_text(json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    md_path = output_dir / "compare.md"
+    md_path.write_text(render_markdown(result), encoding="utf-8")
+    paths["json"], paths["markdown"] = json_path, md_path
+    logger.info("comparison written to %s", md_path)
+    return paths
+

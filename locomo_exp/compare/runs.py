@@ -1,0 +1,229 @@
+"""Load run directories written by locomo_exp for comparison.
+
+A run directory holds ``scores.jsonl`` (one JSON object per question), ``summary.json``,
+``config.yaml`` and, when written by a version that has it, ``card.json``. Per-question
+metrics are converted to points (0-100): F1 variants and BLEU-1 are stored 0-1, J 0-100.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+import yaml
+
+from locomo_exp.card import build_card
+
+logger = logging.getLogger(__name__)
+
+
+class CompareError(ValueError):
+    """A comparison that cannot be made; the message is one line for the user."""
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """A comparable per-question metric.
+
+    Attributes:
+        name: key used in compare outputs (``f1_locomo``, ``j``...).
+        label: display name.
+        field: the ``scores.jsonl`` field.
+        scale: factor to points (100 for 0-1 metrics, 1 for J).
+        binary_capable: J-like metrics tested with exact McNemar when every value is 0/100.
+    """
+
+    name: str
+    label: str
+    field: str
+    scale: float
+    binary_capable: bool = False
+
+
+METRICS: tuple[MetricSpec, ...] = (
+    MetricSpec("f1_locomo", "F1 (LoCoMo official)", "f1_locomo", 100.0),
+    MetricSpec("f1_squad", "F1 (SQuAD, stemmed)", "f1_squad", 100.0),
+    MetricSpec("f1_mem0", "F1 (Mem0 harness)", "f1_mem0", 100.0),
+    MetricSpec("bleu1", "BLEU-1", "bleu1", 100.0),
+    MetricSpec("j", "J", "j_mean", 1.0, True),
+    MetricSpec("stored_j", "stored J", "stored_judge_score", 1.0, True),
+)
+METRICS_BY_NAME = {m.name: m for m in METRICS}
+
+
+@dataclass
+class RunData:
+    """One loaded run.
+
+    Attributes:
+        path: the run directory.
+        name: display name (unique among the compared runs).
+        rows: the ``scores.jsonl`` rows, in file order.
+        values: metric name -> per-row value in points (``None`` where absent).
+        summary: ``summary.json``.
+        config: ``config.yaml`` as a dict.
+        card: the run's card (``card.json``, or rebuilt from config + summary).
+        notes: how values were obtained (e.g. stored J recovered from the input file).
+    """
+
+    path: Path
+    name: str
+    rows: list[dict[str, Any]]
+    values: dict[str, list[Optional[float]]]
+    summary: dict[str, Any]
+    config: dict[str, Any]
+    card: dict[str, Any]
+    notes: list[str] = field(default_factory=list)
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CompareError(f"{path}: missing (not a run directory written by locomo_exp)") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CompareError(f"{path}: cannot be read as JSON ({exc})") from None
+
+
+def read_scores(path: Path) -> list[dict[str, Any]]:
+    """Read ``scores.jsonl``.
+
+    Args:
+        path: the file.
+
+    Returns:
+        The rows.
+
+    Raises:
+        CompareError: naming the file, the line and the field, when the file is missing,
+            a line is not a JSON object, or ``question``/``conversation_id``/``category``
+            is missing.
+    """
+    if not path.is_file():
+        raise CompareError(f"{path}: missing (not a run directory written by locomo_exp)")
+    rows: list[dict[str, Any]] = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise CompareError(f"{path}: line {number}: not valid JSON ({exc.msg})") from None
+            if not isinstance(row, dict):
+                raise CompareError(f"{path}: line {number}: expected a JSON object")
+            for name in ("question", "conversation_id", "category"):
+                if row.get(name) is None:
+                    raise CompareError(f"{path}: line {number}: field '{name}' missing")
+            rows.append(row)
+    if not rows:
+        raise CompareError(f"{path}: no questions")
+    return rows
+
+
+def _number(value: Any, scale: float, where: str) -> Optional[float]:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise CompareError(f"{where}: expected a number, got {value!r}")
+    if value != value:  # NaN: not scored
+        return None
+    return float(value) * scale
+
+
+def metric_values(rows: list[dict[str, Any]], path: Path) -> dict[str, list[Optional[float]]]:
+    """Per-row values in points of every metric at least one row carries.
+
+    Args:
+        rows: ``scores.jsonl`` rows.
+        path: the file (for messages).
+
+    Returns:
+        metric name -> list aligned with ``rows``.
+
+    Raises:
+        CompareError: when a metric field holds a non-number (file, line, field named).
+    """
+    out: dict[str, list[Optional[float]]] = {}
+    for spec in METRICS:
+        if not any(spec.field in row for row in rows):
+            continue
+        out[spec.name] = [
+            _number(row.get(spec.field), spec.scale, f"{path}: line {i + 1}: field '{spec.field}'")
+            for i, row in enumerate(rows)
+        ]
+    return out
+
+
+def load_run(run_dir: Path, name: Optional[str] = None) -> RunData:
+    """Load one run directory.
+
+    Args:
+        run_dir: a directory holding ``scores.jsonl``, ``summary.json``, ``config.yaml``
+            (a path to its ``scores.jsonl`` is accepted too).
+        name: display name (default: the directory name).
+
+    Returns:
+        :class:`RunData`. When ``scores.jsonl`` has no per-question stored verdicts but
+        ``summary.json`` has stored J, they are recovered from the input file
+        (:func:`locomo_exp.compare.stored.recover_stored_judge`).
+
+    Raises:
+        CompareError: a missing directory or file, or an unreadable line or field.
+    """
+    if run_dir.is_file() and run_dir.name == "scores.jsonl":
+        run_dir = run_dir.parent
+    if not run_dir.is_dir():
+        raise CompareError(f"{run_dir}: not a directory (compare.runs takes run directories)")
+    rows = read_scores(run_dir / "scores.jsonl")
+    summary = _read_json(run_dir / "summary.json")
+    config_path = run_dir / "config.yaml"
+    try:
+        config = yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}
+    except FileNotFoundError:
+        raise CompareError(f"{config_path}: missing (not a run directory written by locomo_exp)") from None
+    except (OSError, yaml.YAMLError) as exc:
+        raise CompareError(f"{config_path}: cannot be read as YAML ({exc})") from None
+    card_path = run_dir / "card.json"
+    if card_path.is_file():
+        card = _read_json(card_path)
+    else:  # rebuilt: what the run's process knew (command, date, commit) is unknown
+        card = build_card(config, summary, argv=[])
+        card.update({"command_line": None, "date": None})
+        card["tool"] = {"name": card["tool"]["name"], "version": None, "git_commit": None}
+    values = metric_values(rows, run_dir / "scores.jsonl")
+    run = RunData(run_dir, name or run_dir.name, rows, values, summary, config, card)
+    if "stored_j" not in values and summary.get("stored_judge"):
+        from locomo_exp.compare.stored import recover_stored_judge
+
+        recovered, note = recover_stored_judge(run)
+        run.notes.append(note)
+        if recovered is not None:
+            values["stored_j"] = recovered
+    return run
+
+
+def unique_names(paths: list[Path]) -> list[str]:
+    """Short distinct display names: directory names, with parents added on collisions."""
+    depth = 1
+    while True:
+        names = ["/".join(p.resolve().parts[-depth:]) for p in paths]
+        if len(set(names)) == len(names) or depth > 6:
+            return names if len(set(names)) == len(names) else [f"{i + 1}:{n}" for i, n in enumerate(names)]
+        depth += 1
+
+
+__all__ = [
+    "METRICS",
+    "METRICS_BY_NAME",
+    "CompareError",
+    "MetricSpec",
+    "RunData",
+    "load_run",
+    "metric_values",
+    "read_scores",
+    "unique_names",
+]

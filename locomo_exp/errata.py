@@ -1,0 +1,291 @@
+"""Scoring against a corrected answer key (issue 13, part 3).
+
+Reads an answer-key audit in the format of the public LoCoMo audit's ``errors.json``
+(dial481/locomo-audit; CC BY-NC 4.0 -- users pass their own copy, the project ships none):
+a JSON list of ``{question_id, question, golden_answer, category, error_type,
+correct_answer, ...}``. The audit's ids (``locomo_<conversation index>_qa<i>``) are its
+own, so entries are matched to questions by conversation + normalised question text;
+conversations are aligned by shared questions, because harnesses name them differently.
+
+Entries whose ``error_type`` is ``WRONG_CITATION`` only fix evidence ids (the gold is
+right); every other entry changes scores: its question's corrected gold is
+``correct_answer``, or :data:`UNANSWERABLE` when that reads "unanswerable". The
+*ceiling* of a category under the original key is the share of its questions not
+affected by a score-changing entry -- what a perfect system could score.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Optional, Sequence
+
+from locomo_exp.compare.match import align_conversations, normalize_question
+
+logger = logging.getLogger(__name__)
+
+UNANSWERABLE = "unanswerable"
+NON_SCORING_TYPES = frozenset({"WRONG_CITATION"})
+_AUDIT_ID = re.compile(r"^locomo_(\d+)_qa(\d+)$")
+_REQUIRED = ("question_id", "question", "error_type", "correct_answer")
+# what a system answers when it abstains (LoCoMo's category-5 rule)
+_ABSTAIN = ("no information available", "not mentioned")
+
+
+class ErrataError(ValueError):
+    """An errata file that cannot be used; the message names the file, entry and field."""
+
+
+@dataclass(frozen=True)
+class ErrataEntry:
+    """One audit entry.
+
+    Attributes:
+        question_id: the audit's id (``locomo_<conv>_qa<i>``).
+        conversation: the conversation index parsed from the id (``None`` if another form).
+        question: the question text.
+        golden_answer: the original gold (as the audit quotes it).
+        category: the category the audit lists (``None`` if absent).
+        error_type: e.g. ``HALLUCINATION``, ``WRONG_CITATION``.
+        correct_answer: the corrected answer, or :data:`UNANSWERABLE`.
+    """
+
+    question_id: str
+    conversation: Optional[int]
+    question: str
+    golden_answer: Optional[str]
+    category: Optional[int]
+    error_type: str
+    correct_answer: str
+
+    @property
+    def changes_score(self) -> bool:
+        """True unless the entry only fixes evidence citations."""
+        return self.error_type.upper() not in NON_SCORING_TYPES
+
+
+def load_errata(path: str | Path) -> list[ErrataEntry]:
+    """Read and validate an errata file.
+
+    Args:
+        path: the JSON file (a list of audit entries).
+
+    Returns:
+        The entries, in file order.
+
+    Raises:
+        ErrataError: one line naming the file, the entry index and the field, when the
+            file is missing or not JSON, not a list, or an entry lacks a required field
+            (``question_id``, ``question``, ``error_type``, ``correct_answer``).
+    """
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ErrataError(f"{path}: errata file not found") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ErrataError(f"{path}: cannot be read as JSON ({exc})") from None
+    if not isinstance(data, list):
+        raise ErrataError(f"{path}: expected a JSON list of audit entries, got {type(data).__name__}")
+    entries = []
+    for i, raw in enumerate(data):
+        if not isinstance(raw, dict):
+            raise ErrataError(f"{path}: entry {i}: expected an object")
+        for name in _REQUIRED:
+            if raw.get(name) is None or str(raw.get(name)).strip() == "":
+                raise ErrataError(f"{path}: entry {i} ({raw.get('question_id', '?')}): field '{name}' missing")
+        qid = str(raw["question_id"])
+        found = _AUDIT_ID.match(qid)
+        answer = str(raw["correct_answer"]).strip()
+        category = raw.get("category")
+        entries.append(
+            ErrataEntry(
+                question_id=qid,
+                conversation=int(found.group(1)) if found else None,
+                question=str(raw["question"]),
+                golden_answer=None if raw.get("golden_answer") is None else str(raw["golden_answer"]),
+                category=int(category) if isinstance(category, (int, str)) and str(category).isdigit() else None,
+                error_type=str(raw["error_type"]),
+                correct_answer=UNANSWERABLE if answer.casefold().startswith(UNANSWERABLE) else answer,
+            )
+        )
+    return entries
+
+
+def _field(item: Any, name: str) -> Any:
+    return item.get(name) if isinstance(item, Mapping) else getattr(item, name, None)
+
+
+@dataclass
+class ErrataMatch:
+    """Entries matched to questions.
+
+    Attributes:
+        by_index: question index (in the list given) -> its entry.
+        unmatched: entries matching no question.
+        n_score_changing: matched entries that change scores.
+    """
+
+    by_index: dict[int, ErrataEntry]
+    unmatched: list[ErrataEntry] = field(default_factory=list)
+
+    @property
+    def n_matched(self) -> int:
+        """Entries matched to a question."""
+        return len(self.by_index)
+
+    @property
+    def n_score_changing(self) -> int:
+        """Matched entries that change scores."""
+        return sum(e.changes_score for e in self.by_index.values())
+
+
+def match_errata(entries: Sequence[ErrataEntry], questions: Sequence[Any]) -> ErrataMatch:
+    """Match audit entries to questions by conversation + normalised question text.
+
+    Args:
+        entries: from :func:`load_errata`.
+        questions: ``scores.jsonl`` rows or records (mappings or objects with
+            ``conversation_id``, ``question``).
+
+    Returns:
+        :class:`ErrataMatch`. The audit's conversation index is aligned with the
+        questions' conversation ids by shared question texts; an entry whose question
+        text appears in no aligned conversation is unmatched (logged with the count).
+    """
+    by_conv_q: dict[str, list[str]] = defaultdict(list)
+    index: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for i, item in enumerate(questions):
+        conv, text = str(_field(item, "conversation_id")), normalize_question(_field(item, "question"))
+        by_conv_q[conv].append(text)
+        index[(conv, text)].append(i)
+    by_conv_e: dict[str, list[str]] = defaultdict(list)
+    for entry in entries:
+        by_conv_e[str(entry.conversation)].append(normalize_question(entry.question))
+    conv_map = align_conversations(by_conv_q, by_conv_e)  # audit conversation -> question conv id
+    result = ErrataMatch(by_index={})
+    for entry in entries:
+        conv = conv_map.get(str(entry.conversation))
+        candidates = index.get((str(conv), normalize_question(entry.question)), []) if conv is not None else []
+        free = [i for i in candidates if i not in result.by_index]
+        if not free:
+            result.unmatched.append(entry)
+            continue
+        result.by_index[free[0]] = entry
+    logger.info(
+        "errata: %d of %d entries matched to questions (%d score-changing)",
+        result.n_matched, len(entries), result.n_score_changing,
+    )
+    return result
+
+
+def corrected_gold(questions: Sequence[Any], matched: ErrataMatch) -> list[str]:
+    """The gold of every question under the corrected key.
+
+    Args:
+        questions: rows or records with ``ground_truth``.
+        matched: from :func:`match_errata`.
+
+    Returns:
+        Per question: the corrected answer for score-changing entries, :data:`UNANSWERABLE`
+        where the audit says so, else the original ``ground_truth`` (as ``str``).
+    """
+    out = []
+    for i, item in enumerate(questions):
+        entry = matched.by_index.get(i)
+        out.append(entry.correct_answer if entry is not None and entry.changes_score else str(_field(item, "ground_truth")))
+    return out
+
+
+def _groups(categories: Sequence[int]) -> dict[str, list[int]]:
+    groups: dict[str, list[int]] = defaultdict(list)
+    for i, c in enumerate(categories):
+        groups[str(c)].append(i)
+        if c in (1, 2, 3, 4):
+            groups["overall_1_4"].append(i)
+        groups["overall"].append(i)
+    return dict(sorted(groups.items(), key=lambda kv: (not kv[0].isdigit(), kv[0])))
+
+
+def ceilings(questions: Sequence[Any], matched: ErrataMatch) -> dict[str, dict[str, Any]]:
+    """Per category the ceiling a perfect system reaches under the original key.
+
+    Args:
+        questions: rows or records with ``category``.
+        matched: from :func:`match_errata`.
+
+    Returns:
+        group (``"1"``..``"5"``, ``"overall_1_4"``, ``"overall"``) ->
+        ``{"n", "affected", "ceiling"}``; ``ceiling`` is in points (0-100):
+        ``100 x (n - affected) / n`` where ``affected`` counts questions with a
+        score-changing entry.
+    """
+    categories = [int(_field(q, "category")) for q in questions]
+    out = {}
+    for group, members in _groups(categories).items():
+        affected = sum(1 for i in members if i in matched.by_index and matched.by_index[i].changes_score)
+        out[group] = {"n": len(members), "affected": affected, "ceiling": 100.0 * (len(members) - affected) / len(members)}
+    return out
+
+
+def abstains(prediction: str) -> bool:
+    """True when a prediction abstains (LoCoMo's category-5 phrases)."""
+    text = str(prediction).casefold()
+    return any(p in text for p in _ABSTAIN)
+
+
+def score_both_keys(
+    questions: Sequence[Any],
+    matched: ErrataMatch,
+    scorer: Callable[[str, str, int], float],
+    scale: float = 100.0,
+) -> dict[str, dict[str, Any]]:
+    """Score every question against the original and the corrected key.
+
+    Args:
+        questions: rows or records with ``prediction``, ``ground_truth``, ``category``.
+        matched: from :func:`match_errata`.
+        scorer: ``(prediction, gold, category) -> score 0-1`` (e.g.
+            ``locomo_exp.scoring.f1.locomo_f1``). A question the audit marks unanswerable
+            scores 1 when the prediction abstains (LoCoMo's category-5 rule), else 0.
+        scale: factor to the reported unit (100: points).
+
+    Returns:
+        group -> ``{"n", "original", "corrected", "ceiling", "above_ceiling"}``: means
+        in points under each key, the original key's ceiling (:func:`ceilings`) and
+        whether the original-key score exceeds it.
+    """
+    gold_new = corrected_gold(questions, matched)
+    original, corrected = [], []
+    for item, new in zip(questions, gold_new):
+        pred, cat = str(_field(item, "prediction")), int(_field(item, "category"))
+        original.append(scorer(pred, str(_field(item, "ground_truth")), cat))
+        corrected.append((1.0 if abstains(pred) else 0.0) if new == UNANSWERABLE else scorer(pred, new, cat))
+    caps = ceilings(questions, matched)
+    categories = [int(_field(q, "category")) for q in questions]
+    out = {}
+    for group, members in _groups(categories).items():
+        orig = scale * sum(original[i] for i in members) / len(members)
+        corr = scale * sum(corrected[i] for i in members) / len(members)
+        ceiling = caps[group]["ceiling"] * scale / 100.0
+        out[group] = {"n": len(members), "original": orig, "corrected": corr, "ceiling": ceiling,
+                      "above_ceiling": orig > ceiling + 1e-9}
+    return out
+
+
+__all__ = [
+    "UNANSWERABLE",
+    "ErrataEntry",
+    "ErrataError",
+    "ErrataMatch",
+    "abstains",
+    "ceilings",
+    "corrected_gold",
+    "load_errata",
+    "match_errata",
+    "score_both_keys",
+]
