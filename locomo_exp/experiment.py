@@ -125,7 +125,8 @@ def score_rows(
 
     Returns:
         Rows with ids, category id and name, question, ground truth, prediction, latency
-        fields present in the input, and every per-question metric.
+        fields and ``stored_judge_score`` (another judge's verdict, 0-100) when present in
+        the input, and every per-question metric.
     """
     rows: list[dict[str, Any]] = []
     for index, record in enumerate(records):
@@ -140,7 +141,7 @@ def score_rows(
             "n_references": len(record.gold_references),
             "prediction_missing": record.prediction_missing,
         }
-        for name in ("search_latency_s", "total_latency_s", "context_tokens"):
+        for name in ("search_latency_s", "total_latency_s", "context_tokens", "stored_judge_score"):
             if getattr(record, name) is not None:
                 row[name] = getattr(record, name)
         if lexical:
