@@ -153,7 +153,7 @@ def test_report_opens_with_what_ran_when_the_judge_did_not_finish(
     def run_judge(*args: Any, **kwargs: Any) -> Any:
         raise raised
 
-    monkeypatch.setattr(judge, "preflight_judge", lambda cfg, records: None)
+    monkeypatch.setattr(judge, "preflight_judge", lambda cfg, records, **kwargs: None)
     monkeypatch.setattr(judge, "run_judge", run_judge)
     out = tmp_path / "out"
 
@@ -185,7 +185,7 @@ def test_report_of_a_judge_still_running_says_so_and_a_complete_run_has_no_block
         seen["report"] = (tmp_path / "out" / "report.md").read_text()
         raise RuntimeError("stop")
 
-    monkeypatch.setattr(judge, "preflight_judge", lambda cfg, records: None)
+    monkeypatch.setattr(judge, "preflight_judge", lambda cfg, records, **kwargs: None)
     monkeypatch.setattr(judge, "run_judge", run_judge)
     with pytest.raises(RuntimeError):
         run_experiment(typed_config("tracking=none", "scorer=both"), tmp_path / "out", PROJECT_ROOT)
