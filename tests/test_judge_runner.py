@@ -36,7 +36,7 @@ from locomo_exp.judge import (
 from locomo_exp.judge.cache import JudgeCache
 from locomo_exp.judge.runner import RetryPolicy
 from locomo_exp.records import DEFAULT_CATEGORY_NAMES, QARecord
-from locomo_exp.tracking import judge_metrics
+from locomo_exp.tracking import judge_metrics, judge_params
 
 
 def run(records: list[QARecord], cfg, tmp_path: Path):  # type: ignore[no-untyped-def]
@@ -396,7 +396,7 @@ def test_run_result_reports_versions_tokens_cost_and_question_json(
     }
     assert summary["tokens"]["input"] == 8 * 420 and summary["tokens"]["output"] == 8 * 24
     assert summary["estimated_cost_usd"] == pytest.approx((8 * 420 * 3 + 8 * 24 * 15) / 1e6)
-    assert result.params == {
+    assert judge_params(result.summary) == {
         "judge.prompt_version": "rubric-v1",
         "judge.api_version": "2023-06-01",
         "judge.parser_version": "parse-v2",

@@ -393,7 +393,7 @@ def sweep_value_label(swept: Mapping[str, str]) -> str:
     Like the run name (:func:`swept_label`) with ``=`` written ``:``, since MLflow metric
     names cannot hold ``=``.
     """
-    parts = [swept_label(key, value).replace("=", ":") for key, value in swept.items()]
+    parts = [swept_label(key, value).replace("=", ":", 1) for key, value in swept.items()]
     return metric_name(" ".join(parts)) or "job"
 
 
