@@ -588,3 +588,25 @@ def test_a_job_whose_judge_batches_are_pending_is_not_counted_as_failed(tmp_path
     assert (summary["n_failed"], summary["n_pending"]) == (1, 1)
     assert [f["job"] for f in summary["failed_jobs"]] == [1]
     assert "1 with judge batches still processing" in sweep.render_sweep_summary(summary)
+
+
+def test_a_per_job_cache_path_resolves_with_the_job_number_before_any_job(tmp_path: Path) -> None:
+    """``judge.cache_path=.../cache_${hydra:job.num}.sqlite`` (one cache file per SLURM job)."""
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.core.hydra_config import HydraConfig
+
+    from locomo_exp.config import register_configs
+
+    register_configs()
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(
+        version_base="1.3", config_dir=str(PROJECT_ROOT / "locomo_exp" / "conf")
+    ):
+        master = compose(config_name="config", return_hydra_config=True)
+        before = HydraConfig.instance().cfg
+        cfg = sweep.compose_job(
+            master, [f"judge.cache_path={tmp_path}/cache_${{hydra:job.num}}.sqlite"], job_num=3
+        )
+        assert HydraConfig.instance().cfg is before  # the launching process's config is back
+    assert cfg.judge.cache_path == f"{tmp_path}/cache_3.sqlite"

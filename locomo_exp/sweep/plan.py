@@ -186,25 +186,47 @@ def job_problems(cfg: Any, start_dir: Path) -> list[str]:
     return problems
 
 
-def compose_job(master: DictConfig, overrides: list[str]) -> Any:
+def compose_job(master: DictConfig, overrides: list[str], job_num: int = 0) -> Any:
     """Compose one job's typed config from the master config, as the launcher will.
+
+    The job's Hydra config (with ``hydra.job.num``) is current while the config resolves,
+    as in the job itself, so ``judge.cache_path=cache_${hydra:job.num}.sqlite`` resolves
+    to ``cache_0.sqlite`` for job 0; the previous Hydra config is restored afterwards.
+
+    Args:
+        master: the multirun's master config.
+        overrides: the job's override list.
+        job_num: the job's number.
+
+    Returns:
+        The job's typed :class:`~locomo_exp.config.ExperimentConfig`.
 
     Raises:
         hydra.errors.HydraException, omegaconf.errors.OmegaConfBaseException: when the
             overrides do not compose (unknown key, wrong type).
     """
     from hydra.core.global_hydra import GlobalHydra
+    from hydra.core.hydra_config import HydraConfig
 
     from locomo_exp.config import keep_typed_text, to_experiment_config
 
     loader = GlobalHydra.instance().config_loader()
     job_cfg = loader.load_sweep_config(master_config=master, sweep_overrides=list(overrides))
+    with read_write(job_cfg.hydra.job), open_dict(job_cfg.hydra.job):
+        job_cfg.hydra.job.num = job_num
+        job_cfg.hydra.job.id = f"job_id_for_{job_num}"
     task = OmegaConf.to_container(job_cfg.hydra.overrides.task, resolve=False)
     task_overrides = [str(o) for o in task] if isinstance(task, list) else []
-    with read_write(job_cfg), open_dict(job_cfg):
-        del job_cfg["hydra"]
-    keep_typed_text(job_cfg, task_overrides)  # data.path=2024.10 stays 2024.10
-    return to_experiment_config(job_cfg)
+    hydra_config = HydraConfig.instance()
+    previous = hydra_config.cfg
+    hydra_config.set_config(job_cfg)
+    try:
+        with read_write(job_cfg), open_dict(job_cfg):
+            del job_cfg["hydra"]
+        keep_typed_text(job_cfg, task_overrides)  # data.path=2024.10 stays 2024.10
+        return to_experiment_config(job_cfg)
+    finally:
+        hydra_config.cfg = previous
 
 
 TrackingTarget = tuple[bool, Optional[str], str]
@@ -234,7 +256,7 @@ def validate_jobs(
     for num, overrides in enumerate(jobs):
         label = f"job {num} ({job_label(swept_values(overrides, plan.swept_keys))})"
         try:
-            cfg = compose_job(master, overrides)
+            cfg = compose_job(master, overrides, num)
         except MissingMandatoryValue as error:
             problems.append(f"{label}: {error.full_key or 'a required value'} is required")
             continue
