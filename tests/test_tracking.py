@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from conftest import PROJECT_ROOT
 from fake_anthropic import FakeAnthropicServer, rubric
-from test_config import Composer, typed_config  # noqa: F401  (fixture registration)
+from test_config import Composer, typed_config  # noqa: F401,F811  (fixture registration)
 
 from locomo_exp import tracking
 from locomo_exp.experiment import LOG_FILE, run_experiment
@@ -40,7 +40,8 @@ from locomo_exp.experiment import LOG_FILE, run_experiment
             {"scorer": "f1"}, None, "f1", "f1", id="scorer-swept-not-repeated",
         ),
         pytest.param(
-            {"f1.variant": "squad"}, None, "f1", "f1.variant=squad · f1", id="other-key-as-key=value",
+            {"f1.variant": "squad"}, None, "f1", "f1.variant=squad · f1",
+            id="other-key-as-key=value",
         ),
         pytest.param({}, None, None, "job", id="nothing"),
     ],
@@ -203,10 +204,11 @@ def test_existing_experiment_keeps_the_kind_its_owner_chose(tmp_path: Path, stor
 
 
 def test_f1_only_run_logs_no_judge_params_and_f1_in_percent(
-    tmp_path: Path, typed_config: Composer, store: str
+    tmp_path: Path, typed_config: Composer, store: str  # noqa: F811
 ) -> None:
     uri = store
-    result = run_experiment(typed_config(f"tracking.uri={uri}", "tracking.experiment=f1_only"), tmp_path / "out", PROJECT_ROOT)
+    cfg = typed_config(f"tracking.uri={uri}", "tracking.experiment=f1_only")
+    result = run_experiment(cfg, tmp_path / "out", PROJECT_ROOT)
 
     run = _client(uri).get_run(result.run_id)
     assert not [key for key in run.data.params if key.startswith("judge.")]
@@ -218,7 +220,10 @@ def test_f1_only_run_logs_no_judge_params_and_f1_in_percent(
 
 
 def test_judge_run_logs_judge_params_and_j_overall_1_4(
-    tmp_path: Path, typed_config: Composer, fake_anthropic: FakeAnthropicServer, store: str
+    tmp_path: Path,
+    typed_config: Composer,  # noqa: F811
+    fake_anthropic: FakeAnthropicServer,
+    store: str,
 ) -> None:
     fake_anthropic.responder = lambda request: rubric(80)
     uri = store

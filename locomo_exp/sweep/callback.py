@@ -12,7 +12,7 @@ import json
 import logging
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
@@ -68,7 +68,7 @@ class SweepCallback(Callback):
 
     def __init__(self) -> None:
         """Start with no sweep (``on_multirun_start`` sets one up)."""
-        self._context: Optional[SweepContext] = None
+        self._context: SweepContext | None = None
         self._finished = False
 
     # -- start ---------------------------------------------------------------------
@@ -266,7 +266,7 @@ def _missing_record(context: SweepContext, num: int) -> JobRecord:
     )
 
 
-def _job_summary(record: JobRecord) -> Optional[dict[str, Any]]:
+def _job_summary(record: JobRecord) -> dict[str, Any] | None:
     """A completed job's ``summary.json``; an unreadable one fails the record instead."""
     if record.status != COMPLETED:
         return None

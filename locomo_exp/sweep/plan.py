@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from omegaconf import DictConfig, OmegaConf, open_dict, read_write
 
@@ -74,7 +74,7 @@ class SweepPlan:
     swept_overrides: list[str]
     swept_keys: list[str]
     fixed_overrides: list[str]
-    jobs: Optional[list[list[str]]]
+    jobs: list[list[str]] | None
 
     @property
     def name(self) -> str:
@@ -137,10 +137,10 @@ def plan_sweep(config: DictConfig) -> SweepPlan:
     hydra = GlobalHydra.instance()
     loader = hydra.config_loader() if hydra.is_initialized() else None  # for glob() sweeps
     parsed = OverridesParser.create(config_loader=loader).parse_overrides(arguments)
-    swept_overrides = [a for a, o in zip(arguments, parsed) if o.is_sweep_override()]
+    swept_overrides = [a for a, o in zip(arguments, parsed, strict=True) if o.is_sweep_override()]
     swept_keys = [o.get_key_element() for o in parsed if o.is_sweep_override()]
-    fixed = [a for a, o in zip(arguments, parsed) if not o.is_sweep_override()]
-    jobs: Optional[list[list[str]]] = None
+    fixed = [a for a, o in zip(arguments, parsed, strict=True) if not o.is_sweep_override()]
+    jobs: list[list[str]] | None = None
     if OmegaConf.select(sweeper, "_target_", default="") == BASIC_SWEEPER:
         jobs = expand_basic_sweep(parsed)
     return SweepPlan(swept_overrides, swept_keys, fixed, jobs)
@@ -229,13 +229,13 @@ def compose_job(master: DictConfig, overrides: list[str], job_num: int = 0) -> A
         hydra_config.cfg = previous
 
 
-TrackingTarget = tuple[bool, Optional[str], str]
+TrackingTarget = tuple[bool, str | None, str]
 """``(enabled, store URI, experiment)`` of a job."""
 
 
 def validate_jobs(
     master: DictConfig, plan: SweepPlan, start_dir: Path
-) -> tuple[list[str], Optional[TrackingTarget]]:
+) -> tuple[list[str], TrackingTarget | None]:
     """Compose and check every job; return the problems and the common tracking target.
 
     Args:

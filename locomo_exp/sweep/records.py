@@ -12,7 +12,6 @@ import logging
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Optional
 
 from locomo_exp.outputs import atomic_write_text
 
@@ -51,12 +50,12 @@ class SweepContext:
     sweep_dir: str
     swept_keys: list[str]
     swept_overrides: list[str]
-    jobs: Optional[list[list[str]]] = None
-    parent_run_id: Optional[str] = None
-    tracking_uri: Optional[str] = None
-    experiment: Optional[str] = None
+    jobs: list[list[str]] | None = None
+    parent_run_id: str | None = None
+    tracking_uri: str | None = None
+    experiment: str | None = None
     started_at: float = field(default_factory=time.time)
-    experiment_id: Optional[str] = None
+    experiment_id: str | None = None
 
     def write(self) -> Path:
         """Write the context file (atomically) and return its path."""
@@ -66,7 +65,7 @@ class SweepContext:
         return path
 
     @classmethod
-    def read(cls, sweep_dir: Path) -> Optional[SweepContext]:
+    def read(cls, sweep_dir: Path) -> SweepContext | None:
         """Read the context of a sweep dir; ``None`` when there is none (no callback)."""
         path = Path(sweep_dir) / CONTEXT_FILE
         if not path.is_file():
@@ -98,11 +97,11 @@ class JobRecord:
     run_name: str
     status: str
     output_dir: str
-    error: Optional[str] = None
-    error_type: Optional[str] = None
-    run_id: Optional[str] = None
-    wall_time_s: Optional[float] = None
-    f1_variant: Optional[str] = None
+    error: str | None = None
+    error_type: str | None = None
+    run_id: str | None = None
+    wall_time_s: float | None = None
+    f1_variant: str | None = None
 
     def write(self) -> Path:
         """Write the record into its output dir and return the path."""

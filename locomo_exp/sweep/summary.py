@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from locomo_exp.outputs import atomic_path
 from locomo_exp.records import CATEGORY_IDS
@@ -21,12 +21,12 @@ SUMMARY_MD = "sweep_summary.md"
 SUMMARY_PLOT = "sweep_plot.png"
 
 
-def _mean(by_key: dict[str, Any], key: str) -> Optional[float]:
+def _mean(by_key: dict[str, Any], key: str) -> float | None:
     value = (by_key.get(key) or {}).get("mean")
     return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else None
 
 
-def summary_row(record: JobRecord, summary: Optional[dict[str, Any]]) -> dict[str, Any]:
+def summary_row(record: JobRecord, summary: dict[str, Any] | None) -> dict[str, Any]:
     """One row of the sweep summary from a job's record and its ``summary.json``.
 
     Args:
@@ -206,7 +206,7 @@ def render_sweep_summary(summary: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def numeric_axis(summary: dict[str, Any]) -> Optional[str]:
+def numeric_axis(summary: dict[str, Any]) -> str | None:
     """The swept key when the sweep has exactly one swept key and all its values are numbers."""
     keys = summary["swept_keys"]
     if len(keys) != 1:
@@ -221,7 +221,7 @@ def numeric_axis(summary: dict[str, Any]) -> Optional[str]:
     return keys[0]
 
 
-def plot_sweep(summary: dict[str, Any], path: Path) -> Optional[Path]:
+def plot_sweep(summary: dict[str, Any], path: Path) -> Path | None:
     """Main metric against the swept value, for a sweep with one numeric axis.
 
     J overall (0-100) with error bars of ± its standard deviation across runs when the

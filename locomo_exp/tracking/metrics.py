@@ -14,7 +14,8 @@ counts, latencies seconds, costs US dollars.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Mapping, Optional
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from locomo_exp.records import CATEGORY_GROUPS, group_metric_name, overall_group_for
 from locomo_exp.tracking.names import (
@@ -197,7 +198,7 @@ def judge_metrics(judge: Mapping[str, Any], category_names: Mapping[int, str]) -
     return finite_metrics(metrics)
 
 
-def j_overall_1_4(judge: Mapping[str, Any]) -> Optional[float]:
+def j_overall_1_4(judge: Mapping[str, Any]) -> float | None:
     """J over the questions of categories 1-4 (0-100), pooled like ``j/overall``.
 
     When the judge judged exactly categories 1-4 (the default), that is its ``overall``
@@ -305,7 +306,7 @@ def swept_label(key: str, value: str) -> str:
 
 
 def child_run_name(
-    swept: Mapping[str, str], *, model: Optional[str] = None, scorer: Optional[str] = None
+    swept: Mapping[str, str], *, model: str | None = None, scorer: str | None = None
 ) -> str:
     """A sweep child's run name: swept values first, then the model and the scorer.
 
@@ -336,7 +337,7 @@ def swept_tag_name(key: str) -> str:
     return metric_name(key.lstrip("+~"))
 
 
-def child_tags(job_num: int, sweep_name: Optional[str], swept: Mapping[str, str]) -> dict[str, str]:
+def child_tags(job_num: int, sweep_name: str | None, swept: Mapping[str, str]) -> dict[str, str]:
     """Tags of a sweep job's run: role, job number, sweep name, one tag per swept key."""
     return {
         "sweep.role": "child",
@@ -354,7 +355,7 @@ def parent_tags(
     fixed_overrides: list[str],
     sweep_dir: str,
     launcher: str,
-    n_jobs: Optional[int],
+    n_jobs: int | None,
 ) -> dict[str, str]:
     """Tags of a sweep's parent run (fixed overrides naming a secret are left out)."""
     fixed = [o for o in fixed_overrides if not is_secret_key(o.split("=", 1)[0])]
@@ -406,7 +407,7 @@ PARENT_HEADLINES = (
 """Headline metrics logged on a sweep's parent run for every completed job."""
 
 
-def sweep_headlines(row: Mapping[str, Any]) -> dict[str, Optional[float]]:
+def sweep_headlines(row: Mapping[str, Any]) -> dict[str, float | None]:
     """A sweep summary row's headline numbers (:data:`PARENT_HEADLINES`), F1 in percent."""
     f1 = (row.get("f1") or {}).get("overall")
     return {

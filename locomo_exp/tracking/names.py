@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 MAX_PARAM_VALUE_CHARS = 6000
 """MLflow truncates longer param values; we cut them ourselves, marking the cut."""

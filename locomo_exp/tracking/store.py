@@ -12,8 +12,9 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Optional
+from typing import Any
 
 from locomo_exp.tracking.names import finite_metrics
 
@@ -26,7 +27,7 @@ EXPERIMENT_KIND = "custom_model_development"
 """The value MLflow's UI labels "Machine learning" (the other is ``genai_development``)."""
 
 
-def resolve_tracking_uri(uri: Optional[str], start_dir: Path) -> str:
+def resolve_tracking_uri(uri: str | None, start_dir: Path) -> str:
     """The tracking URI a run logs to.
 
     Args:
@@ -52,9 +53,9 @@ def mlflow_run(
     tracking_uri: str,
     experiment: str,
     run_name: str,
-    tags: Optional[Mapping[str, str]] = None,
-    parent_run_id: Optional[str] = None,
-    log_file: Optional[Path] = None,
+    tags: Mapping[str, str] | None = None,
+    parent_run_id: str | None = None,
+    log_file: Path | None = None,
 ) -> Iterator[Any]:
     """Open a NEW MLflow run; end it FINISHED, KILLED or FAILED.
 
@@ -127,7 +128,7 @@ RUN_ID_ENV = "MLFLOW_RUN_ID"
 """MLflow's ``start_run()`` resumes this run when it is set; we never do."""
 
 
-def ignore_ambient_run_id() -> Optional[str]:
+def ignore_ambient_run_id() -> str | None:
     """Remove ``MLFLOW_RUN_ID`` from this process's environment, with a warning.
 
     ``mlflow.start_run()`` without ``run_id`` resumes the run named by ``MLFLOW_RUN_ID``
@@ -147,7 +148,7 @@ def ignore_ambient_run_id() -> Optional[str]:
     return value
 
 
-def default_artifact_location(tracking_uri: str) -> Optional[str]:
+def default_artifact_location(tracking_uri: str) -> str | None:
     """For a ``sqlite:///`` store, an ``mlartifacts`` folder beside the database file.
 
     MLflow would otherwise put artifacts in ``./mlruns`` of whatever directory a job

@@ -8,9 +8,10 @@ from :mod:`locomo_exp.tracking.metrics`.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from locomo_exp.tracking.names import finite_metrics
 from locomo_exp.tracking.store import ensure_experiment, table_columns
