@@ -138,7 +138,8 @@ def print_result(result: ExperimentResult) -> None:
     if result.tracking_uri:
         print(
             f"MLflow: run {result.run_id} in experiment '{result.experiment}'.\n"
-            f"  Open the UI with: {mlflow_command()} ui --backend-store-uri {result.tracking_uri}"
+            f"  Open the UI with: {mlflow_command()} ui --backend-store-uri {result.tracking_uri}\n"
+            f"  then: {tracking.ui_url(result.experiment_id or '0')}"
         )
 
 
@@ -166,13 +167,8 @@ def run_sweep_job(cfg: DictConfig) -> Optional[ExperimentResult]:
         context.swept_keys if context is not None else [sweep.override_key(o) for o in overrides]
     )
     swept = sweep.swept_values(overrides, swept_keys)
-    run_name = sweep.job_label(swept) if swept else f"job {num}"
-    tags = {
-        "sweep.role": "child",
-        "sweep.job_num": str(num),
-        **({"sweep.name": context.name} if context is not None else {}),
-        **{sweep.tag_name(key): value for key, value in swept.items()},
-    }
+    run_name = sweep.job_label(swept) if swept else f"job {num}"  # until the config is read
+    tags = tracking.child_tags(num, context.name if context is not None else None, swept)
     record = sweep.JobRecord(
         job=num,
         overrides=overrides,
@@ -186,6 +182,12 @@ def run_sweep_job(cfg: DictConfig) -> Optional[ExperimentResult]:
         keep_typed_text(cfg, overrides)
         typed = to_experiment_config(cfg)
         record.f1_variant = typed.f1.variant.value
+        if swept:
+            run_name = record.run_name = tracking.child_run_name(
+                swept,
+                model=typed.judge.model if typed.scorer.uses_judge else None,
+                scorer=typed.scorer.name.value,
+            )
         if context is not None and context.tracking_uri and typed.tracking.enabled:
             uri = tracking.resolve_tracking_uri(typed.tracking.uri, start_dir)
             if (uri, typed.tracking.experiment) != (context.tracking_uri, context.experiment):

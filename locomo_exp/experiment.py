@@ -27,13 +27,16 @@ from locomo_exp.report import render_report
 from locomo_exp.report.plots import CATEGORY_PLOT, J_DISTRIBUTION_PLOT, plot_category_scores, plot_j_distribution
 from locomo_exp.results import InputInfo, RunSummary
 from locomo_exp.scoring import F1_VERSIONS, LEXICAL_SPECS, score_lexical
-from locomo_exp.summary import build_summary, summary_metrics
+from locomo_exp.summary import build_summary
 from locomo_exp import tracking
 
 log = logging.getLogger(__name__)
 
 OUTPUT_FILES = ("report.md", "scores.jsonl", "summary.json", "config.yaml")
 """Files written to the output directory of every run."""
+
+LOG_FILE = "locomo_exp.log"
+"""The job's log, written by Hydra into the output dir (``hydra.job.name``); uploaded to MLflow."""
 
 
 JUDGE_RUNNING = "running: not finished (the job stopped before the judge ended)"
@@ -76,6 +79,9 @@ class ExperimentResult:
         metrics: the flat metrics logged to MLflow.
         run_id: the MLflow run id, or ``None`` with ``tracking=none``.
         tracking_uri: the MLflow store, or ``None``.
+        experiment: the MLflow experiment name, or ``None``.
+        files: the output files written.
+        experiment_id: the MLflow experiment id, or ``None``.
     """
 
     output_dir: Path
@@ -85,6 +91,7 @@ class ExperimentResult:
     tracking_uri: Optional[str] = None
     experiment: Optional[str] = None
     files: list[Path] = field(default_factory=list)
+    experiment_id: Optional[str] = None
 
     @property
     def report_path(self) -> Path:
@@ -298,10 +305,12 @@ def run_experiment(
     if cfg.tracking.enabled:
         tracking_uri = tracking.resolve_tracking_uri(cfg.tracking.uri, start_dir)
         tags = {
-            "locomo_exp.version": __version__,
-            "scorer": cfg.scorer.name.value,
-            "f1.variant": cfg.f1.variant.value,
-            "data.file": data_path.name,
+            **tracking.run_tags(
+                version=__version__,
+                scorer=cfg.scorer.name.value,
+                f1_variant=cfg.f1.variant.value,
+                data_file=data_path.name,
+            ),
             **(extra_tags or {}),
         }
         run_context = tracking.mlflow_run(
@@ -310,6 +319,7 @@ def run_experiment(
             run_name=_run_name(cfg, data_path, run_name),
             tags=tags,
             parent_run_id=parent_run_id,
+            log_file=output_dir / LOG_FILE,
         )
     else:
         from contextlib import nullcontext
@@ -320,7 +330,9 @@ def run_experiment(
     pending: Optional[Exception] = None
     with run_context as run:
         if run is not None:
-            logged_params = tracking.flatten_params(_config_tree(cfg))
+            logged_params = tracking.config_params(
+                _config_tree(cfg), judge_ran=cfg.scorer.uses_judge
+            )
             tracking.log_params(logged_params)
         loaded_any = load_data(cfg.data, start_dir, cfg.category_names)
         if isinstance(loaded_any, LoadedRuns):  # data.runs: run 1 is scored, stored J of every run
@@ -365,15 +377,8 @@ def run_experiment(
                 if not isinstance(error, JudgeBatchPending):
                     raise
                 pending = error  # judge.batch.wait=false: collect later
-                waiting = error
                 if run is not None:
-                    tracking.set_tags(
-                        {
-                            "judge.mode": "batch",
-                            "judge.batch_status": "pending",
-                            "judge.batch_ids": ",".join(waiting.batch_ids),
-                        }
-                    )
+                    tracking.set_tags(tracking.pending_batch_tags(error.batch_ids))
             else:
                 status["judge"] = (
                     f"failed: judge API errors exceed judge.max_error_rate={cfg.judge.max_error_rate}"
@@ -384,20 +389,19 @@ def run_experiment(
                     output_dir, cfg, loaded, lexical, judge_result, status=status
                 )
                 if run is not None:
-                    dry = {"judge.dry_run": "true"} if cfg.judge.dry_run else {}
-                    tracking.set_tags({**judge_result.tags, **dry})
+                    tracking.set_tags(
+                        tracking.judge_tags(judge_result.summary, dry_run=cfg.judge.dry_run)
+                    )
 
-        metrics = summary_metrics(summary.to_json(), cfg.category_names)
-        if judge_result is not None:
-            metrics.update(judge_result.metrics)
+        metrics = tracking.run_metrics(summary, cfg.category_names)
         if run is not None:
-            extra_params = {
-                "data.sha256": loaded.sha256,
-                "data.format_detected": loaded.format,
-                "f1.version": F1_VERSIONS[cfg.f1.variant.value],
-            }
+            extra_params = tracking.input_params(
+                sha256=loaded.sha256,
+                format_detected=loaded.format,
+                f1_version=F1_VERSIONS[cfg.f1.variant.value],
+            )
             if judge_result is not None:
-                extra_params.update(judge_result.params)
+                extra_params.update(tracking.judge_params(judge_result.summary))
             # each key once: MLflow refuses a second, different value (FIELD_NOTES §5)
             tracking.log_params({k: v for k, v in extra_params.items() if k not in logged_params})
             tracking.log_metrics(metrics)
@@ -419,6 +423,7 @@ def run_experiment(
         tracking_uri=tracking_uri,
         experiment=cfg.tracking.experiment if run is not None else None,
         files=files,
+        experiment_id=run.info.experiment_id if run is not None else None,
     )
 
 

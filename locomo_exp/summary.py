@@ -10,7 +10,7 @@ from typing import Any, Final, Iterable, Mapping, Optional
 
 import numpy as np
 
-from locomo_exp.records import CATEGORY_GROUPS, CATEGORY_IDS, QARecord, group_metric_name
+from locomo_exp.records import CATEGORY_GROUPS, CATEGORY_IDS, QARecord
 from locomo_exp.results import Analysis, InputInfo, JudgeSummary, LatencyStats, RunSummary
 from locomo_exp.scoring.aggregate import aggregate_by_category
 
@@ -119,48 +119,3 @@ def build_summary(
         stored_judge_detail=stored_judge_detail,
     )
 
-
-def summary_metrics(summary: dict[str, Any], category_names: dict[int, str]) -> dict[str, float]:
-    """Flatten a summary into MLflow metrics such as ``f1/overall`` or ``f1/cat1_multi_hop``.
-
-    Lexical means stay on their 0-1 scale; ``n_questions/<key>`` counts questions;
-    latencies are ``latency/<field>_p50`` etc. in seconds. ``None`` values are left out.
-    Data counts: ``data/skipped_records``, ``data/n_missing_predictions`` (predictions
-    null/NaN/Infinity, scored 0) and ``data/n_excluded_no_gold`` (questions left out).
-
-    Args:
-        summary: output of :func:`build_summary`.
-        category_names: display names keyed by id.
-
-    Returns:
-        name -> value (may still need :func:`locomo_exp.tracking.finite_metrics`).
-    """
-
-    def key_name(key: str) -> str:
-        return group_metric_name(key, category_names)
-
-    flat: dict[str, float] = {}
-    for metric, by_key in summary["metrics"].items():
-        for key, agg in by_key.items():
-            if agg["mean"] is not None:
-                flat[f"{metric}/{key_name(key)}"] = agg["mean"]
-    for key, agg in (summary.get("stored_judge") or {}).items():
-        if agg["mean"] is not None:
-            flat[f"stored_judge/{key_name(key)}"] = agg["mean"]
-    for key, count in summary["counts"].items():
-        flat[f"n_questions/{key_name(key)}"] = count
-    for name, stats in summary["latency"].items():
-        for stat in ("p50", "p95", "mean"):
-            if stats[stat] is not None:
-                flat[f"latency/{name}_{stat}"] = stats[stat]
-    bootstrap = (summary.get("analysis") or {}).get("bootstrap") or {}
-    for metric, by_key in bootstrap.items():
-        prefix = "j" if metric == "j_mean" else metric
-        for key, interval in by_key.items():
-            if interval:
-                flat[f"{prefix}/{key_name(key)}_ci_low"] = interval[0]
-                flat[f"{prefix}/{key_name(key)}_ci_high"] = interval[1]
-    flat["data/skipped_records"] = summary["input"].get("n_skipped_records", 0)
-    flat["data/n_missing_predictions"] = summary["input"].get("n_missing_predictions", 0)
-    flat["data/n_excluded_no_gold"] = summary["input"].get("n_excluded_no_gold", 0)
-    return flat

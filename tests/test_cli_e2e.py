@@ -93,7 +93,7 @@ def test_example_run_logs_real_metrics_params_and_artifacts(tmp_path: Path) -> N
     headline = ("f1/overall", "f1/overall_1_4", "f1/cat1_multi_hop", "f1/cat5_adversarial")
     for name in (*headline, "bleu1/overall"):
         assert logged[name] == pytest.approx(expected[name], abs=1e-12), name
-    assert 0.0 < logged["f1/overall"] < 1.0
+    assert 1.0 < logged["f1/overall"] < 100.0  # percent, like J and the report
     assert logged == pytest.approx(expected, abs=1e-12)
 
     params = run.data.params
@@ -101,9 +101,16 @@ def test_example_run_logs_real_metrics_params_and_artifacts(tmp_path: Path) -> N
     assert params["scorer.name"] == "f1"
     assert params["data.sha256"] == hashlib.sha256(EXAMPLE.read_bytes()).hexdigest()
     assert "f1.version" in params
+    assert not [key for key in params if key.startswith("judge.")]  # F1 only: the judge never ran
+    experiment = client.get_experiment(run.info.experiment_id)
+    assert experiment.tags["mlflow.experimentKind"] == "custom_model_development"
+    assert (
+        f"then: http://127.0.0.1:5000/#/experiments/{run.info.experiment_id}/runs"
+        "?workflowType=machine_learning" in stdout
+    )
 
     artifacts = {a.path for a in client.list_artifacts(run.info.run_id)}
-    assert {"report.md", "scores.jsonl", "summary.json", "config.yaml"} <= artifacts
+    assert {"report.md", "scores.jsonl", "summary.json", "config.yaml", "locomo_exp.log"} <= artifacts
     for name in ("report.md", "scores.jsonl", "summary.json", "config.yaml"):
         assert (out / name).is_file(), name
 

@@ -31,7 +31,7 @@ from locomo_exp.data import DataValidationError, load_results
 from locomo_exp.experiment import run_experiment
 from locomo_exp.records import QARecord
 from locomo_exp.scoring import score_lexical
-from locomo_exp.summary import summary_metrics
+from locomo_exp.tracking import run_metrics
 
 
 def _qa(**overrides: object) -> dict:
@@ -186,7 +186,7 @@ def test_null_nan_and_infinite_predictions_are_missing_and_scored_zero(
     assert result.summary["input"]["n_missing_predictions"] == 4
     assert result.summary["counts"]["overall"] == 6  # scored, not dropped
     assert result.metrics["data/n_missing_predictions"] == 4
-    assert summary_metrics(result.summary, {})["data/n_missing_predictions"] == 4
+    assert run_metrics(result.summary, {})["data/n_missing_predictions"] == 4
     report = result.report_path.read_text()
     assert "- Missing predictions (null, NaN or Infinity in the file), each scored 0: 4" in report
 

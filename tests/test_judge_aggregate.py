@@ -12,10 +12,10 @@ from locomo_exp.judge.aggregate import (
     aggregate_question,
     estimate_cost_usd,
     find_price,
-    flat_metrics,
     group_j,
 )
 from locomo_exp.judge.cache import CacheKey
+from locomo_exp.tracking import judge_metrics
 
 
 def runs(*scores: float | None) -> list[JudgeResult]:
@@ -72,7 +72,7 @@ def test_single_run_has_no_spreads_and_metrics_skip_them() -> None:
         "tokens": {},
         "estimated_cost_usd": None,
     }
-    metrics = flat_metrics(summary, {2: "temporal"})
+    metrics = judge_metrics(summary, {2: "temporal"})
     assert metrics["j/cat2_temporal"] == 70.0 and metrics["j/overall"] == 70.0
     assert "j/overall_std_across_runs" not in metrics
     assert "judge/estimated_cost_usd" not in metrics
@@ -82,7 +82,7 @@ def test_single_run_has_no_spreads_and_metrics_skip_them() -> None:
 def test_category_without_valid_runs_reaches_no_metric() -> None:
     group = group_j([aggregate_question("a", 3, runs(None, None))], num_runs=2)
     assert group["mean"] is None
-    metrics = flat_metrics({"j": {"3": group}}, {3: "open domain"})
+    metrics = judge_metrics({"j": {"3": group}}, {3: "open domain"})
     assert "j/cat3_open_domain" not in metrics
     assert metrics["j/cat3_open_domain_count"] == 0
 

@@ -38,6 +38,7 @@ from locomo_exp.judge import (
 from locomo_exp.judge.batch_plan import BATCH_BODY_OVERHEAD_BYTES, split_batches
 from locomo_exp.judge.cache import JudgeCache
 from locomo_exp.records import DEFAULT_CATEGORY_NAMES, QARecord
+from locomo_exp.tracking import judge_metrics, judge_params, judge_tags
 
 QUESTION_RE = re.compile(r"What did Ann do in week (\d+)\?")
 
@@ -125,11 +126,11 @@ def test_batch_run_gives_exactly_the_scores_of_a_realtime_run(
     assert info["requests_submitted"] == 599
     assert info["results"]["errored"] == batch.summary["counts"]["api_error"]
     assert info["errored_types"] == {"api_error": batch.summary["counts"]["api_error"]}
-    assert batch.params["judge.batch_ids"] == ",".join(info["batch_ids"])
-    assert batch.tags == {"judge.mode": "batch", "judge.batch_ids": ",".join(info["batch_ids"])}
-    assert batch.metrics["judge/batch_count"] == 3
-    assert batch.metrics["judge/batch_errored"] == batch.summary["counts"]["api_error"]
-    assert realtime.tags == {"judge.mode": "realtime"}
+    assert judge_params(batch.summary)["judge.batch_ids"] == ",".join(info["batch_ids"])
+    assert judge_tags(batch.summary) == {"judge.mode": "batch", "judge.batch_ids": ",".join(info["batch_ids"])}
+    assert judge_metrics(batch.summary, {})["judge/batch_count"] == 3
+    assert judge_metrics(batch.summary, {})["judge/batch_errored"] == batch.summary["counts"]["api_error"]
+    assert judge_tags(realtime.summary) == {"judge.mode": "realtime"}
 
     # Batch tokens cost half: the same tokens, the canary at list price.
     assert batch.summary["tokens"]["input"] == realtime.summary["tokens"]["input"]
@@ -234,7 +235,7 @@ def test_wait_false_submits_and_returns_pending_and_a_later_call_collects(
     assert result.summary["counts"]["valid"] == 40
     assert result.summary["counts"]["calls_made"] == 0
     assert result.summary["batch"]["resumed_batch_ids"] == [batch_id]
-    assert result.params["judge.batch_ids"] == batch_id
+    assert judge_params(result.summary)["judge.batch_ids"] == batch_id
 
 
 def test_a_create_call_that_timed_out_after_reaching_the_api_is_adopted_not_resubmitted(
@@ -313,7 +314,7 @@ def test_expired_requests_are_counted_and_submitted_again_by_the_next_run(
     cfg = batch_config(fake_anthropic, tmp_path, runs=2)
     result = run(make_records(10), cfg, tmp_path)
     assert result.summary["batch"]["results"]["expired"] == 5
-    assert result.metrics["judge/batch_expired"] == 5
+    assert judge_metrics(result.summary, {})["judge/batch_expired"] == 5
     assert result.summary["counts"]["api_error"] == 5
     assert result.error_rate_exceeded  # judge.max_error_rate=0: the job must not pass
     expired = [r for agg in result.per_question.values() for r in agg.runs if r.score is None]

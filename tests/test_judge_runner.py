@@ -36,6 +36,7 @@ from locomo_exp.judge import (
 from locomo_exp.judge.cache import JudgeCache
 from locomo_exp.judge.runner import RetryPolicy
 from locomo_exp.records import DEFAULT_CATEGORY_NAMES, QARecord
+from locomo_exp.tracking import judge_metrics, judge_params
 
 
 def run(records: list[QARecord], cfg, tmp_path: Path):  # type: ignore[no-untyped-def]
@@ -199,8 +200,9 @@ def test_call_failing_after_all_retries_is_an_api_error_not_minus_one(
     assert len(fake_anthropic.messages_requests()) == 3
     assert result.summary["counts"]["api_error"] == 1
     assert result.summary["counts"]["parse_failure"] == 0
-    assert result.metrics["judge/api_errors"] == 1
-    assert "j/overall" not in result.metrics  # no NaN reaches MLflow
+    metrics = judge_metrics(result.summary, {})
+    assert metrics["judge/api_errors"] == 1
+    assert "j/overall" not in metrics  # no NaN reaches MLflow
     assert not result.error_rate_exceeded  # 1 of 1 <= 1.0
     assert result.question_json("conv-1:0")["j_runs"][0]["outcome"] == "api_error"
 
@@ -379,7 +381,7 @@ def test_only_configured_categories_are_judged(
     assert len(fake_anthropic.messages_requests()) == 8
     assert result.question_json("conv-1:4") == {}  # category 5
     assert set(result.summary["j"]) == {"1", "2", "3", "4", "overall"}
-    assert "j/cat4_single_hop" in result.metrics
+    assert "j/cat4_single_hop" in judge_metrics(result.summary, DEFAULT_CATEGORY_NAMES)
 
 
 def test_run_result_reports_versions_tokens_cost_and_question_json(
@@ -403,7 +405,7 @@ def test_run_result_reports_versions_tokens_cost_and_question_json(
     }
     assert summary["tokens"]["input"] == 8 * 420 and summary["tokens"]["output"] == 8 * 24
     assert summary["estimated_cost_usd"] == pytest.approx((8 * 420 * 3 + 8 * 24 * 15) / 1e6)
-    assert result.params == {
+    assert judge_params(result.summary) == {
         "judge.prompt_version": "rubric-v1",
         "judge.api_version": "2023-06-01",
         "judge.parser_version": "parse-v2",
@@ -508,7 +510,7 @@ def test_dry_run_makes_no_call_and_estimates_calls_tokens_and_cost(
     assert estimate["estimated_input_tokens"] > 16 * 10 * 300
     assert 0 < estimate["estimated_cost_usd"] <= estimate["max_cost_usd"]
     assert result.summary["j"] == {} and result.per_question == {}
-    assert result.metrics["judge/dry_run_calls"] == 160
+    assert judge_metrics(result.summary, {})["judge/dry_run_calls"] == 160
 
 
 def test_dry_run_counts_cached_calls_as_free(

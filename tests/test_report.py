@@ -23,7 +23,8 @@ from locomo_exp.experiment import score_rows
 from locomo_exp.records import QARecord
 from locomo_exp.report import render_report
 from locomo_exp.scoring import score_lexical
-from locomo_exp.summary import build_summary, summary_metrics
+from locomo_exp.summary import build_summary
+from locomo_exp.tracking import run_metrics
 
 
 @pytest.fixture(scope="module")
@@ -109,7 +110,7 @@ def test_judge_run_where_every_call_failed_shows_na_never_nan(default_config) ->
     text = render_report(summary, default_config.baselines)
     assert "nan" not in text.lower()
     assert "| 1 multi_hop | 0 | n/a | n/a | n/a |" in text
-    metrics = summary_metrics(summary.to_json(), default_config.category_names)
+    metrics = run_metrics(summary, default_config.category_names)
     assert all(v == v for v in metrics.values())  # no NaN
 
 
@@ -217,7 +218,7 @@ def test_stored_judge_verdicts_reproduce_published_j(shared_data: Path, default_
     for key, value in published.items():
         assert stored[key].mean == pytest.approx(value, abs=0.0051)  # published to 2 decimals
     assert stored["overall"].count == 1540
-    metrics = summary_metrics(summary.to_json(), default_config.category_names)
+    metrics = run_metrics(summary, default_config.category_names)
     assert metrics["stored_judge/overall"] == pytest.approx(published["overall"], abs=0.005)
     assert "## Judge verdicts stored in the input" in render_report(summary, default_config.baselines)
 

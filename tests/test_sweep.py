@@ -173,7 +173,7 @@ def _env(server: FakeAnthropicServer) -> dict[str, str]:
 
 
 def _sweep(
-    server: FakeAnthropicServer, tmp: Path, *overrides: str
+    server: FakeAnthropicServer, tmp: Path, *overrides: str, timeout: float = 120
 ) -> tuple[subprocess.CompletedProcess[str], str, Path]:
     """Run ``python -m locomo_exp -m`` on the example; return (process, store URI, sweep dir)."""
     store = f"sqlite:///{tmp / 'mlflow.db'}"
@@ -196,7 +196,7 @@ def _sweep(
         env=_env(server),
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=timeout,
     )
     return proc, store, sweep_dir
 
@@ -246,17 +246,30 @@ def _check_temperature_sweep(
     assert parent.info.run_name == "sweep judge.temperature=0.0,0.5,1.0"
     assert parent.data.tags["sweep.keys"] == "judge.temperature"
     assert parent.data.tags["sweep.n_failed"] == "0"
+    # the parent carries the swept key as a param and, per swept value, the headline metrics
+    assert parent.data.params == {"judge.temperature": "0.0, 0.5, 1.0"}
+    assert {
+        name: value for name, value in parent.data.metrics.items() if name.endswith("/j_overall")
+    } == {"sweep/T:0.0/j_overall": 50.0, "sweep/T:0.5/j_overall": 70.0, "sweep/T:1.0/j_overall": 90.0}
+    experiment = client.get_experiment(parent.info.experiment_id)
+    assert experiment.tags["mlflow.experimentKind"] == "custom_model_development"
 
     by_temperature = {c.data.tags["judge.temperature"]: c for c in children}
     assert sorted(by_temperature) == sorted(TEMPERATURES)
     for text, child in by_temperature.items():
         assert child.info.status == "FINISHED"
         assert child.data.tags["mlflow.parentRunId"] == parent.info.run_id
-        assert child.info.run_name == f"judge.temperature={text}"
+        assert child.info.run_name == f"T={text} · sonnet-4-6 · both"  # swept value first
         assert child.info.experiment_id == parent.info.experiment_id
         assert child.data.params["judge.temperature"] == text
         assert child.data.metrics["j/overall"] == pytest.approx(50 + 40 * float(text))
         assert child.data.metrics["judge/calls_made"] == CALLS_PER_JOB
+        # judged categories are 1-4: j/overall_1_4 is J overall; F1 in percent like J
+        assert child.data.metrics["j/overall_1_4"] == child.data.metrics["j/overall"]
+        assert parent.data.metrics[f"sweep/T:{text}/f1_overall"] == pytest.approx(
+            child.data.metrics["f1/overall"]
+        )
+        assert "locomo_exp.log" in {a.path for a in client.list_artifacts(child.info.run_id)}
     # the compare view lines children up: same metric names, same param keys
     assert len({frozenset(c.data.metrics) for c in children}) == 1
     assert len({frozenset(c.data.params) for c in children}) == 1
@@ -265,12 +278,15 @@ def _check_temperature_sweep(
     assert [row["swept"]["judge.temperature"] for row in summary["rows"]] == list(TEMPERATURES)
     assert [row["status"] for row in summary["rows"]] == [sweep.COMPLETED] * 3
     assert [row["j_overall"] for row in summary["rows"]] == [50.0, 70.0, 90.0]
+    for row, child in zip(summary["rows"], sorted(children, key=lambda c: c.data.tags["judge.temperature"])):
+        assert child.data.metrics["f1/overall"] == pytest.approx(100 * row["f1"]["overall"])
     assert all(row["input_tokens"] and row["estimated_cost_usd"] for row in summary["rows"])
     markdown = (sweep_dir / sweep.SUMMARY_MD).read_text()
     assert sum(line.startswith("| ") for line in markdown.splitlines()) == 1 + 3
     assert (sweep_dir / sweep.SUMMARY_PLOT).is_file()
     artifacts = {a.path for a in client.list_artifacts(parent.info.run_id)}
     assert {sweep.SUMMARY_JSON, sweep.SUMMARY_MD, sweep.SUMMARY_PLOT} <= artifacts
+    assert "sweep_summary_table.json" in artifacts  # mlflow.log_table of the summary
 
 
 @pytest.fixture(scope="module")
@@ -308,6 +324,44 @@ def test_joblib_sweep_has_one_parent_and_a_child_per_temperature(
 
     _check_temperature_sweep(proc, store, sweep_dir, server.messages_requests())
     assert "Joblib.Parallel(n_jobs=2" in proc.stdout + proc.stderr
+
+
+@pytest.mark.slow
+def test_submitit_local_launcher_runs_each_job_as_its_own_child_run(
+    server: FakeAnthropicServer, tmp_path: Path
+) -> None:
+    """``hydra/launcher=submitit_local``: the SLURM launcher's local executor (no cluster).
+
+    Each job runs in a process submitit starts; the jobs find the parent run through
+    ``sweep_context.json`` exactly as on SLURM nodes sharing the sweep directory.
+    """
+    pytest.importorskip("hydra_plugins.hydra_submitit_launcher")
+    server.clear()
+    server.responder = _score_by_temperature
+
+    proc, store, sweep_dir = _sweep(
+        server,
+        tmp_path,
+        "judge.temperature=0.0,1.0",
+        "hydra/launcher=submitit_local",
+        "hydra.launcher.timeout_min=10",
+        timeout=400,
+    )
+
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "Submitit 'local' sweep output dir" in proc.stdout + proc.stderr
+    assert (sweep_dir / ".submitit").is_dir()  # submitit's own job folders
+    temperatures = Counter(r.body["temperature"] for r in server.messages_requests())
+    assert temperatures == {0.0: CALLS_PER_JOB, 1.0: CALLS_PER_JOB}
+    _, runs = _runs(store)
+    [parent] = [r for r in runs if r.data.tags.get("sweep.role") == "parent"]
+    children = {r.info.run_name: r for r in runs if r.data.tags.get("sweep.role") == "child"}
+    assert sorted(children) == ["T=0.0 · sonnet-4-6 · both", "T=1.0 · sonnet-4-6 · both"]
+    assert {c.data.tags["mlflow.parentRunId"] for c in children.values()} == {parent.info.run_id}
+    assert children["T=1.0 · sonnet-4-6 · both"].data.metrics["j/overall"] == 90.0
+    assert parent.info.status == "FINISHED"
+    assert parent.data.tags["sweep.launcher"] == "LocalLauncher"
+    assert parent.data.metrics["sweep/T:0.0/j_overall"] == 50.0
 
 
 @pytest.mark.slow
@@ -490,8 +544,15 @@ def test_mlflow_server_rest_api_shows_the_sweep_as_logged(basic_sweep, mlflow_se
     assert {tags(c)["mlflow.parentRunId"] for c in children} == {parent_id}
     assert sorted(tags(c)["judge.temperature"] for c in children) == sorted(TEMPERATURES)
     assert sorted(c["info"]["run_name"] for c in children) == [
-        f"judge.temperature={t}" for t in TEMPERATURES
+        f"T={t} · sonnet-4-6 · both" for t in TEMPERATURES
     ]
+    # a model-training experiment (the UI's runs table, not the GenAI overview)
+    experiment_tags = {t["key"]: t["value"] for t in experiment["experiment"]["tags"]}
+    assert experiment_tags["mlflow.experimentKind"] == "custom_model_development"
+    assert metrics(parent)["sweep/T:0.5/j_overall"] == 70.0
+    assert {p["key"]: p["value"] for p in parent["data"]["params"]} == {
+        "judge.temperature": "0.0, 0.5, 1.0"
+    }
     for child in children:
         temperature = float(tags(child)["judge.temperature"])
         assert metrics(child)["j/overall"] == pytest.approx(50 + 40 * temperature)
@@ -527,3 +588,25 @@ def test_a_job_whose_judge_batches_are_pending_is_not_counted_as_failed(tmp_path
     assert (summary["n_failed"], summary["n_pending"]) == (1, 1)
     assert [f["job"] for f in summary["failed_jobs"]] == [1]
     assert "1 with judge batches still processing" in sweep.render_sweep_summary(summary)
+
+
+def test_a_per_job_cache_path_resolves_with_the_job_number_before_any_job(tmp_path: Path) -> None:
+    """``judge.cache_path=.../cache_${hydra:job.num}.sqlite`` (one cache file per SLURM job)."""
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.core.hydra_config import HydraConfig
+
+    from locomo_exp.config import register_configs
+
+    register_configs()
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(
+        version_base="1.3", config_dir=str(PROJECT_ROOT / "locomo_exp" / "conf")
+    ):
+        master = compose(config_name="config", return_hydra_config=True)
+        before = HydraConfig.instance().cfg
+        cfg = sweep.compose_job(
+            master, [f"judge.cache_path={tmp_path}/cache_${{hydra:job.num}}.sqlite"], job_num=3
+        )
+        assert HydraConfig.instance().cfg is before  # the launching process's config is back
+    assert cfg.judge.cache_path == f"{tmp_path}/cache_3.sqlite"

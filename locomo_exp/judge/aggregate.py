@@ -16,7 +16,7 @@ Definitions (scores on 0-100):
   how much the judge disagrees with itself on the same answer.
 
 Values that cannot be computed (no valid runs, a single run) are ``None`` in JSON and are
-left out of MLflow metrics, which never receive NaN or inf.
+left out of MLflow metrics (:mod:`locomo_exp.tracking`), which never receive NaN or inf.
 """
 
 from __future__ import annotations
@@ -29,8 +29,6 @@ from typing import Any, Literal, Optional
 
 import numpy as np
 
-from locomo_exp.records import category_slug
-from locomo_exp.tracking import finite_metrics
 
 logger = logging.getLogger(__name__)
 
@@ -302,21 +300,14 @@ class JudgeRunResult:
     Attributes:
         per_question: question id -> :class:`JudgeAggregation` (judged questions only).
         summary: JSON-ready summary (see :func:`locomo_exp.judge.run_judge`).
-        metrics: flat MLflow metrics, finite values only.
-        params: MLflow params derived by the judge (prompt and API versions;
-            ``judge.batch_ids`` in batch mode).
         error_rate_exceeded: API-error runs / all runs > ``judge.max_error_rate``.
         dry_run_estimate: the estimate of a dry run, else ``None``.
-        tags: MLflow tags: ``judge.mode``, and ``judge.batch_ids`` in batch mode.
     """
 
     per_question: dict[str, JudgeAggregation]
     summary: dict[str, Any]
-    metrics: dict[str, float]
-    params: dict[str, str]
     error_rate_exceeded: bool = False
     dry_run_estimate: Optional[dict[str, Any]] = None
-    tags: dict[str, str] = field(default_factory=dict)
 
     def question_json(self, question_id: str) -> dict[str, Any]:
         """Judge fields of one question for ``scores.jsonl``.
@@ -337,47 +328,3 @@ class JudgeRunResult:
             "j_run_count": agg.run_count,
             "j_runs": [r.to_json() for r in agg.runs],
         }
-
-
-def flat_metrics(summary: dict[str, Any], category_names: dict[int, str]) -> dict[str, float]:
-    """MLflow metrics from a summary; ``None``, NaN and inf are dropped.
-
-    Args:
-        summary: the judge summary.
-        category_names: display names by category id (for ``j/cat1_multi_hop``).
-
-    Returns:
-        ``j/overall``, ``j/overall_std_across_runs``, ``j/overall_pooled_within_std``,
-        ``j/overall_count``, the same per category (``j/cat<id>_<name>...``) and
-        ``judge/parse_failures``, ``judge/api_errors``, ``judge/valid_runs``,
-        ``judge/calls_made``, ``judge/cache_hits``, ``judge/input_tokens``,
-        ``judge/output_tokens``, ``judge/estimated_cost_usd``; in batch mode also
-        ``judge/batch_count``, ``judge/batch_requests_submitted`` and
-        ``judge/batch_succeeded``, ``_errored``, ``_expired``, ``_canceled``, ``_missing``.
-    """
-    metrics: dict[str, Any] = {}
-    for key, group in summary.get("j", {}).items():
-        prefix = "j/overall" if key == "overall" else f"j/{category_slug(int(key), category_names)}"
-        metrics[prefix] = group.get("mean")
-        metrics[f"{prefix}_std_across_runs"] = group.get("std_across_runs")
-        metrics[f"{prefix}_pooled_within_std"] = group.get("pooled_within_std")
-        metrics[f"{prefix}_count"] = group.get("count")
-    counts = summary.get("counts", {})
-    metrics["judge/valid_runs"] = counts.get("valid")
-    metrics["judge/parse_failures"] = counts.get("parse_failure")
-    metrics["judge/api_errors"] = counts.get("api_error")
-    metrics["judge/no_verdict"] = counts.get("no_verdict")
-    metrics["judge/prompt_too_long"] = counts.get("prompt_too_long")
-    metrics["judge/calls_made"] = counts.get("calls_made")
-    metrics["judge/cache_hits"] = counts.get("cache_hits")
-    tokens = summary.get("tokens", {})
-    metrics["judge/input_tokens"] = tokens.get("input")
-    metrics["judge/output_tokens"] = tokens.get("output")
-    metrics["judge/estimated_cost_usd"] = summary.get("estimated_cost_usd")
-    batch = summary.get("batch")
-    if batch:
-        metrics["judge/batch_count"] = len(batch.get("batch_ids", []))
-        metrics["judge/batch_requests_submitted"] = batch.get("requests_submitted")
-        for kind, value in (batch.get("results") or {}).items():
-            metrics[f"judge/batch_{kind}"] = value
-    return finite_metrics(metrics)

@@ -21,7 +21,6 @@ from locomo_exp.judge.aggregate import (
     JudgeRunResult,
     aggregate_question,
     cost_usd,
-    flat_metrics,
     group_j,
 )
 from locomo_exp.judge.batch import BatchRunInfo, judge_batch_async
@@ -45,7 +44,6 @@ from locomo_exp.judge.runner import (
     judge_calls_async,
 )
 from locomo_exp.records import DEFAULT_CATEGORY_NAMES, QARecord
-from locomo_exp.tracking import MAX_PARAM_VALUE_CHARS
 
 logger = logging.getLogger(__name__)
 
@@ -149,15 +147,16 @@ def build_run_result(
         cfg: the judge config.
         api_version: API version the calls carried.
         calls_made: API requests sent by this job (retries included).
-        category_names: display names for metric names.
+        category_names: display names by category id (unused: MLflow names are built by
+            :mod:`locomo_exp.tracking`).
         cache_path: the cache file, if any (reported).
         wall_time_s: duration of the judging, seconds (reported).
         batch: what the batch side did (``judge.mode=batch``), reported as
             ``summary["batch"]``, the ``judge.batch_ids`` param and tags.
 
     Returns:
-        The result, with summary, metrics, params and tags. Cost: tokens of batch
-        replies at ``judge.batch.price_factor`` x the list price, others at list price.
+        The result, with its summary. Cost: tokens of batch replies at
+        ``judge.batch.price_factor`` x the list price, others at list price.
     """
     per_question: dict[str, JudgeAggregation] = {}
     for record in records:
@@ -232,14 +231,10 @@ def build_run_result(
     }
     if batch is not None:
         summary["batch"] = {**batch.to_json(), "price_factor": factor}
-    metrics = flat_metrics(summary, category_names)
     return JudgeRunResult(
         per_question=per_question,
         summary=summary,
-        metrics=metrics,
-        params=_params(summary),
         error_rate_exceeded=error_rate > cfg.max_error_rate,
-        tags=_tags(summary),
     )
 
 
@@ -281,43 +276,6 @@ def _runs_cost(
     return cost_rt + cost_b
 
 
-def _joined_ids(ids: list[str]) -> str:
-    """Comma-joined ids within :data:`~locomo_exp.tracking.MAX_PARAM_VALUE_CHARS`.
-
-    Too many ids are cut after a whole id and end with ``,... (+N more; see summary.json)``.
-    """
-    text = ",".join(ids)
-    if len(text) <= MAX_PARAM_VALUE_CHARS:
-        return text
-    kept: list[str] = []
-    for index, batch_id in enumerate(ids):
-        suffix = f",... (+{len(ids) - index} more; see summary.json)"
-        if len(",".join([*kept, batch_id])) + len(suffix) > MAX_PARAM_VALUE_CHARS:
-            return ",".join(kept) + suffix
-        kept.append(batch_id)
-    return text  # pragma: no cover - unreachable
-
-
-def _params(summary: dict[str, Any]) -> dict[str, str]:
-    params = {
-        "judge.prompt_version": str(summary["prompt_version"]),
-        "judge.api_version": str(summary["api_version"]),
-        "judge.parser_version": str(summary["parser_version"]),
-    }
-    batch = summary.get("batch")
-    if batch is not None:
-        params["judge.batch_ids"] = _joined_ids(batch["batch_ids"])
-    return params
-
-
-def _tags(summary: dict[str, Any]) -> dict[str, str]:
-    tags = {"judge.mode": str(summary["mode"])}
-    batch = summary.get("batch")
-    if batch is not None:
-        tags["judge.batch_ids"] = _joined_ids(batch["batch_ids"])
-    return tags
-
-
 def run_judge(
     records: list[QARecord],
     cfg: JudgeConfig,
@@ -333,7 +291,8 @@ def run_judge(
         cfg: the judge config.
         start_dir: directory relative cache paths are resolved against (the program's
             start directory, not Hydra's run directory).
-        category_names: display names by category id, for metric names.
+        category_names: display names by category id (unused: MLflow names are built by
+            :mod:`locomo_exp.tracking`).
         client: a :class:`~locomo_exp.judge.client.JudgeClient` to use instead of the
             Anthropic SDK client built from the config (tests, other transports).
 
@@ -389,19 +348,9 @@ def run_judge(
             "estimated_cost_usd": 0.0,
             "dry_run_estimate": estimate,
         }
-        metrics = {
-            "judge/dry_run_calls": float(estimate["calls_to_make"]),
-            "judge/dry_run_input_tokens": float(estimate["estimated_input_tokens"]),
-            "judge/dry_run_output_tokens": float(estimate["estimated_output_tokens"]),
-        }
-        if estimate["estimated_cost_usd"] is not None:
-            metrics["judge/dry_run_estimated_cost_usd"] = float(estimate["estimated_cost_usd"])
         return JudgeRunResult(
             per_question={},
             summary=summary,
-            metrics=metrics,
-            params=_params(summary),
-            tags=_tags(summary),
             dry_run_estimate=estimate,
         )
 

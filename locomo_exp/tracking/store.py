@@ -1,6 +1,7 @@
-"""MLflow logging: one run per job, params from the resolved config, finite metrics only.
+"""The MLflow store and one job's run: the only calls of MLflow's fluent API.
 
-A thin layer: everything it logs is computed elsewhere. The tracking URI is
+A thin layer: everything it logs is computed elsewhere (names in
+:mod:`locomo_exp.tracking.metrics`). The tracking URI is
 ``tracking.uri``, else ``MLFLOW_TRACKING_URI``, else an absolute
 ``sqlite:///<start dir>/mlflow.db`` so every job of a sweep lands in one store
 (FIELD_NOTES §5: MLflow >= 3.7 defaults to a SQLite file in the *current* directory).
@@ -10,22 +11,23 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import math
 import os
-import re
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Optional
+from typing import Any
+
+from locomo_exp.tracking.names import finite_metrics
 
 log = logging.getLogger(__name__)
 
-MAX_PARAM_VALUE_CHARS = 6000
-"""MLflow truncates longer param values; we cut them ourselves, marking the cut."""
+EXPERIMENT_KIND_TAG = "mlflow.experimentKind"
+"""Experiment tag by which MLflow 3 tells a GenAI experiment from a model-training one."""
 
-_SECRET_KEY_RE = re.compile(r"(api[_-]?key|secret|token|password|authorization)$", re.IGNORECASE)
-_ILLEGAL_NAME_CHARS_RE = re.compile(r"[^A-Za-z0-9_\-. /:]")
+EXPERIMENT_KIND = "custom_model_development"
+"""The value MLflow's UI labels "Machine learning" (the other is ``genai_development``)."""
 
 
-def resolve_tracking_uri(uri: Optional[str], start_dir: Path) -> str:
+def resolve_tracking_uri(uri: str | None, start_dir: Path) -> str:
     """The tracking URI a run logs to.
 
     Args:
@@ -45,121 +47,15 @@ def resolve_tracking_uri(uri: Optional[str], start_dir: Path) -> str:
     return uri
 
 
-def is_secret_key(name: str) -> bool:
-    """Whether a config key looks like a secret (``api_key``, ``token``, ...); never logged."""
-    return bool(_SECRET_KEY_RE.search(name.rsplit(".", 1)[-1]))
-
-
-def metric_name(name: str) -> str:
-    """Replace characters MLflow refuses in metric/param names with ``_`` (max 250 chars)."""
-    return _ILLEGAL_NAME_CHARS_RE.sub("_", name)[:250]
-
-
-def finite_metrics(metrics: Mapping[str, Any]) -> dict[str, float]:
-    """Keep only numeric, finite metrics, with legal names (never log NaN or inf).
-
-    Args:
-        metrics: name -> value; ``None``, NaN, inf and non-numbers are dropped.
-
-    Returns:
-        name -> float.
-    """
-    kept: dict[str, float] = {}
-    for name, value in metrics.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            continue
-        if math.isfinite(value):
-            kept[metric_name(name)] = float(value)
-    return kept
-
-
-def flatten_params(tree: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
-    """Flatten a nested config into ``{"a.b.c": "value"}`` with one stringification.
-
-    Keys that look like secrets (``api_key``, ``token``, ...) are left out.
-
-    Args:
-        tree: nested dicts/lists of plain values (e.g. ``OmegaConf.to_container``).
-        prefix: key prefix for recursion.
-
-    Returns:
-        Flat param dict; values longer than :data:`MAX_PARAM_VALUE_CHARS` are cut.
-    """
-    flat: dict[str, str] = {}
-    for key, value in tree.items():
-        name = f"{prefix}{key}"
-        if _SECRET_KEY_RE.search(str(key)):
-            continue
-        if isinstance(value, Mapping) and value:
-            flat.update(flatten_params(value, f"{name}."))
-            continue
-        text = format_param(value)
-        if len(text) > MAX_PARAM_VALUE_CHARS:
-            text = text[: MAX_PARAM_VALUE_CHARS - 15] + "...[truncated]"
-        flat[metric_name(name)] = text
-    return flat
-
-
-_DECIMAL_RE = re.compile(r"^[+-]?(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?$")
-_NOISE_DIGITS = 16
-"""A decimal with this many significant digits is taken as float noise from arithmetic."""
-
-
-def clean_float_text(text: str) -> str:
-    """Undo binary floating-point noise in a decimal written by a program.
-
-    Hydra's float ``range()`` sweeps compute values such as ``0.7000000000000001`` and
-    ``0.8999999999999999`` (FIELD_NOTES §6). A decimal with 16 or more significant digits
-    is rewritten with 15 (``0.7``, ``0.9``); anything shorter, and every non-decimal
-    text, is returned unchanged, so what a user typed (``0.50``, ``1e-3``) stays as typed.
-
-    Args:
-        text: a value as text.
-
-    Returns:
-        The text, or its 15-significant-digit form when it was float noise.
-    """
-    stripped = text.strip()
-    if not _DECIMAL_RE.match(stripped):
-        return text
-    mantissa = re.split(r"[eE]", stripped)[0]
-    digits = re.sub(r"\D", "", mantissa).lstrip("0")
-    if len(digits) < _NOISE_DIGITS:
-        return text
-    return repr(float(format(float(stripped), ".15g")))
-
-
-def format_param(value: Any) -> str:
-    """The one stringification used for every param value.
-
-    Enums give their value, floats their shortest round-trip ``repr`` (so ``0.3`` stays
-    ``0.3``) with float noise removed by :func:`clean_float_text` (a ``range()`` sweep's
-    ``0.7000000000000001`` is logged as ``0.7``), ``None`` gives ``"null"``; lists and
-    dicts are written as JSON-like text.
-    """
-    if hasattr(value, "value") and not isinstance(value, (int, float, str)):
-        value = value.value
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return clean_float_text(repr(value))
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(format_param(v) for v in value) + "]"
-    if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{k}: {format_param(v)}" for k, v in value.items()) + "}"
-    return str(value)
-
-
 @contextlib.contextmanager
 def mlflow_run(
     *,
     tracking_uri: str,
     experiment: str,
     run_name: str,
-    tags: Optional[Mapping[str, str]] = None,
-    parent_run_id: Optional[str] = None,
+    tags: Mapping[str, str] | None = None,
+    parent_run_id: str | None = None,
+    log_file: Path | None = None,
 ) -> Iterator[Any]:
     """Open a NEW MLflow run; end it FINISHED, KILLED or FAILED.
 
@@ -174,6 +70,8 @@ def mlflow_run(
         run_name: the run's display name.
         tags: extra tags.
         parent_run_id: nest the run under this run (works across processes).
+        log_file: uploaded as an artifact when the run ends, whatever its status (the
+            job's ``locomo_exp.log``); skipped when missing.
 
     Yields:
         The active ``mlflow.ActiveRun``.
@@ -203,6 +101,13 @@ def mlflow_run(
         mlflow.set_tag("error", f"{type(error).__name__}: {error}"[:5000])
         raise
     finally:
+        if log_file is not None and Path(log_file).is_file():
+            try:
+                for handler in logging.getLogger().handlers:
+                    handler.flush()
+                mlflow.log_artifact(str(log_file))
+            except Exception:  # the log must not hide the job's own outcome
+                log.warning("could not upload %s to the MLflow run", log_file, exc_info=True)
         mlflow.end_run(status=status)
         log.info("MLflow run %s ended %s", run.info.run_id, status)
 
@@ -223,7 +128,7 @@ RUN_ID_ENV = "MLFLOW_RUN_ID"
 """MLflow's ``start_run()`` resumes this run when it is set; we never do."""
 
 
-def ignore_ambient_run_id() -> Optional[str]:
+def ignore_ambient_run_id() -> str | None:
     """Remove ``MLFLOW_RUN_ID`` from this process's environment, with a warning.
 
     ``mlflow.start_run()`` without ``run_id`` resumes the run named by ``MLFLOW_RUN_ID``
@@ -243,7 +148,7 @@ def ignore_ambient_run_id() -> Optional[str]:
     return value
 
 
-def default_artifact_location(tracking_uri: str) -> Optional[str]:
+def default_artifact_location(tracking_uri: str) -> str | None:
     """For a ``sqlite:///`` store, an ``mlartifacts`` folder beside the database file.
 
     MLflow would otherwise put artifacts in ``./mlruns`` of whatever directory a job
@@ -258,7 +163,22 @@ def default_artifact_location(tracking_uri: str) -> Optional[str]:
 def ensure_experiment(tracking_uri: str, name: str) -> str:
     """Create the experiment if it does not exist yet; return its id.
 
-    A concurrent creation by another process is tolerated (the existing one is used).
+    A new experiment is created as a model-training experiment: tag
+    :data:`EXPERIMENT_KIND_TAG` = :data:`EXPERIMENT_KIND` (MLflow 3 otherwise treats an
+    untagged experiment as GenAI and opens it on empty trace charts). An existing
+    experiment is left as it is (its kind may have been chosen in the UI). A concurrent
+    creation by another process is tolerated (the existing one is used).
+
+    Args:
+        tracking_uri: the store.
+        name: the experiment name.
+
+    Returns:
+        The experiment id.
+
+    Raises:
+        mlflow.exceptions.MlflowException: the store refuses the creation and no
+            experiment of that name exists.
     """
     import mlflow
     from mlflow.exceptions import MlflowException
@@ -269,7 +189,9 @@ def ensure_experiment(tracking_uri: str, name: str) -> str:
         return existing.experiment_id
     try:
         return client.create_experiment(
-            name, artifact_location=default_artifact_location(tracking_uri)
+            name,
+            artifact_location=default_artifact_location(tracking_uri),
+            tags={EXPERIMENT_KIND_TAG: EXPERIMENT_KIND},
         )
     except MlflowException:
         existing = client.get_experiment_by_name(name)
@@ -311,17 +233,17 @@ def log_artifacts(paths: list[Path]) -> None:
             mlflow.log_artifact(str(path))
 
 
-def log_table(rows: list[dict[str, Any]], artifact_file: str) -> None:
-    """Log per-question rows with ``mlflow.log_table`` so the UI can show and filter them.
+def table_columns(rows: list[dict[str, Any]]) -> dict[str, list[Any]]:
+    """Rows as the columns ``mlflow.log_table`` takes; nested values become JSON text.
 
-    Nested values (lists of judge runs) are written as JSON text.
+    Args:
+        rows: one dict per row; a key missing from a row is ``None`` there.
+
+    Returns:
+        column name -> values, columns in first-seen order.
     """
     import json
 
-    import mlflow
-
-    if not rows:
-        return
     columns: dict[str, list[Any]] = {}
     keys = list(dict.fromkeys(key for row in rows for key in row))
     for key in keys:
@@ -329,4 +251,38 @@ def log_table(rows: list[dict[str, Any]], artifact_file: str) -> None:
         if any(isinstance(v, (list, dict)) for v in values):
             values = [json.dumps(v, ensure_ascii=False) if v is not None else None for v in values]
         columns[key] = values
-    mlflow.log_table(data=columns, artifact_file=artifact_file)
+    return columns
+
+
+def log_table(rows: list[dict[str, Any]], artifact_file: str) -> None:
+    """Log rows on the active run with ``mlflow.log_table`` so the UI can show and filter them.
+
+    Args:
+        rows: one dict per row (per question); nested values (judge runs) become JSON text.
+        artifact_file: the table's artifact name (``scores_table.json``).
+    """
+    import mlflow
+
+    if rows:
+        mlflow.log_table(data=table_columns(rows), artifact_file=artifact_file)
+
+
+UI_BASE_URL = "http://127.0.0.1:5000"
+"""Where ``mlflow ui`` serves by default."""
+
+
+def ui_url(experiment_id: str, base_url: str = UI_BASE_URL) -> str:
+    """The MLflow UI address that opens an experiment on its runs table.
+
+    MLflow 3's UI chooses between its GenAI and its machine-learning views from a
+    switch in the sidebar, remembered by the browser (GenAI by default), or from
+    ``workflowType`` in the address; this address asks for the machine-learning view.
+
+    Args:
+        experiment_id: the experiment's id.
+        base_url: where the UI is served.
+
+    Returns:
+        ``http://127.0.0.1:5000/#/experiments/<id>/runs?workflowType=machine_learning``.
+    """
+    return f"{base_url}/#/experiments/{experiment_id}/runs?workflowType=machine_learning"

@@ -1,0 +1,280 @@
+"""The Hydra callback that makes a multirun one validated, tracked, summarised sweep.
+
+Part of the command-line layer: it prints the validation errors and the summary table,
+and ends the process with :class:`SystemExit`. MLflow is reached only through
+:mod:`locomo_exp.tracking`.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+from hydra.experimental.callback import Callback
+from omegaconf import DictConfig, OmegaConf
+
+from locomo_exp import tracking
+from locomo_exp.outputs import atomic_write_text
+from locomo_exp.sweep.plan import SweepPlan, job_label, plan_sweep, swept_values, validate_jobs
+from locomo_exp.sweep.records import (
+    COMPLETED,
+    FAILED,
+    JobRecord,
+    SweepContext,
+    read_job_records,
+)
+from locomo_exp.sweep.summary import (
+    SUMMARY_JSON,
+    SUMMARY_MD,
+    SUMMARY_PLOT,
+    build_sweep_summary,
+    plot_sweep,
+    render_sweep_summary,
+    summary_row,
+)
+from locomo_exp.tracking import sweep_runs
+
+log = logging.getLogger(__name__)
+
+EXIT_INVALID_SWEEP = 2
+"""Exit status when the sweep is refused before any job starts."""
+
+EXIT_JOB_FAILED = 1
+"""Exit status of a sweep in which at least one job failed (after all jobs ran)."""
+
+
+def sweep_dir_of(config: DictConfig, start_dir: Path) -> Path:
+    """The absolute sweep directory (``hydra.sweep.dir`` against the start directory)."""
+    return (start_dir / Path(str(config.hydra.sweep.dir)).expanduser()).resolve()
+
+
+class SweepCallback(Callback):
+    """Hydra callback making a multirun one validated, tracked, summarised sweep.
+
+    Registered in ``conf/config.yaml``::
+
+        hydra:
+          callbacks:
+            sweep:
+              _target_: locomo_exp.sweep.SweepCallback
+
+    Does nothing in single-run mode. See :mod:`locomo_exp.sweep` for what happens when.
+    The object is pickled into joblib workers; it holds only plain data.
+    """
+
+    def __init__(self) -> None:
+        """Start with no sweep (``on_multirun_start`` sets one up)."""
+        self._context: SweepContext | None = None
+        self._finished = False
+
+    # -- start ---------------------------------------------------------------------
+    def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        """Validate every job, create the experiment and the parent run, write the context.
+
+        Hydra turns an exception of a callback into a warning and goes on, so every
+        failure here ends the process with :class:`SystemExit` instead.
+
+        Raises:
+            SystemExit: with :data:`EXIT_INVALID_SWEEP` when any job's config is invalid
+                (after printing every problem), or when the tracking store cannot be
+                set up; nothing has been launched then.
+        """
+        try:
+            self._start(config)
+        except SystemExit:
+            raise
+        except Exception as error:  # Hydra would only warn and launch anyway
+            log.debug("sweep start failed", exc_info=True)
+            sys.stderr.write(f"error: the sweep was not started: {type(error).__name__}: {error}\n")
+            raise SystemExit(EXIT_INVALID_SWEEP) from None
+
+    def _start(self, config: DictConfig) -> None:
+        start_dir = Path(str(config.hydra.runtime.cwd or Path.cwd())).resolve()
+        plan = plan_sweep(config)
+        problems, target = validate_jobs(config, plan, start_dir)
+        if problems:
+            n_jobs = len(plan.jobs) if plan.jobs is not None else 1
+            sys.stderr.write(
+                f"error: the sweep was not started ({n_jobs} job(s) planned; no job ran and no "
+                "API call was made):\n" + "".join(f"  - {p}\n" for p in problems)
+            )
+            raise SystemExit(EXIT_INVALID_SWEEP)
+        sweep_dir = sweep_dir_of(config, start_dir)
+        enabled, uri, experiment = target if target is not None else (False, None, "")
+        run_name = OmegaConf.select(config, "tracking.run_name", default=None) or plan.name
+        context = SweepContext(
+            name=str(run_name),
+            sweep_dir=str(sweep_dir),
+            swept_keys=plan.swept_keys,
+            swept_overrides=plan.swept_overrides,
+            jobs=plan.jobs,
+        )
+        if enabled and uri is not None:
+            context.tracking_uri = uri
+            context.experiment = experiment
+            context.experiment_id = tracking.ensure_experiment(uri, experiment)
+            context.parent_run_id = self._start_parent(config, context, plan)
+        context.write()
+        self._context = context
+        atexit.register(self._finish_at_exit)
+        planned = str(len(plan.jobs)) if plan.jobs is not None else "?"
+        log.info(
+            "sweep %r: %s jobs, dir %s%s",
+            context.name,
+            planned,
+            sweep_dir,
+            f", MLflow parent run {context.parent_run_id}" if context.parent_run_id else "",
+        )
+
+    @staticmethod
+    def _start_parent(config: DictConfig, context: SweepContext, plan: SweepPlan) -> str:
+        from locomo_exp import __version__
+
+        assert context.tracking_uri is not None and context.experiment is not None
+        launcher = str(OmegaConf.select(config, "hydra.launcher._target_", default="") or "")
+        tags = tracking.parent_tags(
+            version=__version__,
+            swept_keys=plan.swept_keys,
+            swept_overrides=plan.swept_overrides,
+            fixed_overrides=plan.fixed_overrides,
+            sweep_dir=context.sweep_dir,
+            launcher=launcher,
+            n_jobs=len(plan.jobs) if plan.jobs is not None else None,
+        )
+        return sweep_runs.start_parent_run(
+            context.tracking_uri,
+            context.experiment,
+            context.name,
+            tags,
+            tracking.parent_params(plan.values_by_key()),
+        )
+
+    # -- end -----------------------------------------------------------------------
+    def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
+        """Write the summary, end the parent run, and exit non-zero if a job failed.
+
+        Raises:
+            SystemExit: with :data:`EXIT_JOB_FAILED` when at least one job failed.
+        """
+        if self._context is None:
+            return
+        try:
+            summary = self.finish()
+        except Exception as error:  # Hydra would only warn and exit 0
+            log.exception("sweep: could not write the summary")
+            sys.stderr.write(f"error: the sweep summary failed: {type(error).__name__}: {error}\n")
+            raise SystemExit(EXIT_JOB_FAILED) from None
+        context = self._context
+        print(f"\nSweep summary: {Path(context.sweep_dir) / SUMMARY_MD}")
+        print(render_sweep_summary(summary))
+        if context.parent_run_id:
+            print(
+                f"MLflow: parent run {context.parent_run_id} in experiment "
+                f"'{context.experiment}'.\n"
+                f"  Open the UI with: mlflow ui --backend-store-uri {context.tracking_uri}\n"
+                f"  then: {tracking.ui_url(context.experiment_id or '0')}"
+            )
+        if summary["n_failed"]:
+            failed = ", ".join(
+                f"{f['job']} ({job_label(f['swept'])})" for f in summary["failed_jobs"]
+            )
+            sys.stderr.write(
+                f"error: {summary['n_failed']} of {summary['n_jobs']} sweep jobs failed: {failed}\n"
+            )
+            raise SystemExit(EXIT_JOB_FAILED)
+
+    def _finish_at_exit(self) -> None:
+        if not self._finished and self._context is not None:
+            log.warning("sweep ended before all jobs returned; closing the parent run as FAILED")
+            try:
+                self.finish(interrupted=True)
+            except Exception:  # best effort while the process exits
+                log.exception("sweep: could not write the summary at exit")
+
+    def finish(self, *, interrupted: bool = False) -> dict[str, Any]:
+        """Gather job records, write the summary files, log them, end the parent run.
+
+        Args:
+            interrupted: the sweep did not reach its end (the parent ends FAILED).
+
+        Returns:
+            The summary (as in ``sweep_summary.json``).
+        """
+        context = self._context
+        assert context is not None
+        self._finished = True
+        sweep_dir = Path(context.sweep_dir)
+        records = read_job_records(sweep_dir)
+        children: dict[int, sweep_runs.ChildRun] = {}
+        if context.parent_run_id and context.tracking_uri and context.experiment:
+            children = sweep_runs.child_runs(
+                context.tracking_uri, context.experiment, context.parent_run_id
+            )
+        expected = range(len(context.jobs)) if context.jobs is not None else sorted(records)
+        rows = []
+        for num in expected:
+            record = records.get(num) or _missing_record(context, num)
+            child = children.get(num)
+            if child is not None:
+                record.run_id = record.run_id or child.run_id
+                if child.status == "RUNNING" and context.tracking_uri:
+                    sweep_runs.mark_run_failed(context.tracking_uri, child.run_id)
+            rows.append(summary_row(record, _job_summary(record)))
+        summary = build_sweep_summary(context, rows)
+        json_path = sweep_dir / SUMMARY_JSON
+        md_path = sweep_dir / SUMMARY_MD
+        atomic_write_text(json_path, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+        atomic_write_text(md_path, render_sweep_summary(summary))
+        files = [json_path, md_path]
+        try:
+            plot = plot_sweep(summary, sweep_dir / SUMMARY_PLOT)
+        except Exception:  # a plot must not lose the summary
+            log.exception("sweep: could not draw %s", SUMMARY_PLOT)
+            plot = None
+        if plot is not None:
+            files.append(plot)
+        if context.parent_run_id and context.tracking_uri:
+            failed_jobs = ", ".join(str(f["job"]) for f in summary["failed_jobs"]) or "none"
+            sweep_runs.finish_parent_run(
+                context.tracking_uri,
+                context.parent_run_id,
+                files=files,
+                tags={"sweep.n_failed": str(summary["n_failed"]), "sweep.failed_jobs": failed_jobs},
+                metrics=tracking.parent_metrics(summary["rows"]),
+                table=tracking.sweep_table(summary["rows"], context.swept_keys),
+                status="FAILED" if (summary["n_failed"] or interrupted) else "FINISHED",
+            )
+        return summary
+
+
+def _missing_record(context: SweepContext, num: int) -> JobRecord:
+    """The record of a job that wrote none (crashed, killed or never run)."""
+    overrides = context.jobs[num] if context.jobs is not None else []
+    swept = swept_values(overrides, context.swept_keys)
+    return JobRecord(
+        job=num,
+        overrides=overrides,
+        swept=swept,
+        run_name=job_label(swept),
+        status=FAILED,
+        output_dir="",
+        error="the job did not report a result (crashed, killed or not run)",
+    )
+
+
+def _job_summary(record: JobRecord) -> dict[str, Any] | None:
+    """A completed job's ``summary.json``; an unreadable one fails the record instead."""
+    if record.status != COMPLETED:
+        return None
+    path = Path(record.output_dir) / "summary.json"
+    try:
+        loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        record.status = FAILED
+        record.error = f"summary.json unreadable: {error}"
+        return None
+    return loaded

@@ -1,0 +1,269 @@
+"""A sweep's summary: one row per job, rendered as ``sweep_summary.json``/``.md`` and a plot.
+
+Pure functions from job records and their ``summary.json`` to data and markdown (the
+plot writes a PNG). F1 is read on its 0-1 scale from ``summary.json`` and shown in
+percent; J is 0-100; cost in US dollars; wall time in seconds.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from locomo_exp.outputs import atomic_path
+from locomo_exp.records import CATEGORY_IDS
+from locomo_exp.sweep.plan import job_label
+from locomo_exp.sweep.records import COMPLETED, FAILED, PENDING, JobRecord, SweepContext
+
+SUMMARY_JSON = "sweep_summary.json"
+SUMMARY_MD = "sweep_summary.md"
+SUMMARY_PLOT = "sweep_plot.png"
+
+
+def _mean(by_key: dict[str, Any], key: str) -> float | None:
+    value = (by_key.get(key) or {}).get("mean")
+    return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else None
+
+
+def summary_row(record: JobRecord, summary: dict[str, Any] | None) -> dict[str, Any]:
+    """One row of the sweep summary from a job's record and its ``summary.json``.
+
+    Args:
+        record: the job's record.
+        summary: the job's ``summary.json`` (``None`` for a failed job).
+
+    Returns:
+        ``job, status, swept, run_name, run_id, output_dir, error, wall_time_s`` and, for
+        a completed job, ``n_questions``, ``f1`` (key -> mean, 0-1, keys ``"1"``..``"5"``,
+        ``overall_1_4``, ``overall``), ``f1_variant``, ``j_overall`` and
+        ``j_std_across_runs`` (0-100), ``j`` (category key -> mean, 0-100),
+        ``parse_failures``, ``api_errors``, ``input_tokens``, ``output_tokens``,
+        ``estimated_cost_usd``. Missing values are ``None``.
+    """
+    row: dict[str, Any] = {
+        "job": record.job,
+        "status": record.status,
+        "swept": dict(record.swept),
+        "run_name": record.run_name,
+        "run_id": record.run_id,
+        "output_dir": record.output_dir,
+        "error": record.error,
+        "wall_time_s": record.wall_time_s,
+        "n_questions": None,
+        "f1_variant": None,
+        "f1": {},
+        "j_overall": None,
+        "j_std_across_runs": None,
+        "j": {},
+        "parse_failures": None,
+        "api_errors": None,
+        "input_tokens": None,
+        "output_tokens": None,
+        "estimated_cost_usd": None,
+    }
+    if summary is None:
+        return row
+    row["n_questions"] = (summary.get("counts") or {}).get("overall")
+    f1 = (summary.get("metrics") or {}).get("f1") or {}
+    row["f1"] = {key: _mean(f1, key) for key in f1}
+    row["f1_variant"] = record.f1_variant if f1 else None
+    judge = summary.get("judge") or {}
+    j = judge.get("j") or {}
+    if j:
+        overall = j.get("overall") or {}
+        row["j_overall"] = _mean(j, "overall")
+        std = overall.get("std_across_runs")
+        row["j_std_across_runs"] = float(std) if isinstance(std, (int, float)) else None
+        row["j"] = {key: _mean(j, key) for key in j}
+    if judge:
+        counts = judge.get("counts") or {}
+        tokens = judge.get("tokens") or {}
+        row["parse_failures"] = counts.get("parse_failure")
+        row["api_errors"] = counts.get("api_error")
+        row["input_tokens"] = tokens.get("input")
+        row["output_tokens"] = tokens.get("output")
+        row["estimated_cost_usd"] = judge.get("estimated_cost_usd")
+    return row
+
+
+def build_sweep_summary(context: SweepContext, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The content of ``sweep_summary.json``.
+
+    Args:
+        context: the sweep's context.
+        rows: :func:`summary_row` per job, in job order.
+
+    Returns:
+        Sweep identity (name, dir, parent run, store, experiment, swept keys), ``n_jobs``,
+        ``n_failed``, ``failed_jobs`` (job, swept values, error), ``scales`` and ``rows``.
+    """
+    failed = [r for r in rows if r["status"] == FAILED]
+    pending = [r for r in rows if r["status"] == PENDING]
+    return {
+        "sweep": context.name,
+        "sweep_dir": context.sweep_dir,
+        "swept_keys": context.swept_keys,
+        "swept_overrides": context.swept_overrides,
+        "parent_run_id": context.parent_run_id,
+        "tracking_uri": context.tracking_uri,
+        "experiment": context.experiment,
+        "n_jobs": len(rows),
+        "n_failed": len(failed),
+        "failed_jobs": [
+            {"job": r["job"], "swept": r["swept"], "error": r["error"]} for r in failed
+        ],
+        "n_pending": len(pending),
+        "pending_jobs": [{"job": r["job"], "swept": r["swept"]} for r in pending],
+        "scales": {"f1": "0-1", "j": "0-100", "wall_time_s": "seconds", "cost": "USD"},
+        "rows": rows,
+    }
+
+
+def cell(value: Any, fmt: str = ".2f", scale: float = 1.0) -> str:
+    """A table cell: ``—`` for ``None``, numbers times ``scale`` in ``fmt``, ``|`` escaped."""
+    if value is None:
+        return "—"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if fmt == "d":
+            return str(round(value * scale))
+        return format(value * scale, fmt)
+    return str(value).replace("|", "\\|")
+
+
+def render_sweep_summary(summary: dict[str, Any]) -> str:
+    """``sweep_summary.md``: one row per job, then the failed jobs with their errors.
+
+    F1 is shown in percent (variant in the heading), J on 0-100 as mean ± the standard
+    deviation across runs, cost in US dollars, wall time in seconds.
+    """
+    rows = summary["rows"]
+    keys = summary["swept_keys"]
+    categories = [str(c) for c in CATEGORY_IDS]
+    variants = sorted({r["f1_variant"] for r in rows if r["f1_variant"]})
+    lines = [
+        f"# Sweep: {summary['sweep']}",
+        "",
+        f"- sweep dir: `{summary['sweep_dir']}`",
+        f"- jobs: {summary['n_jobs']} ({summary['n_failed']} failed"
+        + (f", {summary['n_pending']} with judge batches still processing: run the same "
+           "command again to collect" if summary.get("n_pending") else "")
+        + ")",
+    ]
+    if summary.get("parent_run_id"):
+        lines.append(
+            f"- MLflow: parent run `{summary['parent_run_id']}` in experiment "
+            f"`{summary['experiment']}` of `{summary['tracking_uri']}`"
+        )
+    lines.append(
+        f"- F1 in percent ({', '.join(variants) or 'n/a'} variant); J on 0-100, "
+        "mean ± standard deviation of the overall J across runs"
+    )
+    lines.append("")
+    header = [
+        "job",
+        *keys,
+        "status",
+        "F1 overall",
+        *(f"F1 c{c}" for c in categories),
+        "J ± std",
+        "parse failures",
+        "API errors",
+        "input tokens",
+        "output tokens",
+        "cost $",
+        "wall s",
+    ]
+    lines.append("| " + " | ".join(header) + " |")
+    lines.append("|" + "---|" * len(header))
+    for r in rows:
+        j = "—"
+        if r["j_overall"] is not None:
+            j = f"{r['j_overall']:.2f}"
+            if r["j_std_across_runs"] is not None:
+                j += f" ± {r['j_std_across_runs']:.2f}"
+        cells = [
+            str(r["job"]),
+            *(cell(r["swept"].get(key)) for key in keys),
+            r["status"],
+            cell(r["f1"].get("overall"), scale=100.0),
+            *(cell(r["f1"].get(c), scale=100.0) for c in categories),
+            j,
+            cell(r["parse_failures"], "d"),
+            cell(r["api_errors"], "d"),
+            cell(r["input_tokens"], "d"),
+            cell(r["output_tokens"], "d"),
+            cell(r["estimated_cost_usd"], ".4f"),
+            cell(r["wall_time_s"], ".1f"),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    if summary["failed_jobs"]:
+        lines += ["", "## Failed jobs", ""]
+        for failed in summary["failed_jobs"]:
+            label = job_label(failed["swept"])
+            error_text = (failed["error"] or "no error recorded").replace("\n", "\n  ")
+            lines.append(f"- job {failed['job']} ({label}): {error_text}")
+    return "\n".join(lines) + "\n"
+
+
+def numeric_axis(summary: dict[str, Any]) -> str | None:
+    """The swept key when the sweep has exactly one swept key and all its values are numbers."""
+    keys = summary["swept_keys"]
+    if len(keys) != 1:
+        return None
+    for row in summary["rows"]:
+        try:
+            value = float(row["swept"].get(keys[0], "nan"))
+        except ValueError:
+            return None
+        if not math.isfinite(value):
+            return None
+    return keys[0]
+
+
+def plot_sweep(summary: dict[str, Any], path: Path) -> Path | None:
+    """Main metric against the swept value, for a sweep with one numeric axis.
+
+    J overall (0-100) with error bars of ± its standard deviation across runs when the
+    judge ran, and F1 overall in percent; failed jobs are left out.
+
+    Returns:
+        ``path``, or ``None`` when there is no numeric axis or nothing to plot.
+    """
+    key = numeric_axis(summary)
+    if key is None:
+        return None
+    done = sorted((float(r["swept"][key]), r) for r in summary["rows"] if r["status"] == COMPLETED)
+    series = []
+    j_points = [
+        (x, r["j_overall"], r["j_std_across_runs"]) for x, r in done if r["j_overall"] is not None
+    ]
+    if j_points:
+        series.append(("J overall (0-100)", j_points))
+    f1_points = [
+        (x, r["f1"]["overall"] * 100.0, None) for x, r in done if r["f1"].get("overall") is not None
+    ]
+    if f1_points:
+        series.append(("F1 overall (percent)", f1_points))
+    if not series:
+        return None
+    from matplotlib.figure import Figure  # no pyplot: no global state, no GUI backend
+
+    figure = Figure(figsize=(7, 4))
+    axis = figure.subplots()
+    for label, points in series:
+        xs = [p[0] for p in points]
+        ys = [p[1] for p in points]
+        errors = [p[2] if p[2] is not None else 0.0 for p in points]
+        axis.errorbar(
+            xs, ys, yerr=errors if any(errors) else None, marker="o", capsize=3, label=label
+        )
+    axis.set_xlabel(key)
+    axis.set_ylabel("score")
+    axis.set_title(summary["sweep"][:80])
+    axis.legend()
+    axis.grid(alpha=0.3)
+    figure.tight_layout()
+    with atomic_path(path) as temporary:
+        figure.savefig(temporary, dpi=100, format="png")
+    return path

@@ -1,0 +1,107 @@
+"""MLflow tracking: the one package that imports MLflow and names what is logged.
+
+- :mod:`.names`: legal names, one param stringification, secrets left out (pure).
+- :mod:`.metrics`: every metric, param, tag and run name, from ``summary.json``'s layout
+  and the sweep summary's rows (pure); every score metric in percent (0-100).
+- :mod:`.store`: the store (URI, experiment created as a model-training experiment) and
+  one job's run (MLflow's fluent API).
+- :mod:`.sweep_runs`: a sweep's parent run and its children (``MlflowClient``).
+"""
+
+from __future__ import annotations
+
+from locomo_exp.tracking.metrics import (
+    PERCENT,
+    child_run_name,
+    child_tags,
+    config_params,
+    input_params,
+    joined_ids,
+    judge_metrics,
+    judge_params,
+    judge_tags,
+    model_short_name,
+    parent_metrics,
+    parent_params,
+    parent_tags,
+    pending_batch_tags,
+    run_metrics,
+    run_tags,
+    sweep_table,
+    sweep_value_label,
+    swept_label,
+    swept_tag_name,
+)
+from locomo_exp.tracking.names import (
+    MAX_PARAM_VALUE_CHARS,
+    clean_float_text,
+    finite_metrics,
+    flatten_params,
+    format_param,
+    is_secret_key,
+    metric_name,
+)
+from locomo_exp.tracking.store import (
+    EXPERIMENT_KIND,
+    EXPERIMENT_KIND_TAG,
+    RUN_ID_ENV,
+    TrackingStoreError,
+    default_artifact_location,
+    ensure_experiment,
+    ignore_ambient_run_id,
+    log_artifacts,
+    log_metrics,
+    log_params,
+    log_table,
+    mlflow_run,
+    resolve_tracking_uri,
+    set_tags,
+    table_columns,
+    ui_url,
+)
+
+__all__ = [
+    "EXPERIMENT_KIND",
+    "EXPERIMENT_KIND_TAG",
+    "MAX_PARAM_VALUE_CHARS",
+    "PERCENT",
+    "RUN_ID_ENV",
+    "TrackingStoreError",
+    "child_run_name",
+    "child_tags",
+    "clean_float_text",
+    "config_params",
+    "default_artifact_location",
+    "ensure_experiment",
+    "finite_metrics",
+    "flatten_params",
+    "format_param",
+    "ignore_ambient_run_id",
+    "input_params",
+    "is_secret_key",
+    "joined_ids",
+    "judge_metrics",
+    "judge_params",
+    "judge_tags",
+    "log_artifacts",
+    "log_metrics",
+    "log_params",
+    "log_table",
+    "metric_name",
+    "mlflow_run",
+    "model_short_name",
+    "parent_metrics",
+    "parent_params",
+    "parent_tags",
+    "pending_batch_tags",
+    "resolve_tracking_uri",
+    "run_metrics",
+    "run_tags",
+    "set_tags",
+    "sweep_table",
+    "sweep_value_label",
+    "swept_label",
+    "swept_tag_name",
+    "table_columns",
+    "ui_url",
+]
