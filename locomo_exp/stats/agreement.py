@@ -69,9 +69,10 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> Proport
     if n == 0:
         return Proportion(0, 0, None, None, None, confidence)
     low, high = proportion_confint(successes, n, alpha=1.0 - confidence, method="wilson")
-    return Proportion(
-        int(successes), int(n), successes / n, float(low), float(high), confidence
-    )
+    # the bounds at 0/n and n/n are exactly 0 and 1 (statsmodels leaves float dust)
+    low = 0.0 if successes == 0 else float(low)
+    high = 1.0 if successes == n else float(high)
+    return Proportion(int(successes), int(n), successes / n, low, high, confidence)
 
 
 def cohens_kappa(table: np.ndarray | Sequence[Sequence[int]]) -> Optional[float]:
