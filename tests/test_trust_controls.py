@@ -35,8 +35,8 @@ from locomo_exp.trust.perturb import (
     swap_name,
 )
 
-
 # ---------------------------------------------------------------- perturbation rules
+
 
 def _key_for(component_index: int, k: int) -> str:
     """A question id whose crc32 picks the given component."""
@@ -60,7 +60,9 @@ def _key_for(component_index: int, k: int) -> str:
         ("in 2022", 0, "in 2023"),
     ],
 )
-def test_date_shift_moves_one_component_by_the_documented_amount(gold: str, component: int, expected: str) -> None:
+def test_date_shift_moves_one_component_by_the_documented_amount(
+    gold: str, component: int, expected: str
+) -> None:
     form = find_dates(gold)[0][0]
     k = {"dmy": 3, "mdy": 3, "my": 2, "y": 1}[form]
     assert shift_date(gold, _key_for(component, k)) == expected
@@ -113,7 +115,10 @@ def test_speakers_guessed_from_questions_match_every_locomo_conversation(shared_
 
 # ---------------------------------------------------------------- building controls
 
-def _rec(qid: str, gold: str, category: int, conv: str = "c1", question: str = "", **kw) -> QARecord:
+
+def _rec(
+    qid: str, gold: str, category: int, conv: str = "c1", question: str = "", **kw
+) -> QARecord:
     return QARecord(
         question_id=qid,
         question=question or f"What did Anna or Ben do? ({qid})",
@@ -149,8 +154,13 @@ def test_controls_have_distinct_audit_ids_kinds_and_expected_verdicts() -> None:
     assert len(ids) == len(set(ids))
     assert all(c.control_id == f"audit:{c.kind}:{c.source_question_id}" for c in controls)
     assert Counter(c.kind for c in controls) == {
-        GOLD_AS_ANSWER: 14, OTHER_GOLD: 14, NON_ANSWER: 14, PERTURBED_DATE: 3,
-        PERTURBED_NUMBER: 3, PERTURBED_NAME: 3, ADVERSARIAL_TRAP: 2,
+        GOLD_AS_ANSWER: 14,
+        OTHER_GOLD: 14,
+        NON_ANSWER: 14,
+        PERTURBED_DATE: 3,
+        PERTURBED_NUMBER: 3,
+        PERTURBED_NAME: 3,
+        ADVERSARIAL_TRAP: 2,
     }
     assert {c.kind for c in controls if c.expected_accept} == {GOLD_AS_ANSWER}
     by_id = {c.control_id: c.record.prediction for c in controls}
@@ -170,7 +180,11 @@ def test_controls_have_distinct_audit_ids_kinds_and_expected_verdicts() -> None:
 
 
 def test_trap_controls_note_when_the_gold_is_the_trap() -> None:
-    traps = [c for c in build_controls(_records(), kinds=[ADVERSARIAL_TRAP]) if c.kind == ADVERSARIAL_TRAP]
+    traps = [
+        c
+        for c in build_controls(_records(), kinds=[ADVERSARIAL_TRAP])
+        if c.kind == ADVERSARIAL_TRAP
+    ]
     assert [c.note for c in traps] == [TRAP_NOTE, TRAP_NOTE]
 
 
@@ -179,12 +193,20 @@ def test_other_gold_comes_from_the_same_conversation_and_category_and_differs() 
     golds = {r.question_id: r for r in records}
     for control in build_controls(records, kinds=[OTHER_GOLD], seed=3):
         source = golds[control.source_question_id]
-        donors = [r for r in records if r.conversation_id == source.conversation_id
-                  and r.category == source.category and r.question_id != source.question_id]
+        donors = [
+            r
+            for r in records
+            if r.conversation_id == source.conversation_id
+            and r.category == source.category
+            and r.question_id != source.question_id
+        ]
         assert control.record.prediction in {d.gold_text for d in donors}
         assert control.record.prediction != source.gold_text
-    c2 = {c.source_question_id: c.record.prediction for c in build_controls(records, kinds=[OTHER_GOLD])
-          if c.record.conversation_id == "c2"}
+    c2 = {
+        c.source_question_id: c.record.prediction
+        for c in build_controls(records, kinds=[OTHER_GOLD])
+        if c.record.conversation_id == "c2"
+    }
     assert c2 == {"q-99": "Lima", "q-98": "Oslo"}
 
 
@@ -213,7 +235,8 @@ def test_user_controls_take_every_record_with_the_expected_verdict() -> None:
     records = _records()[:3]
     wrong = user_controls(records, "wrong", name="plausible wrong.json")
     assert [c.control_id for c in wrong] == [
-        "audit:user_plausible_wrong_json:q-0", "audit:user_plausible_wrong_json:q-1",
+        "audit:user_plausible_wrong_json:q-0",
+        "audit:user_plausible_wrong_json:q-1",
         "audit:user_plausible_wrong_json:q-2",
     ]
     assert {c.expected_accept for c in wrong} == {False}
@@ -230,11 +253,17 @@ def test_real_honcho_file_gives_50_controls_per_kind_except_names(shared_data: P
     controls = build_controls(records, n=50, seed=0)
     counts = Counter(c.kind for c in controls)
     assert counts == {kind: 50 for kind in BUILTIN_KINDS} | {PERTURBED_NAME: 24}
-    assert Counter(c.record.category for c in controls if c.kind == GOLD_AS_ANSWER) == {1: 13, 2: 13, 3: 12, 4: 12}
+    assert Counter(c.record.category for c in controls if c.kind == GOLD_AS_ANSWER) == {
+        1: 13,
+        2: 13,
+        3: 12,
+        4: 12,
+    }
     assert all(c.note == TRAP_NOTE for c in controls if c.kind == ADVERSARIAL_TRAP)
 
 
 # ---------------------------------------------------------------- summary and gate
+
 
 def _accept_all(controls) -> dict[str, float]:
     return {c.control_id: 100.0 for c in controls}
@@ -246,7 +275,9 @@ def _truth(controls) -> dict[str, float]:
 
 def test_a_judge_that_accepts_everything_fails_the_gate_on_every_reject_kind() -> None:
     controls = build_controls(_records(), n=50)
-    summary = summarise_audit(controls, _accept_all(controls), max_false_accept=0.1, max_false_reject=0.1)
+    summary = summarise_audit(
+        controls, _accept_all(controls), max_false_accept=0.1, max_false_reject=0.1
+    )
     reject_kinds = [k for k in summary.kinds if k != GOLD_AS_ANSWER]
     for kind in reject_kinds:
         assert summary.kinds[kind].error.rate == 1.0
@@ -268,7 +299,9 @@ def test_a_judge_that_accepts_everything_fails_the_gate_on_every_reject_kind() -
 
 def test_a_judge_that_replays_the_truth_has_no_errors_and_passes() -> None:
     controls = build_controls(_records(), n=50)
-    summary = summarise_audit(controls, _truth(controls), max_false_accept=0.0, max_false_reject=0.0)
+    summary = summarise_audit(
+        controls, _truth(controls), max_false_accept=0.0, max_false_reject=0.0
+    )
     assert all(k.error.rate == 0.0 for k in summary.kinds.values())
     assert summary.false_accept.rate == 0.0 and summary.false_reject.rate == 0.0
     assert summary.gate.passed and summary.gate.message == ""
@@ -278,18 +311,25 @@ def test_summary_counts_unscored_and_gives_wilson_intervals_per_kind_and_categor
     controls = build_controls(_records(), n=50, kinds=[GOLD_AS_ANSWER])
     verdicts = _truth(controls)
     ids = [c.control_id for c in controls]
-    verdicts[ids[0]] = 0.0            # category 1: one false reject
-    verdicts[ids[1]] = None           # unscored
-    del verdicts[ids[2]]              # missing = unscored
-    verdicts[ids[3]] = 49.9           # below the threshold: rejected
+    verdicts[ids[0]] = 0.0  # category 1: one false reject
+    verdicts[ids[1]] = None  # unscored
+    del verdicts[ids[2]]  # missing = unscored
+    verdicts[ids[3]] = 49.9  # below the threshold: rejected
     costs = {cid: 0.01 for cid in ids}
     summary = summarise_audit(controls, verdicts, max_false_reject=0.1, cost_usd=costs)
     kind = summary.kinds[GOLD_AS_ANSWER]
-    assert (kind.n_controls, kind.n_unscored, kind.accept.successes, kind.accept.n) == (14, 2, 10, 12)
+    assert (kind.n_controls, kind.n_unscored, kind.accept.successes, kind.accept.n) == (
+        14,
+        2,
+        10,
+        12,
+    )
     low, high = proportion_confint(10, 12, alpha=0.05, method="wilson")
     assert kind.accept.ci_low == pytest.approx(low) and kind.accept.ci_high == pytest.approx(high)
     assert kind.error.successes == 2 and kind.error.rate == pytest.approx(2 / 12)
-    assert kind.per_category[1].successes == 0 and kind.per_category[1].n == 2  # q-0, q-3 rejected; q-1, q-2 unscored
+    assert (
+        kind.per_category[1].successes == 0 and kind.per_category[1].n == 2
+    )  # q-0, q-3 rejected; q-1, q-2 unscored
     assert kind.per_category[2].successes == 4 and kind.per_category[2].n == 4
     assert kind.cost_usd == pytest.approx(0.14) and summary.cost_usd == pytest.approx(0.14)
     assert summary.gate.message == (
@@ -301,5 +341,7 @@ def test_summary_counts_unscored_and_gives_wilson_intervals_per_kind_and_categor
 
 
 def test_limits_must_be_rates() -> None:
-    with pytest.raises(ValueError, match="judge.audit.max_false_accept must be a rate on 0-1, got 10"):
+    with pytest.raises(
+        ValueError, match="judge.audit.max_false_accept must be a rate on 0-1, got 10"
+    ):
         summarise_audit([], {}, max_false_accept=10)

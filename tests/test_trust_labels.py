@@ -46,8 +46,8 @@ def _verdicts() -> dict[str, float]:
     for i in range(40):
         accepted = i < 20 or 23 <= i <= 26 or i == 38
         verdicts[f"q{i:02d}"] = 100.0 if accepted else 0.0
-    verdicts["q05"] = 50.0   # exactly the threshold: accepted
-    verdicts["q30"] = 49.0   # just below: rejected
+    verdicts["q05"] = 50.0  # exactly the threshold: accepted
+    verdicts["q30"] = 49.0  # just below: rejected
     return verdicts
 
 
@@ -69,7 +69,9 @@ def test_labels_file_gives_exact_kappa_sensitivity_specificity(labels_path: Path
     kappa = (p_o - p_e) / (1 - p_e)
     assert kappa == Fraction(416, 682)
     assert overall.kappa == pytest.approx(float(kappa), abs=1e-12)
-    assert overall.kappa == pytest.approx(sm_kappa(np.array([[20, 3], [4, 11]]), return_results=False))
+    assert overall.kappa == pytest.approx(
+        sm_kappa(np.array([[20, 3], [4, 11]]), return_results=False)
+    )
     assert overall.agreement.rate == pytest.approx(31 / 38)
     assert overall.sensitivity.rate == pytest.approx(20 / 23)
     assert overall.specificity.rate == pytest.approx(11 / 15)
@@ -78,9 +80,22 @@ def test_labels_file_gives_exact_kappa_sensitivity_specificity(labels_path: Path
     assert cat1.table == ((5, 1), (1, 3))
     assert cat1.kappa == pytest.approx((0.8 - 0.52) / 0.48)
     # the disagreements, in file order
-    assert [d.question_id for d in report.disagreements] == ["q20", "q21", "q22", "q23", "q24", "q25", "q26"]
+    assert [d.question_id for d in report.disagreements] == [
+        "q20",
+        "q21",
+        "q22",
+        "q23",
+        "q24",
+        "q25",
+        "q26",
+    ]
     first = report.disagreements[0]
-    assert (first.reference, first.verdict, first.gold, first.prediction) == (True, 0.0, "gold 20", "answer 20")
+    assert (first.reference, first.verdict, first.gold, first.prediction) == (
+        True,
+        0.0,
+        "gold 20",
+        "answer 20",
+    )
 
 
 def test_corrected_j_from_the_labels_is_rogan_gladen_by_hand(labels_path: Path) -> None:
@@ -101,7 +116,9 @@ def test_corrected_j_from_the_labels_is_rogan_gladen_by_hand(labels_path: Path) 
 
 
 def test_labels_from_conversation_and_question_ignore_case_and_spacing() -> None:
-    match = match_labels(load_labels(Path(__file__).parent / "fixtures" / "trust" / "labels_40.json"), _records())
+    match = match_labels(
+        load_labels(Path(__file__).parent / "fixtures" / "trust" / "labels_40.json"), _records()
+    )
     assert len(match.values) == 40 and match.values["q01"] is True and match.values["q38"] is None
 
 
@@ -116,21 +133,43 @@ def test_unmatched_and_unscored_are_counted(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("name", "content", "message"),
     [
-        ("l.csv", "question_id,label\nq00,maybe\n",
-         "labels file {p}, row 2: field 'label': 'maybe' is not CORRECT, WRONG, AMBIGUOUS, 1 or 0"),
-        ("l.csv", "question_id,grade\nq00,1\n", "labels file {p}: the CSV header has no 'label' column (got question_id, grade)"),
-        ("l.json", '[{"id": "q00", "label": "CORRECT"}, {"label": "WRONG"}]',
-         "labels file {p}, entry 2: field 'question_id' is missing (or give conversation_id and question)"),
+        (
+            "l.csv",
+            "question_id,label\nq00,maybe\n",
+            "labels file {p}, row 2: field 'label': 'maybe' is not CORRECT, WRONG, AMBIGUOUS, 1 or 0",
+        ),
+        (
+            "l.csv",
+            "question_id,grade\nq00,1\n",
+            "labels file {p}: the CSV header has no 'label' column (got question_id, grade)",
+        ),
+        (
+            "l.json",
+            '[{"id": "q00", "label": "CORRECT"}, {"label": "WRONG"}]',
+            "labels file {p}, entry 2: field 'question_id' is missing (or give conversation_id and question)",
+        ),
         ("l.json", '[{"id": "q00"}]', "labels file {p}, entry 1: field 'label' is missing"),
         ("l.json", "[]", "labels file {p}: no labels"),
-        ("l.json", '{"q00": "CORRECT", "q01": 7}',
-         "labels file {p}, entry 2: field 'label': 7 is not CORRECT, WRONG, AMBIGUOUS, 1 or 0"),
-        ("l.json", '[{"id": "q00", "label": 1}, {"id": "q00", "label": 0}]',
-         "labels file {p}, entry 2: field 'label': the same question is labelled differently in entry 1"),
-        ("l.json", "{not json", "labels file {p}: not JSON, JSONL or CSV (Expecting property name enclosed in double quotes, line 1)"),
+        (
+            "l.json",
+            '{"q00": "CORRECT", "q01": 7}',
+            "labels file {p}, entry 2: field 'label': 7 is not CORRECT, WRONG, AMBIGUOUS, 1 or 0",
+        ),
+        (
+            "l.json",
+            '[{"id": "q00", "label": 1}, {"id": "q00", "label": 0}]',
+            "labels file {p}, entry 2: field 'label': the same question is labelled differently in entry 1",
+        ),
+        (
+            "l.json",
+            "{not json",
+            "labels file {p}: not JSON, JSONL or CSV (Expecting property name enclosed in double quotes, line 1)",
+        ),
     ],
 )
-def test_bad_labels_files_give_one_line_naming_file_entry_and_field(tmp_path: Path, name: str, content: str, message: str) -> None:
+def test_bad_labels_files_give_one_line_naming_file_entry_and_field(
+    tmp_path: Path, name: str, content: str, message: str
+) -> None:
     path = tmp_path / name
     path.write_text(content)
     with pytest.raises(LabelsError) as caught:
@@ -145,14 +184,19 @@ def test_missing_labels_file_is_one_line(tmp_path: Path) -> None:
 
 def test_jsonl_labels_are_read(tmp_path: Path) -> None:
     path = tmp_path / "labels.jsonl"
-    path.write_text('{"question_id": "q00", "label": "CORRECT"}\n{"question_id": "q01", "label": "WRONG"}\n')
+    path.write_text(
+        '{"question_id": "q00", "label": "CORRECT"}\n{"question_id": "q01", "label": "WRONG"}\n'
+    )
     assert [l.value for l in load_labels(path).labels] == [True, False]
 
 
 def test_agreement_with_stored_verdicts_of_another_judge() -> None:
     from dataclasses import replace
 
-    records = [replace(r, stored_judge_score=100.0 if i % 3 else 0.0) for i, r in enumerate(_records()[:12])]
+    records = [
+        replace(r, stored_judge_score=100.0 if i % 3 else 0.0)
+        for i, r in enumerate(_records()[:12])
+    ]
     ours = {r.question_id: 100.0 if i % 2 else 0.0 for i, r in enumerate(records)}
     report = compare_with_stored(records, ours)
     # theirs accept i % 3 != 0 (8 of 12), ours accept odd i (6 of 12)
@@ -167,7 +211,9 @@ def test_agreement_with_stored_verdicts_of_another_judge() -> None:
 
 def test_rogan_gladen_clips_and_flags_and_refuses_a_chance_judge() -> None:
     clipped = rogan_gladen(0.05, 0.9, 0.8)  # (0.05 + 0.8 - 1) / 0.7 < 0
-    assert clipped.value == 0.0 and clipped.clipped and clipped.unclipped == pytest.approx(-0.15 / 0.7)
+    assert (
+        clipped.value == 0.0 and clipped.clipped and clipped.unclipped == pytest.approx(-0.15 / 0.7)
+    )
     high = rogan_gladen(0.99, 0.9, 0.95)
     assert high.value == 1.0 and high.clipped
     chance = rogan_gladen(0.5, 0.5, 0.5)
@@ -188,5 +234,7 @@ def test_a_perfect_labelled_judge_leaves_only_the_uncertainty_of_j() -> None:
 
 
 def test_corrected_j_needs_correct_and_wrong_labelled_items() -> None:
-    with pytest.raises(ValueError, match="needs labelled items that are correct AND items that are wrong"):
+    with pytest.raises(
+        ValueError, match="needs labelled items that are correct AND items that are wrong"
+    ):
         corrected_j([True, False], [True, True], [True, False])

@@ -13,7 +13,9 @@ QIDS = [f"q{i}" for i in range(10)]
 
 
 def _model(accepted: set[int], unscored: set[int] = frozenset()) -> dict[str, float | None]:
-    return {f"q{i}": None if i in unscored else (100.0 if i in accepted else 0.0) for i in range(10)}
+    return {
+        f"q{i}": None if i in unscored else (100.0 if i in accepted else 0.0) for i in range(10)
+    }
 
 
 A = _model({0, 1, 2, 3, 4, 5})
@@ -45,8 +47,16 @@ def test_two_judges_disagreeing_on_three_questions() -> None:
 def test_three_judges_majority_with_an_unscored_vote() -> None:
     panel = judge_panel({"a": A, "b": B, "c": C})
     assert panel.verdicts == {
-        "q0": 100.0, "q1": 100.0, "q2": 100.0, "q3": 100.0, "q4": 100.0, "q5": 0.0,
-        "q6": 100.0, "q7": 0.0, "q8": 0.0, "q9": 0.0,
+        "q0": 100.0,
+        "q1": 100.0,
+        "q2": 100.0,
+        "q3": 100.0,
+        "q4": 100.0,
+        "q5": 0.0,
+        "q6": 100.0,
+        "q7": 0.0,
+        "q8": 0.0,
+        "q9": 0.0,
     }
     assert panel.panel_j == 60.0 and panel.unscored_reasons == {}
     assert panel.j_per_model["c"] == pytest.approx(100 * 5 / 9) and panel.n_per_model["c"] == 9
@@ -72,8 +82,10 @@ def test_ties_with_a_missing_vote_and_no_votes_are_unscored_with_reasons() -> No
 
 def test_rubric_panel_uses_interval_alpha_checked_by_hand() -> None:
     # A = 10, 20, 30; B = 10, 30, 30. D_o = 200/6, D_e = 5800/30, alpha = 1 - 5/29 = 24/29
-    panel = judge_panel({"a": {"1": 10.0, "2": 20.0, "3": 30.0}, "b": {"1": 10.0, "2": 30.0, "3": 30.0}},
-                        protocol="rubric")
+    panel = judge_panel(
+        {"a": {"1": 10.0, "2": 20.0, "3": 30.0}, "b": {"1": 10.0, "2": 30.0, "3": 30.0}},
+        protocol="rubric",
+    )
     assert panel.alpha_level == "interval"
     assert panel.alpha == pytest.approx(24 / 29, abs=1e-12)
     assert panel.j_per_model == {"a": 20.0, "b": pytest.approx(70 / 3)}
@@ -87,7 +99,9 @@ def test_alpha_is_none_when_everyone_agrees_on_one_value() -> None:
 
 def test_cost_multiplier_with_prices_and_errors() -> None:
     assert panel_cost_multiplier(["haiku", "sonnet"], {"haiku": 1.0, "sonnet": 3.0}) == 4.0
-    assert panel_cost_multiplier(["sonnet", "haiku"], {"haiku": 1.0, "sonnet": 3.0}) == pytest.approx(4 / 3)
+    assert panel_cost_multiplier(
+        ["sonnet", "haiku"], {"haiku": 1.0, "sonnet": 3.0}
+    ) == pytest.approx(4 / 3)
     with pytest.raises(ValueError, match="judge.panel: no price for model 'opus'"):
         panel_cost_multiplier(["haiku", "opus"], {"haiku": 1.0})
     with pytest.raises(ValueError, match="judge.panel needs at least two models, got 1"):

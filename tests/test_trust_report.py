@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_trust_labels import _records as _labelled_records
+from test_trust_labels import _verdicts as _labelled_verdicts
 
 from locomo_exp.records import DEFAULT_CATEGORY_NAMES, QARecord
 from locomo_exp.stats.correction import corrected_j
@@ -19,9 +21,6 @@ from locomo_exp.trust.report import (
     trust_metrics,
 )
 
-from test_trust_labels import _records as _labelled_records
-from test_trust_labels import _verdicts as _labelled_verdicts
-
 
 def _audit():
     records = [
@@ -30,8 +29,10 @@ def _audit():
     ]
     controls = build_controls(records, kinds=[GOLD_AS_ANSWER, NON_ANSWER])
     verdicts = {
-        "audit:gold_as_answer:a": 100.0, "audit:gold_as_answer:b": 100.0,
-        "audit:non_answer:a": 100.0, "audit:non_answer:b": None,
+        "audit:gold_as_answer:a": 100.0,
+        "audit:gold_as_answer:b": 100.0,
+        "audit:non_answer:a": 100.0,
+        "audit:non_answer:b": None,
     }
     costs = {c.control_id: 0.002 for c in controls}
     return summarise_audit(controls, verdicts, max_false_accept=0.2, cost_usd=costs)
@@ -40,12 +41,23 @@ def _audit():
 def test_audit_section_renders_rates_intervals_gate_and_categories() -> None:
     text = render_audit_section(_audit(), DEFAULT_CATEGORY_NAMES)
     assert text.splitlines()[0] == "## Judge audit"
-    assert "| gold_as_answer | accepted | 2 | 0 | 100.0% [34.2, 100.0] (2/2) | false reject 0.0% | 0.0040 |" in text
-    assert "| non_answer | rejected | 1 | 1 | 100.0% [20.7, 100.0] (1/1) | false accept 100.0% | 0.0040 |" in text
-    assert "- False-accept rate over all should-be-rejected controls: 100.0% [20.7, 100.0] (1/1)" in text
+    assert (
+        "| gold_as_answer | accepted | 2 | 0 | 100.0% [34.2, 100.0] (2/2) | false reject 0.0% | 0.0040 |"
+        in text
+    )
+    assert (
+        "| non_answer | rejected | 1 | 1 | 100.0% [20.7, 100.0] (1/1) | false accept 100.0% | 0.0040 |"
+        in text
+    )
+    assert (
+        "- False-accept rate over all should-be-rejected controls: 100.0% [20.7, 100.0] (1/1)"
+        in text
+    )
     assert "- Gate (max_false_accept 20.0%, per kind): **FAILED**" in text
-    assert ("  - false-accept rate 100.0% (1/1) on non_answer exceeds judge.audit.max_false_accept=20.0%"
-            in text)
+    assert (
+        "  - false-accept rate 100.0% (1/1) on non_answer exceeds judge.audit.max_false_accept=20.0%"
+        in text
+    )
     assert "| control | 2 (temporal) | 4 (single_hop) |" in text
     assert "| non_answer | 100.0% (1/1) | – |" in text
     assert "- Audit cost: 0.0080 USD" in text
@@ -67,11 +79,17 @@ def test_audit_metrics_are_named_per_kind_on_a_0_100_scale() -> None:
 
 
 def test_labels_section_and_metrics_for_the_40_question_file(fixtures_dir: Path) -> None:
-    report = compare_with_labels(_labelled_records(), _labelled_verdicts(), load_labels(fixtures_dir / "trust" / "labels_40.csv"))
+    report = compare_with_labels(
+        _labelled_records(),
+        _labelled_verdicts(),
+        load_labels(fixtures_dir / "trust" / "labels_40.csv"),
+    )
     text = render_labels_section(report, DEFAULT_CATEGORY_NAMES)
     assert text.splitlines()[0] == "## Agreement with human labels"
-    assert ("| overall | 38 | 81.6% [66.6, 90.8] (31/38) | 0.610 | 87.0% [67.9, 95.5] (20/23) "
-            "| 73.3% [48.0, 89.1] (11/15) |") in text
+    assert (
+        "| overall | 38 | 81.6% [66.6, 90.8] (31/38) | 0.610 | 87.0% [67.9, 95.5] (20/23) "
+        "| 73.3% [48.0, 89.1] (11/15) |"
+    ) in text
     assert "| correct | 20 | 3 |" in text and "| wrong | 4 | 11 |" in text
     assert "- AMBIGUOUS labels left out: 2" in text
     assert "### Disagreements (7 of 7 shown)" in text
@@ -99,7 +117,11 @@ def test_stored_verdicts_section_is_titled_for_the_other_judge() -> None:
 
 
 def test_corrected_section_shows_raw_and_corrected_with_the_method(fixtures_dir: Path) -> None:
-    report = compare_with_labels(_labelled_records(), _labelled_verdicts(), load_labels(fixtures_dir / "trust" / "labels_40.csv"))
+    report = compare_with_labels(
+        _labelled_records(),
+        _labelled_verdicts(),
+        load_labels(fixtures_dir / "trust" / "labels_40.csv"),
+    )
     accepts = [v >= 50 for v in _labelled_verdicts().values()]
     result = corrected_j(accepts, report.reference, report.judge, n_boot=200, seed=0)
     text = render_corrected_section(result)
@@ -132,7 +154,9 @@ def test_panel_section_and_metrics() -> None:
     assert "| claude-haiku-4-5 | 4 | 50.00 |" in text
     assert "| **panel (majority)** | 3 | 33.33 |" in text
     assert "  - tie: 1 accept, 1 reject: 1" in text
-    assert "| claude-haiku-4-5 vs claude-sonnet-4-6 | 4 | 75.0% [30.1, 95.4] (3/4) | 0.500 |" in text
+    assert (
+        "| claude-haiku-4-5 vs claude-sonnet-4-6 | 4 | 75.0% [30.1, 95.4] (3/4) | 0.500 |" in text
+    )
     metrics = trust_metrics(panel=panel)
     assert metrics["panel/claude-haiku-4-5/j"] == 50.0
     assert metrics["panel/j"] == pytest.approx(100 / 3)
@@ -148,17 +172,27 @@ def test_zep_file_audited_by_a_judge_replaying_zeps_own_grades(shared_data: Path
     from locomo_exp.data import load_results
 
     fields = FieldMap(ground_truth="golden_answer", prediction="answer", judge_score="grade")
-    records = load_results(shared_data / "predictions" / "zep_locomo_grades.json",
-                           DataConfig(format=DataFormat.fields, fields=fields)).records
+    records = load_results(
+        shared_data / "predictions" / "zep_locomo_grades.json",
+        DataConfig(format=DataFormat.fields, fields=fields),
+    ).records
     controls = build_controls(records, n=50, seed=0, categories=[1, 2, 3, 4])
     assert len(controls) == 274  # 17.8% of the 1,540 judged questions
     stored = {r.question_id: r.stored_judge_score for r in records}
-    summary = summarise_audit(controls, {c.control_id: stored[c.source_question_id] for c in controls},
-                              max_false_accept=0.1, max_false_reject=0.1)
+    summary = summarise_audit(
+        controls,
+        {c.control_id: stored[c.source_question_id] for c in controls},
+        max_false_accept=0.1,
+        max_false_reject=0.1,
+    )
     accepted = {k: (s.accept.successes, s.accept.n) for k, s in summary.kinds.items()}
     assert accepted == {
-        "gold_as_answer": (37, 50), "other_gold": (39, 50), "perturbed_date": (38, 50),
-        "perturbed_number": (20, 50), "perturbed_name": (18, 24), "non_answer": (33, 50),
+        "gold_as_answer": (37, 50),
+        "other_gold": (39, 50),
+        "perturbed_date": (38, 50),
+        "perturbed_number": (20, 50),
+        "perturbed_name": (18, 24),
+        "non_answer": (33, 50),
     }
     assert (summary.false_accept.successes, summary.false_accept.n) == (148, 224)
     assert not summary.gate.passed and len(summary.gate.failures) == 6

@@ -76,7 +76,12 @@ def rogan_gladen(j: float, sensitivity: float, specificity: float) -> RoganGlade
     youden = sensitivity + specificity - 1.0
     if youden <= 0.0:
         return RoganGladen(
-            j, sensitivity, specificity, None, None, False,
+            j,
+            sensitivity,
+            specificity,
+            None,
+            None,
+            False,
             reason=(
                 f"sensitivity + specificity - 1 = {youden:.3f} <= 0: the judge is no better "
                 "than chance, so no correction is possible"

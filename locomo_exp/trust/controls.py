@@ -72,8 +72,13 @@ PERTURBED_NAME = "perturbed_name"
 NON_ANSWER = "non_answer"
 
 BUILTIN_KINDS: tuple[str, ...] = (
-    GOLD_AS_ANSWER, OTHER_GOLD, ADVERSARIAL_TRAP, PERTURBED_DATE, PERTURBED_NUMBER,
-    PERTURBED_NAME, NON_ANSWER,
+    GOLD_AS_ANSWER,
+    OTHER_GOLD,
+    ADVERSARIAL_TRAP,
+    PERTURBED_DATE,
+    PERTURBED_NUMBER,
+    PERTURBED_NAME,
+    NON_ANSWER,
 )
 """The built-in control kinds, in report order."""
 
@@ -121,7 +126,9 @@ def _answer_of(record: QARecord) -> str:
     return record.references[0] if record.references else record.gold_text
 
 
-def _control(record: QARecord, kind: str, prediction: str, expected: bool, note: str = "") -> AuditControl:
+def _control(
+    record: QARecord, kind: str, prediction: str, expected: bool, note: str = ""
+) -> AuditControl:
     built = replace(
         record,
         question_id=f"audit:{kind}:{record.question_id}",
@@ -200,7 +207,9 @@ def _candidates(
         elif kind == GOLD_AS_ANSWER:
             prediction = gold
         elif kind == OTHER_GOLD:
-            prediction = _other_gold(record, groups[(record.conversation_id, record.category)], seed)
+            prediction = _other_gold(
+                record, groups[(record.conversation_id, record.category)], seed
+            )
         elif kind == PERTURBED_DATE:
             prediction = shift_date(gold, record.question_id)
         elif kind == PERTURBED_NUMBER:
@@ -210,7 +219,9 @@ def _candidates(
         elif kind == NON_ANSWER:
             prediction = NON_ANSWERS[stable_index(record.question_id, len(NON_ANSWERS))]
         else:
-            raise ValueError(f"unknown audit control kind {kind!r} (known: {', '.join(BUILTIN_KINDS)})")
+            raise ValueError(
+                f"unknown audit control kind {kind!r} (known: {', '.join(BUILTIN_KINDS)})"
+            )
         if prediction is not None:
             out.append((record, _control(record, kind, prediction, EXPECTED_ACCEPT[kind], note)))
     return out
@@ -248,15 +259,19 @@ def build_controls(
         raise ValueError(f"judge.audit.n must be >= 0, got {n}")
     unknown = [k for k in kinds if k not in EXPECTED_ACCEPT]
     if unknown:
-        raise ValueError(f"unknown audit control kind {unknown[0]!r} (known: {', '.join(BUILTIN_KINDS)})")
+        raise ValueError(
+            f"unknown audit control kind {unknown[0]!r} (known: {', '.join(BUILTIN_KINDS)})"
+        )
     allowed = None if categories is None else set(categories)
     all_records = sorted(records, key=lambda r: r.position)
     questions: dict[Optional[str], list[str]] = defaultdict(list)
     for record in all_records:
         questions[record.conversation_id].append(record.question)
     known = dict(speakers or {})
-    names = {conv: tuple(known[conv]) if conv in known else speakers_from_questions(qs)
-             for conv, qs in questions.items()}
+    names = {
+        conv: tuple(known[conv]) if conv in known else speakers_from_questions(qs)
+        for conv, qs in questions.items()
+    }
     pool = [r for r in all_records if allowed is None or r.category in allowed]
     controls: list[AuditControl] = []
     for kind in kinds:
@@ -300,7 +315,8 @@ def user_controls(
         raise ValueError(f"audit control expected must be right or wrong, got {expected!r}")
     kind = "user_" + (re.sub(r"[^0-9A-Za-z_]+", "_", name).strip("_") or "controls")
     candidates = [
-        (r, _control(r, kind, r.prediction, accept)) for r in sorted(records, key=lambda r: r.position)
+        (r, _control(r, kind, r.prediction, accept))
+        for r in sorted(records, key=lambda r: r.position)
     ]
     if n is None:
         return [c for _, c in candidates]
@@ -409,7 +425,10 @@ def summarise_audit(
     Raises:
         ValueError: if a limit is outside [0, 1].
     """
-    for name, limit in (("max_false_accept", max_false_accept), ("max_false_reject", max_false_reject)):
+    for name, limit in (
+        ("max_false_accept", max_false_accept),
+        ("max_false_reject", max_false_reject),
+    ):
         if limit is not None and not 0.0 <= limit <= 1.0:
             raise ValueError(f"judge.audit.{name} must be a rate on 0-1, got {limit}")
     by_kind: dict[str, list[AuditControl]] = {}
@@ -449,7 +468,9 @@ def summarise_audit(
             n_unscored=len(members) - scored,
             accept=wilson_interval(accepted, scored, confidence),
             error=error,
-            per_category={c: wilson_interval(a, s, confidence) for c, (a, s) in sorted(per_cat.items())},
+            per_category={
+                c: wilson_interval(a, s, confidence) for c, (a, s) in sorted(per_cat.items())
+            },
             cost_usd=kind_cost,
             notes=tuple(sorted(notes.items())),
         )

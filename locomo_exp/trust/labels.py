@@ -103,7 +103,9 @@ def _first(entry: Mapping[str, Any], keys: Sequence[str]) -> Any:
 
 def _label_from(entry: Any, where: str, number: int) -> Label:
     if not isinstance(entry, Mapping):
-        raise LabelsError(f"{where}: expected an object with question_id and label, got {type(entry).__name__}")
+        raise LabelsError(
+            f"{where}: expected an object with question_id and label, got {type(entry).__name__}"
+        )
     raw_label = _first(entry, _LABEL_KEYS)
     if raw_label is None:
         raise LabelsError(f"{where}: field 'label' is missing")
@@ -111,7 +113,9 @@ def _label_from(entry: Any, where: str, number: int) -> Label:
     conv = _first(entry, _CONV_KEYS)
     question = entry.get("question")
     if qid is None and (conv is None or question in (None, "")):
-        raise LabelsError(f"{where}: field 'question_id' is missing (or give conversation_id and question)")
+        raise LabelsError(
+            f"{where}: field 'question_id' is missing (or give conversation_id and question)"
+        )
     return Label(
         value=_parse_value(raw_label, where),
         question_id=None if qid is None else str(qid),
@@ -146,7 +150,10 @@ def load_labels(path: str | Path) -> LabelSet:
         header = [h.strip() for h in (reader.fieldnames or [])]
         reader.fieldnames = header
         if not any(k in header for k in _LABEL_KEYS):
-            raise LabelsError(f"labels file {name}: the CSV header has no 'label' column (got {', '.join(header) or 'none'})")
+            raise LabelsError(
+                f"labels file {name}: the CSV header has no 'label' column "
+                f"(got {', '.join(header) or 'none'})"
+            )
         entries = list(reader)
         where = [f"labels file {name}, row {i + 2}" for i in range(len(entries))]
     else:
@@ -156,7 +163,9 @@ def load_labels(path: str | Path) -> LabelSet:
             try:
                 obj = [json.loads(line) for line in text.splitlines() if line.strip()]
             except json.JSONDecodeError as error:
-                raise LabelsError(f"labels file {name}: not JSON, JSONL or CSV ({error.msg}, line {error.lineno})") from None
+                raise LabelsError(
+                    f"labels file {name}: not JSON, JSONL or CSV ({error.msg}, line {error.lineno})"
+                ) from None
         if isinstance(obj, Mapping) and "labels" in obj:
             obj = obj["labels"]
         if isinstance(obj, Mapping):
@@ -164,16 +173,26 @@ def load_labels(path: str | Path) -> LabelSet:
         elif isinstance(obj, list):
             entries = obj
         else:
-            raise LabelsError(f"labels file {name}: expected a list of labels or an object, got {type(obj).__name__}")
+            raise LabelsError(
+                f"labels file {name}: expected a list of labels or an object, "
+                f"got {type(obj).__name__}"
+            )
         where = [f"labels file {name}, entry {i + 1}" for i in range(len(entries))]
     if not entries:
         raise LabelsError(f"labels file {name}: no labels")
     labels = tuple(_label_from(e, w, i + 1) for i, (e, w) in enumerate(zip(entries, where)))
     seen: dict[tuple, Label] = {}
     for label, w in zip(labels, where):
-        key = (label.question_id,) if label.question_id else (label.conversation_id, _norm(label.question or ""))
+        key = (
+            (label.question_id,)
+            if label.question_id
+            else (label.conversation_id, _norm(label.question or ""))
+        )
         if key in seen and seen[key].value != label.value:
-            raise LabelsError(f"{w}: field 'label': the same question is labelled differently in entry {seen[key].entry}")
+            raise LabelsError(
+                f"{w}: field 'label': the same question is labelled differently "
+                f"in entry {seen[key].entry}"
+            )
         seen.setdefault(key, label)
     return LabelSet(name, labels)
 
@@ -219,12 +238,18 @@ def match_labels(labels: LabelSet | Iterable[Label], records: Sequence[QARecord]
                 values[hits[0].question_id] = label.value
                 continue
             if len(hits) > 1:
-                unmatched.append((label, f"{len(hits)} records share this conversation and question"))
+                unmatched.append(
+                    (label, f"{len(hits)} records share this conversation and question")
+                )
                 continue
         unmatched.append((label, "no record with this question id or conversation + question"))
     for label, reason in unmatched[:5]:
-        logger.warning("labels: entry %d (%s) not matched: %s", label.entry,
-                       label.question_id or f"{label.conversation_id}: {label.question}", reason)
+        logger.warning(
+            "labels: entry %d (%s) not matched: %s",
+            label.entry,
+            label.question_id or f"{label.conversation_id}: {label.question}",
+            reason,
+        )
     return LabelMatch(values, tuple(unmatched))
 
 
@@ -317,14 +342,23 @@ def _compare(
         refs.append(truth)
         gots.append(accepted)
         if accepted != truth:
-            disagreements.append(Disagreement(
-                record.question_id, record.category, record.question, record.gold_text,
-                record.prediction, truth, float(verdict),
-            ))
+            disagreements.append(
+                Disagreement(
+                    record.question_id,
+                    record.category,
+                    record.question,
+                    record.gold_text,
+                    record.prediction,
+                    truth,
+                    float(verdict),
+                )
+            )
     return AgreementReport(
         reference_name=reference_name,
         overall=binary_agreement(ref_all, got_all, confidence) if ref_all else None,
-        per_category={c: binary_agreement(r, g, confidence) for c, (r, g) in sorted(per_cat.items())},
+        per_category={
+            c: binary_agreement(r, g, confidence) for c, (r, g) in sorted(per_cat.items())
+        },
         n_ambiguous=sum(ambiguous.values()),
         ambiguous_per_category=dict(sorted(ambiguous.items())),
         n_unscored=unscored,
@@ -360,8 +394,13 @@ def compare_with_labels(
     """
     match = labels if isinstance(labels, LabelMatch) else match_labels(labels, records)
     return _compare(
-        "human labels", records, verdicts, match.values, threshold=threshold,
-        max_disagreements=max_disagreements, confidence=confidence,
+        "human labels",
+        records,
+        verdicts,
+        match.values,
+        threshold=threshold,
+        max_disagreements=max_disagreements,
+        confidence=confidence,
         n_unmatched=len(match.unmatched),
     )
 
@@ -397,6 +436,11 @@ def compare_with_stored(
     if not reference:
         return None
     return _compare(
-        "stored verdicts", records, verdicts, reference, threshold=threshold,
-        max_disagreements=max_disagreements, confidence=confidence,
+        "stored verdicts",
+        records,
+        verdicts,
+        reference,
+        threshold=threshold,
+        max_disagreements=max_disagreements,
+        confidence=confidence,
     )

@@ -169,7 +169,8 @@ def judge_panel(
             panel[qid] = None
             missing = len(models) - yes - no
             reasons[qid] = (
-                "no judge of the panel gave a verdict" if yes + no == 0
+                "no judge of the panel gave a verdict"
+                if yes + no == 0
                 else f"tie: {yes} accept, {no} reject"
                 + (f", {missing} without a verdict" if missing else "")
             )

@@ -65,8 +65,12 @@ _DATE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     ("y", re.compile(rf"(?<![\w.])(?P<y>{_YEAR})(?![\w])")),
 )
-_COMPONENTS = {"dmy": ("day", "month", "year"), "mdy": ("day", "month", "year"),
-               "my": ("month", "year"), "y": ("year",)}
+_COMPONENTS = {
+    "dmy": ("day", "month", "year"),
+    "mdy": ("day", "month", "year"),
+    "my": ("month", "year"),
+    "y": ("year",),
+}
 
 DAY_SHIFT_DAYS = 10
 """Days added by a day shift."""
@@ -76,19 +80,41 @@ YEAR_SHIFT = 1
 """Years added by a year shift."""
 
 _NUMBER_WORDS: tuple[str, ...] = (
-    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
-    "eighteen", "nineteen", "twenty", "twenty-one", "twenty-two", "twenty-three",
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+    "twenty-one",
+    "twenty-two",
+    "twenty-three",
     "twenty-four",
 )
 _NUMBER_RE = re.compile(
-    r"(?<![\w.])(?P<digits>\d+(?:\.\d+)?)(?!\d)|\b(?P<word>" + "|".join(_NUMBER_WORDS[:13])
+    r"(?<![\w.])(?P<digits>\d+(?:\.\d+)?)(?!\d)|\b(?P<word>"
+    + "|".join(_NUMBER_WORDS[:13])
     + r")\b",
     re.IGNORECASE,
 )
-_NON_NAMES = frozenset(MONTHS) | frozenset(calendar.day_name) | {
-    m[:3] for m in MONTHS
-} | {"Sept", "I"}
+_NON_NAMES = (
+    frozenset(MONTHS) | frozenset(calendar.day_name) | {m[:3] for m in MONTHS} | {"Sept", "I"}
+)
 
 
 def stable_index(key: str, k: int) -> int:
@@ -182,7 +208,7 @@ def shift_date(gold: str, key: str) -> Optional[str]:
             replacements["sfx"] = _ordinal_suffix(new.day)
     pieces, cursor = [], match.start()
     for group in sorted(replacements, key=match.start):
-        pieces.append(gold[cursor:match.start(group)])
+        pieces.append(gold[cursor : match.start(group)])
         pieces.append(replacements[group])
         cursor = match.end(group)
     return gold[: match.start()] + "".join(pieces) + gold[cursor:]
@@ -225,7 +251,7 @@ def change_number(gold: str) -> Optional[str]:
         else:
             value_int = _NUMBER_WORDS.index(match["word"].lower())
             new = _word_like(2 * value_int if value_int else 1, match["word"])
-        return gold[: match.start()] + new + gold[match.end():]
+        return gold[: match.start()] + new + gold[match.end() :]
     return None
 
 

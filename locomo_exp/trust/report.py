@@ -28,7 +28,13 @@ def _prop(p: Proportion) -> str:
     """``"42.0% [30.1, 55.0] (21/50)"``, or ``"–"`` when nothing was observed."""
     if p.rate is None:
         return "– (0)"
-    return f"{100 * p.rate:.1f}% [{100 * p.ci_low:.1f}, {100 * p.ci_high:.1f}] ({p.successes}/{p.n})"
+    return (
+        f"{100 * p.rate:.1f}% [{100 * p.ci_low:.1f}, {100 * p.ci_high:.1f}] ({p.successes}/{p.n})"
+    )
+
+
+def _rate_count(p: Proportion) -> str:
+    return f"{_pct(p.rate)} ({p.successes}/{p.n})"
 
 
 def _num(x: Optional[float], digits: int = 3) -> str:
@@ -44,7 +50,9 @@ def _cat_label(category: int, names: Optional[Mapping[int, str]]) -> str:
     return f"{category} ({names[category]})" if names and category in names else str(category)
 
 
-def render_audit_section(summary: AuditSummary, category_names: Optional[Mapping[int, str]] = None) -> str:
+def render_audit_section(
+    summary: AuditSummary, category_names: Optional[Mapping[int, str]] = None
+) -> str:
     """The "Judge audit" section (goes right under J).
 
     Args:
@@ -67,9 +75,14 @@ def render_audit_section(summary: AuditSummary, category_names: Optional[Mapping
     ]
     for kind in summary.kinds.values():
         should = "accepted" if kind.expected_accept else "rejected"
-        error = ("false reject " if kind.expected_accept else "false accept ") + _pct(kind.error.rate)
-        row = (f"| {kind.kind} | {should} | {kind.accept.n} | {kind.n_unscored} | {_prop(kind.accept)} "
-               f"| {error} |")
+        error = ("false reject " if kind.expected_accept else "false accept ") + _pct(
+            kind.error.rate
+        )
+        row = (
+            f"| {kind.kind} | {should} | {kind.accept.n} | {kind.n_unscored} "
+            f"| {_prop(kind.accept)} "
+            f"| {error} |"
+        )
         if summary.cost_usd is not None:
             row += f" {kind.cost_usd or 0.0:.4f} |"
         lines.append(row)
@@ -81,8 +94,11 @@ def render_audit_section(summary: AuditSummary, category_names: Optional[Mapping
     if summary.cost_usd is not None:
         lines.append(f"- Audit cost: {summary.cost_usd:.4f} USD")
     limits = [
-        f"{name} {_pct(value)}" for name, value in
-        (("max_false_accept", summary.max_false_accept), ("max_false_reject", summary.max_false_reject))
+        f"{name} {_pct(value)}"
+        for name, value in (
+            ("max_false_accept", summary.max_false_accept),
+            ("max_false_reject", summary.max_false_reject),
+        )
         if value is not None
     ]
     if limits:
@@ -103,8 +119,7 @@ def render_audit_section(summary: AuditSummary, category_names: Optional[Mapping
         ]
         for kind in summary.kinds.values():
             cells = [
-                f"{_pct(kind.per_category[c].rate)} ({kind.per_category[c].successes}/{kind.per_category[c].n})"
-                if c in kind.per_category else "–"
+                _rate_count(kind.per_category[c]) if c in kind.per_category else "–"
                 for c in categories
             ]
             lines.append(f"| {kind.kind} | " + " | ".join(cells) + " |")
@@ -112,8 +127,10 @@ def render_audit_section(summary: AuditSummary, category_names: Optional[Mapping
 
 
 def _agreement_row(label: str, agreement: BinaryAgreement) -> str:
-    return (f"| {label} | {agreement.n} | {_prop(agreement.agreement)} | {_num(agreement.kappa)} "
-            f"| {_prop(agreement.sensitivity)} | {_prop(agreement.specificity)} |")
+    return (
+        f"| {label} | {agreement.n} | {_prop(agreement.agreement)} | {_num(agreement.kappa)} "
+        f"| {_prop(agreement.sensitivity)} | {_prop(agreement.specificity)} |"
+    )
 
 
 def render_labels_section(
@@ -136,13 +153,16 @@ def render_labels_section(
         return "\n".join(lines + ["No question could be compared."])
     lines += [
         f"Sensitivity: share of answers the {ref} call correct that our judge accepts; "
-        f"specificity: share of answers the {ref} call wrong that it rejects (95% Wilson intervals).",
+        f"specificity: share of answers the {ref} call wrong that it rejects "
+        "(95% Wilson intervals).",
         "",
         "| category | n | agreement | Cohen's κ | sensitivity | specificity |",
         "|---|---:|---:|---:|---:|---:|",
         _agreement_row("overall", report.overall),
     ]
-    lines += [_agreement_row(_cat_label(c, category_names), a) for c, a in report.per_category.items()]
+    lines += [
+        _agreement_row(_cat_label(c, category_names), a) for c, a in report.per_category.items()
+    ]
     (tp, fn), (fp, tn) = report.overall.table
     lines += [
         "",
@@ -169,8 +189,9 @@ def render_labels_section(
         ]
         for d in report.disagreements:
             lines.append(
-                f"| {_cell(d.question_id, 40)} | {d.category} | {_cell(d.question)} | {_cell(d.gold)} "
-                f"| {_cell(d.prediction)} | {'correct' if d.reference else 'wrong'} | {d.verdict:g} |"
+                f"| {_cell(d.question_id, 40)} | {d.category} | {_cell(d.question)} "
+                f"| {_cell(d.gold)} | {_cell(d.prediction)} "
+                f"| {'correct' if d.reference else 'wrong'} | {d.verdict:g} |"
             )
     return "\n".join(lines)
 
@@ -185,8 +206,11 @@ def render_corrected_section(corrected: CorrectedJ) -> str:
         Markdown text, starting with ``## Corrected J``.
     """
     est = corrected.estimate
-    source = ("human labels" if corrected.source == "labels"
-              else "the audit controls (weaker: controls are not real answers)")
+    source = (
+        "human labels"
+        if corrected.source == "labels"
+        else "the audit controls (weaker: controls are not real answers)"
+    )
     lines = [
         "## Corrected J",
         "",
@@ -201,14 +225,25 @@ def render_corrected_section(corrected: CorrectedJ) -> str:
     if est.value is None:
         lines.append(f"- Corrected J: not available ({est.reason})")
     else:
-        ci = ("–" if corrected.ci_low is None
-              else f"[{100 * corrected.ci_low:.1f}, {100 * corrected.ci_high:.1f}]")
-        lines.append(f"- Corrected J: **{_pct(est.value)}**, {100 * corrected.confidence:g}% interval {ci}")
+        ci = (
+            "–"
+            if corrected.ci_low is None
+            else f"[{100 * corrected.ci_low:.1f}, {100 * corrected.ci_high:.1f}]"
+        )
+        lines.append(
+            f"- Corrected J: **{_pct(est.value)}**, {100 * corrected.confidence:g}% interval {ci}"
+        )
         if est.clipped:
-            lines.append(f"- Note: the estimate {100 * est.unclipped:.1f}% fell outside [0, 100] and was clipped")
+            lines.append(
+                f"- Note: the estimate {100 * est.unclipped:.1f}% fell outside [0, 100] "
+                "and was clipped"
+            )
     lines.append(f"- Interval: {corrected.method}")
     if corrected.n_boot_invalid:
-        lines.append(f"- {corrected.n_boot_invalid} replicate(s) had sensitivity + specificity ≤ 1 and were left out")
+        lines.append(
+            f"- {corrected.n_boot_invalid} replicate(s) had sensitivity + specificity ≤ 1 "
+            "and were left out"
+        )
     return "\n".join(lines)
 
 
@@ -231,7 +266,9 @@ def render_panel_section(panel: PanelResult) -> str:
         "| judge | n | J |",
         "|---|---:|---:|",
     ]
-    lines += [f"| {m} | {panel.n_per_model[m]} | {_num(panel.j_per_model[m], 2)} |" for m in panel.models]
+    lines += [
+        f"| {m} | {panel.n_per_model[m]} | {_num(panel.j_per_model[m], 2)} |" for m in panel.models
+    ]
     lines.append(f"| **panel (majority)** | {panel.n_panel_scored} | {_num(panel.panel_j, 2)} |")
     lines += [
         "",
@@ -245,7 +282,10 @@ def render_panel_section(panel: PanelResult) -> str:
     if panel.pairwise:
         lines += ["", "| pair | n | agreement | Cohen's κ |", "|---|---:|---:|---:|"]
         for (a, b), agreement in panel.pairwise.items():
-            lines.append(f"| {a} vs {b} | {agreement.n} | {_prop(agreement.agreement)} | {_num(agreement.kappa)} |")
+            lines.append(
+                f"| {a} vs {b} | {agreement.n} | {_prop(agreement.agreement)} "
+                f"| {_num(agreement.kappa)} |"
+            )
     return "\n".join(lines)
 
 
@@ -269,12 +309,15 @@ def _put_agreement(out: dict[str, float], prefix: str, a: BinaryAgreement) -> No
     _put_prop(out, f"{prefix}/specificity", a.specificity)
 
 
-def _agreement_metrics(out: dict[str, float], prefix: str, report: AgreementReport,
-                       names: Optional[Mapping[int, str]]) -> None:
+def _agreement_metrics(
+    out: dict[str, float], prefix: str, report: AgreementReport, names: Optional[Mapping[int, str]]
+) -> None:
     if report.overall is not None:
         _put_agreement(out, f"{prefix}/overall", report.overall)
     for category, agreement in report.per_category.items():
-        _put_agreement(out, f"{prefix}/{category_slug(category, dict(names) if names else None)}", agreement)
+        _put_agreement(
+            out, f"{prefix}/{category_slug(category, dict(names) if names else None)}", agreement
+        )
     out[f"{prefix}/n_disagreements"] = float(report.n_disagreements)
 
 
@@ -350,4 +393,3 @@ def trust_metrics(
         out["panel/n_unscored"] = float(len(panel.unscored_reasons))
         out["panel/cost_multiplier"] = panel.cost_multiplier
     return out
-
