@@ -1,0 +1,531 @@
+"""Audit controls: answers whose verdict is known without labels, to measure the judge.
+
+Controls are built from the input's own records and judged exactly like the real answers
+(same model, prompt, temperature, runs); they are never mixed into J. Each control is a
+:class:`~locomo_exp.records.QARecord` copied from a real question with only the
+``prediction`` (and the id) replaced; its id is ``audit:<kind>:<original question id>``.
+
+Kinds and rules (all deterministic given ``seed``):
+
+* ``gold_as_answer`` (expected: accept). The prediction is the gold answer (the first
+  reference when the file gives several). Categories 1-4.
+* ``other_gold`` (reject). The gold of another question of the same conversation and
+  category whose gold differs: after lower-casing, dropping punctuation and collapsing
+  spaces, neither gold contains the other. The donor is drawn with
+  ``random.Random(f"{seed}:other_gold:{question_id}")`` from the eligible donors in file
+  order. Categories 1-4.
+* ``adversarial_trap`` (reject). The category-5 ``adversarial_answer`` given as the answer.
+  When the file also uses that trap as the category-5 gold (LoCoMo's own files do), the
+  judge is shown the trap as gold, exactly as for the real answers; such controls carry a
+  note, and a high accept rate then says the category-5 gold misleads the judge.
+* ``perturbed_date`` / ``perturbed_number`` / ``perturbed_name`` (reject). The gold with
+  a date shifted, a number doubled, or a speaker name swapped for another speaker of the
+  conversation; the exact rules are in :mod:`locomo_exp.trust.perturb`. Speakers come
+  from ``speakers`` when given (conversation id -> names), else from the capitalised
+  names in the conversation's questions (:func:`~locomo_exp.trust.perturb.speakers_from_questions`).
+  Categories 1-4.
+* ``non_answer`` (reject). The prediction is a non-answer, ``"I don't know."`` or
+  ``"That is not mentioned in the conversation."`` (``crc32(question_id) % 2`` picks).
+  Categories 1-4 (in category 5 a non-answer is the right answer).
+* user controls (``user_<name>``, expected as given). Every record of a results file whose
+  answers are known to be right or wrong (:func:`user_controls`).
+
+Sampling: per kind, ``n`` controls stratified by category — allocated as evenly as the
+eligible records allow (round-robin over categories in id order; a category with too few
+eligible records gives its share to the others) and drawn within each category with
+``random.Random(f"{seed}:{kind}:{category}")`` from the eligible records in file order.
+Each kind is sampled independently, so adding a kind does not change the others.
+Equal allocation favours per-category estimates; the pooled rates of a kind are therefore
+not weighted like the benchmark.
+
+A control is accepted when its verdict (0-100) is >= ``threshold`` (50); a ``None``
+verdict is unscored and left out of the rates (counted).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import re
+from collections import defaultdict
+from dataclasses import dataclass, replace
+from typing import Iterable, Mapping, Optional, Sequence
+
+from locomo_exp.records import QARecord
+from locomo_exp.stats.agreement import Proportion, wilson_interval
+from locomo_exp.trust.perturb import (
+    change_number,
+    shift_date,
+    speakers_from_questions,
+    stable_index,
+    swap_name,
+)
+
+logger = logging.getLogger(__name__)
+
+GOLD_AS_ANSWER = "gold_as_answer"
+OTHER_GOLD = "other_gold"
+ADVERSARIAL_TRAP = "adversarial_trap"
+PERTURBED_DATE = "perturbed_date"
+PERTURBED_NUMBER = "perturbed_number"
+PERTURBED_NAME = "perturbed_name"
+NON_ANSWER = "non_answer"
+
+BUILTIN_KINDS: tuple[str, ...] = (
+    GOLD_AS_ANSWER,
+    OTHER_GOLD,
+    ADVERSARIAL_TRAP,
+    PERTURBED_DATE,
+    PERTURBED_NUMBER,
+    PERTURBED_NAME,
+    NON_ANSWER,
+)
+"""The built-in control kinds, in report order."""
+
+EXPECTED_ACCEPT: dict[str, bool] = {kind: kind == GOLD_AS_ANSWER for kind in BUILTIN_KINDS}
+"""Whether a correct judge accepts each built-in kind."""
+
+NON_ANSWERS: tuple[str, ...] = ("I don't know.", "That is not mentioned in the conversation.")
+"""Non-answers used by the ``non_answer`` kind."""
+
+ANSWER_CATEGORIES: tuple[int, ...] = (1, 2, 3, 4)
+"""Categories with a real gold answer (all kinds but ``adversarial_trap``)."""
+
+TRAP_NOTE = "the judge is shown the trap answer as the gold (the file's category-5 gold)"
+
+
+@dataclass(frozen=True)
+class AuditControl:
+    """One control answer with a known verdict.
+
+    Attributes:
+        record: the record to judge (id ``audit:<kind>:<source id>``, prediction replaced).
+        kind: the control kind (see module doc).
+        expected_accept: ``True`` if a correct judge accepts it.
+        source_question_id: id of the real question it was built from.
+        note: a remark shown in the report (e.g. :data:`TRAP_NOTE`), or ``""``.
+    """
+
+    record: QARecord
+    kind: str
+    expected_accept: bool
+    source_question_id: str
+    note: str = ""
+
+    @property
+    def control_id(self) -> str:
+        """The control's question id (key of its verdict)."""
+        return self.record.question_id
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
+
+
+def _answer_of(record: QARecord) -> str:
+    return record.references[0] if record.references else record.gold_text
+
+
+def _control(
+    record: QARecord, kind: str, prediction: str, expected: bool, note: str = ""
+) -> AuditControl:
+    built = replace(
+        record,
+        question_id=f"audit:{kind}:{record.question_id}",
+        prediction=prediction,
+        prediction_missing=False,
+        stored_judge_score=None,
+    )
+    return AuditControl(built, kind, expected, record.question_id, note)
+
+
+def _allocate(capacity: Mapping[int, int], n: int) -> dict[int, int]:
+    quota = {c: 0 for c in capacity}
+    remaining = n
+    while remaining > 0 and any(quota[c] < capacity[c] for c in capacity):
+        for c in sorted(capacity):
+            if remaining and quota[c] < capacity[c]:
+                quota[c] += 1
+                remaining -= 1
+    return quota
+
+
+def _stratified(
+    candidates: Sequence[tuple[QARecord, AuditControl]], n: int, seed: int, kind: str
+) -> list[AuditControl]:
+    by_category: dict[int, list[AuditControl]] = defaultdict(list)
+    for record, control in candidates:
+        by_category[record.category].append(control)
+    quota = _allocate({c: len(v) for c, v in by_category.items()}, n)
+    chosen: list[AuditControl] = []
+    for category in sorted(by_category):
+        pool = by_category[category]
+        rng = random.Random(f"{seed}:{kind}:{category}")
+        picks = sorted(rng.sample(range(len(pool)), quota[category]))
+        chosen.extend(pool[i] for i in picks)
+    return chosen
+
+
+def _other_gold(record: QARecord, donors: Sequence[QARecord], seed: int) -> Optional[str]:
+    own = _norm(record.gold_text)
+    eligible = []
+    for donor in donors:
+        if donor.question_id == record.question_id:
+            continue
+        theirs = _norm(_answer_of(donor))
+        if theirs and own and theirs not in own and own not in theirs:
+            eligible.append(donor)
+    if not eligible:
+        return None
+    return _answer_of(random.Random(f"{seed}:{OTHER_GOLD}:{record.question_id}").choice(eligible))
+
+
+def _candidates(
+    kind: str,
+    records: Sequence[QARecord],
+    seed: int,
+    speakers: Mapping[Optional[str], Sequence[str]],
+) -> list[tuple[QARecord, AuditControl]]:
+    out: list[tuple[QARecord, AuditControl]] = []
+    groups: dict[tuple[Optional[str], int], list[QARecord]] = defaultdict(list)
+    for record in records:
+        groups[(record.conversation_id, record.category)].append(record)
+    for record in records:
+        gold = _answer_of(record).strip()
+        has_gold = record.ground_truth is not None and bool(gold)
+        answerable = record.category in ANSWER_CATEGORIES and has_gold
+        prediction: Optional[str] = None
+        note = ""
+        if kind == ADVERSARIAL_TRAP:
+            trap = (record.adversarial_answer or "").strip()
+            if record.category == 5 and trap:
+                prediction = trap
+                if _norm(record.gold_text) == _norm(trap):
+                    note = TRAP_NOTE
+        elif not answerable:
+            continue
+        elif kind == GOLD_AS_ANSWER:
+            prediction = gold
+        elif kind == OTHER_GOLD:
+            prediction = _other_gold(
+                record, groups[(record.conversation_id, record.category)], seed
+            )
+        elif kind == PERTURBED_DATE:
+            prediction = shift_date(gold, record.question_id)
+        elif kind == PERTURBED_NUMBER:
+            prediction = change_number(gold)
+        elif kind == PERTURBED_NAME:
+            prediction = swap_name(gold, speakers.get(record.conversation_id, ()))
+        elif kind == NON_ANSWER:
+            prediction = NON_ANSWERS[stable_index(record.question_id, len(NON_ANSWERS))]
+        else:
+            raise ValueError(
+                f"unknown audit control kind {kind!r} (known: {', '.join(BUILTIN_KINDS)})"
+            )
+        if prediction is not None:
+            out.append((record, _control(record, kind, prediction, EXPECTED_ACCEPT[kind], note)))
+    return out
+
+
+def build_controls(
+    records: Iterable[QARecord],
+    *,
+    n: int = 50,
+    seed: int = 0,
+    kinds: Sequence[str] = BUILTIN_KINDS,
+    categories: Optional[Iterable[int]] = None,
+    speakers: Optional[Mapping[Optional[str], Sequence[str]]] = None,
+) -> list[AuditControl]:
+    """Build the built-in audit controls from the input's records (rules in the module doc).
+
+    Args:
+        records: the input's records (as loaded; order matters only for determinism).
+        n: controls per kind (fewer when fewer records are eligible; logged).
+        seed: sampling seed.
+        kinds: which built-in kinds to build, in output order.
+        categories: only build from these categories (e.g. the categories the run
+            judges); ``None`` for all.
+        speakers: conversation id -> speaker names; conversations not in it get speakers
+            guessed from their questions.
+
+    Returns:
+        The controls, grouped by kind (in ``kinds`` order), then by category, then in
+        file order.
+
+    Raises:
+        ValueError: for an unknown kind or a negative ``n``.
+    """
+    if n < 0:
+        raise ValueError(f"judge.audit.n must be >= 0, got {n}")
+    unknown = [k for k in kinds if k not in EXPECTED_ACCEPT]
+    if unknown:
+        raise ValueError(
+            f"unknown audit control kind {unknown[0]!r} (known: {', '.join(BUILTIN_KINDS)})"
+        )
+    allowed = None if categories is None else set(categories)
+    all_records = sorted(records, key=lambda r: r.position)
+    questions: dict[Optional[str], list[str]] = defaultdict(list)
+    for record in all_records:
+        questions[record.conversation_id].append(record.question)
+    known = dict(speakers or {})
+    names = {
+        conv: tuple(known[conv]) if conv in known else speakers_from_questions(qs)
+        for conv, qs in questions.items()
+    }
+    pool = [r for r in all_records if allowed is None or r.category in allowed]
+    controls: list[AuditControl] = []
+    for kind in kinds:
+        chosen = _stratified(_candidates(kind, pool, seed, names), n, seed, kind)
+        if len(chosen) < n:
+            logger.info("audit: %s has %d eligible records, fewer than n=%d", kind, len(chosen), n)
+        controls.extend(chosen)
+    return controls
+
+
+def user_controls(
+    records: Iterable[QARecord],
+    expected: str | bool,
+    *,
+    name: str = "user",
+    n: Optional[int] = None,
+    seed: int = 0,
+) -> list[AuditControl]:
+    """Controls from a results file whose answers are known to be right or wrong.
+
+    Args:
+        records: the file's records (already loaded, e.g. by ``data.load_results``).
+        expected: ``"right"``/``"correct"``/``True`` or ``"wrong"``/``False``.
+        name: a label for the kind (``user_<name>``; non-alphanumerics become ``_``).
+        n: sample this many, stratified by category as for built-in kinds; ``None``: all.
+        seed: sampling seed (used when ``n`` is given).
+
+    Returns:
+        The controls, id ``audit:user_<name>:<question id>``.
+
+    Raises:
+        ValueError: if ``expected`` is not one of the values above.
+    """
+    if isinstance(expected, bool):
+        accept = expected
+    elif str(expected).strip().lower() in ("right", "correct", "accept"):
+        accept = True
+    elif str(expected).strip().lower() in ("wrong", "incorrect", "reject"):
+        accept = False
+    else:
+        raise ValueError(f"audit control expected must be right or wrong, got {expected!r}")
+    kind = "user_" + (re.sub(r"[^0-9A-Za-z_]+", "_", name).strip("_") or "controls")
+    candidates = [
+        (r, _control(r, kind, r.prediction, accept))
+        for r in sorted(records, key=lambda r: r.position)
+    ]
+    if n is None:
+        return [c for _, c in candidates]
+    return _stratified(candidates, n, seed, kind)
+
+
+@dataclass(frozen=True)
+class KindSummary:
+    """How the judge treated one kind of control.
+
+    Attributes:
+        kind: the control kind.
+        expected_accept: whether a correct judge accepts these controls.
+        n_controls: controls built (scored + unscored).
+        n_unscored: controls without a verdict (left out of the rates).
+        accept: accepted / scored, with a Wilson interval (0-1).
+        error: the judge's error rate: false-reject rate (1 - accept) for accept kinds,
+            false-accept rate (= accept) for reject kinds.
+        per_category: category id -> accept rate of that category's scored controls.
+        cost_usd: summed cost of the kind's judge calls, when costs were given.
+        notes: distinct notes of the kind's controls with their counts.
+    """
+
+    kind: str
+    expected_accept: bool
+    n_controls: int
+    n_unscored: int
+    accept: Proportion
+    error: Proportion
+    per_category: dict[int, Proportion]
+    cost_usd: Optional[float] = None
+    notes: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class AuditGate:
+    """The audit's pass/fail check against ``max_false_accept`` / ``max_false_reject``.
+
+    Attributes:
+        passed: ``True`` when no checked kind exceeds its limit (or no limit is set).
+        failures: one phrase per failing kind.
+        message: one line for the log/CLI (``""`` when passed).
+    """
+
+    passed: bool
+    failures: tuple[str, ...] = ()
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class AuditSummary:
+    """The judged audit: per kind, pooled error rates, and the gate.
+
+    Attributes:
+        kinds: kind -> :class:`KindSummary`, in control order.
+        false_accept: accepted / scored over all reject-kind controls (0-1).
+        false_reject: rejected / scored over all accept-kind controls (0-1).
+        gate: the :class:`AuditGate`.
+        threshold: verdict (0-100) at or above which a control counts as accepted.
+        max_false_accept: the limit checked per reject kind (0-1), or ``None``.
+        max_false_reject: the limit checked per accept kind (0-1), or ``None``.
+        cost_usd: total cost of the audit's judge calls, when costs were given.
+    """
+
+    kinds: dict[str, KindSummary]
+    false_accept: Proportion
+    false_reject: Proportion
+    gate: AuditGate
+    threshold: float = 50.0
+    max_false_accept: Optional[float] = None
+    max_false_reject: Optional[float] = None
+    cost_usd: Optional[float] = None
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def summarise_audit(
+    controls: Sequence[AuditControl],
+    verdicts: Mapping[str, Optional[float]],
+    *,
+    threshold: float = 50.0,
+    max_false_accept: Optional[float] = None,
+    max_false_reject: Optional[float] = None,
+    confidence: float = 0.95,
+    cost_usd: Optional[Mapping[str, float]] = None,
+) -> AuditSummary:
+    """Summarise judged controls: accept rates per kind and category, error rates, gate.
+
+    Args:
+        controls: the controls that were judged.
+        verdicts: control id -> verdict on 0-100, or ``None`` (unscored); a missing id is
+            unscored too.
+        threshold: a verdict >= this counts as accepted.
+        max_false_accept: fail the gate when any reject kind's false-accept rate (0-1)
+            exceeds it; ``None`` disables the check.
+        max_false_reject: fail the gate when any accept kind's false-reject rate (0-1)
+            exceeds it; ``None`` disables the check.
+        confidence: level of the Wilson intervals.
+        cost_usd: control id -> cost in USD of its judge calls (optional).
+
+    Returns:
+        The :class:`AuditSummary`.
+
+    Raises:
+        ValueError: if a limit is outside [0, 1].
+    """
+    for name, limit in (
+        ("max_false_accept", max_false_accept),
+        ("max_false_reject", max_false_reject),
+    ):
+        if limit is not None and not 0.0 <= limit <= 1.0:
+            raise ValueError(f"judge.audit.{name} must be a rate on 0-1, got {limit}")
+    by_kind: dict[str, list[AuditControl]] = {}
+    for control in controls:
+        by_kind.setdefault(control.kind, []).append(control)
+    kinds: dict[str, KindSummary] = {}
+    pooled = {True: [0, 0], False: [0, 0]}  # expected_accept -> [accepted, scored]
+    total_cost = 0.0 if cost_usd is not None else None
+    failures: list[str] = []
+    for kind, members in by_kind.items():
+        expected = members[0].expected_accept
+        accepted = scored = 0
+        per_cat: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+        notes: dict[str, int] = defaultdict(int)
+        kind_cost = 0.0 if cost_usd is not None else None
+        for control in members:
+            if control.note:
+                notes[control.note] += 1
+            if cost_usd is not None:
+                kind_cost += float(cost_usd.get(control.control_id, 0.0))
+            verdict = verdicts.get(control.control_id)
+            if verdict is None:
+                continue
+            hit = verdict >= threshold
+            accepted += hit
+            scored += 1
+            per_cat[control.record.category][0] += hit
+            per_cat[control.record.category][1] += 1
+        pooled[expected][0] += accepted
+        pooled[expected][1] += scored
+        errors = scored - accepted if expected else accepted
+        error = wilson_interval(errors, scored, confidence)
+        kinds[kind] = KindSummary(
+            kind=kind,
+            expected_accept=expected,
+            n_controls=len(members),
+            n_unscored=len(members) - scored,
+            accept=wilson_interval(accepted, scored, confidence),
+            error=error,
+            per_category={
+                c: wilson_interval(a, s, confidence) for c, (a, s) in sorted(per_cat.items())
+            },
+            cost_usd=kind_cost,
+            notes=tuple(sorted(notes.items())),
+        )
+        if kind_cost is not None:
+            total_cost += kind_cost
+        limit, what, option = (
+            (max_false_reject, "false-reject", "max_false_reject")
+            if expected
+            else (max_false_accept, "false-accept", "max_false_accept")
+        )
+        if limit is not None and error.rate is not None and error.rate > limit:
+            failures.append(
+                f"{what} rate {_pct(error.rate)} ({errors}/{scored}) on {kind} exceeds "
+                f"judge.audit.{option}={_pct(limit)}"
+            )
+    gate = AuditGate(
+        passed=not failures,
+        failures=tuple(failures),
+        message="judge audit failed: " + "; ".join(failures) if failures else "",
+    )
+    if failures:
+        logger.warning(gate.message)
+    fa, fr = pooled[False], pooled[True]
+    return AuditSummary(
+        kinds=kinds,
+        false_accept=wilson_interval(fa[0], fa[1], confidence),
+        false_reject=wilson_interval(fr[1] - fr[0], fr[1], confidence),
+        gate=gate,
+        threshold=threshold,
+        max_false_accept=max_false_accept,
+        max_false_reject=max_false_reject,
+        cost_usd=total_cost,
+    )
+
+
+def audit_pairs(
+    controls: Sequence[AuditControl],
+    verdicts: Mapping[str, Optional[float]],
+    threshold: float = 50.0,
+) -> tuple[list[bool], list[bool]]:
+    """(expected, judge accepted) per scored control, for a correction from the audit.
+
+    Args:
+        controls: the judged controls.
+        verdicts: control id -> verdict on 0-100 or ``None``.
+        threshold: acceptance threshold on 0-100.
+
+    Returns:
+        Two equally long lists: the expected verdict and the judge's, per scored control.
+    """
+    expected: list[bool] = []
+    judged: list[bool] = []
+    for control in controls:
+        verdict = verdicts.get(control.control_id)
+        if verdict is not None:
+            expected.append(control.expected_accept)
+            judged.append(verdict >= threshold)
+    return expected, judged

@@ -1,0 +1,63 @@
+"""Wilson intervals, Cohen's kappa and binary agreement, checked by hand and against statsmodels."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from statsmodels.stats.inter_rater import cohens_kappa as sm_kappa
+
+from locomo_exp.stats.agreement import binary_agreement, cohens_kappa, wilson_interval
+
+
+def _wilson_by_hand(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return centre - half, centre + half
+
+
+@pytest.mark.parametrize(("k", "n"), [(0, 10), (3, 10), (10, 10), (20, 23), (1, 1)])
+def test_wilson_interval_matches_the_formula(k: int, n: int) -> None:
+    got = wilson_interval(k, n)
+    low, high = _wilson_by_hand(k, n)
+    assert got.rate == k / n
+    assert got.ci_low == pytest.approx(max(0.0, low), abs=1e-12)
+    assert got.ci_high == pytest.approx(min(1.0, high), abs=1e-12)
+
+
+def test_wilson_interval_of_nothing_is_empty_and_bad_counts_raise() -> None:
+    empty = wilson_interval(0, 0)
+    assert (empty.n, empty.rate, empty.ci_low, empty.ci_high) == (0, None, None, None)
+    with pytest.raises(ValueError, match="need 0 <= successes <= n, got successes=5, n=3"):
+        wilson_interval(5, 3)
+
+
+def test_kappa_by_hand_and_by_statsmodels() -> None:
+    # p_o = 31/38; p_e = (23*24 + 15*14)/38^2 = 762/1444; kappa = 416/682
+    table = [[20, 3], [4, 11]]
+    assert cohens_kappa(table) == pytest.approx(416 / 682, abs=1e-12)
+    assert cohens_kappa(table) == pytest.approx(sm_kappa(np.array(table), return_results=False))
+
+
+def test_kappa_is_none_when_undefined() -> None:
+    assert cohens_kappa([[5, 0], [0, 0]]) is None  # both raters always "correct"
+    assert cohens_kappa([[0, 0], [0, 0]]) is None
+    # each rater constant but opposite: p_o = 0, p_e = 0, so kappa = 0 (defined)
+    assert cohens_kappa([[0, 4], [0, 0]]) == 0.0
+    with pytest.raises(ValueError, match="square table"):
+        cohens_kappa([[1, 2, 3]])
+
+
+def test_binary_agreement_counts_the_table_and_rates() -> None:
+    reference = [True] * 23 + [False] * 15
+    rater = [True] * 20 + [False] * 3 + [True] * 4 + [False] * 11
+    got = binary_agreement(reference, rater)
+    assert got.table == ((20, 3), (4, 11)) and got.n == 38
+    assert got.agreement.rate == pytest.approx(31 / 38)
+    assert got.sensitivity.rate == pytest.approx(20 / 23) and got.sensitivity.n == 23
+    assert got.specificity.rate == pytest.approx(11 / 15) and got.specificity.n == 15
+    assert got.kappa == pytest.approx(416 / 682)
+    with pytest.raises(ValueError, match="lengths differ: 2 vs 1"):
+        binary_agreement([True, False], [True])
