@@ -18,8 +18,8 @@ import statistics
 import sys
 import time
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from locomo_exp.data import load_results
 from locomo_exp.scoring import score_lexical

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import Any, Iterable, Literal, Optional, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -28,7 +29,7 @@ BOOTSTRAP_CHUNK_ELEMENTS = 2_000_000
 
 def bootstrap_ci(
     values: Sequence[float], n_samples: int = 1000, seed: int = 0, confidence: float = CONFIDENCE
-) -> Optional[tuple[float, float]]:
+) -> tuple[float, float] | None:
     """Percentile bootstrap confidence interval of a mean, resampling questions.
 
     Efron & Tibshirani (1993), percentile method: draw ``n_samples`` resamples of the
@@ -67,7 +68,7 @@ def bootstrap_ci(
 
 def bootstrap_by_category(
     rows: Sequence[dict[str, Any]], metric: str, n_samples: int = 1000, seed: int = 0
-) -> dict[str, Optional[BootstrapCI]]:
+) -> dict[str, BootstrapCI | None]:
     """:func:`bootstrap_ci` of ``metric`` per category id and overall.
 
     Args:
@@ -80,7 +81,7 @@ def bootstrap_by_category(
         ``{"1": BootstrapCI | None, ..., "overall_1_4": ..., "overall": ...}``, in the
         metric's unit; ``None`` for a group without values.
     """
-    result: dict[str, Optional[BootstrapCI]] = {}
+    result: dict[str, BootstrapCI | None] = {}
     for key, members in CATEGORY_GROUPS.items():
         values = [
             row[metric]
@@ -93,7 +94,7 @@ def bootstrap_by_category(
 
 
 def _run_matrix(rows: Sequence[dict[str, Any]]) -> np.ndarray:
-    """runs x questions matrix of valid judge scores, NaN where a run has none."""
+    """Runs x questions matrix of valid judge scores, NaN where a run has none."""
     judged = [row for row in rows if row.get("j_runs")]
     if not judged:
         return np.empty((0, 0))
@@ -153,7 +154,7 @@ def judge_reliability(rows: Sequence[dict[str, Any]], protocol: str) -> dict[str
     return result
 
 
-def _brief(row: dict[str, Any], keys: Iterable[str], gap: Optional[float] = None) -> QuestionBrief:
+def _brief(row: dict[str, Any], keys: Iterable[str], gap: float | None = None) -> QuestionBrief:
     return QuestionBrief(
         question_id=row.get("question_id"),
         category=row.get("category"),
@@ -213,7 +214,7 @@ def f1_j_disagreements(
 def analyse(
     rows: Sequence[dict[str, Any]],
     *,
-    protocol: Optional[str] = None,
+    protocol: str | None = None,
     bootstrap_samples: int = 1000,
     seed: int = 0,
 ) -> Analysis:

@@ -8,11 +8,10 @@ Each :class:`~locomo_exp.config.BaselineSet` therefore carries its own
 
 from __future__ import annotations
 
-from typing import Mapping, Optional
+from collections.abc import Mapping
 
 from locomo_exp.config import BaselineSet, BaselineSystem
 from locomo_exp.records import LOCOMO10_CATEGORY_SIZES
-
 
 
 def values_by_category(baseline: BaselineSet, system: BaselineSystem) -> dict[int, float]:
@@ -41,7 +40,7 @@ def values_by_category(baseline: BaselineSet, system: BaselineSystem) -> dict[in
 
 def weighted_overall(
     by_category: Mapping[int, float], sizes: Mapping[int, int] = LOCOMO10_CATEGORY_SIZES
-) -> Optional[float]:
+) -> float | None:
     """Question-weighted mean of per-category values: sum(v_c * n_c) / sum(n_c).
 
     This is how the Mem0 paper's overall J is pooled over questions (FIELD_NOTES §2).
@@ -59,7 +58,7 @@ def weighted_overall(
     return sum(value * sizes[c] for c, value in by_category.items()) / total
 
 
-def label_for(baseline: BaselineSet, category: int) -> Optional[str]:
+def label_for(baseline: BaselineSet, category: int) -> str | None:
     """The source's own column label for a category id, if the set has one."""
     for label, cid in baseline.label_to_category.items():
         if cid == category:

@@ -17,9 +17,10 @@ import logging
 import shlex
 import subprocess
 import sys
+from collections.abc import Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +36,7 @@ QUESTION_SETS = {"1,540": 0, "1,542": 2, "1,986": 446}
 BLOCKING_FIELDS = ("f1.variant", "question_set", "answer_key")
 
 
-def tool_version() -> Optional[str]:
+def tool_version() -> str | None:
     """The installed ``locomo_exp`` version, or ``None`` when not installed."""
     try:
         return metadata.version(TOOL_NAME)
@@ -43,7 +44,7 @@ def tool_version() -> Optional[str]:
         return None
 
 
-def git_commit(package_dir: Optional[Path] = None) -> Optional[str]:
+def git_commit(package_dir: Path | None = None) -> str | None:
     """``git rev-parse HEAD`` in the package directory, or ``None`` outside a checkout.
 
     Args:
@@ -95,7 +96,7 @@ def question_set_label(counts: Mapping[str, Any]) -> str:
     return f"custom ({total:,})"
 
 
-def _category5_policy(counts: Mapping[str, Any], judge: Optional[Mapping[str, Any]]) -> str:
+def _category5_policy(counts: Mapping[str, Any], judge: Mapping[str, Any] | None) -> str:
     n5 = int(counts.get("5") or 0)
     text = "excluded (no category-5 questions)" if n5 == 0 else f"included ({n5} questions, LoCoMo's adversarial rule for F1)"
     if judge is not None and n5:
@@ -115,7 +116,7 @@ def _answer_key(config: Mapping[str, Any]) -> dict[str, Any]:
     return {"version": "errata", "errata_path": str(errata), "errata_sha256": sha}
 
 
-def _judge_section(summary: Mapping[str, Any]) -> Optional[dict[str, Any]]:
+def _judge_section(summary: Mapping[str, Any]) -> dict[str, Any] | None:
     judge = summary.get("judge")
     if not judge:
         return None
@@ -137,9 +138,9 @@ def build_card(
     config: Mapping[str, Any],
     summary: Mapping[str, Any],
     *,
-    argv: Optional[Sequence[str]] = None,
-    now: Optional[_dt.datetime] = None,
-    package_dir: Optional[Path] = None,
+    argv: Sequence[str] | None = None,
+    now: _dt.datetime | None = None,
+    package_dir: Path | None = None,
 ) -> dict[str, Any]:
     """Build the ``card.json`` dict of a run.
 

@@ -7,8 +7,9 @@ import re
 import signal
 import sys
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Mapping, Optional
+from typing import Any
 
 from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
@@ -18,9 +19,9 @@ from omegaconf.errors import MissingMandatoryValue, OmegaConfBaseException
 from locomo_exp import sweep, tracking
 from locomo_exp.config import UnknownConfigKeyError, keep_typed_text, to_experiment_config
 from locomo_exp.data import DataValidationError
+from locomo_exp.experiment import ExperimentResult, JudgeErrorRateExceeded, run_experiment
 from locomo_exp.judge import JudgeBatchPending
 from locomo_exp.judge.errors import JudgeInterrupted
-from locomo_exp.experiment import ExperimentResult, JudgeErrorRateExceeded, run_experiment
 from locomo_exp.records import CATEGORY_GROUPS, overall_group_for
 from locomo_exp.results import RunSummary
 
@@ -39,7 +40,7 @@ def console_table(summary: RunSummary | Mapping[str, Any]) -> str:
         J's overall is shown only on the row matching the judged categories.
     """
     results = summary if isinstance(summary, RunSummary) else RunSummary.from_json(summary)
-    columns: list[tuple[str, Callable[[str], Optional[float]], float]] = []
+    columns: list[tuple[str, Callable[[str], float | None], float]] = []
     for metric, title in (("f1", "F1"), ("bleu1", "BLEU-1")):
         if metric in results.metrics:
             groups = results.metrics[metric]
@@ -49,7 +50,7 @@ def console_table(summary: RunSummary | Mapping[str, Any]) -> str:
         j = judge.j
         overall_key = overall_group_for(list(judge.categories))
 
-        def j_mean(key: str) -> Optional[float]:
+        def j_mean(key: str) -> float | None:
             # the judge pools its overall over the judged categories only
             if key.startswith("overall"):
                 group = j.get("overall") if key == overall_key else None
@@ -143,7 +144,7 @@ def print_result(result: ExperimentResult) -> None:
         )
 
 
-def run_sweep_job(cfg: DictConfig) -> Optional[ExperimentResult]:
+def run_sweep_job(cfg: DictConfig) -> ExperimentResult | None:
     """One job of a multirun (``python -m locomo_exp -m ...``); never raises for a failed job.
 
     The job is a child of the sweep's MLflow parent run (read from the sweep dir's
@@ -242,7 +243,7 @@ def _exit_interrupted(stop: KeyboardInterrupt) -> None:
     raise SystemExit(stop.exit_status) from None
 
 
-def run_from_hydra(cfg: DictConfig) -> Optional[ExperimentResult]:
+def run_from_hydra(cfg: DictConfig) -> ExperimentResult | None:
     """Entry point called by ``locomo_exp/__main__.py``.
 
     Single run: expected errors (bad input, judge configuration, API failures) are

@@ -20,9 +20,10 @@ import json
 import logging
 import re
 from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Optional, Sequence
+from typing import Any
 
 from locomo_exp.compare.match import align_conversations, normalize_question
 
@@ -55,10 +56,10 @@ class ErrataEntry:
     """
 
     question_id: str
-    conversation: Optional[int]
+    conversation: int | None
     question: str
-    golden_answer: Optional[str]
-    category: Optional[int]
+    golden_answer: str | None
+    category: int | None
     error_type: str
     correct_answer: str
 

@@ -11,24 +11,33 @@ import json
 import logging
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Optional, cast
+from typing import Any, cast
 
 from omegaconf import OmegaConf
 
-from locomo_exp import __version__
+from locomo_exp import __version__, tracking
+from locomo_exp.analysis import analyse
 from locomo_exp.config import ExperimentConfig
 from locomo_exp.data import LoadedResults, LoadedRuns, expand_paths, load_data
 from locomo_exp.data.info import input_info, stored_judge_section
 from locomo_exp.data.input_file import absolute_path, check_regular_file
+from locomo_exp.outputs import (
+    atomic_write_jsonl,
+    atomic_write_text,
+    check_writable,
+    prepare_output_dir,
+)
 from locomo_exp.records import QARecord
-from locomo_exp.analysis import analyse
-from locomo_exp.outputs import atomic_write_jsonl, atomic_write_text, check_writable, prepare_output_dir
 from locomo_exp.report import render_report
-from locomo_exp.report.plots import CATEGORY_PLOT, J_DISTRIBUTION_PLOT, plot_category_scores, plot_j_distribution
+from locomo_exp.report.plots import (
+    CATEGORY_PLOT,
+    J_DISTRIBUTION_PLOT,
+    plot_category_scores,
+    plot_j_distribution,
+)
 from locomo_exp.results import InputInfo, RunSummary
 from locomo_exp.scoring import F1_VERSIONS, LEXICAL_SPECS, score_lexical
 from locomo_exp.summary import build_summary
-from locomo_exp import tracking
 
 log = logging.getLogger(__name__)
 
@@ -87,11 +96,11 @@ class ExperimentResult:
     output_dir: Path
     run_summary: RunSummary
     metrics: dict[str, float]
-    run_id: Optional[str] = None
-    tracking_uri: Optional[str] = None
-    experiment: Optional[str] = None
+    run_id: str | None = None
+    tracking_uri: str | None = None
+    experiment: str | None = None
     files: list[Path] = field(default_factory=list)
-    experiment_id: Optional[str] = None
+    experiment_id: str | None = None
 
     @property
     def report_path(self) -> Path:
@@ -120,7 +129,7 @@ def score_rows(
     records: list[QARecord],
     lexical: list[dict[str, float]],
     category_names: dict[int, str],
-    judge_rows: Optional[dict[str, dict[str, Any]]] = None,
+    judge_rows: dict[str, dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
     """One dict per question, as written to ``scores.jsonl``.
 
@@ -190,7 +199,7 @@ def _write_outputs(
     loaded: LoadedResults,
     lexical: list[dict[str, float]],
     judge_result: Any = None,
-    status: Optional[dict[str, str]] = None,
+    status: dict[str, str] | None = None,
 ) -> tuple[RunSummary, list[Path], list[dict[str, Any]]]:
     versions = metric_versions(cfg, bool(lexical))
     judge_rows = None
@@ -236,7 +245,7 @@ def _write_outputs(
     return summary, paths, rows
 
 
-def _run_name(cfg: ExperimentConfig, data_path: Path, run_name: Optional[str] = None) -> str:
+def _run_name(cfg: ExperimentConfig, data_path: Path, run_name: str | None = None) -> str:
     if run_name:
         return run_name
     if cfg.tracking.run_name:
@@ -248,11 +257,11 @@ def _run_name(cfg: ExperimentConfig, data_path: Path, run_name: Optional[str] = 
 def run_experiment(
     cfg: ExperimentConfig,
     output_dir: Path,
-    start_dir: Optional[Path] = None,
+    start_dir: Path | None = None,
     *,
-    parent_run_id: Optional[str] = None,
-    extra_tags: Optional[dict[str, str]] = None,
-    run_name: Optional[str] = None,
+    parent_run_id: str | None = None,
+    extra_tags: dict[str, str] | None = None,
+    run_name: str | None = None,
 ) -> ExperimentResult:
     """Score one results file and write its outputs.
 
@@ -327,7 +336,7 @@ def run_experiment(
         run_context = nullcontext()
 
     logged_params: dict[str, str] = {}
-    pending: Optional[Exception] = None
+    pending: Exception | None = None
     with run_context as run:
         if run is not None:
             logged_params = tracking.config_params(

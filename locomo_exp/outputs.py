@@ -15,8 +15,9 @@ import json
 import logging
 import os
 import tempfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 log = logging.getLogger(__name__)
 

@@ -9,8 +9,8 @@ labels that come from config, because published tables attach them differently
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, Optional
 
 CATEGORY_IDS: tuple[int, ...] = (1, 2, 3, 4, 5)
 """LoCoMo's category ids."""
@@ -71,16 +71,16 @@ class QARecord:
 
     question_id: str
     question: str
-    ground_truth: Optional[str]
+    ground_truth: str | None
     prediction: str
     category: int
-    conversation_id: Optional[str] = None
+    conversation_id: str | None = None
     evidence: tuple[str, ...] = ()
-    adversarial_answer: Optional[str] = None
-    search_latency_s: Optional[float] = None
-    total_latency_s: Optional[float] = None
-    context_tokens: Optional[int] = None
-    stored_judge_score: Optional[float] = None
+    adversarial_answer: str | None = None
+    search_latency_s: float | None = None
+    total_latency_s: float | None = None
+    context_tokens: int | None = None
+    stored_judge_score: float | None = None
     position: int = 0
     references: tuple[str, ...] = ()
     prediction_missing: bool = False
@@ -101,7 +101,7 @@ class QARecord:
         return "" if self.ground_truth is None else str(self.ground_truth)
 
 
-def overall_group_for(categories: Iterable[int]) -> Optional[str]:
+def overall_group_for(categories: Iterable[int]) -> str | None:
     """The overall key whose categories are exactly ``categories`` (e.g. 1-4 -> ``overall_1_4``)."""
     wanted = tuple(sorted(set(categories)))
     return next((key for key, members in OVERALL_GROUPS.items() if members == wanted), None)

@@ -6,7 +6,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Final, Iterable, Mapping, Optional
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
 
 import numpy as np
 
@@ -56,10 +57,10 @@ def build_summary(
     input_info: InputInfo | Mapping[str, Any],
     versions: dict[str, str],
     category_names: dict[int, str],
-    judge: Optional[JudgeSummary | Mapping[str, Any]] = None,
-    status: Optional[Mapping[str, str]] = None,
-    analysis: Optional[Analysis] = None,
-    stored_judge_detail: Optional[dict[str, Any]] = None,
+    judge: JudgeSummary | Mapping[str, Any] | None = None,
+    status: Mapping[str, str] | None = None,
+    analysis: Analysis | None = None,
+    stored_judge_detail: dict[str, Any] | None = None,
 ) -> RunSummary:
     """Assemble the run's results (written as ``summary.json`` by :meth:`RunSummary.to_json`).
 

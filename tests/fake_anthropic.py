@@ -52,10 +52,11 @@ import socket
 import threading
 import time
 from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Iterator, Optional
+from typing import Any
 
 import pytest
 
@@ -124,7 +125,7 @@ class Reply:
     """
 
     status: int = 200
-    text: Optional[str] = '{"score": 80, "explanation": "Matches the gold answer."}'
+    text: str | None = '{"score": 80, "explanation": "Matches the gold answer."}'
     stop_reason: str = "end_turn"
     error_type: str = ""
     message: str = ""
@@ -206,7 +207,7 @@ _CUSTOM_ID_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 MAX_BATCH_REQUESTS = 100_000
 
 
-def _iso(unix: Optional[float]) -> Optional[str]:
+def _iso(unix: float | None) -> str | None:
     return None if unix is None else datetime.fromtimestamp(unix, timezone.utc).isoformat()
 
 
@@ -220,7 +221,7 @@ def binary(label: str, explanation: str = "Compared with the gold answer.") -> R
     return Reply(text=json.dumps({"label": label, "explanation": explanation}))
 
 
-def text(reply_text: Optional[str], stop_reason: str = "end_turn") -> Reply:
+def text(reply_text: str | None, stop_reason: str = "end_turn") -> Reply:
     """A 200 reply with this exact text."""
     return Reply(text=reply_text, stop_reason=stop_reason)
 
@@ -289,19 +290,19 @@ class FakeAnthropicServer:
         self.batches: dict[str, FakeBatch] = {}
         self.batch_items: list[RecordedRequest] = []
         self.batch_processing_s = 0.0
-        self.batch_shuffle_seed: Optional[int] = 0
+        self.batch_shuffle_seed: int | None = 0
         self.expire_in_next_batch = 0
         self.requests: list[RecordedRequest] = []
         self.clock: Callable[[], float] = time.monotonic
-        self.bucket: Optional[TokenBucket] = None
+        self.bucket: TokenBucket | None = None
         self.status_counts: dict[int, int] = {}
         self.in_flight = 0
         self.max_in_flight = 0
         self._script: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
-        self._httpd: Optional[ThreadingHTTPServer] = None
-        self._thread: Optional[threading.Thread] = None
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
 
     # -- scripting -------------------------------------------------------------------
     def script(self, *replies: Reply) -> None:
@@ -309,7 +310,7 @@ class FakeAnthropicServer:
         with self._lock:
             self._script.extend(replies)
 
-    def rate_limit(self, rpm: float, burst: Optional[float] = None) -> None:
+    def rate_limit(self, rpm: float, burst: float | None = None) -> None:
         """Emulate a request rate limit of ``rpm`` (bucket capacity ``burst``, default rpm)."""
         capacity = float(burst if burst is not None else rpm)
         self.bucket = TokenBucket(rpm, capacity, capacity, self.clock())
@@ -402,11 +403,11 @@ class FakeAnthropicServer:
         with self._lock:
             self.in_flight -= 1
 
-    def _next_scripted(self) -> Optional[Reply]:
+    def _next_scripted(self) -> Reply | None:
         with self._lock:
             return self._script.popleft() if self._script else None
 
-    def _rule_violation(self, request: RecordedRequest) -> Optional[Reply]:
+    def _rule_violation(self, request: RecordedRequest) -> Reply | None:
         headers = request.headers
         if not headers.get("x-api-key") and not headers.get("authorization"):
             return error(401, "invalid x-api-key", "authentication_error")
@@ -472,7 +473,7 @@ class FakeAnthropicServer:
             ),
         }
 
-    def _find_batch(self, request: RecordedRequest) -> Optional[FakeBatch]:
+    def _find_batch(self, request: RecordedRequest) -> FakeBatch | None:
         batch_id = request.path.split("/")[4]
         with self._lock:
             return self.batches.get(batch_id)

@@ -7,7 +7,13 @@ import logging
 import pytest
 
 from locomo_exp.scoring import f1 as f1_module
-from locomo_exp.scoring.f1 import BLEU1_VERSION, bleu1, bleu1_version, bleu_tokenize, check_bleu_tokenizer
+from locomo_exp.scoring.f1 import (
+    BLEU1_VERSION,
+    bleu1,
+    bleu1_version,
+    bleu_tokenize,
+    check_bleu_tokenizer,
+)
 
 
 def test_opening_single_quote_is_split_as_nltk_before_3_10_1() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 import pytest
@@ -44,8 +44,8 @@ def _questions(n_conv: int = 6, per_conv: int = 10) -> list[dict[str, Any]]:
 def write_run(
     run_dir: Path,
     questions: list[dict[str, Any]],
-    f1: Optional[list[float]] = None,
-    j: Optional[list[float]] = None,
+    f1: list[float] | None = None,
+    j: list[float] | None = None,
     *,
     variant: str = "locomo",
     ids: bool = True,

@@ -9,9 +9,8 @@ Configs are composed the way Hydra's own tests do it (``initialize_config_dir`` 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable
 
 import pytest
 from hydra import compose, initialize_config_dir

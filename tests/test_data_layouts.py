@@ -8,7 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from locomo_exp.config import DataConfig, DataFormat, ExperimentConfig, FieldMap, ScorerConfig, TrackingConfig
+from locomo_exp.config import (
+    DataConfig,
+    DataFormat,
+    ExperimentConfig,
+    FieldMap,
+    TrackingConfig,
+)
 from locomo_exp.data import DataValidationError, load_results
 from locomo_exp.experiment import run_experiment
 

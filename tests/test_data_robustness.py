@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 from fake_anthropic import make_judge_config
 
-from locomo_exp.data import input_file
 from locomo_exp.config import (
     DataConfig,
     DataFormat,
@@ -27,7 +26,7 @@ from locomo_exp.config import (
     ScorerName,
     TrackingConfig,
 )
-from locomo_exp.data import DataValidationError, load_results
+from locomo_exp.data import DataValidationError, input_file, load_results
 from locomo_exp.experiment import run_experiment
 from locomo_exp.records import QARecord
 from locomo_exp.scoring import score_lexical

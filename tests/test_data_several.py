@@ -10,7 +10,13 @@ from pathlib import Path
 import pytest
 
 from locomo_exp.config import DataConfig, ExperimentConfig, TrackingConfig
-from locomo_exp.data import DataValidationError, detect_question_set, load_data, load_results, pool_results
+from locomo_exp.data import (
+    DataValidationError,
+    detect_question_set,
+    load_data,
+    load_results,
+    pool_results,
+)
 from locomo_exp.data.sample import allocate
 from locomo_exp.experiment import run_experiment
 from locomo_exp.records import QARecord

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import string
 from collections import Counter
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 from nltk.stem.porter import PorterStemmer

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import pytest
 
 from locomo_exp.judge.parsing import PARSER_VERSION, parse_judge_reply
@@ -76,7 +74,7 @@ RUBRIC_FAILURES = [
 
 @pytest.mark.parametrize("reply, stop_reason, expected", RUBRIC_CASES)
 def test_rubric_reply_is_parsed_to_its_score(
-    reply: str, stop_reason: Optional[str], expected: float
+    reply: str, stop_reason: str | None, expected: float
 ) -> None:
     parsed = parse_judge_reply(reply, "rubric", stop_reason=stop_reason)
     assert parsed.ok, parsed.failure_reason
@@ -85,7 +83,7 @@ def test_rubric_reply_is_parsed_to_its_score(
 
 @pytest.mark.parametrize("reply, stop_reason, reason", RUBRIC_FAILURES)
 def test_rubric_reply_that_cannot_be_trusted_is_a_parse_failure(
-    reply: Optional[str], stop_reason: Optional[str], reason: str
+    reply: str | None, stop_reason: str | None, reason: str
 ) -> None:
     parsed = parse_judge_reply(reply, "rubric", stop_reason=stop_reason)
     assert not parsed.ok
@@ -294,7 +292,7 @@ _UNFINISHED_QUOTE = 'The answer quotes {"label": "CORRECT"'
     ],
 )
 def test_unfinished_object_after_prose_is_not_salvaged(
-    reply: str, stop_reason: Optional[str]
+    reply: str, stop_reason: str | None
 ) -> None:
     parsed = parse_judge_reply(reply, "binary", stop_reason=stop_reason)
     assert not parsed.ok

@@ -8,13 +8,20 @@ import re
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from locomo_exp.card import card_differences, card_mismatches
 from locomo_exp.compare.config import CompareConfig
 from locomo_exp.compare.engine import CompareRow, apply_holm, compare_pair
 from locomo_exp.compare.match import Matching, match_questions
-from locomo_exp.compare.runs import METRICS, METRICS_BY_NAME, CompareError, RunData, load_run, unique_names
+from locomo_exp.compare.runs import (
+    METRICS,
+    METRICS_BY_NAME,
+    CompareError,
+    RunData,
+    load_run,
+    unique_names,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -40,7 +47,7 @@ class PairInfo:
     low_overlap: bool
     mismatches: list[str] = field(default_factory=list)
     differences: list[str] = field(default_factory=list)
-    forest_plot: Optional[str] = None
+    forest_plot: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -114,7 +121,7 @@ class CompareResult:
 def _pairs(cfg: CompareConfig, runs: list[RunData]) -> list[tuple[int, int]]:
     if cfg.baseline is None:
         return list(combinations(range(len(runs)), 2))
-    base: Optional[int] = None
+    base: int | None = None
     text = str(cfg.baseline)
     for i, (given, run) in enumerate(zip(cfg.runs, runs)):
         if text in (str(given), run.name, str(run.path)):

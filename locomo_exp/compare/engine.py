@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Optional, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -75,9 +76,9 @@ class CompareRow:
     cluster_se: float
     test: str
     p: float
-    p_holm: Optional[float] = None
-    mde: Optional[float] = None
-    mde_cluster: Optional[float] = None
+    p_holm: float | None = None
+    mde: float | None = None
+    mde_cluster: float | None = None
     verdict: str = NOT_DISTINGUISHABLE
     marks: list[str] = field(default_factory=list)
 
@@ -108,7 +109,7 @@ def compare_pair(
     seed: int,
     pair_index: int = 0,
     alpha: float = 0.05,
-    marks: Optional[dict[str, list[str]]] = None,
+    marks: dict[str, list[str]] | None = None,
 ) -> list[CompareRow]:
     """Rows of one pair of runs (before Holm; see :func:`apply_holm`).
 
@@ -138,7 +139,7 @@ def compare_pair(
         va = np.array([run_a.values[metric][i] for i in ia], dtype=object)
         vb = np.array([run_b.values[metric][i] for i in ib], dtype=object)
         present = np.array([x is not None and y is not None for x, y in zip(va, vb)], dtype=bool)
-        previous: Optional[tuple[np.ndarray, CompareRow]] = None
+        previous: tuple[np.ndarray, CompareRow] | None = None
         for g_index, (group, mask) in enumerate(_groups(categories)):
             sel = mask & present
             if not sel.any():

@@ -13,8 +13,9 @@ import logging
 import re
 import unicodedata
 from collections import Counter, defaultdict
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Hashable, Iterable, Mapping, Sequence
+from typing import Any
 
 logger = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ import json
 import logging
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 from locomo_exp.compare.engine import CompareRow
 from locomo_exp.compare.runs import METRICS_BY_NAME
@@ -19,7 +19,7 @@ logger = logging.getLogger(__name__)
 _GROUP_LABELS = {"overall_1_4": "overall 1-4", "overall": "overall"}
 
 
-def group_label(group: str, names: Optional[dict[str, str]] = None) -> str:
+def group_label(group: str, names: dict[str, str] | None = None) -> str:
     """Display label of a group: ``"1 multi_hop"``, ``"overall 1-4"``..."""
     if group in _GROUP_LABELS:
         return _GROUP_LABELS[group]
@@ -27,11 +27,11 @@ def group_label(group: str, names: Optional[dict[str, str]] = None) -> str:
     return f"{group} {name}" if name else group
 
 
-def _num(value: Optional[float], digits: int = 2) -> str:
+def _num(value: float | None, digits: int = 2) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
 
 
-def _p(value: Optional[float]) -> str:
+def _p(value: float | None) -> str:
     if value is None:
         return "n/a"
     return "<0.0001" if value < 1e-4 else f"{value:.4f}"
@@ -41,7 +41,7 @@ def _ci(interval: list[float]) -> str:
     return f"[{interval[0]:+.2f}, {interval[1]:+.2f}]"
 
 
-def pair_table(rows: list[CompareRow], names: Optional[dict[str, str]] = None) -> str:
+def pair_table(rows: list[CompareRow], names: dict[str, str] | None = None) -> str:
     """Markdown table of one pair's rows (all metrics), values in points.
 
     Args:
@@ -67,7 +67,7 @@ def pair_table(rows: list[CompareRow], names: Optional[dict[str, str]] = None) -
     return "\n".join(lines)
 
 
-def render_markdown(result: "CompareResult") -> str:
+def render_markdown(result: CompareResult) -> str:
     """The ``compare.md`` text of a comparison."""
     names = result.category_names
     out = ["# Comparison", "", "| run | path | question set | F1 variant | judge | stored J |", "|---|---|---|---|---|---|"]
@@ -120,7 +120,7 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "run"
 
 
-def forest_plot(rows: list[CompareRow], path: Path, title: str, names: Optional[dict[str, str]] = None) -> Path:
+def forest_plot(rows: list[CompareRow], path: Path, title: str, names: dict[str, str] | None = None) -> Path:
     """Forest plot of one pair: one panel per metric, one line per group.
 
     The thick bar is the conversation-cluster 95% interval, the thin bar the
@@ -165,7 +165,7 @@ def forest_plot(rows: list[CompareRow], path: Path, title: str, names: Optional[
     return path
 
 
-def write_outputs(result: "CompareResult", output_dir: Path, plots: bool = True) -> dict[str, Path]:
+def write_outputs(result: CompareResult, output_dir: Path, plots: bool = True) -> dict[str, Path]:
     """Write ``compare.json``, ``compare.md`` and one forest plot per pair.
 
     Args:

@@ -11,7 +11,7 @@ import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import yaml
 
@@ -72,7 +72,7 @@ class RunData:
     path: Path
     name: str
     rows: list[dict[str, Any]]
-    values: dict[str, list[Optional[float]]]
+    values: dict[str, list[float | None]]
     summary: dict[str, Any]
     config: dict[str, Any]
     card: dict[str, Any]
@@ -124,7 +124,7 @@ def read_scores(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def _number(value: Any, scale: float, where: str) -> Optional[float]:
+def _number(value: Any, scale: float, where: str) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -134,7 +134,7 @@ def _number(value: Any, scale: float, where: str) -> Optional[float]:
     return float(value) * scale
 
 
-def metric_values(rows: list[dict[str, Any]], path: Path) -> dict[str, list[Optional[float]]]:
+def metric_values(rows: list[dict[str, Any]], path: Path) -> dict[str, list[float | None]]:
     """Per-row values in points of every metric at least one row carries.
 
     Args:
@@ -147,7 +147,7 @@ def metric_values(rows: list[dict[str, Any]], path: Path) -> dict[str, list[Opti
     Raises:
         CompareError: when a metric field holds a non-number (file, line, field named).
     """
-    out: dict[str, list[Optional[float]]] = {}
+    out: dict[str, list[float | None]] = {}
     for spec in METRICS:
         if not any(spec.field in row for row in rows):
             continue
@@ -158,7 +158,7 @@ def metric_values(rows: list[dict[str, Any]], path: Path) -> dict[str, list[Opti
     return out
 
 
-def load_run(run_dir: Path, name: Optional[str] = None) -> RunData:
+def load_run(run_dir: Path, name: str | None = None) -> RunData:
     """Load one run directory.
 
     Args:

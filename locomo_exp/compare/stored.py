@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from locomo_exp.compare.runs import RunData
@@ -28,7 +28,7 @@ def _data_config(data: dict[str, Any]) -> Any:
     return OmegaConf.to_object(OmegaConf.merge(schema, known))
 
 
-def recover_stored_judge(run: "RunData") -> tuple[Optional[list[Optional[float]]], str]:
+def recover_stored_judge(run: RunData) -> tuple[list[float | None] | None, str]:
     """Per-row stored J (0-100) of a run, read again from its input file.
 
     Args:

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import math
 import reprlib
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence
+from typing import Any
 
 GOLD_SEPARATOR = " | "
 """Joins several gold references into the display text (``ground_truth``)."""
@@ -39,7 +40,7 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _number_text(value: int | float) -> Optional[str]:
+def _number_text(value: int | float) -> str | None:
     """``str()`` of a finite number; ``None`` for NaN/Infinity."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
@@ -50,7 +51,7 @@ def _non_finite_name(value: float) -> str:
     return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
 
 
-def answer_text(value: Any) -> Optional[str]:
+def answer_text(value: Any) -> str | None:
     """An answer-like value (e.g. ``adversarial_answer``) as text.
 
     Args:
@@ -85,9 +86,9 @@ class Gold:
             ``"an empty list"``, ``"NaN"``...), or ``None`` when there is one.
     """
 
-    text: Optional[str]
+    text: str | None
     references: tuple[str, ...] = ()
-    missing: Optional[str] = None
+    missing: str | None = None
 
 
 def gold_answer(value: Any) -> Gold:
@@ -135,7 +136,7 @@ def gold_answer(value: Any) -> Gold:
     raise TypeError(f"expected text, a number or a list of them, got {type(value).__name__}")
 
 
-def prediction_answer(value: Any) -> tuple[str, Optional[str]]:
+def prediction_answer(value: Any) -> tuple[str, str | None]:
     """Read a prediction.
 
     Args:

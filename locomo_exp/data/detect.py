@@ -9,15 +9,14 @@ stored-verdict field (:mod:`.verdicts`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any, Optional
+from dataclasses import dataclass
+from typing import Any
 
 from locomo_exp.config import DataConfig, DataFormat, FieldMap
 from locomo_exp.data import fields as fields_layout
 from locomo_exp.data import locomo, mem0, qa_results, wrapped
-from locomo_exp.data.raw import sample_records
+from locomo_exp.data.raw import MISSING, get_field, sample_records
 from locomo_exp.data.verdicts import MULTI_SUFFIX, detect_verdict_field, verdict_list
-from locomo_exp.data.raw import get_field, MISSING
 
 UNDETECTED = (
     "cannot detect the format (expected a qa_results list with 'predicted_answer', a LoCoMo "
@@ -44,10 +43,10 @@ class Layout:
 
     format: DataFormat
     records: Any
-    records_key: Optional[str]
+    records_key: str | None
     fields: FieldMap
-    prediction_key: Optional[str] = None
-    judge_field: Optional[str] = None
+    prediction_key: str | None = None
+    judge_field: str | None = None
 
 
 def detect_format(obj: Any) -> DataFormat:
@@ -65,7 +64,7 @@ def detect_format(obj: Any) -> DataFormat:
     return detect_layout(obj, DataConfig(path=None)).format
 
 
-def _judge_field_name(records: list[dict[str, Any]], key: Optional[str]) -> Optional[str]:
+def _judge_field_name(records: list[dict[str, Any]], key: str | None) -> str | None:
     if key is None:
         return None
     for record in records:

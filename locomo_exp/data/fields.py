@@ -9,7 +9,8 @@ Zep's ``golden_answer`` (gold) with ``answer`` (the PREDICTION).
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from locomo_exp.config import FieldMap
 
@@ -37,11 +38,11 @@ OPTIONAL_NAMES: dict[str, tuple[str, ...]] = {
 }
 
 
-def _first(present: set[str], names: Sequence[str], exclude: Optional[str] = None) -> Optional[str]:
+def _first(present: set[str], names: Sequence[str], exclude: str | None = None) -> str | None:
     return next((n for n in names if n in present and n != exclude), None)
 
 
-def detect_field_map(records: list[dict[str, Any]], judge_field: Optional[str]) -> Optional[FieldMap]:
+def detect_field_map(records: list[dict[str, Any]], judge_field: str | None) -> FieldMap | None:
     """Field names of records whose layout is not one of the named ones.
 
     Args:

@@ -23,7 +23,7 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -61,9 +61,9 @@ class RecordProblem:
 
     path: str
     where: str
-    field: Optional[str]
+    field: str | None
     message: str
-    position: Optional[int] = None
+    position: int | None = None
 
     def __str__(self) -> str:
         parts = [self.path]
@@ -94,7 +94,7 @@ class DataValidationError(ValueError):
 
 def _grouped_lines(problems: list[RecordProblem], at_least: int = 5) -> list[str]:
     """One line per problem, except that a (field, message) shared by many records is one line."""
-    groups: dict[tuple[Optional[str], str], list[RecordProblem]] = {}
+    groups: dict[tuple[str | None, str], list[RecordProblem]] = {}
     for problem in problems:
         groups.setdefault((problem.field, problem.message), []).append(problem)
     lines: list[str] = []

@@ -9,12 +9,17 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from locomo_exp.config import DataConfig, DataFormat, OnInvalid, OnMissingPrediction
 from locomo_exp.data.answer_values import StoredScaleError, stored_judge_scale, stored_judge_score
 from locomo_exp.data.detect import Layout, detect_layout
-from locomo_exp.data.input_file import DataValidationError, RecordProblem, file_error, read_results_file
+from locomo_exp.data.input_file import (
+    DataValidationError,
+    RecordProblem,
+    file_error,
+    read_results_file,
+)
 from locomo_exp.data.locomo import iter_raw as iter_locomo
 from locomo_exp.data.question_set import QuestionSet, detect_question_set
 from locomo_exp.data.raw import MISSING, RawItem, get_field, iter_records
@@ -61,17 +66,17 @@ class LoadedResults:
     sha256: str
     format: str
     skipped: list[RecordProblem] = field(default_factory=list)
-    prediction_key: Optional[str] = None
+    prediction_key: str | None = None
     excluded_no_gold: list[RecordProblem] = field(default_factory=list)
     missing_predictions: list[RecordProblem] = field(default_factory=list)
-    records_key: Optional[str] = None
-    judge_field: Optional[str] = None
+    records_key: str | None = None
+    judge_field: str | None = None
     file_aggregates: dict[str, float] = field(default_factory=dict)
-    question_set: Optional[QuestionSet] = None
-    reference: Optional[ReferenceCheck] = None
-    subset: Optional[dict[str, Any]] = None
+    question_set: QuestionSet | None = None
+    reference: ReferenceCheck | None = None
+    subset: dict[str, Any] | None = None
     sources: list[tuple[Path, str]] = field(default_factory=list)
-    across_runs: Optional[dict[str, Any]] = None
+    across_runs: dict[str, Any] | None = None
 
     @property
     def n_skipped_records(self) -> int:
@@ -89,7 +94,7 @@ class LoadedResults:
         return sum(1 for r in self.records if r.prediction_missing)
 
     @property
-    def stored_judge(self) -> Optional[dict[str, Any]]:
+    def stored_judge(self) -> dict[str, Any] | None:
         """Stored J with mean, majority vote and per-run J (:func:`~.verdicts.stored_judge_detail`)."""
         return stored_judge_detail(self.records, self.judge_field)
 
@@ -134,8 +139,8 @@ def _categories_from(config: DataConfig, names: dict[int, str]) -> CategoryLooku
         replace(config, categories_from=None, reference=None, limit=None, on_invalid=OnInvalid.skip),
         names,
     )
-    lookup: dict[tuple[Optional[str], str], int] = {}
-    ambiguous: set[tuple[Optional[str], str]] = set()
+    lookup: dict[tuple[str | None, str], int] = {}
+    ambiguous: set[tuple[str | None, str]] = set()
     for record in other.records:
         key = (record.conversation_id, record.question)
         if key in lookup and lookup[key] != record.category:
@@ -147,7 +152,7 @@ def _categories_from(config: DataConfig, names: dict[int, str]) -> CategoryLooku
 
 
 def _scale_verdicts(
-    records: list[QARecord], verdicts: list[tuple[int, str, list[Any]]], path: str, field_name: Optional[str]
+    records: list[QARecord], verdicts: list[tuple[int, str, list[Any]]], path: str, field_name: str | None
 ) -> list[QARecord]:
     """Put stored verdicts on 0-100 with one scale for the whole file (all verdicts together).
 
@@ -241,7 +246,7 @@ def load_results(
         raise file_error(path, "contains no records")
 
     reference = Reference(config.reference) if config.reference else None
-    lookup: Optional[CategoryLookup] = None
+    lookup: CategoryLookup | None = None
     source = "data.categories_from"
     if config.categories_from:
         lookup = _categories_from(config, names)

@@ -8,7 +8,8 @@ option. ``<name>_f1`` is LoCoMo's own per-question F1.
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Optional
+from collections.abc import Iterator
+from typing import Any
 
 from locomo_exp.config import FieldMap
 from locomo_exp.data.raw import MISSING, RawItem
@@ -59,7 +60,7 @@ def detect_prediction_key(samples: list[Any]) -> str:
     return keys.pop()
 
 
-def detect_judge_key(samples: list[Any], prediction_key: str) -> Optional[str]:
+def detect_judge_key(samples: list[Any], prediction_key: str) -> str | None:
     """The ``<name>_llm`` verdict key that goes with ``<name>_prediction``, if present.
 
     Args:
@@ -74,7 +75,7 @@ def detect_judge_key(samples: list[Any], prediction_key: str) -> Optional[str]:
     return key if key in _qa_keys(samples) else None
 
 
-def field_map(prediction_key: str, judge_key: Optional[str]) -> FieldMap:
+def field_map(prediction_key: str, judge_key: str | None) -> FieldMap:
     """Field names of LoCoMo's QA items with the detected prediction and verdict keys."""
     return FieldMap(
         question="question",

@@ -7,7 +7,7 @@ category ("1".."4"), bleu_score, f1_score, llm_score (0/1)}`` (FIELD_NOTES §2).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Optional
+from typing import Any
 
 from locomo_exp.config import FieldMap
 
@@ -26,6 +26,6 @@ def matches(records: list[dict[str, Any]]) -> bool:
     return any("response" in r and "answer" in r for r in records)
 
 
-def field_map(judge_field: Optional[str]) -> FieldMap:
+def field_map(judge_field: str | None) -> FieldMap:
     """:data:`FIELDS` with the detected stored-verdict field."""
     return replace(FIELDS, judge_score=judge_field)

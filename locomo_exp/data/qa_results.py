@@ -8,7 +8,7 @@ search_latency_s, total_latency_s, context_tokens`` and a stored verdict
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Optional
+from typing import Any
 
 from locomo_exp.config import FieldMap
 
@@ -33,6 +33,6 @@ def matches(records: list[dict[str, Any]]) -> bool:
     return any("predicted_answer" in r for r in records)
 
 
-def field_map(judge_field: Optional[str]) -> FieldMap:
+def field_map(judge_field: str | None) -> FieldMap:
     """:data:`FIELDS` with the detected stored-verdict field."""
     return replace(FIELDS, judge_score=judge_field)

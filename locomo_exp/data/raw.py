@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Optional
+from collections.abc import Iterator
+from typing import Any
 
 MISSING: Any = object()
 """Stands for an absent field (distinct from a JSON ``null``)."""
 
-RawItem = tuple[str, Optional[str], Any]
+RawItem = tuple[str, str | None, Any]
 """``(where, conversation id, raw record)``: ``where`` is e.g. ``[3]`` or ``["0"][7]``."""
 
 
-def get_field(raw: dict[str, Any], key: Optional[str]) -> Any:
+def get_field(raw: dict[str, Any], key: str | None) -> Any:
     """Read a possibly dotted key (``meta.category``); :data:`MISSING` when absent."""
     if key is None:
         return MISSING

@@ -7,8 +7,9 @@ loader (:mod:`.loading`) reports all of them at once before anything is scored.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any
 
 from locomo_exp.config import FieldMap
 from locomo_exp.data.answer_values import (
@@ -26,7 +27,7 @@ from locomo_exp.records import CATEGORY_IDS, DEFAULT_CATEGORY_NAMES, QARecord
 
 _CATEGORY_ALIASES = {"commonsense": 3, "open_domain_knowledge": 3}
 
-CategoryLookup = Callable[[Optional[str], str], Optional[int]]
+CategoryLookup = Callable[[str | None, str], int | None]
 """``(conversation id, question) -> category id or None``: categories taken from elsewhere."""
 
 
@@ -95,10 +96,10 @@ class Built:
             file's scale; empty when the record has none.
     """
 
-    record: Optional[QARecord]
+    record: QARecord | None
     problems: list[RecordProblem]
-    no_gold: Optional[RecordProblem] = None
-    missing_prediction: Optional[RecordProblem] = None
+    no_gold: RecordProblem | None = None
+    missing_prediction: RecordProblem | None = None
     verdicts: list[Any] = field(default_factory=list)
 
 
@@ -109,11 +110,11 @@ class RecordBuilder:
     path: str
     mapping: FieldMap
     names: dict[int, str]
-    category_lookup: Optional[CategoryLookup] = None
+    category_lookup: CategoryLookup | None = None
     lookup_source: str = "data.categories_from"
 
     def build(
-        self, raw: Any, where: str, conversation_id: Optional[str], position: int
+        self, raw: Any, where: str, conversation_id: str | None, position: int
     ) -> Built:
         """Read one raw record.
 
@@ -128,7 +129,7 @@ class RecordBuilder:
         """
         problems: list[RecordProblem] = []
 
-        def problem(field_name: Optional[str], message: str) -> None:
+        def problem(field_name: str | None, message: str) -> None:
             problems.append(RecordProblem(self.path, where, field_name, message, position))
 
         if not isinstance(raw, dict):
@@ -144,7 +145,7 @@ class RecordBuilder:
         elif not isinstance(question, str):
             problem(m.question, f"question must be text, got {type(question).__name__}")
 
-        category: Optional[int] = None
+        category: int | None = None
         raw_category = _get(raw, m.category)
         if raw_category is _MISSING and self.category_lookup is not None:
             conv_key = _get(raw, m.conversation_id)
@@ -165,7 +166,7 @@ class RecordBuilder:
                 problem(m.category, str(error))
 
         adversarial = _get(raw, m.adversarial_answer or "adversarial_answer")
-        adversarial_text: Optional[str] = None
+        adversarial_text: str | None = None
         if adversarial is not _MISSING:
             try:
                 adversarial_text = answer_text(adversarial)
@@ -173,9 +174,9 @@ class RecordBuilder:
                 problem(m.adversarial_answer or "adversarial_answer", str(error))
 
         gold = _get(raw, m.ground_truth)
-        ground_truth: Optional[str] = None
+        ground_truth: str | None = None
         references: tuple[str, ...] = ()
-        no_gold: Optional[str] = None
+        no_gold: str | None = None
         has_adversarial = adversarial_text is not None and bool(adversarial_text.strip())
         if gold is _MISSING:
             if category == 5 and has_adversarial:
@@ -197,7 +198,7 @@ class RecordBuilder:
 
         prediction = _get(raw, m.prediction)
         prediction_text = ""
-        prediction_missing: Optional[str] = None
+        prediction_missing: str | None = None
         if prediction is _MISSING:
             problem(m.prediction, "missing prediction")
         else:
@@ -217,7 +218,7 @@ class RecordBuilder:
         if isinstance(evidence_raw, list):
             evidence = tuple(str(e) for e in evidence_raw)
 
-        latencies: dict[str, Optional[float]] = {}
+        latencies: dict[str, float | None] = {}
         for name in ("search_latency", "total_latency"):
             seconds_key = getattr(m, f"{name}_s")
             ms_key = getattr(m, f"{name}_ms")
@@ -231,7 +232,7 @@ class RecordBuilder:
                 except ValueError as error:
                     problem(key, str(error))
 
-        context_tokens: Optional[int] = None
+        context_tokens: int | None = None
         tokens = _get(raw, m.context_tokens)
         if tokens not in (_MISSING, None):
             try:

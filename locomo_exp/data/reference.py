@@ -15,9 +15,10 @@ import logging
 import re
 import unicodedata
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Optional
+from typing import Any
 
 from locomo_exp.data.input_file import file_error, read_results_file
 from locomo_exp.records import QARecord
@@ -91,7 +92,7 @@ class Reference:
         self.conversations: dict[str, str] = {}
         self.categories_given = 0
 
-    def map_conversations(self, pairs: Iterable[tuple[Optional[str], str]]) -> dict[str, str]:
+    def map_conversations(self, pairs: Iterable[tuple[str | None, str]]) -> dict[str, str]:
         """Map each file conversation id to the sample holding most of its questions.
 
         Args:
@@ -107,7 +108,7 @@ class Reference:
         self.conversations = {conv: count.most_common(1)[0][0] for conv, count in votes.items() if count}
         return self.conversations
 
-    def _sample(self, conversation: Optional[str], key: str) -> Optional[str]:
+    def _sample(self, conversation: str | None, key: str) -> str | None:
         """The sample a question belongs to: its mapped conversation, or a unique match."""
         samples = self._samples_of.get(key, set())
         if conversation is not None and conversation in self.conversations:
@@ -115,7 +116,7 @@ class Reference:
             return sample if sample in samples else None
         return next(iter(samples)) if len(samples) == 1 else None
 
-    def category(self, conversation: Optional[str], question: str) -> Optional[int]:
+    def category(self, conversation: str | None, question: str) -> int | None:
         """The dataset's category of a question, or ``None`` if unmatched or ambiguous.
 
         Used as the category of records that have none (counted in

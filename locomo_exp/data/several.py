@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import glob
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any
 
 from locomo_exp.config import DataConfig
 from locomo_exp.data.input_file import absolute_path, file_error
@@ -26,7 +27,7 @@ from locomo_exp.records import CATEGORY_GROUPS
 _GLOB_CHARS = set("*?[")
 
 
-def expand_paths(spec: Any, start_dir: Optional[Path] = None) -> list[Path]:
+def expand_paths(spec: Any, start_dir: Path | None = None) -> list[Path]:
     """The files named by ``data.path``: one path, a list of paths, or glob patterns.
 
     Args:
@@ -126,11 +127,11 @@ class LoadedRuns:
 
     runs: list[LoadedResults]
 
-    def stored_j_per_run(self) -> dict[str, list[Optional[float]]]:
+    def stored_j_per_run(self) -> dict[str, list[float | None]]:
         """Stored J (0-100) of each run per aggregate key (``"1"``..``"5"``, overall keys)."""
-        table: dict[str, list[Optional[float]]] = {}
+        table: dict[str, list[float | None]] = {}
         for key, members in CATEGORY_GROUPS.items():
-            row: list[Optional[float]] = []
+            row: list[float | None] = []
             for run in self.runs:
                 values = [r.stored_judge_score for r in run.records
                           if r.category in members and r.stored_judge_score is not None]
@@ -171,7 +172,7 @@ def load_runs(
     if not runs:
         raise file_error("data.runs", "is an empty list")
 
-    def keys(run: LoadedResults) -> set[tuple[str, Optional[str], str]]:
+    def keys(run: LoadedResults) -> set[tuple[str, str | None, str]]:
         return {(r.question_id, r.conversation_id, r.question) for r in run.records}
 
     first = keys(runs[0])
@@ -187,7 +188,7 @@ def load_runs(
 
 
 def load_data(
-    config: DataConfig, start_dir: Optional[Path] = None, category_names: dict[int, str] | None = None
+    config: DataConfig, start_dir: Path | None = None, category_names: dict[int, str] | None = None
 ) -> LoadedResults | LoadedRuns:
     """Read what ``data`` names: one file, pooled files, or runs.
 
@@ -207,7 +208,7 @@ def load_data(
     """
     start = Path(start_dir or Path.cwd())
 
-    def resolve(value: Optional[str]) -> Optional[str]:
+    def resolve(value: str | None) -> str | None:
         return None if not value else str(absolute_path(start / Path(value).expanduser()))
 
     config = replace(config, categories_from=resolve(config.categories_from), reference=resolve(config.reference))

@@ -20,7 +20,8 @@ from __future__ import annotations
 import math
 import re
 import statistics
-from typing import Any, Iterable, Optional, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from locomo_exp.records import CATEGORY_GROUPS, QARecord
 
@@ -38,7 +39,7 @@ def _natural_key(key: str) -> list[Any]:
     return [int(part) if part.isdigit() else part for part in _NUMBER_RE.split(str(key))]
 
 
-def detect_verdict_field(items: Iterable[Any], candidates: Sequence[str] = VERDICT_FIELDS) -> Optional[str]:
+def detect_verdict_field(items: Iterable[Any], candidates: Sequence[str] = VERDICT_FIELDS) -> str | None:
     """The stored-verdict field of a file's records, if any.
 
     Args:
@@ -55,7 +56,7 @@ def detect_verdict_field(items: Iterable[Any], candidates: Sequence[str] = VERDI
     return next((name for name in candidates if name in present), None)
 
 
-def verdict_list(value: Any) -> Optional[list[Any]]:
+def verdict_list(value: Any) -> list[Any] | None:
     """The verdicts of one question when the field holds several, else ``None``.
 
     Args:
@@ -72,7 +73,7 @@ def verdict_list(value: Any) -> Optional[list[Any]]:
     return None
 
 
-def _mean(values: Sequence[float]) -> Optional[float]:
+def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
@@ -85,7 +86,7 @@ def _majority(verdicts: Sequence[float]) -> float:
 def _group_stats(records: list[QARecord], members: tuple[int, ...]) -> dict[str, Any]:
     chosen = [r for r in records if r.category in members and r.stored_judgments]
     n_runs = max((len(r.stored_judgments) for r in chosen), default=0)
-    per_run: list[Optional[float]] = []
+    per_run: list[float | None] = []
     for run in range(n_runs):
         per_run.append(_mean([r.stored_judgments[run] for r in chosen if len(r.stored_judgments) > run]))
     finite_runs = [v for v in per_run if v is not None]
@@ -99,7 +100,7 @@ def _group_stats(records: list[QARecord], members: tuple[int, ...]) -> dict[str,
     }
 
 
-def stored_judge_detail(records: list[QARecord], field: Optional[str]) -> Optional[dict[str, Any]]:
+def stored_judge_detail(records: list[QARecord], field: str | None) -> dict[str, Any] | None:
     """Stored J as the file's authors compute it: mean, majority vote and per run.
 
     Args:
@@ -129,7 +130,7 @@ def stored_judge_detail(records: list[QARecord], field: Optional[str]) -> Option
     }
 
 
-def mean_and_std(values: Sequence[float]) -> tuple[Optional[float], Optional[float]]:
+def mean_and_std(values: Sequence[float]) -> tuple[float | None, float | None]:
     """Mean and sample standard deviation (n - 1) of finite values.
 
     Args:

@@ -9,7 +9,7 @@ aggregates (:func:`file_aggregates`) so that the report can show them beside our
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from locomo_exp.data.fields import QUESTION_NAMES
 
@@ -65,7 +65,7 @@ def select(obj: Any, key: str) -> Any:
     return value
 
 
-def find_records(obj: Any, records_key: Optional[str] = None) -> tuple[Any, Optional[str]]:
+def find_records(obj: Any, records_key: str | None = None) -> tuple[Any, str | None]:
     """The records of a file, unwrapped when they sit inside an object beside metadata.
 
     Args:
@@ -101,7 +101,7 @@ def find_records(obj: Any, records_key: Optional[str] = None) -> tuple[Any, Opti
     return obj, None
 
 
-def file_aggregates(obj: Any, records_key: Optional[str]) -> dict[str, float]:
+def file_aggregates(obj: Any, records_key: str | None) -> dict[str, float]:
     """The wrapper's sibling values that are plain numbers, by dotted key.
 
     Args:

@@ -25,10 +25,9 @@ import logging
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal, Optional
+from typing import Any, Literal
 
 import numpy as np
-
 
 logger = logging.getLogger(__name__)
 
@@ -60,18 +59,18 @@ class JudgeResult:
             ``None`` for a realtime call or an API error.
     """
 
-    score: Optional[float]
+    score: float | None
     explanation: str = ""
     outcome: Outcome = "valid"
     run: int = 0
-    raw: Optional[str] = None
+    raw: str | None = None
     error: str = ""
-    stop_reason: Optional[str] = None
+    stop_reason: str | None = None
     input_tokens: int = 0
     output_tokens: int = 0
     cached: bool = False
-    label: Optional[str] = None
-    batch_id: Optional[str] = None
+    label: str | None = None
+    batch_id: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The ``j_runs`` entry of ``scores.jsonl`` (``batch_id`` only for batch replies)."""
@@ -105,8 +104,8 @@ class JudgeAggregation:
 
     question_id: str
     category: int
-    mean_score: Optional[float]
-    std_dev: Optional[float]
+    mean_score: float | None
+    std_dev: float | None
     run_count: int
     individual_scores: list[float]
     runs: list[JudgeResult] = field(default_factory=list)
@@ -181,7 +180,7 @@ def aggregate_question(
     )
 
 
-def _finite_or_none(value: float) -> Optional[float]:
+def _finite_or_none(value: float) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
@@ -199,7 +198,7 @@ def group_j(aggregations: list[JudgeAggregation], num_runs: int) -> dict[str, An
     means = [a.mean_score for a in aggregations if a.mean_score is not None]
     mean = _finite_or_none(float(np.mean(means))) if means else None
 
-    run_means: list[Optional[float]] = []
+    run_means: list[float | None] = []
     for run in range(num_runs):
         scores = [
             float(r.score)
@@ -234,7 +233,7 @@ def group_j(aggregations: list[JudgeAggregation], num_runs: int) -> dict[str, An
     }
 
 
-def find_price(model: str, prices: dict[str, Any]) -> Optional[dict[str, float]]:
+def find_price(model: str, prices: dict[str, Any]) -> dict[str, float] | None:
     """The price entry of a model: its exact id, else its id without a date suffix.
 
     Args:
@@ -255,7 +254,7 @@ def find_price(model: str, prices: dict[str, Any]) -> Optional[dict[str, float]]
 
 def estimate_cost_usd(
     model: str, input_tokens: float, output_tokens: float, prices: dict[str, Any]
-) -> Optional[float]:
+) -> float | None:
     """Estimated cost in US dollars.
 
     Args:
@@ -271,11 +270,11 @@ def estimate_cost_usd(
 
 
 def cost_usd(
-    price: Optional[dict[str, float]],
+    price: dict[str, float] | None,
     input_tokens: float,
     output_tokens: float,
     factor: float = 1.0,
-) -> Optional[float]:
+) -> float | None:
     """Cost in US dollars of some tokens at a price entry (see :func:`find_price`).
 
     Args:
@@ -307,7 +306,7 @@ class JudgeRunResult:
     per_question: dict[str, JudgeAggregation]
     summary: dict[str, Any]
     error_rate_exceeded: bool = False
-    dry_run_estimate: Optional[dict[str, Any]] = None
+    dry_run_estimate: dict[str, Any] | None = None
 
     def question_json(self, question_id: str) -> dict[str, Any]:
         """Judge fields of one question for ``scores.jsonl``.

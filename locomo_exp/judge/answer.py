@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 from pathlib import Path
-from typing import Optional
 
 from locomo_exp.config import JudgeConfig
 from locomo_exp.judge.aggregate import JudgeAggregation, JudgeResult, aggregate_question
@@ -18,7 +17,7 @@ from locomo_exp.judge.runner import judge_calls_async
 from locomo_exp.records import QARecord
 
 
-def _open_cache(cfg: JudgeConfig, start_dir: Path) -> Optional[JudgeCache]:
+def _open_cache(cfg: JudgeConfig, start_dir: Path) -> JudgeCache | None:
     if not cfg.cache:
         return None
     return JudgeCache(resolve_cache_path(cfg.cache_path, start_dir))
@@ -26,7 +25,7 @@ def _open_cache(cfg: JudgeConfig, start_dir: Path) -> Optional[JudgeCache]:
 
 def _single_record(
     question: str,
-    ground_truth: Optional[str],
+    ground_truth: str | None,
     predicted_answer: str,
     category: int,
     question_id: str,
@@ -44,8 +43,8 @@ def _judge_one_question(
     record: QARecord,
     cfg: JudgeConfig,
     runs: list[int],
-    start_dir: Optional[Path],
-    client: Optional[JudgeClient],
+    start_dir: Path | None,
+    client: JudgeClient | None,
 ) -> list[JudgeResult]:
     check_config(cfg)
     api_version = client.api_version if client is not None else api_version_for(cfg.temperature)
@@ -65,14 +64,14 @@ def _judge_one_question(
 
 def judge_answer(
     question: str,
-    ground_truth: Optional[str],
+    ground_truth: str | None,
     predicted_answer: str,
     category: int,
     *,
-    cfg: Optional[JudgeConfig] = None,
+    cfg: JudgeConfig | None = None,
     run: int = 0,
-    start_dir: Optional[Path] = None,
-    client: Optional[JudgeClient] = None,
+    start_dir: Path | None = None,
+    client: JudgeClient | None = None,
 ) -> JudgeResult:
     """Judge one answer with one call (the seed's ``judge_answer``).
 
@@ -102,15 +101,15 @@ def judge_answer(
 
 def judge_answer_multiple_runs(
     question: str,
-    ground_truth: Optional[str],
+    ground_truth: str | None,
     predicted_answer: str,
     category: int,
     num_runs: int = 10,
     *,
-    cfg: Optional[JudgeConfig] = None,
+    cfg: JudgeConfig | None = None,
     question_id: str = "q",
-    start_dir: Optional[Path] = None,
-    client: Optional[JudgeClient] = None,
+    start_dir: Path | None = None,
+    client: JudgeClient | None = None,
 ) -> JudgeAggregation:
     """Judge one answer ``num_runs`` times, concurrently (the seed's multi-run function).
 

@@ -28,8 +28,9 @@ import asyncio
 import functools
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import Any, Awaitable, Callable, Optional, TypeVar
+from typing import Any, TypeVar
 
 from locomo_exp.config import JudgeConfig
 from locomo_exp.judge.aggregate import JudgeResult
@@ -372,7 +373,7 @@ class BatchJudge(BatchSubmitter):
         return results
 
     def _result_for(
-        self, spec: CallSpec, item: Optional[BatchItemResult], reply: Any
+        self, spec: CallSpec, item: BatchItemResult | None, reply: Any
     ) -> JudgeResult:
         if item is not None and item.result_type == "succeeded" and reply is not None:
             return result_from_reply(reply, self.cfg.protocol, spec.run, cached=False)
@@ -400,8 +401,8 @@ async def judge_batch_async(
     specs: list[CallSpec],
     cfg: JudgeConfig,
     *,
-    cache: Optional[JudgeCache],
-    client: Optional[JudgeClient] = None,
+    cache: JudgeCache | None,
+    client: JudgeClient | None = None,
 ) -> tuple[dict[tuple[str, int], JudgeResult], BatchRunInfo]:
     """Run specs through :class:`BatchJudge`, creating (and closing) a client if needed.
 

@@ -1,5 +1,6 @@
 """Submitting Message Batches: ledger first, then the create call; interrupted attempts
-are resolved by adopting the batch they created (see :mod:`locomo_exp.judge.batch`)."""
+are resolved by adopting the batch they created (see :mod:`locomo_exp.judge.batch`).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import json
 import logging
 import os
 import time
-from typing import Any, Awaitable, Callable, Optional, TypeVar
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from locomo_exp.config import JudgeConfig
 from locomo_exp.judge.batch_plan import (
@@ -93,7 +95,7 @@ class BatchSubmitter:
             return sub.writer_pid == os.getpid() or not pid_alive(sub.writer_pid)
         return False
 
-    async def find_created(self, sub: Submission) -> Optional[BatchStatus]:
+    async def find_created(self, sub: Submission) -> BatchStatus | None:
         """The batch a create attempt made, if the API has one (same size, right time)."""
         known = self.ledger.known_batch_ids()
         listed = await self.with_retries(
@@ -111,7 +113,7 @@ class BatchSubmitter:
         candidates.sort(key=lambda b: b.created_at or 0.0)
         return candidates[0] if candidates else None
 
-    async def resolve_stale(self, sub: Submission) -> Optional[Submission]:
+    async def resolve_stale(self, sub: Submission) -> Submission | None:
         """Adopt the batch of a dead create attempt, or mark the attempt failed.
 
         Returns:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Optional
 
 from locomo_exp.config import JudgeConfig
 from locomo_exp.judge.aggregate import JudgeResult
@@ -180,7 +179,7 @@ def no_verdict_result(reply: JudgeReply, run: int, attempts: int) -> JudgeResult
 
 
 def split_cached(
-    specs: list[CallSpec], cache: Optional[JudgeCache], protocol: str
+    specs: list[CallSpec], cache: JudgeCache | None, protocol: str
 ) -> tuple[dict[tuple[str, int], JudgeResult], list[CallSpec]]:
     """Answer the specs the cache has a reply for; return the others, in order.
 

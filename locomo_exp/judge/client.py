@@ -19,9 +19,10 @@ import asyncio
 import email.utils
 import logging
 import time
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, AsyncIterator, Mapping, Optional, Protocol
+from typing import Any, Protocol
 
 import anthropic
 
@@ -71,8 +72,8 @@ class JudgeRequest:
     system: str
     prompt: str
     max_tokens: int
-    temperature: Optional[float] = None
-    output_schema: Optional[dict[str, Any]] = None
+    temperature: float | None = None
+    output_schema: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -88,12 +89,12 @@ class RateLimitInfo:
         reset_in_s: seconds from the response until the bucket is full again (>= 0).
     """
 
-    limit: Optional[int]
+    limit: int | None
     remaining: int
     reset_in_s: float
 
 
-def _header_int(headers: Mapping[str, str], name: str) -> Optional[int]:
+def _header_int(headers: Mapping[str, str], name: str) -> int | None:
     raw = headers.get(name)
     try:
         return int(str(raw).strip()) if raw is not None else None
@@ -102,8 +103,8 @@ def _header_int(headers: Mapping[str, str], name: str) -> Optional[int]:
 
 
 def parse_rate_limit_headers(
-    headers: Mapping[str, str], now: Optional[float] = None
-) -> Optional[RateLimitInfo]:
+    headers: Mapping[str, str], now: float | None = None
+) -> RateLimitInfo | None:
     """The request rate-limit state of a response, or ``None`` when it has none.
 
     Args:
@@ -149,13 +150,13 @@ class JudgeReply:
     """
 
     text: str
-    stop_reason: Optional[str]
+    stop_reason: str | None
     input_tokens: int = 0
     output_tokens: int = 0
     model: str = ""
-    request_id: Optional[str] = None
-    batch_id: Optional[str] = None
-    rate_limit: Optional[RateLimitInfo] = field(default=None, compare=False)
+    request_id: str | None = None
+    batch_id: str | None = None
+    rate_limit: RateLimitInfo | None = field(default=None, compare=False)
 
 
 class JudgeClient(Protocol):
@@ -180,7 +181,7 @@ class JudgeClient(Protocol):
         ...
 
 
-def api_version_for(temperature: Optional[float]) -> str:
+def api_version_for(temperature: float | None) -> str:
     """The ``anthropic-version`` a request with this temperature must carry.
 
     Args:
@@ -262,9 +263,9 @@ class BatchStatus:
     batch_id: str
     processing_status: str
     counts: dict[str, int] = field(default_factory=dict)
-    created_at: Optional[float] = None
-    ended_at: Optional[float] = None
-    expires_at: Optional[float] = None
+    created_at: float | None = None
+    ended_at: float | None = None
+    expires_at: float | None = None
 
     @property
     def ended(self) -> bool:
@@ -292,7 +293,7 @@ class BatchItemResult:
 
     custom_id: str
     result_type: str
-    reply: Optional[JudgeReply] = None
+    reply: JudgeReply | None = None
     error_type: str = ""
     error_message: str = ""
 
@@ -333,7 +334,7 @@ class JudgeBatchClient(JudgeClient, Protocol):
         ...
 
 
-def parse_retry_after(headers: Mapping[str, str]) -> Optional[float]:
+def parse_retry_after(headers: Mapping[str, str]) -> float | None:
     """Seconds to wait from ``retry-after-ms`` or ``retry-after`` (seconds or HTTP date).
 
     Args:
@@ -461,7 +462,7 @@ async def _within(seconds: float, awaitable: Any) -> Any:
         return await awaitable
 
 
-def _unix(value: Optional[datetime]) -> Optional[float]:
+def _unix(value: datetime | None) -> float | None:
     return value.timestamp() if value is not None else None
 
 
@@ -517,8 +518,8 @@ class AnthropicJudgeClient:
         self,
         *,
         api_key: str,
-        temperature: Optional[float],
-        base_url: Optional[str] = None,
+        temperature: float | None,
+        base_url: str | None = None,
         timeout_s: float = 60.0,
         create_batch_timeout_s: float = 600.0,
     ) -> None:

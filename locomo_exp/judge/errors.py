@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 
 class JudgeError(ValueError):
@@ -26,7 +26,7 @@ class JudgeFatalAPIError(JudgeError):
         self,
         message: str,
         *,
-        status_code: Optional[int] = None,
+        status_code: int | None = None,
         kind: str = "",
         api_message: str = "",
     ) -> None:
@@ -38,7 +38,8 @@ class JudgeFatalAPIError(JudgeError):
 
 class JudgeJobStopped(JudgeError):
     """The job stopped early: the endpoint cannot be reached, or API errors already
-    exceed ``judge.max_error_rate``. Every call completed before is in the cache."""
+    exceed ``judge.max_error_rate``. Every call completed before is in the cache.
+    """
 
 
 class JudgeInterrupted(KeyboardInterrupt):
@@ -52,7 +53,7 @@ class JudgeInterrupted(KeyboardInterrupt):
         calls_cached: calls of the job now in the cache, when known.
     """
 
-    def __init__(self, signum: int, calls_cached: Optional[int] = None) -> None:
+    def __init__(self, signum: int, calls_cached: int | None = None) -> None:
         super().__init__(signum)
         self.signum = signum
         self.calls_cached = calls_cached
@@ -91,9 +92,9 @@ class JudgeCallError(Exception):
         message: str,
         *,
         kind: str,
-        status_code: Optional[int] = None,
+        status_code: int | None = None,
         retryable: bool,
-        retry_after_s: Optional[float] = None,
+        retry_after_s: float | None = None,
         rate_limit: Any = None,
     ) -> None:
         super().__init__(message)

@@ -12,7 +12,8 @@ import contextlib
 import logging
 import signal
 import threading
-from typing import Any, Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
 
 logger = logging.getLogger(__name__)
 

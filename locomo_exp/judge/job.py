@@ -12,7 +12,7 @@ import asyncio
 import logging
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from locomo_exp.config import JudgeConfig, JudgeMode
 from locomo_exp.judge.aggregate import (
@@ -51,13 +51,13 @@ ESTIMATED_OUTPUT_TOKENS = 60
 """Typical output tokens of one judge reply (a short JSON object), for dry-run estimates."""
 
 
-def _open_cache(cfg: JudgeConfig, start_dir: Path) -> Optional[JudgeCache]:
+def _open_cache(cfg: JudgeConfig, start_dir: Path) -> JudgeCache | None:
     if not cfg.cache:
         return None
     return JudgeCache(resolve_cache_path(cfg.cache_path, start_dir))
 
 
-def _price(cfg: JudgeConfig) -> Optional[dict[str, float]]:
+def _price(cfg: JudgeConfig) -> dict[str, float] | None:
     """The judge model's list price (USD per million tokens), or ``None``."""
     return model_price(cfg)
 
@@ -135,9 +135,9 @@ def build_run_result(
     api_version: str,
     calls_made: int,
     category_names: dict[int, str],
-    cache_path: Optional[Path] = None,
-    wall_time_s: Optional[float] = None,
-    batch: Optional[BatchRunInfo] = None,
+    cache_path: Path | None = None,
+    wall_time_s: float | None = None,
+    batch: BatchRunInfo | None = None,
 ) -> JudgeRunResult:
     """Aggregate per-run results into a :class:`JudgeRunResult`.
 
@@ -248,8 +248,8 @@ def _stop_reasons(runs: list[JudgeResult]) -> dict[str, int]:
 
 
 def _runs_cost(
-    runs: list[JudgeResult], price: Optional[dict[str, float]], batch_factor: float
-) -> Optional[float]:
+    runs: list[JudgeResult], price: dict[str, float] | None, batch_factor: float
+) -> float | None:
     """Cost of runs' tokens in USD: batch replies at ``batch_factor`` x list price.
 
     Args:
@@ -281,8 +281,8 @@ def run_judge(
     cfg: JudgeConfig,
     *,
     start_dir: Path,
-    category_names: Optional[dict[int, str]] = None,
-    client: Optional[JudgeClient] = None,
+    category_names: dict[int, str] | None = None,
+    client: JudgeClient | None = None,
 ) -> JudgeRunResult:
     """Judge every record in ``judge.categories``, ``judge.runs`` times each.
 
@@ -356,7 +356,7 @@ def run_judge(
 
     cache = _open_cache(cfg, start_dir)
     started = time.monotonic()
-    batch_info: Optional[BatchRunInfo] = None
+    batch_info: BatchRunInfo | None = None
     try:
         if JudgeMode(cfg.mode) is JudgeMode.batch:
             results, batch_info = asyncio.run(
@@ -404,7 +404,7 @@ def run_judge(
     return result
 
 
-def _fmt_cost(cost: Optional[float]) -> str:
+def _fmt_cost(cost: float | None) -> str:
     return "n/a (no price for the model)" if cost is None else f"{cost:.2f}"
 
 

@@ -9,14 +9,13 @@ its model's price and whether it accepts structured outputs and a temperature
 from __future__ import annotations
 
 import re
-from typing import Optional
 
 from locomo_exp.config import JudgeConfig, JudgeModelInfo
 
 _DATED_ID_RE = re.compile(r"^(.+?)-\d{8}$")
 
 
-def model_info(cfg: JudgeConfig) -> Optional[JudgeModelInfo]:
+def model_info(cfg: JudgeConfig) -> JudgeModelInfo | None:
     """``judge.model_info`` when it describes ``judge.model``, else ``None``.
 
     It does when its ``id`` is null, equals the model id, or equals the model id without
@@ -56,12 +55,13 @@ def uses_structured_output(cfg: JudgeConfig) -> bool:
 
 def accepts_temperature(cfg: JudgeConfig) -> bool:
     """Whether the model accepts a ``temperature`` (``judge.model_info.temperature``; True
-    for a model no preset describes)."""
+    for a model no preset describes).
+    """
     info = model_info(cfg)
     return info is None or bool(info.temperature)
 
 
-def model_price(cfg: JudgeConfig) -> Optional[dict[str, float]]:
+def model_price(cfg: JudgeConfig) -> dict[str, float] | None:
     """The model's list price, ``{"input": ..., "output": ...}`` in USD per million tokens.
 
     Args:

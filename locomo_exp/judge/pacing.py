@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Awaitable, Callable, Optional
+from collections.abc import Awaitable, Callable
 
 from locomo_exp.judge.client import RateLimitInfo
 
@@ -35,7 +35,7 @@ class RateLimiter:
 
     def __init__(
         self,
-        requests_per_minute: Optional[float],
+        requests_per_minute: float | None,
         *,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
@@ -44,19 +44,19 @@ class RateLimiter:
         self._next = 0.0
         self._clock = clock
         self._sleep = sleep
-        self._remaining: Optional[int] = None
+        self._remaining: int | None = None
         self._reset_at = 0.0
         self.in_flight = 0
         """Calls started and not yet answered (kept by the caller)."""
 
-    def observe(self, info: Optional[RateLimitInfo]) -> None:
+    def observe(self, info: RateLimitInfo | None) -> None:
         """Take the rate-limit state of a response (``None``: nothing to take)."""
         if info is None:
             return
         self._remaining = info.remaining
         self._reset_at = self._clock() + info.reset_in_s
 
-    def interval(self, now: Optional[float] = None) -> float:
+    def interval(self, now: float | None = None) -> float:
         """Seconds between call starts now: the larger of the configured and header pace."""
         now = self._clock() if now is None else now
         header = 0.0

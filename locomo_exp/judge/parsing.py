@@ -41,7 +41,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 from locomo_exp.judge.protocols import ProtocolSpec, Verdict, get_protocol
 
@@ -74,9 +74,9 @@ class ParsedReply:
     """
 
     ok: bool
-    score: Optional[float] = None
+    score: float | None = None
     explanation: str = ""
-    label: Optional[str] = None
+    label: str | None = None
     failure_reason: str = ""
     salvaged: bool = False
 
@@ -96,7 +96,7 @@ def _ok(verdict: Verdict, explanation: str = "", *, salvaged: bool = False) -> P
 
 
 def _reading(
-    reading: tuple[Optional[Verdict], str], explanation: str = "", *, salvaged: bool = False
+    reading: tuple[Verdict | None, str], explanation: str = "", *, salvaged: bool = False
 ) -> ParsedReply:
     verdict, reason = reading
     if verdict is None:
@@ -131,7 +131,7 @@ def _explanation(obj: dict[str, Any]) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
-def _from_object(obj: dict[str, Any], spec: ProtocolSpec) -> Optional[ParsedReply]:
+def _from_object(obj: dict[str, Any], spec: ProtocolSpec) -> ParsedReply | None:
     """Parse one JSON object; ``None`` when it has no verdict field at all."""
     obj = _lower_keys(obj)
     if spec.verdict_field not in obj:
@@ -139,7 +139,7 @@ def _from_object(obj: dict[str, Any], spec: ProtocolSpec) -> Optional[ParsedRepl
     return _reading(spec.read(obj[spec.verdict_field]), _explanation(obj))
 
 
-def _salvage(text: str, spec: ProtocolSpec) -> Optional[ParsedReply]:
+def _salvage(text: str, spec: ProtocolSpec) -> ParsedReply | None:
     """Recover a complete verdict field from an unfinished JSON object."""
     explanation_match = _SALVAGE_EXPLANATION_RE.search(text)
     explanation = explanation_match.group(1) if explanation_match else ""
@@ -149,7 +149,7 @@ def _salvage(text: str, spec: ProtocolSpec) -> Optional[ParsedReply]:
     return _reading(spec.read(match.group(1).replace(" ", "")), explanation, salvaged=True)
 
 
-def _plain_verdict(text: str, spec: ProtocolSpec, explanation: str) -> Optional[ParsedReply]:
+def _plain_verdict(text: str, spec: ProtocolSpec, explanation: str) -> ParsedReply | None:
     """The plain-text verdict of ``text`` (the part after the last JSON verdict), if any.
 
     Returns ``None`` when ``text`` states no verdict, a failure when its verdicts disagree,
@@ -166,17 +166,17 @@ def _plain_verdict(text: str, spec: ProtocolSpec, explanation: str) -> Optional[
     return _ok(verdicts[0], explanation)
 
 
-def _bare(text: str, spec: ProtocolSpec) -> Optional[ParsedReply]:
+def _bare(text: str, spec: ProtocolSpec) -> ParsedReply | None:
     """A reply that is only a verdict ("85", "85/100", "Score: 85", "WRONG")."""
     reading = spec.bare(text)
     return None if reading is None else _reading(reading)
 
 
 def parse_judge_reply(
-    text: Optional[str],
+    text: str | None,
     protocol: object = "rubric",
     *,
-    stop_reason: Optional[str] = None,
+    stop_reason: str | None = None,
 ) -> ParsedReply:
     """Parse a judge reply.
 

@@ -11,7 +11,6 @@ import logging
 import math
 import os
 from pathlib import Path
-from typing import Optional
 
 from locomo_exp.config import JudgeConfig, JudgeMode
 from locomo_exp.judge.errors import JudgeError
@@ -199,7 +198,7 @@ def describe_overlong(found: list[tuple[str, int]], limit: int) -> str:
 
 
 def preflight_judge(
-    cfg: JudgeConfig, records: list[QARecord], *, start_dir: Optional[Path] = None
+    cfg: JudgeConfig, records: list[QARecord], *, start_dir: Path | None = None
 ) -> None:
     """Validate a judge job before any call or spending.
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 import time
-from typing import IO, Any, Optional
+from typing import IO, Any
 
 from locomo_exp.judge.aggregate import JudgeResult
 
@@ -13,8 +13,8 @@ logger = logging.getLogger(__name__)
 
 
 def make_bar(
-    total: int, *, initial: int, desc: str, unit: str, enabled: bool, stream: Optional[IO[str]] = None
-) -> Optional[Any]:
+    total: int, *, initial: int, desc: str, unit: str, enabled: bool, stream: IO[str] | None = None
+) -> Any | None:
     """A tqdm progress bar on ``stream`` (default stderr) when it is a terminal, else ``None``.
 
     Args:
@@ -56,7 +56,7 @@ class ProgressReporter:
         *,
         enabled: bool,
         interval_s: float = 5.0,
-        stream: Optional[IO[str]] = None,
+        stream: IO[str] | None = None,
     ) -> None:
         self.total = total
         self.cached = cached
@@ -94,7 +94,7 @@ class ProgressReporter:
             self._last = now
             logger.info("%s", self.line(now))
 
-    def line(self, now: Optional[float] = None) -> str:
+    def line(self, now: float | None = None) -> str:
         """The progress line, e.g. ``judge 120/15400 (0.8%) 31.2 calls/s ETA 0:08:11 ...``."""
         now = time.monotonic() if now is None else now
         elapsed = max(now - self._start, 1e-9)

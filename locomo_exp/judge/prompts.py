@@ -11,8 +11,6 @@ can be told apart later.
 
 from __future__ import annotations
 
-from typing import Optional
-
 from locomo_exp.judge.protocols import (
     CATEGORY_GUIDANCE,
     CATEGORY_LABELS,
@@ -26,7 +24,7 @@ from locomo_exp.judge.protocols.rubric import PROMPT_VERSION as RUBRIC_PROMPT_VE
 
 def build_judge_prompt(
     question: str,
-    ground_truth: Optional[str],
+    ground_truth: str | None,
     predicted_answer: str,
     category: int,
     *,

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Optional
 
 from locomo_exp.config import JudgeConfig
 from locomo_exp.judge.errors import JudgeCallError, JudgeFatalAPIError
@@ -30,7 +30,8 @@ class RetryPolicy:
     @classmethod
     def from_config(cls, cfg: JudgeConfig) -> RetryPolicy:
         """The policy of ``judge.max_retries``, ``judge.retry_initial_backoff_s`` and
-        ``judge.retry_max_backoff_s`` (``max_retry_after_s`` keeps its default)."""
+        ``judge.retry_max_backoff_s`` (``max_retry_after_s`` keeps its default).
+        """
         return cls(
             max_retries=cfg.max_retries,
             initial_backoff_s=cfg.retry_initial_backoff_s,
@@ -40,7 +41,7 @@ class RetryPolicy:
     def delay(
         self,
         retry_number: int,
-        retry_after_s: Optional[float],
+        retry_after_s: float | None,
         rand: Callable[[], float] = random.random,
     ) -> float:
         """Seconds to wait before retry ``retry_number`` (0-based).

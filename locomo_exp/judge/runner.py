@@ -30,8 +30,7 @@ import itertools
 import logging
 import time
 from collections import deque
-from collections.abc import AsyncIterator
-from typing import Awaitable, Callable, Optional
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 from locomo_exp.config import JudgeConfig
 from locomo_exp.judge.aggregate import JudgeResult
@@ -85,13 +84,13 @@ class JudgePool:
         self,
         client: JudgeClient,
         cfg: JudgeConfig,
-        cache: Optional[JudgeCache],
+        cache: JudgeCache | None,
         *,
         stop_on_error_rate: bool = False,
         handle_signals: bool = True,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-        claim_owners: Optional[ClaimOwners] = None,
+        claim_owners: ClaimOwners | None = None,
     ) -> None:
         self.client = client
         self._claim_owners = claim_owners
@@ -102,13 +101,13 @@ class JudgePool:
         self._sleep = sleep
         self.limiter = RateLimiter(cfg.requests_per_minute, clock=clock, sleep=sleep)
         self._pace_from_headers = bool(cfg.pace_from_rate_limit_headers)
-        self.fatal: Optional[JudgeCallError] = None
-        self.stopped: Optional[JudgeJobStopped] = None
+        self.fatal: JudgeCallError | None = None
+        self.stopped: JudgeJobStopped | None = None
         """Why the job stopped early (unreachable endpoint, error rate), if it did."""
-        self.interrupted: Optional[int] = None
+        self.interrupted: int | None = None
         """The signal that interrupted the pool, if one did."""
-        self._hurry: Optional[asyncio.Event] = None
-        self._interrupt_event: Optional[asyncio.Event] = None
+        self._hurry: asyncio.Event | None = None
+        self._interrupt_event: asyncio.Event | None = None
         self.stop_on_error_rate = stop_on_error_rate
         self.handle_signals = handle_signals
         self._resume_at = 0.0
@@ -121,8 +120,8 @@ class JudgePool:
         self.total_calls = 0
         self.waited = 0
         """Calls another owner had in flight, waited for and then read from the cache."""
-        self.progress: Optional[ProgressReporter] = None
-        self._claims: Optional[CallClaims] = None
+        self.progress: ProgressReporter | None = None
+        self._claims: CallClaims | None = None
 
     @property
     def halted(self) -> bool:
@@ -185,7 +184,7 @@ class JudgePool:
 
     async def _attempt(
         self, spec: CallSpec, *, peek: bool = False, first: bool = False
-    ) -> Optional[tuple[JudgeResult, bool]]:
+    ) -> tuple[JudgeResult, bool] | None:
         """Claim and make one call (``peek``: see :meth:`CallClaims.acquire`; ``first``:
         the job's first call, see :meth:`_one`).
 
@@ -210,7 +209,7 @@ class JudgePool:
             if not stored:
                 claims.release(spec.digest)
 
-    def _observe(self, info: Optional[RateLimitInfo]) -> None:
+    def _observe(self, info: RateLimitInfo | None) -> None:
         if self._pace_from_headers:
             self.limiter.observe(info)
 
@@ -389,7 +388,7 @@ class JudgePool:
             due = self._clock() + claim_poll_delay(looks)
             heapq.heappush(waiting, (due, next(sequence), looks + 1, spec))
 
-        async def next_spec() -> Optional[tuple[CallSpec, int]]:
+        async def next_spec() -> tuple[CallSpec, int] | None:
             """The next call to try: new ones first, then those waited for."""
             if queue:
                 return queue.popleft(), 0
@@ -401,7 +400,7 @@ class JudgePool:
                 return spec, looks
             return None
 
-        async def step(first: bool = False) -> Optional[bool]:
+        async def step(first: bool = False) -> bool | None:
             """Try one call; ``None`` when nothing is left, else whether a call was made."""
             item = await next_spec()
             if item is None:
@@ -485,8 +484,8 @@ async def judge_calls_async(
     specs: list[CallSpec],
     cfg: JudgeConfig,
     *,
-    cache: Optional[JudgeCache],
-    client: Optional[JudgeClient] = None,
+    cache: JudgeCache | None,
+    client: JudgeClient | None = None,
     stop_on_error_rate: bool = False,
 ) -> tuple[dict[tuple[str, int], JudgeResult], int]:
     """Run specs through a :class:`JudgePool`, creating (and closing) a client if needed.

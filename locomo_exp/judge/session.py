@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import AsyncIterator
-from typing import Optional
 
 from locomo_exp.config import JudgeConfig
 from locomo_exp.judge.client import AnthropicJudgeClient, JudgeClient
@@ -33,7 +32,7 @@ def make_client(cfg: JudgeConfig) -> AnthropicJudgeClient:
 
 @contextlib.asynccontextmanager
 async def judge_client(
-    cfg: JudgeConfig, client: Optional[JudgeClient] = None
+    cfg: JudgeConfig, client: JudgeClient | None = None
 ) -> AsyncIterator[JudgeClient]:
     """Use ``client``, or build one with :func:`make_client` and close it on exit.
 

@@ -12,11 +12,11 @@ from locomo_exp.report.baselines import (
 )
 from locomo_exp.report.errors import render_error_analysis
 from locomo_exp.report.header import render_header, render_skipped
+from locomo_exp.report.input import render_stored_judge_detail
 from locomo_exp.report.judge import render_judge_section
 from locomo_exp.report.lexical import render_lexical_section, render_stored_judge
 from locomo_exp.report.uncertainty import render_reliability, render_uncertainty
 from locomo_exp.results import RunSummary
-from locomo_exp.report.input import render_stored_judge_detail
 
 
 def render_report(

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from locomo_exp.records import CATEGORY_IDS, FULL_BENCHMARK_QUESTIONS
-from locomo_exp.results import RunSummary
 from locomo_exp.report.input import input_header_lines
+from locomo_exp.results import RunSummary
 
 
 def render_status(summary: RunSummary) -> str:

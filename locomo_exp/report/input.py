@@ -1,13 +1,14 @@
 """Report lines about the input that the data side adds (issue 10): question set, where the
 records and verdicts were found, the file's own aggregates, the dataset check, samples,
-and stored J as the file's authors compute it (mean, majority vote, per run)."""
+and stored J as the file's authors compute it (mean, majority vote, per run).
+"""
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 
-def _pct(value: Optional[float]) -> str:
+def _pct(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f}"
 
 
@@ -54,7 +55,7 @@ def input_header_lines(info: dict[str, Any]) -> list[str]:
     return lines
 
 
-def render_stored_judge_detail(detail: Optional[dict[str, Any]], label: Any) -> str:
+def render_stored_judge_detail(detail: dict[str, Any] | None, label: Any) -> str:
     """Mean / majority / per-run stored J table, when the file has several verdicts or runs.
 
     Args:

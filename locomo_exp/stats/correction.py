@@ -24,8 +24,8 @@ The corrected value is reported beside the raw J, never instead of it.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Optional, Sequence
 
 import numpy as np
 
@@ -49,8 +49,8 @@ class RoganGladen:
     raw: float
     sensitivity: float
     specificity: float
-    value: Optional[float]
-    unclipped: Optional[float]
+    value: float | None
+    unclipped: float | None
     clipped: bool
     reason: str = ""
 
@@ -112,8 +112,8 @@ class CorrectedJ:
     """
 
     estimate: RoganGladen
-    ci_low: Optional[float]
-    ci_high: Optional[float]
+    ci_low: float | None
+    ci_high: float | None
     confidence: float
     n_questions: int
     n_labelled: int

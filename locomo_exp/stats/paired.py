@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Optional, Sequence
+from typing import Any
 
 import numpy as np
 from scipy import stats as sps
@@ -48,8 +49,8 @@ class PairedTest:
     pvalue: float
     statistic: float
     n: int
-    n_resamples: Optional[int] = None
-    discordant: Optional[tuple[int, int]] = None
+    n_resamples: int | None = None
+    discordant: tuple[int, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict of the fields."""
@@ -157,7 +158,7 @@ def sign_flip_test(
     )
 
 
-def holm_adjust(pvalues: Sequence[Optional[float]]) -> list[Optional[float]]:
+def holm_adjust(pvalues: Sequence[float | None]) -> list[float | None]:
     """Holm step-down adjusted p-values (Holm 1979), controlling the family-wise error.
 
     Args:
@@ -168,7 +169,7 @@ def holm_adjust(pvalues: Sequence[Optional[float]]) -> list[Optional[float]]:
         Adjusted p-values in the input order (statsmodels ``multipletests(method='holm')``).
     """
     present = [i for i, p in enumerate(pvalues) if p is not None and not math.isnan(p)]
-    out: list[Optional[float]] = [None] * len(pvalues)
+    out: list[float | None] = [None] * len(pvalues)
     if not present:
         return out
     adjusted = multipletests([pvalues[i] for i in present], method="holm")[1]
@@ -179,7 +180,7 @@ def holm_adjust(pvalues: Sequence[Optional[float]]) -> list[Optional[float]]:
 
 def minimum_detectable_difference(
     sd_diff: float, n: int, alpha: float = 0.05, power: float = 0.8
-) -> Optional[float]:
+) -> float | None:
     """Smallest true mean paired difference detectable with the given power.
 
     ``MDE = (z_{1-alpha/2} + z_{power}) * sd_diff / sqrt(n)`` -- the normal-approximation

@@ -48,8 +48,8 @@ import logging
 import random
 import re
 from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Iterable, Mapping, Optional, Sequence
 
 from locomo_exp.records import QARecord
 from locomo_exp.stats.agreement import Proportion, wilson_interval
@@ -166,7 +166,7 @@ def _stratified(
     return chosen
 
 
-def _other_gold(record: QARecord, donors: Sequence[QARecord], seed: int) -> Optional[str]:
+def _other_gold(record: QARecord, donors: Sequence[QARecord], seed: int) -> str | None:
     own = _norm(record.gold_text)
     eligible = []
     for donor in donors:
@@ -184,17 +184,17 @@ def _candidates(
     kind: str,
     records: Sequence[QARecord],
     seed: int,
-    speakers: Mapping[Optional[str], Sequence[str]],
+    speakers: Mapping[str | None, Sequence[str]],
 ) -> list[tuple[QARecord, AuditControl]]:
     out: list[tuple[QARecord, AuditControl]] = []
-    groups: dict[tuple[Optional[str], int], list[QARecord]] = defaultdict(list)
+    groups: dict[tuple[str | None, int], list[QARecord]] = defaultdict(list)
     for record in records:
         groups[(record.conversation_id, record.category)].append(record)
     for record in records:
         gold = _answer_of(record).strip()
         has_gold = record.ground_truth is not None and bool(gold)
         answerable = record.category in ANSWER_CATEGORIES and has_gold
-        prediction: Optional[str] = None
+        prediction: str | None = None
         note = ""
         if kind == ADVERSARIAL_TRAP:
             trap = (record.adversarial_answer or "").strip()
@@ -233,8 +233,8 @@ def build_controls(
     n: int = 50,
     seed: int = 0,
     kinds: Sequence[str] = BUILTIN_KINDS,
-    categories: Optional[Iterable[int]] = None,
-    speakers: Optional[Mapping[Optional[str], Sequence[str]]] = None,
+    categories: Iterable[int] | None = None,
+    speakers: Mapping[str | None, Sequence[str]] | None = None,
 ) -> list[AuditControl]:
     """Build the built-in audit controls from the input's records (rules in the module doc).
 
@@ -264,7 +264,7 @@ def build_controls(
         )
     allowed = None if categories is None else set(categories)
     all_records = sorted(records, key=lambda r: r.position)
-    questions: dict[Optional[str], list[str]] = defaultdict(list)
+    questions: dict[str | None, list[str]] = defaultdict(list)
     for record in all_records:
         questions[record.conversation_id].append(record.question)
     known = dict(speakers or {})
@@ -287,7 +287,7 @@ def user_controls(
     expected: str | bool,
     *,
     name: str = "user",
-    n: Optional[int] = None,
+    n: int | None = None,
     seed: int = 0,
 ) -> list[AuditControl]:
     """Controls from a results file whose answers are known to be right or wrong.
@@ -347,7 +347,7 @@ class KindSummary:
     accept: Proportion
     error: Proportion
     per_category: dict[int, Proportion]
-    cost_usd: Optional[float] = None
+    cost_usd: float | None = None
     notes: tuple[tuple[str, int], ...] = ()
 
 
@@ -386,9 +386,9 @@ class AuditSummary:
     false_reject: Proportion
     gate: AuditGate
     threshold: float = 50.0
-    max_false_accept: Optional[float] = None
-    max_false_reject: Optional[float] = None
-    cost_usd: Optional[float] = None
+    max_false_accept: float | None = None
+    max_false_reject: float | None = None
+    cost_usd: float | None = None
 
 
 def _pct(x: float) -> str:
@@ -397,13 +397,13 @@ def _pct(x: float) -> str:
 
 def summarise_audit(
     controls: Sequence[AuditControl],
-    verdicts: Mapping[str, Optional[float]],
+    verdicts: Mapping[str, float | None],
     *,
     threshold: float = 50.0,
-    max_false_accept: Optional[float] = None,
-    max_false_reject: Optional[float] = None,
+    max_false_accept: float | None = None,
+    max_false_reject: float | None = None,
     confidence: float = 0.95,
-    cost_usd: Optional[Mapping[str, float]] = None,
+    cost_usd: Mapping[str, float] | None = None,
 ) -> AuditSummary:
     """Summarise judged controls: accept rates per kind and category, error rates, gate.
 
@@ -508,7 +508,7 @@ def summarise_audit(
 
 def audit_pairs(
     controls: Sequence[AuditControl],
-    verdicts: Mapping[str, Optional[float]],
+    verdicts: Mapping[str, float | None],
     threshold: float = 50.0,
 ) -> tuple[list[bool], list[bool]]:
     """(expected, judge accepted) per scored control, for a correction from the audit.

@@ -22,9 +22,10 @@ import csv
 import io
 import json
 import logging
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Optional, Sequence
+from typing import Any
 
 from locomo_exp.records import QARecord
 from locomo_exp.stats.agreement import BinaryAgreement, binary_agreement
@@ -55,10 +56,10 @@ class Label:
         entry: 1-based entry number in the file (CSV: data row; JSON: list item).
     """
 
-    value: Optional[bool]
-    question_id: Optional[str] = None
-    conversation_id: Optional[str] = None
-    question: Optional[str] = None
+    value: bool | None
+    question_id: str | None = None
+    conversation_id: str | None = None
+    question: str | None = None
     entry: int = 0
 
 
@@ -79,7 +80,7 @@ def _norm(text: str) -> str:
     return " ".join(str(text).lower().split())
 
 
-def _parse_value(raw: Any, where: str) -> Optional[bool]:
+def _parse_value(raw: Any, where: str) -> bool | None:
     if isinstance(raw, bool):
         return raw
     if isinstance(raw, (int, float)) and raw in (0, 1):
@@ -206,7 +207,7 @@ class LabelMatch:
         unmatched: labels that matched no record (or several), with the reason.
     """
 
-    values: dict[str, Optional[bool]]
+    values: dict[str, bool | None]
     unmatched: tuple[tuple[Label, str], ...] = ()
 
 
@@ -226,7 +227,7 @@ def match_labels(labels: LabelSet | Iterable[Label], records: Sequence[QARecord]
     for record in records:
         key = (str(record.conversation_id), _norm(record.question))
         by_text.setdefault(key, []).append(record)
-    values: dict[str, Optional[bool]] = {}
+    values: dict[str, bool | None] = {}
     unmatched: list[tuple[Label, str]] = []
     for label in items:
         if label.question_id is not None and label.question_id in by_id:
@@ -295,7 +296,7 @@ class AgreementReport:
     """
 
     reference_name: str
-    overall: Optional[BinaryAgreement]
+    overall: BinaryAgreement | None
     per_category: dict[int, BinaryAgreement]
     n_ambiguous: int = 0
     ambiguous_per_category: dict[int, int] = field(default_factory=dict)
@@ -310,8 +311,8 @@ class AgreementReport:
 def _compare(
     reference_name: str,
     records: Sequence[QARecord],
-    verdicts: Mapping[str, Optional[float]],
-    reference: Mapping[str, Optional[bool]],
+    verdicts: Mapping[str, float | None],
+    reference: Mapping[str, bool | None],
     *,
     threshold: float,
     max_disagreements: int,
@@ -372,7 +373,7 @@ def _compare(
 
 def compare_with_labels(
     records: Sequence[QARecord],
-    verdicts: Mapping[str, Optional[float]],
+    verdicts: Mapping[str, float | None],
     labels: LabelSet | LabelMatch,
     *,
     threshold: float = 50.0,
@@ -407,12 +408,12 @@ def compare_with_labels(
 
 def compare_with_stored(
     records: Sequence[QARecord],
-    verdicts: Mapping[str, Optional[float]],
+    verdicts: Mapping[str, float | None],
     *,
     threshold: float = 50.0,
     max_disagreements: int = 20,
     confidence: float = 0.95,
-) -> Optional[AgreementReport]:
+) -> AgreementReport | None:
     """Agreement and kappa between our judge and the verdicts stored in the file.
 
     The stored verdict (``QARecord.stored_judge_score``, 0-100, from another harness's

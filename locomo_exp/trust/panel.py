@@ -23,8 +23,8 @@ from __future__ import annotations
 import itertools
 import logging
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, Optional, Sequence
 
 import krippendorff
 import numpy as np
@@ -56,20 +56,20 @@ class PanelResult:
 
     models: tuple[str, ...]
     protocol: str
-    j_per_model: dict[str, Optional[float]]
+    j_per_model: dict[str, float | None]
     n_per_model: dict[str, int]
-    verdicts: dict[str, Optional[float]]
+    verdicts: dict[str, float | None]
     unscored_reasons: dict[str, str]
-    panel_j: Optional[float]
+    panel_j: float | None
     n_panel_scored: int
-    alpha: Optional[float]
+    alpha: float | None
     alpha_level: str
     pairwise: dict[tuple[str, str], BinaryAgreement] = field(default_factory=dict)
     cost_multiplier: float = 1.0
 
 
 def panel_cost_multiplier(
-    models: Sequence[str], price_per_call: Optional[Mapping[str, float]] = None
+    models: Sequence[str], price_per_call: Mapping[str, float] | None = None
 ) -> float:
     """How many times the cost of judging with the first model alone a panel costs.
 
@@ -98,7 +98,7 @@ def panel_cost_multiplier(
     return sum(float(price_per_call[m]) for m in models) / first
 
 
-def _alpha(matrix: np.ndarray, level: str) -> Optional[float]:
+def _alpha(matrix: np.ndarray, level: str) -> float | None:
     values = matrix[~np.isnan(matrix)]
     pairable = (np.sum(~np.isnan(matrix), axis=0) >= 2).any()
     if np.unique(values).size < 2 or not pairable:
@@ -108,12 +108,12 @@ def _alpha(matrix: np.ndarray, level: str) -> Optional[float]:
 
 
 def judge_panel(
-    verdicts: Mapping[str, Mapping[str, Optional[float]]],
+    verdicts: Mapping[str, Mapping[str, float | None]],
     *,
     protocol: str = "binary",
     threshold: float = 50.0,
-    question_ids: Optional[Sequence[str]] = None,
-    price_per_call: Optional[Mapping[str, float]] = None,
+    question_ids: Sequence[str] | None = None,
+    price_per_call: Mapping[str, float] | None = None,
     confidence: float = 0.95,
 ) -> PanelResult:
     """Combine per-model verdicts into a panel (rules in the module doc).
@@ -156,7 +156,7 @@ def judge_panel(
     n_per_model = {m: int(scored[i].sum()) for i, m in enumerate(models)}
 
     accepts = np.where(scored, matrix >= threshold, False)
-    panel: dict[str, Optional[float]] = {}
+    panel: dict[str, float | None] = {}
     reasons: dict[str, str] = {}
     for j, qid in enumerate(question_ids):
         yes = int(accepts[:, j].sum())

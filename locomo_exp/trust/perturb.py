@@ -33,8 +33,8 @@ import calendar
 import re
 import zlib
 from collections import Counter
+from collections.abc import Iterable
 from datetime import date, timedelta
-from typing import Iterable, Optional
 
 MONTHS: tuple[str, ...] = tuple(calendar.month_name[1:])
 _MONTH_ALT = (
@@ -173,7 +173,7 @@ def _valid_date_match(form: str, match: re.Match[str]) -> bool:
     return 1 <= int(match["d"]) <= calendar.monthrange(year, month)[1]
 
 
-def shift_date(gold: str, key: str) -> Optional[str]:
+def shift_date(gold: str, key: str) -> str | None:
     """The gold with its first date shifted by one component (rules in the module doc).
 
     Args:
@@ -229,7 +229,7 @@ def _word_like(value: int, like: str) -> str:
     return word
 
 
-def change_number(gold: str) -> Optional[str]:
+def change_number(gold: str) -> str | None:
     """The gold with its first number (outside dates) doubled (rules in the module doc).
 
     Args:
@@ -255,7 +255,7 @@ def change_number(gold: str) -> Optional[str]:
     return None
 
 
-def swap_name(gold: str, speakers: Iterable[str]) -> Optional[str]:
+def swap_name(gold: str, speakers: Iterable[str]) -> str | None:
     """The gold with its one speaker name replaced by the next speaker (module doc).
 
     Args:

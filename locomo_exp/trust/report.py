@@ -10,7 +10,7 @@ own -1..1 scale; ``None`` values are left out of the metrics.
 from __future__ import annotations
 
 import re
-from typing import Mapping, Optional
+from collections.abc import Mapping
 
 from locomo_exp.records import category_slug
 from locomo_exp.stats.agreement import BinaryAgreement, Proportion
@@ -20,7 +20,7 @@ from locomo_exp.trust.labels import AgreementReport
 from locomo_exp.trust.panel import PanelResult
 
 
-def _pct(x: Optional[float]) -> str:
+def _pct(x: float | None) -> str:
     return "–" if x is None else f"{100 * x:.1f}%"
 
 
@@ -37,7 +37,7 @@ def _rate_count(p: Proportion) -> str:
     return f"{_pct(p.rate)} ({p.successes}/{p.n})"
 
 
-def _num(x: Optional[float], digits: int = 3) -> str:
+def _num(x: float | None, digits: int = 3) -> str:
     return "–" if x is None else f"{x:.{digits}f}"
 
 
@@ -46,12 +46,12 @@ def _cell(text: object, limit: int = 80) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def _cat_label(category: int, names: Optional[Mapping[int, str]]) -> str:
+def _cat_label(category: int, names: Mapping[int, str] | None) -> str:
     return f"{category} ({names[category]})" if names and category in names else str(category)
 
 
 def render_audit_section(
-    summary: AuditSummary, category_names: Optional[Mapping[int, str]] = None
+    summary: AuditSummary, category_names: Mapping[int, str] | None = None
 ) -> str:
     """The "Judge audit" section (goes right under J).
 
@@ -134,7 +134,7 @@ def _agreement_row(label: str, agreement: BinaryAgreement) -> str:
 
 
 def render_labels_section(
-    report: AgreementReport, category_names: Optional[Mapping[int, str]] = None
+    report: AgreementReport, category_names: Mapping[int, str] | None = None
 ) -> str:
     """The "Agreement with human labels" (or "... with stored verdicts") section.
 
@@ -310,7 +310,7 @@ def _put_agreement(out: dict[str, float], prefix: str, a: BinaryAgreement) -> No
 
 
 def _agreement_metrics(
-    out: dict[str, float], prefix: str, report: AgreementReport, names: Optional[Mapping[int, str]]
+    out: dict[str, float], prefix: str, report: AgreementReport, names: Mapping[int, str] | None
 ) -> None:
     if report.overall is not None:
         _put_agreement(out, f"{prefix}/overall", report.overall)
@@ -323,12 +323,12 @@ def _agreement_metrics(
 
 def trust_metrics(
     *,
-    audit: Optional[AuditSummary] = None,
-    labels: Optional[AgreementReport] = None,
-    stored: Optional[AgreementReport] = None,
-    corrected: Optional[CorrectedJ] = None,
-    panel: Optional[PanelResult] = None,
-    category_names: Optional[Mapping[int, str]] = None,
+    audit: AuditSummary | None = None,
+    labels: AgreementReport | None = None,
+    stored: AgreementReport | None = None,
+    corrected: CorrectedJ | None = None,
+    panel: PanelResult | None = None,
+    category_names: Mapping[int, str] | None = None,
 ) -> dict[str, float]:
     """MLflow-ready numbers for every trust result given (rates on 0-100).
 

@@ -6,13 +6,12 @@ import argparse
 import logging
 import sys
 from pathlib import Path
-from typing import Optional
 
 from locomo_exp.judge.cache.merge import merge_caches
 from locomo_exp.judge.errors import JudgeError
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """Run the cache command line; returns the exit code (0 ok, 2 bad input)."""
     parser = argparse.ArgumentParser(
         prog="python -m locomo_exp.judge.cache", description="Judge cache tools."

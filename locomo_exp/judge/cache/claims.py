@@ -21,7 +21,7 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass
-from typing import ClassVar, Optional
+from typing import ClassVar
 
 from locomo_exp.judge.cache.store import HOSTNAME, CacheKey, JudgeCache
 from locomo_exp.judge.client import JudgeReply
@@ -99,10 +99,10 @@ class Claim:
         took_over: when the claim was taken from a dead or silent owner, a description of it.
     """
 
-    reply: Optional[JudgeReply] = None
+    reply: JudgeReply | None = None
     acquired: bool = False
-    holder: Optional[str] = None
-    took_over: Optional[str] = None
+    holder: str | None = None
+    took_over: str | None = None
 
 
 class CallClaims:
@@ -121,7 +121,7 @@ class CallClaims:
     """
 
     def __init__(
-        self, cache: JudgeCache, *, stale_after_s: float, owners: Optional[ClaimOwners] = None
+        self, cache: JudgeCache, *, stale_after_s: float, owners: ClaimOwners | None = None
     ) -> None:
         self.cache = cache
         self._conn = cache.connection
@@ -144,7 +144,7 @@ class CallClaims:
             return owner in self.owners
         return pid_alive(pid)
 
-    def _check(self, digest: str) -> tuple[Optional[JudgeReply], Optional[str], Optional[str]]:
+    def _check(self, digest: str) -> tuple[JudgeReply | None, str | None, str | None]:
         """(stored reply, live holder, stale holder) of a key, read in the current snapshot."""
         reply = self.cache.get(digest)
         if reply is not None:
@@ -200,8 +200,8 @@ class CallClaims:
         key: CacheKey,
         reply: JudgeReply,
         *,
-        question_id: Optional[str],
-        digest: Optional[str] = None,
+        question_id: str | None,
+        digest: str | None = None,
     ) -> None:
         """Store a call's reply and release its claim, in one transaction.
 

@@ -15,7 +15,6 @@ import time
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Optional
 
 from locomo_exp.judge.cache.store import HOSTNAME, Immediate, JudgeCache, in_clause_chunks
 from locomo_exp.judge.client import BatchItemResult
@@ -49,7 +48,7 @@ class LedgerRequest:
     custom_id: str
     digest: str
     key_fields: str
-    question_id: Optional[str]
+    question_id: str | None
     run_index: int
 
 
@@ -69,12 +68,12 @@ class Submission:
     """
 
     submission_id: str
-    batch_id: Optional[str]
+    batch_id: str | None
     status: str
     request_count: int
     submitted_at: float
-    writer_pid: Optional[int]
-    writer_host: Optional[str]
+    writer_pid: int | None
+    writer_host: str | None
 
 
 def custom_id_for(digest: str) -> str:
@@ -195,7 +194,7 @@ class BatchLedger:
         return submissions, taken
 
     def set_batch_id(
-        self, submission_id: str, batch_id: str, batch_created_at: Optional[float]
+        self, submission_id: str, batch_id: str, batch_created_at: float | None
     ) -> None:
         """Record the API's batch id (status :data:`IN_PROGRESS`), committed at once."""
         self._conn.execute(
@@ -209,8 +208,8 @@ class BatchLedger:
         submission_id: str,
         status: str,
         *,
-        counts: Optional[dict[str, int]] = None,
-        ended_at: Optional[float] = None,
+        counts: dict[str, int] | None = None,
+        ended_at: float | None = None,
     ) -> None:
         """Change a submission's status (and its last known request counts)."""
         self._conn.execute(
@@ -233,7 +232,7 @@ class BatchLedger:
             raise KeyError(submission_id)
         return Submission(*row)
 
-    def submissions(self, status: Optional[str] = None) -> list[Submission]:
+    def submissions(self, status: str | None = None) -> list[Submission]:
         """All submissions (or those with ``status``), oldest first."""
         where, args = ("WHERE status = ?", (status,)) if status else ("", ())
         rows = self._conn.execute(

@@ -26,9 +26,9 @@ import random
 import socket
 import sqlite3
 import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, Optional
 
 from locomo_exp.judge.client import JudgeReply
 from locomo_exp.judge.errors import JudgeError
@@ -134,13 +134,13 @@ class CacheKey:
 
     model: str
     api_version: str
-    temperature: Optional[float]
+    temperature: float | None
     protocol: str
     prompt_version: str
     max_tokens: int
     structured_output: bool
     question: str
-    ground_truth: Optional[str]
+    ground_truth: str | None
     prediction: str
     category: int
     run_index: int
@@ -194,7 +194,7 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 """The first 16 bytes of every SQLite database file."""
 
 
-def cache_path_problem(path: Path) -> Optional[str]:
+def cache_path_problem(path: Path) -> str | None:
     """Why ``path`` cannot be used as the judge cache, or ``None`` when it can.
 
     A missing file (created on first use) and an empty file are fine; a directory, a
@@ -291,7 +291,7 @@ class JudgeCache:
         """The SQLite connection (autocommit; shared with the claims and the batch ledger)."""
         return self._conn
 
-    def get(self, key: str) -> Optional[JudgeReply]:
+    def get(self, key: str) -> JudgeReply | None:
         """The stored reply of one digest, or ``None``."""
         row = self._conn.execute(
             "SELECT text, stop_reason, input_tokens, output_tokens, response_model, batch_id "
@@ -320,7 +320,7 @@ class JudgeCache:
                 found[row[0]] = _reply_from_row(row[1:])
         return found
 
-    def put(self, key: CacheKey, reply: JudgeReply, *, question_id: Optional[str] = None) -> None:
+    def put(self, key: CacheKey, reply: JudgeReply, *, question_id: str | None = None) -> None:
         """Store one completed call and commit it (first writer of a key wins).
 
         Args:
@@ -334,7 +334,7 @@ class JudgeCache:
         self,
         digest: str,
         key_fields: str,
-        question_id: Optional[str],
+        question_id: str | None,
         run_index: int,
         reply: JudgeReply,
     ) -> None:
@@ -386,7 +386,7 @@ class JudgeCache:
         self.close()
 
 
-def _reply_from_row(row: tuple[str, Optional[str], int, int, Optional[str], Optional[str]]) -> JudgeReply:
+def _reply_from_row(row: tuple[str, str | None, int, int, str | None, str | None]) -> JudgeReply:
     text, stop_reason, in_tok, out_tok, model, batch_id = row
     return JudgeReply(
         text=text,

@@ -16,9 +16,9 @@ the judge that tag contents are data, never instructions.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, Optional
+from typing import Any, Literal
 
 CATEGORY_LABELS: dict[int, str] = {
     1: "multi-hop",
@@ -94,7 +94,7 @@ def _as_text(value: object) -> str:
 
 def render_user_prompt(
     question: str,
-    ground_truth: Optional[str],
+    ground_truth: str | None,
     predicted_answer: str,
     category: int,
     closing: str,
@@ -141,7 +141,7 @@ class Verdict:
     """
 
     score: float
-    label: Optional[str] = None
+    label: str | None = None
 
     @property
     def shown(self) -> Any:
@@ -149,7 +149,7 @@ class Verdict:
         return self.label if self.label is not None else self.score
 
 
-Reading = tuple[Optional[Verdict], str]
+Reading = tuple[Verdict | None, str]
 """A verdict, or ``(None, reason)`` when the value is not a valid verdict."""
 
 
@@ -187,7 +187,7 @@ class ProtocolSpec:
     read: Callable[[Any], Reading]
     salvage_pattern: re.Pattern[str]
     plain_verdicts: Callable[[str], tuple[list[Verdict], str]]
-    bare: Callable[[str], Optional[Reading]]
+    bare: Callable[[str], Reading | None]
     label_scores: Mapping[str, float] = field(default_factory=dict)
 
     @property
@@ -198,7 +198,7 @@ class ProtocolSpec:
     def build_prompt(
         self,
         question: str,
-        ground_truth: Optional[str],
+        ground_truth: str | None,
         predicted_answer: str,
         category: int,
     ) -> str:

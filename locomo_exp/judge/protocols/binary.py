@@ -9,7 +9,7 @@ at the nominal level.
 from __future__ import annotations
 
 import re
-from typing import Any, Optional
+from typing import Any
 
 from locomo_exp.judge.protocols.base import DATA_RULES, ProtocolSpec, Reading, Verdict
 
@@ -91,7 +91,7 @@ def plain_labels(text: str) -> tuple[list[Verdict], str]:
     return verdicts, ""
 
 
-def bare_label(text: str) -> Optional[Reading]:
+def bare_label(text: str) -> Reading | None:
     """A reply that is only a label (``"WRONG"``, ``"**CORRECT**"``), else ``None``."""
     match = _BARE_LABEL_RE.match(text)
     return read_label(match.group(1)) if match else None

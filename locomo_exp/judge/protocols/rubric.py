@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Optional
+from typing import Any
 
 from locomo_exp.judge.protocols.base import DATA_RULES, ProtocolSpec, Reading, Verdict
 
@@ -103,7 +103,7 @@ def plain_scores(text: str) -> tuple[list[Verdict], str]:
     return verdicts, ""
 
 
-def bare_score(text: str) -> Optional[Reading]:
+def bare_score(text: str) -> Reading | None:
     """A reply that is only a score (``"85"``, ``"85/100"``, ``"Score: 85"``), else ``None``."""
     if not BARE_SCORE_RE.match(text):
         return None
