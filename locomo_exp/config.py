@@ -551,6 +551,8 @@ def to_experiment_config(cfg: DictConfig | ExperimentConfig) -> ExperimentConfig
     if unknown:
         raise UnknownConfigKeyError(unknown)
     merged = OmegaConf.merge(schema, cfg)
+    if merged.data.get("runs") and OmegaConf.is_missing(merged.data, "path"):
+        merged.data.path = None  # data.runs=[...] names the files; data.path is not needed
     obj = OmegaConf.to_object(merged)
     assert isinstance(obj, ExperimentConfig)
     validate_values(obj)

@@ -19,6 +19,7 @@ from locomo_exp import __version__, tracking
 from locomo_exp.analysis import analyse
 from locomo_exp.config import ExperimentConfig
 from locomo_exp.data import LoadedResults, LoadedRuns, expand_paths, load_data
+from locomo_exp.scoring.runs import runs_section
 from locomo_exp.data.info import input_info, stored_judge_section
 from locomo_exp.data.input_file import absolute_path, check_regular_file
 from locomo_exp.outputs import (
@@ -225,6 +226,8 @@ def _write_outputs(
         status=status,
         analysis=analysis,
         stored_judge_detail=stored_judge_section(loaded),
+        stored_metrics=loaded.stored_metrics,
+        runs=loaded.runs_summary,
     )
     plots = [
         plot.name
@@ -345,7 +348,11 @@ def run_experiment(
             tracking.log_params(logged_params)
         loaded_any = load_data(cfg.data, start_dir, cfg.category_names)
         if isinstance(loaded_any, LoadedRuns):  # data.runs: run 1 is scored, stored J of every run
-            loaded = replace(loaded_any.runs[0], across_runs=loaded_any.stored_j_across_runs())
+            loaded = replace(
+                loaded_any.runs[0],
+                across_runs=loaded_any.stored_j_across_runs(),
+                runs=loaded_any.runs,
+            )
         else:
             loaded = loaded_any
         log.info("read %d records from %s (format %s)", len(loaded.records), data_path, loaded.format)
@@ -361,6 +368,10 @@ def run_experiment(
             if cfg.scorer.uses_f1
             else []
         )
+        if loaded.runs and lexical:  # data.runs: every run scored, mean ± std across runs
+            loaded = replace(loaded, runs_summary=runs_section(
+                [run.records for run in loaded.runs], [run.path for run in loaded.runs],
+                cfg.f1.variant.value, cfg.f1.bleu1))
         status = {"f1": "ok"} if cfg.scorer.uses_f1 else {}
         if cfg.scorer.uses_judge:
             status["judge"] = JUDGE_RUNNING

@@ -17,6 +17,8 @@ Layout (``schema_version`` 1)::
      "metrics": {metric: {category key: {mean, count, min, max}}},     # lexical, 0-1
      "latency": {field: {count, p50, p95, mean}},                      # seconds; tokens
      "stored_judge": {category key: {mean, count, min, max}}?,         # 0-100
+     "stored_vs_recomputed": {stored field: {best, equal, ...}}?,     # 0-1
+     "runs": {n_runs, files, lexical: {metric: {key: {per_run, mean, std}}}}?,
      "judge": {...the judge package's summary...}?,                    # J 0-100
      "status": {part: "ok" | what happened},
      "analysis": {confidence, bootstrap_samples, seed, bootstrap, extremes,
@@ -548,6 +550,11 @@ class RunSummary:
         analysis: bootstrap intervals, reliability and error analysis, or ``None``.
         stored_judge_detail: stored J as the file's authors compute it (field, mean over
             judgments, majority vote, per-run J, mean ± std across runs; 0-100), or ``None``.
+        stored_vs_recomputed: the file's own per-question metrics (``f1_score``,
+            ``<name>_f1``...) against this run's, per stored field
+            (:func:`locomo_exp.scoring.stored.compare_stored`; 0-1), or ``None``.
+        runs: ``data.runs``: ``{"n_runs", "files", "lexical": {metric: {category key:
+            {"per_run", "mean", "std"}}}}`` (0-1; sample std across runs), or ``None``.
     """
 
     input: InputInfo
@@ -562,6 +569,8 @@ class RunSummary:
     status: dict[str, str] = field(default_factory=dict)
     analysis: Analysis | None = None
     stored_judge_detail: dict[str, Any] | None = None
+    stored_vs_recomputed: dict[str, Any] | None = None
+    runs: dict[str, Any] | None = None
 
     def category_name(self, key: str | int) -> str:
         """Display name of a category id (``"?"`` when unknown)."""
@@ -599,6 +608,10 @@ class RunSummary:
             data["stored_judge"] = by_category_to_json(self.stored_judge)
         if self.stored_judge_detail is not None:
             data["stored_judge_detail"] = self.stored_judge_detail
+        if self.stored_vs_recomputed is not None:
+            data["stored_vs_recomputed"] = self.stored_vs_recomputed
+        if self.runs is not None:
+            data["runs"] = self.runs
         if self.judge is not None:
             data["judge"] = self.judge.to_json()
         data["status"] = dict(self.status)
@@ -638,4 +651,6 @@ class RunSummary:
             status={str(k): str(v) for k, v in (data.get("status") or {}).items()},
             analysis=None if analysis is None else Analysis.from_json(analysis),
             stored_judge_detail=data.get("stored_judge_detail"),
+            stored_vs_recomputed=data.get("stored_vs_recomputed"),
+            runs=data.get("runs"),
         )

@@ -13,7 +13,9 @@ import numpy as np
 
 from locomo_exp.records import CATEGORY_GROUPS, CATEGORY_IDS, QARecord
 from locomo_exp.results import Analysis, InputInfo, JudgeSummary, LatencyStats, RunSummary
-from locomo_exp.scoring.aggregate import aggregate_by_category
+from locomo_exp.scoring.aggregate import aggregate_by_category, lexical_aggregates
+from locomo_exp.scoring.specs import OFFICIAL_VERSIONS
+from locomo_exp.scoring.stored import compare_stored
 
 LATENCY_FIELDS: tuple[str, ...] = ("search_latency_s", "total_latency_s", "context_tokens")
 """Optional per-question fields summarised by :func:`latency_stats` (seconds; tokens)."""
@@ -61,6 +63,8 @@ def build_summary(
     status: Mapping[str, str] | None = None,
     analysis: Analysis | None = None,
     stored_judge_detail: dict[str, Any] | None = None,
+    stored_metrics: Mapping[str, Mapping[str, float]] | None = None,
+    runs: dict[str, Any] | None = None,
 ) -> RunSummary:
     """Assemble the run's results (written as ``summary.json`` by :meth:`RunSummary.to_json`).
 
@@ -78,10 +82,19 @@ def build_summary(
         analysis: output of :func:`locomo_exp.analysis.analyse`.
         stored_judge_detail: stored J as the file's authors compute it, from
             :func:`locomo_exp.data.info.stored_judge_section`.
+        stored_metrics: question id -> the file's own per-question metrics
+            (``LoadedResults.stored_metrics``); compared with ``lexical`` into
+            ``stored_vs_recomputed`` (:func:`locomo_exp.scoring.stored.compare_stored`).
+        runs: per-run lexical means for ``data.runs``
+            (:func:`locomo_exp.scoring.runs.runs_section`).
 
     A ``stored_judge`` section (0-100 per category) is added when the input carries
     verdicts of another judge (``data.fields.judge_score``; the Mem0 harness's
     ``llm_score``).
+
+    ``metrics`` also holds ``f1_locomo_official``: the mean of each question's
+    ``round(f1_locomo, 3)``, as LoCoMo's own aggregation computes it (its version text is
+    added to ``versions``); ``f1_locomo`` keeps the unrounded mean.
 
     Returns:
         A :class:`RunSummary`; F1 and BLEU-1 means are 0-1. Category keys are ``"1"``..``"5"``,
@@ -95,10 +108,9 @@ def build_summary(
         str(c): len({r.conversation_id for r in records if r.category == c}) for c in CATEGORY_IDS
     }
     conversations["overall"] = len({r.conversation_id for r in records})
-    metrics = {
-        name: aggregate_by_category((row[name] for row in lexical), categories)
-        for name in (lexical[0] if lexical else ())
-    }
+    metrics = lexical_aggregates(lexical, categories)
+    versions = dict(versions)
+    versions.update({n: OFFICIAL_VERSIONS[n] for n in metrics if n in OFFICIAL_VERSIONS})
     stored = [r.stored_judge_score for r in records]
     stored_judge = (
         aggregate_by_category(stored, categories) if any(v is not None for v in stored) else None
@@ -118,5 +130,7 @@ def build_summary(
         status=dict(status or {}),
         analysis=analysis,
         stored_judge_detail=stored_judge_detail,
+        stored_vs_recomputed=compare_stored(records, lexical, stored_metrics or {}),
+        runs=runs,
     )
 

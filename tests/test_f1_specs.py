@@ -13,6 +13,7 @@ from locomo_exp.records import QARecord
 from locomo_exp.report.lexical import lexical_columns, render_lexical_table
 from locomo_exp.results import GroupStats, InputInfo, RunSummary
 from locomo_exp.scoring import score_lexical
+from locomo_exp.scoring.aggregate import lexical_aggregates
 from locomo_exp.scoring.specs import (
     BLEU1_VERSION,
     F1_FUNCTIONS,
@@ -62,6 +63,7 @@ def test_versions_functions_and_titles_are_derived_from_the_specs() -> None:
     assert METRIC_TITLES == {
         "f1": "F1 (reported variant)",
         "f1_locomo": "F1, LoCoMo official",
+        "f1_locomo_official": "F1, LoCoMo official (authors' mean, round(3) first)",
         "f1_squad": "F1, SQuAD-style stemmed",
         "f1_mem0": "F1, Mem0 harness",
         "bleu1": "BLEU-1 (Mem0 harness)",
@@ -129,7 +131,8 @@ def test_report_has_one_column_per_scored_lexical_metric_titled_by_its_spec() ->
     row = score_lexical(
         [QARecord(question_id="a", question="q", ground_truth="x", prediction="x", category=4)]
     )[0]
-    columns = lexical_columns(_summary_with_metrics(list(row)))
+    # the summary's metrics: every per-question metric, plus f1_locomo_official after f1_locomo
+    columns = lexical_columns(_summary_with_metrics(list(lexical_aggregates([row], [4]))))
     assert columns == list(METRIC_TITLES.items())
 
 

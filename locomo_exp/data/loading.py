@@ -59,6 +59,11 @@ class LoadedResults:
         across_runs: when this is the first of ``data.runs``, stored J of every run and
             mean ± sample std across runs per aggregate key
             (:meth:`~.several.LoadedRuns.stored_j_across_runs`).
+        stored_metrics: question id -> per-question metrics the file carries
+            (``{"f1_score": 0.5, "bleu_score": 0.4}``), for questions that have any.
+        runs: when this is the first of ``data.runs``, every run (this one first).
+        runs_summary: each run scored, mean ± std across runs
+            (:func:`locomo_exp.scoring.runs.runs_section`), set by the experiment.
     """
 
     records: list[QARecord]
@@ -77,6 +82,9 @@ class LoadedResults:
     subset: dict[str, Any] | None = None
     sources: list[tuple[Path, str]] = field(default_factory=list)
     across_runs: dict[str, Any] | None = None
+    stored_metrics: dict[str, dict[str, float]] = field(default_factory=dict)
+    runs: list[LoadedResults] | None = None
+    runs_summary: dict[str, Any] | None = None
 
     @property
     def n_skipped_records(self) -> int:
@@ -266,6 +274,7 @@ def load_results(
     excluded: list[RecordProblem] = []
     missing: list[RecordProblem] = []
     verdicts: list[tuple[int, str, list[Any]]] = []
+    stored_metrics: dict[str, dict[str, float]] = {}
     seen_ids: dict[str, str] = {}
     for position, (where, conversation_id, raw) in enumerate(raw_items):
         built = builder.build(raw, where, conversation_id, position)
@@ -286,6 +295,8 @@ def load_results(
             if built.verdicts:
                 verdicts.append((len(records), where, built.verdicts))
             records.append(record)
+            if built.stored_metrics:
+                stored_metrics[record.question_id] = built.stored_metrics
             if built.missing_prediction is not None:
                 missing.append(built.missing_prediction)
         if built.no_gold is not None:
@@ -332,6 +343,7 @@ def load_results(
         reference=reference_check,
         subset=subset,
         sources=[(path, digest)],
+        stored_metrics=stored_metrics,
     )
 
 

@@ -22,6 +22,7 @@ from locomo_exp.data.answer_values import (
 from locomo_exp.data.input_file import RecordProblem
 from locomo_exp.data.raw import MISSING as _MISSING
 from locomo_exp.data.raw import get_field as _get
+from locomo_exp.data.stored_metrics import stored_metric_values
 from locomo_exp.data.verdicts import verdict_list
 from locomo_exp.records import CATEGORY_IDS, DEFAULT_CATEGORY_NAMES, QARecord
 
@@ -94,6 +95,8 @@ class Built:
         missing_prediction: set when its prediction is null, NaN or Infinity.
         verdicts: the stored judge verdicts as read (bool, text label or number), for the
             file's scale; empty when the record has none.
+        stored_metrics: per-question metrics the file carries (``f1_score``, ``<name>_f1``),
+            from :func:`~.stored_metrics.stored_metric_values`.
     """
 
     record: QARecord | None
@@ -101,6 +104,7 @@ class Built:
     no_gold: RecordProblem | None = None
     missing_prediction: RecordProblem | None = None
     verdicts: list[Any] = field(default_factory=list)
+    stored_metrics: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -285,4 +289,7 @@ class RecordBuilder:
                 self.path, where, m.prediction, f"prediction is {prediction_missing}", position
             ),
             verdicts=verdicts,
+            stored_metrics=stored_metric_values(
+                raw, {str(k) for k in (m.prediction, m.ground_truth, m.judge_score) if k}
+            ),
         )

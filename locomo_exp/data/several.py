@@ -22,7 +22,7 @@ from locomo_exp.data.input_file import absolute_path, file_error
 from locomo_exp.data.loading import LoadedResults, load_results
 from locomo_exp.data.question_set import detect_question_set
 from locomo_exp.data.verdicts import mean_and_std
-from locomo_exp.records import CATEGORY_GROUPS
+from locomo_exp.records import CATEGORY_GROUPS, QARecord
 
 _GLOB_CHARS = set("*?[")
 
@@ -88,8 +88,11 @@ def pool_results(
         return load_results(paths[0], config, category_names)
     per_file = replace(config, limit=None)
     loaded = [load_results(p, per_file, category_names) for p in paths]
-    records = []
+    records: list[QARecord] = []
+    stored_metrics: dict[str, dict[str, float]] = {}
     for prefix, part in zip(_prefixes([x.path for x in loaded]), loaded):
+        for question_id, values in part.stored_metrics.items():
+            stored_metrics[f"{prefix}/{question_id}"] = values
         for record in part.records:
             conversation = f"{prefix}/{record.conversation_id}" if record.conversation_id else prefix
             records.append(replace(record, question_id=f"{prefix}/{record.question_id}",
@@ -109,6 +112,7 @@ def pool_results(
         judge_field=", ".join(sorted(judge_fields)) or None,
         question_set=detect_question_set(records),
         sources=[(x.path, x.sha256) for x in loaded],
+        stored_metrics=stored_metrics,
     )
     if config.limit is not None:
         from locomo_exp.data.sample import stratified_sample

@@ -11,6 +11,7 @@ from locomo_exp.report.baselines import (
     render_latency_comparison,
 )
 from locomo_exp.report.errors import render_error_analysis
+from locomo_exp.report.fidelity import fidelity_sections
 from locomo_exp.report.header import render_header, render_skipped
 from locomo_exp.report.input import render_stored_judge_detail
 from locomo_exp.report.judge import render_judge_section
@@ -54,6 +55,8 @@ def render_report(
     detail = render_stored_judge_detail(summary.stored_judge_detail, summary.category_label)
     if detail:
         lines += ["", detail]
+    for section in fidelity_sections(summary):  # data.runs per run; stored vs recomputed
+        lines += ["", section]
     if summary.judge is not None:
         lines += ["", render_judge_section(summary)]
         j_sets = [b for b in baselines.values() if b.metric == BaselineMetric.j]

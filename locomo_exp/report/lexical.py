@@ -5,7 +5,7 @@ from __future__ import annotations
 from locomo_exp.records import CATEGORY_GROUPS
 from locomo_exp.report.format import fmt_num, fmt_pct
 from locomo_exp.results import RunSummary
-from locomo_exp.scoring.specs import METRIC_TITLES
+from locomo_exp.scoring.specs import METRIC_TITLES, OFFICIAL_SUFFIX
 
 
 def lexical_columns(summary: RunSummary) -> list[tuple[str, str]]:
@@ -55,12 +55,19 @@ def render_lexical_section(summary: RunSummary) -> str:
     table = render_lexical_table(summary)
     if not table:
         return ""
+    note = (
+        " The authors' mean rounds each question's F1 to 3 decimals first, as LoCoMo's "
+        "`evaluate_qa.py` stores it and `analyze_aggr_acc` averages it: compare it with "
+        "numbers LoCoMo's own scripts produced."
+        if any(m.endswith(OFFICIAL_SUFFIX) for m in summary.metrics)
+        else ""
+    )
     return "\n".join(
         [
             "## Token F1 and BLEU-1 (percent)",
             "",
             "Overall is the mean over questions. Categories are LoCoMo ids; names are labels "
-            "(published tables attach them differently).",
+            "(published tables attach them differently)." + note,
             "",
             table,
         ]

@@ -50,6 +50,11 @@ class MetricSpec:
         higher_is_better: direction of the metric.
         scale: ``(low, high)`` bounds of a per-question score; ``(0, 1)`` for every
             lexical metric (the report shows percent).
+        official_rounding: decimals each per-question score is rounded to before the
+            metric's authors average it (LoCoMo's ``evaluate_qa.py`` stores
+            ``round(f1, 3)`` and ``analyze_aggr_acc`` averages those); ``None`` when the
+            authors average unrounded scores. A spec with it also gets the aggregate
+            ``<metric>_official`` (:data:`OFFICIAL_SUFFIX`).
     """
 
     name: str
@@ -60,6 +65,7 @@ class MetricSpec:
     source: str
     higher_is_better: bool = True
     scale: tuple[float, float] = (0.0, 1.0)
+    official_rounding: int | None = None
 
     def __post_init__(self) -> None:
         """Refuse a spec without a name, title or version (it would vanish from outputs)."""
@@ -71,6 +77,11 @@ class MetricSpec:
     def metric(self) -> str:
         """Per-question metric name in the outputs: ``f1_<name>``, or ``bleu1``."""
         return f"f1_{self.name}" if self.kind == "f1" else self.name
+
+    @property
+    def official_metric(self) -> str | None:
+        """Name of the rounded-first aggregate (``f1_locomo_official``), or ``None``."""
+        return None if self.official_rounding is None else self.metric + OFFICIAL_SUFFIX
 
 
 def _without_category(function: Callable[[str, str], float]) -> ScoreFunction:
@@ -95,6 +106,7 @@ LEXICAL_SPECS: tuple[MetricSpec, ...] = (
         ),
         title="F1, LoCoMo official",
         source="snap-research/LoCoMo (branch code) task_eval/evaluation.py",
+        official_rounding=3,
     ),
     MetricSpec(
         name="squad",
@@ -131,6 +143,15 @@ LEXICAL_SPECS: tuple[MetricSpec, ...] = (
 several golds scored as the best one, a missing prediction scores 0; ``squad`` v2 also folds
 quotes/dashes, drops Unicode punctuation and keeps decimal points."""
 
+OFFICIAL_SUFFIX = "_official"
+"""Suffix of a metric's official aggregate (:attr:`MetricSpec.official_rounding`)."""
+
+OFFICIAL_AGGREGATION_VERSION = (
+    "mean of round(score, {digits}) per question (snap-research/LoCoMo task_eval/"
+    "evaluate_qa.py stores round(f1, 3); analyze_aggr_acc averages the stored values)"
+)
+"""Version text of an official aggregate; ``{digits}`` is the spec's rounding."""
+
 REPORTED_F1 = "f1"
 """Per-question name of the F1 selected by ``f1.variant`` (a copy of ``f1_<variant>``)."""
 
@@ -158,11 +179,32 @@ BLEU1_VERSION: str = BLEU1_SPEC.version
 LEXICAL_METRICS: tuple[str, ...] = (REPORTED_F1, *(s.metric for s in LEXICAL_SPECS))
 """Per-question lexical metric names (``f1``, ``f1_locomo``, ..., ``bleu1``); all are 0-1."""
 
-METRIC_TITLES: dict[str, str] = {
-    REPORTED_F1: REPORTED_F1_TITLE,
-    **{s.metric: s.title for s in LEXICAL_SPECS},
+OFFICIAL_SPECS: tuple[MetricSpec, ...] = tuple(
+    s for s in LEXICAL_SPECS if s.official_rounding is not None
+)
+"""Specs whose authors round each question first (``locomo``: 3 decimals)."""
+
+OFFICIAL_VERSIONS: dict[str, str] = {
+    str(s.official_metric): OFFICIAL_AGGREGATION_VERSION.format(digits=s.official_rounding)
+    for s in OFFICIAL_SPECS
 }
-"""Report column title of every per-question lexical metric, in column order."""
+"""Version text of each official aggregate (``f1_locomo_official``), for ``summary.json``."""
+
+
+def _titles() -> dict[str, str]:
+    titles = {REPORTED_F1: REPORTED_F1_TITLE}
+    for spec in LEXICAL_SPECS:
+        titles[spec.metric] = spec.title
+        if spec.official_metric is not None:
+            titles[spec.official_metric] = (
+                f"{spec.title} (authors' mean, round({spec.official_rounding}) first)"
+            )
+    return titles
+
+
+METRIC_TITLES: dict[str, str] = _titles()
+"""Report column title of every lexical metric (per question, and the official aggregates
+such as ``f1_locomo_official`` right after their metric), in column order."""
 
 
 def f1_variant(name: str) -> MetricSpec:

@@ -149,7 +149,8 @@ def plan_sweep(config: DictConfig) -> SweepPlan:
 def job_problems(cfg: Any, start_dir: Path) -> list[str]:
     """Problems that would make a job fail whatever happens at run time.
 
-    Checks that ``data.path`` (and ``data.categories_from``) name existing files, and,
+    Checks that ``data.path`` (one file, a list of files or glob patterns, pooled) or
+    ``data.runs`` and ``data.categories_from`` name existing files, and,
     when the judge runs, :func:`locomo_exp.judge.preflight_judge` (temperature range, the
     model's acceptance of a temperature, API key, ...). The file's content is not read:
     invalid records fail that job alone (see :mod:`locomo_exp.data`).
@@ -161,15 +162,22 @@ def job_problems(cfg: Any, start_dir: Path) -> list[str]:
     Returns:
         One message per problem (empty when the job can start).
     """
+    from locomo_exp.data import DataValidationError, expand_paths
     from locomo_exp.experiment import resolve_path
 
     problems: list[str] = []
-    if not cfg.data.path:
+    key, spec = ("data.runs", cfg.data.runs) if cfg.data.runs else ("data.path", cfg.data.path)
+    if not spec or spec == "???":
         problems.append("data.path is not set")
     else:
-        path = resolve_path(cfg.data.path, start_dir)
-        if not path.is_file():
-            problems.append(f"data.path={cfg.data.path}: no such file ({path})")
+        try:  # one path, a list of paths or globs (pooled), or data.runs
+            paths = expand_paths(spec if isinstance(spec, str) else list(spec), start_dir)
+        except DataValidationError as error:
+            problems += [f"{key}: {problem}" for problem in error.problems]
+        else:
+            for path in paths:
+                if not path.is_file():
+                    problems.append(f"{key}: no such file ({path})")
     if cfg.data.categories_from:
         path = resolve_path(cfg.data.categories_from, start_dir)
         if not path.is_file():
