@@ -57,7 +57,8 @@ def test_sweep_value_label_is_a_legal_metric_name_part() -> None:
     assert tracking.sweep_value_label(
         {"judge.temperature": "0.5", "judge.model": "claude-sonnet-4-6"}
     ) == "T:0.5 sonnet-4-6"
-    assert tracking.sweep_value_label({"data.path": "a=b.json"}) == "data.path:a_b.json"
+    assert tracking.sweep_value_label({"data.format": "a=b"}) == "data.format:a_b"
+    assert tracking.sweep_value_label({"data.path": "runs/a=b.json"}) == "a_b"  # file name only
 
 
 def test_parent_metrics_give_each_swept_value_its_headlines_in_percent() -> None:

@@ -51,8 +51,14 @@ def detect_prediction_key(samples: list[Any]) -> str:
         ValueError: if none or several such keys exist (set ``data.prediction_key``).
     """
     keys = {k for k in _qa_keys(samples) if k.endswith(PREDICTION_SUFFIX)}
+    if not keys:
+        raise ValueError(
+            "the QA items carry no '<name>_prediction' field: this looks like LoCoMo's dataset "
+            "itself (questions and golds, no system answers); score a results file that holds "
+            "your system's answers"
+        )
     if len(keys) != 1:
-        found = ", ".join(sorted(keys)) or "none"
+        found = ", ".join(sorted(keys))
         raise ValueError(
             f"expected exactly one '<name>_prediction' key in the QA items, found {found}; "
             "set data.prediction_key"
@@ -70,7 +76,7 @@ def detect_judge_key(samples: list[Any], prediction_key: str) -> str | None:
     Returns:
         e.g. ``mysys_llm``, or ``None`` when the QA items carry no such key.
     """
-    name = prediction_key[: -len(PREDICTION_SUFFIX)] if prediction_key.endswith(PREDICTION_SUFFIX) else prediction_key
+    name = prediction_key.removesuffix(PREDICTION_SUFFIX)
     key = f"{name}{JUDGE_SUFFIX}"
     return key if key in _qa_keys(samples) else None
 

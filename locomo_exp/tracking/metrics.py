@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from pathlib import PurePosixPath
 from typing import Any
 
 from locomo_exp.records import CATEGORY_GROUPS, group_metric_name, overall_group_for
@@ -293,9 +294,12 @@ def swept_label(key: str, value: str) -> str:
 
     ``judge.temperature`` -> ``T=0.5``; ``judge.model`` -> the model's short name
     (``sonnet-4-6``); the ``judge`` preset group and ``scorer`` -> the value itself
-    (``haiku-4-5``, ``both``); any other key -> ``key=value``.
+    (``haiku-4-5``, ``both``); a file path (``data.path``, ``data.runs``, ...) -> its file
+    name without the folder and extension; any other key -> ``key=value``.
     """
     key = key.lstrip("+~")
+    if key.startswith("data.") and ("/" in value or value.endswith((".json", ".jsonl"))):
+        return PurePosixPath(value.strip("'\"")).stem or value
     if key == "judge.temperature":
         return f"T={value}"
     if key == "judge.model":
@@ -394,7 +398,11 @@ def sweep_value_label(swept: Mapping[str, str]) -> str:
     Like the run name (:func:`swept_label`) with ``=`` written ``:``, since MLflow metric
     names cannot hold ``=``.
     """
-    parts = [swept_label(key, value).replace("=", ":", 1) for key, value in swept.items()]
+    parts = []
+    for key, value in swept.items():
+        label = swept_label(key, value)
+        prefix = f"{key.lstrip('+~')}="
+        parts.append(f"{prefix[:-1]}:{label[len(prefix):]}" if label.startswith(prefix) else label)
     return metric_name(" ".join(parts)) or "job"
 
 
