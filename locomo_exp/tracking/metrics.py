@@ -289,6 +289,11 @@ def model_short_name(model: str) -> str:
     return _DATE_SUFFIX_RE.sub("", short) or model
 
 
+def _is_file_value(key: str, value: str) -> bool:
+    """Whether a swept ``data.*`` value is a file path (shown by its file name)."""
+    return key.startswith("data.") and ("/" in value or value.endswith((".json", ".jsonl")))
+
+
 def swept_label(key: str, value: str) -> str:
     """One swept value as a run-name part, the value first where a short form exists.
 
@@ -298,7 +303,7 @@ def swept_label(key: str, value: str) -> str:
     name without the folder and extension; any other key -> ``key=value``.
     """
     key = key.lstrip("+~")
-    if key.startswith("data.") and ("/" in value or value.endswith((".json", ".jsonl"))):
+    if _is_file_value(key, value):
         return PurePosixPath(value.strip("'\"")).stem or value
     if key == "judge.temperature":
         return f"T={value}"
@@ -398,11 +403,11 @@ def sweep_value_label(swept: Mapping[str, str]) -> str:
     Like the run name (:func:`swept_label`) with ``=`` written ``:``, since MLflow metric
     names cannot hold ``=``.
     """
-    parts = []
-    for key, value in swept.items():
-        label = swept_label(key, value)
-        prefix = f"{key.lstrip('+~')}="
-        parts.append(f"{prefix[:-1]}:{label[len(prefix):]}" if label.startswith(prefix) else label)
+    parts = [
+        swept_label(key, value) if _is_file_value(key.lstrip("+~"), value)
+        else swept_label(key, value).replace("=", ":", 1)
+        for key, value in swept.items()
+    ]
     return metric_name(" ".join(parts)) or "job"
 
 
