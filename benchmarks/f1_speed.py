@@ -68,10 +68,10 @@ def main() -> int:
     for with_bleu1 in (True, False):
         print(f"score_lexical(records, 'locomo', with_bleu1={with_bleu1}):")
         porter_stem.cache_clear()
-        cold = _timed(lambda: score_lexical(records, "locomo", with_bleu1))
+        cold = _timed(lambda bleu=with_bleu1: score_lexical(records, "locomo", bleu))
         distinct = porter_stem.cache_info().currsize
         warm = [
-            _timed(lambda: score_lexical(records, "locomo", with_bleu1))
+            _timed(lambda bleu=with_bleu1: score_lexical(records, "locomo", bleu))
             for _ in range(args.repeats)
         ]
         _report("cold (empty stem cache)", [cold], n)

@@ -51,7 +51,9 @@ def main() -> int:
         data = Path(tmp) / "qa_results.json"
         write_records(data, args.records)
         size_mb = data.stat().st_size / 1e6
-        env = {k: v for k, v in os.environ.items() if k not in ("MLFLOW_TRACKING_URI", "MLFLOW_RUN_ID")}
+        env = {
+            k: v for k, v in os.environ.items() if k not in ("MLFLOW_TRACKING_URI", "MLFLOW_RUN_ID")
+        }
         command = [
             sys.executable,
             "-m",

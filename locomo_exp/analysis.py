@@ -112,7 +112,8 @@ def judge_reliability(rows: Sequence[dict[str, Any]], protocol: str) -> dict[str
 
     Krippendorff's alpha (Krippendorff 2004; the ``krippendorff`` package) with runs as
     coders and questions as units, at the protocol's level (its spec's
-    ``krippendorff_level``: interval for the 0-100 ``rubric``, nominal for ``binary``). Also the share of questions whose valid runs all gave the same score.
+    ``krippendorff_level``: interval for the 0-100 ``rubric``, nominal for ``binary``).
+    Also the share of questions whose valid runs all gave the same score.
 
     Args:
         rows: per-question rows with ``j_runs``.

@@ -74,7 +74,9 @@ def atomic_path(path: Path) -> Iterator[Path]:
         OSError: when the directory is not writable or the move fails.
     """
     path = Path(path)
-    handle, name = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{path.name}.", suffix=path.suffix, dir=path.parent)
+    handle, name = tempfile.mkstemp(
+        prefix=f"{TEMP_PREFIX}{path.name}.", suffix=path.suffix, dir=path.parent
+    )
     os.close(handle)
     temporary = Path(name)
     with contextlib.suppress(OSError):
@@ -145,7 +147,9 @@ def prepare_output_dir(output_dir: Path, overwrite: bool) -> list[Path]:
             "hydra.run.dir, or pass overwrite=true to replace that run's outputs"
         )
     removed = []
-    for path in [output_dir / name for name in TOOL_FILES] + list(output_dir.glob(f"{TEMP_PREFIX}*")):
+    for path in [output_dir / name for name in TOOL_FILES] + list(
+        output_dir.glob(f"{TEMP_PREFIX}*")
+    ):
         if path.is_file():
             path.unlink()
             removed.append(path)
@@ -205,7 +209,9 @@ def check_run_dir(config: Any) -> Path:
     check_writable(output_dir)
     overwrite = bool(OmegaConf.select(config, "overwrite", default=False))
     if prepare_output_dir(output_dir, overwrite) or overwrite:
-        _clear_hydra_leftovers(output_dir, str(OmegaConf.select(config, "hydra.job.name", default="")))
+        _clear_hydra_leftovers(
+            output_dir, str(OmegaConf.select(config, "hydra.job.name", default=""))
+        )
     return output_dir
 
 
@@ -224,6 +230,7 @@ class RunDirCallback(_Callback):  # type: ignore[misc,valid-type]
     """
 
     def on_run_start(self, config: Any, **kwargs: Any) -> None:
+        """Refuse a used run directory (or clear it with ``overwrite=true``) before Hydra."""
         import sys
 
         try:

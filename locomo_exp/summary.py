@@ -133,4 +133,3 @@ def build_summary(
         stored_vs_recomputed=compare_stored(records, lexical, stored_metrics or {}),
         runs=runs,
     )
-

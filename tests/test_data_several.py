@@ -43,7 +43,7 @@ def _run(tmp_path: Path, **data: object):
 
 def test_list_of_files_pools_with_question_ids_kept_distinct(tmp_path: Path) -> None:
     a = _write(tmp_path, [_qa("q1", llm_score=1), _qa("q2", llm_score=0)], "conv_a.json")
-    b = _write(tmp_path, [_qa("q1", llm_score=1)], "conv_b.json")
+    _write(tmp_path, [_qa("q1", llm_score=1)], "conv_b.json")
     loaded = load_data(DataConfig(path=[str(a), "conv_b.json"]), tmp_path)
     assert [r.question_id for r in loaded.records] == ["conv_a/q1", "conv_a/q2", "conv_b/q1"]
     assert [r.conversation_id for r in loaded.records] == ["conv_a", "conv_a", "conv_b"]

@@ -178,10 +178,10 @@ def test_honcho_official_f1_reproduced_for_every_question(shared_data) -> None:
     stored = [qa["honcho_f1"] for sample in json.loads(path.read_text()) for qa in sample["qa"]]
     scores = score_lexical(loaded.records, "locomo", with_bleu1=False)
     assert len(scores) == len(stored) == 1986
-    matches = sum(abs(s["f1"] - ref) <= 1e-3 for s, ref in zip(scores, stored))
+    matches = sum(abs(s["f1"] - ref) <= 1e-3 for s, ref in zip(scores, stored, strict=False))
     assert matches == 1986
     by_category: dict[int, list[float]] = defaultdict(list)
-    for record, row in zip(loaded.records, scores):
+    for record, row in zip(loaded.records, scores, strict=False):
         by_category[record.category].append(row["f1"])
     means = {c: sum(v) / len(v) for c, v in by_category.items()}
     # category means from honcho_locomo10_qa_stats.json (LoCoMo's own aggregation)
@@ -201,8 +201,8 @@ def test_memobase_mem0_f1_and_bleu1_reproduced(shared_data) -> None:
     stored = [item for key in raw for item in raw[key]]
     scores = score_lexical(loaded.records, "mem0")
     assert len(scores) == 1540
-    assert all(s["f1"] == pytest.approx(r["f1_score"], abs=1e-12) for s, r in zip(scores, stored))
-    bleu_matches = sum(s["bleu1"] == r["bleu_score"] for s, r in zip(scores, stored))
+    assert all(s["f1"] == pytest.approx(r["f1_score"], abs=1e-12) for s, r in zip(scores, stored, strict=False))
+    bleu_matches = sum(s["bleu1"] == r["bleu_score"] for s, r in zip(scores, stored, strict=False))
     assert bleu_matches == 1540  # punkt's English model + nltk<3.10.1 word rules: every value
     overall_f1 = sum(s["f1"] for s in scores) / 1540
     overall_bleu = sum(s["bleu1"] for s in scores) / 1540

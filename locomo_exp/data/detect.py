@@ -102,22 +102,39 @@ def detect_layout(obj: Any, config: DataConfig) -> Layout:
     if fmt == DataFormat.locomo or (fmt == DataFormat.auto and locomo.matches(obj)):
         prediction_key = config.prediction_key or locomo.detect_prediction_key(obj)
         judge_key = locomo.detect_judge_key(obj, prediction_key)
-        return Layout(DataFormat.locomo, obj, None, locomo.field_map(prediction_key, judge_key),
-                      prediction_key, judge_key)
+        return Layout(
+            DataFormat.locomo,
+            obj,
+            None,
+            locomo.field_map(prediction_key, judge_key),
+            prediction_key,
+            judge_key,
+        )
     records, records_key = wrapped.find_records(obj, config.records_key)
     sample = sample_records(records)
     judge_key = detect_verdict_field(sample)
     if fmt == DataFormat.fields:
         mapping = config.fields
-        return Layout(fmt, records, records_key, mapping,
-                      judge_field=_judge_field_name(sample, mapping.judge_score))
+        return Layout(
+            fmt,
+            records,
+            records_key,
+            mapping,
+            judge_field=_judge_field_name(sample, mapping.judge_score),
+        )
     judge_name = _judge_field_name(sample, judge_key)
     if fmt == DataFormat.qa_results or (fmt == DataFormat.auto and qa_results.matches(sample)):
-        return Layout(DataFormat.qa_results, records, records_key, qa_results.field_map(judge_key),
-                      judge_field=judge_name)
+        return Layout(
+            DataFormat.qa_results,
+            records,
+            records_key,
+            qa_results.field_map(judge_key),
+            judge_field=judge_name,
+        )
     if fmt == DataFormat.mem0 or (fmt == DataFormat.auto and mem0.matches(sample)):
-        return Layout(DataFormat.mem0, records, records_key, mem0.field_map(judge_key),
-                      judge_field=judge_name)
+        return Layout(
+            DataFormat.mem0, records, records_key, mem0.field_map(judge_key), judge_field=judge_name
+        )
     detected = fields_layout.detect_field_map(sample, judge_key)
     if detected is None:
         raise ValueError(UNDETECTED)

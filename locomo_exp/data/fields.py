@@ -16,13 +16,28 @@ from locomo_exp.config import FieldMap
 
 QUESTION_NAMES: tuple[str, ...] = ("question", "query")
 GOLD_NAMES: tuple[str, ...] = (
-    "ground_truth", "gold_answer", "golden_answer", "standard_answer", "reference_answer",
-    "expected_answer", "gold", "answer",
+    "ground_truth",
+    "gold_answer",
+    "golden_answer",
+    "standard_answer",
+    "reference_answer",
+    "expected_answer",
+    "gold",
+    "answer",
 )
-"""Gold-answer field names, in order of preference (``answer`` last: Zep uses it for the prediction)."""
+"""Gold-answer field names, in order of preference.
+
+``answer`` comes last: Zep's files use it for the prediction.
+"""
 PREDICTION_NAMES: tuple[str, ...] = (
-    "predicted_answer", "prediction", "generated_answer", "response", "model_answer",
-    "system_answer", "pred", "answer",
+    "predicted_answer",
+    "prediction",
+    "generated_answer",
+    "response",
+    "model_answer",
+    "system_answer",
+    "pred",
+    "answer",
 )
 """Prediction field names, in order of preference (never the field chosen as gold)."""
 OPTIONAL_NAMES: dict[str, tuple[str, ...]] = {

@@ -66,6 +66,7 @@ class RecordProblem:
     position: int | None = None
 
     def __str__(self) -> str:
+        """``path: record N, field F: message`` (the parts that are known)."""
         parts = [self.path]
         if self.where:
             parts.append(f"record {self.where}")
@@ -106,7 +107,8 @@ def _grouped_lines(problems: list[RecordProblem], at_least: int = 5) -> list[str
             examples = ", ".join(p.where for p in group[:3])
             field_text = f": field '{problem.field}'" if problem.field else ""
             lines.append(
-                f"{problem.path}: {len(group)} records ({examples}, ...){field_text}: {problem.message}"
+                f"{problem.path}: {len(group)} records ({examples}, ...){field_text}: "
+                f"{problem.message}"
             )
     return lines
 
@@ -150,7 +152,9 @@ def check_regular_file(path: Path) -> None:
     if stat.S_ISDIR(mode):
         raise file_error(path, "is a directory, not a results file")
     if stat.S_ISFIFO(mode):
-        raise file_error(path, "is a FIFO (named pipe), not a regular file: write its content to a file")
+        raise file_error(
+            path, "is a FIFO (named pipe), not a regular file: write its content to a file"
+        )
     if not stat.S_ISREG(mode):
         raise file_error(path, "is not a regular file (a socket or a device)")
 
@@ -202,9 +206,9 @@ def decode_text(data: bytes, path: Path | str) -> str:
         DataValidationError: naming the file, the encoding and the byte offset (0-based,
             counted from the start of the file) of the first byte that cannot be decoded.
     """
-    for bom, codec, name in _BOMS:
+    for bom, _codec, _name in _BOMS:
         if data.startswith(bom):
-            body, skipped = data[len(bom):], len(bom)
+            body, skipped = data[len(bom) :], len(bom)
             break
     else:
         codec = json.detect_encoding(data)
@@ -214,7 +218,7 @@ def decode_text(data: bytes, path: Path | str) -> str:
         return body.decode(codec)
     except UnicodeDecodeError as error:
         offset = skipped + error.start
-        shown = data[offset:offset + 1].hex() or "end of file"
+        shown = data[offset : offset + 1].hex() or "end of file"
         raise file_error(
             path,
             f"not valid {name} text: cannot decode the byte at offset {offset} "
@@ -229,7 +233,9 @@ def _parse_one(text: str) -> Any:
     except json.JSONDecodeError:
         raise
     except RecursionError:
-        raise _HostileJSON("JSON nested too deep to read (thousands of nested lists or objects)") from None
+        raise _HostileJSON(
+            "JSON nested too deep to read (thousands of nested lists or objects)"
+        ) from None
     except ValueError as error:  # Python's int/str conversion limit (3.11+), e.g. 5,000 digits
         if "digits" in str(error):
             raise _HostileJSON(

@@ -103,7 +103,7 @@ class LoadedResults:
 
     @property
     def stored_judge(self) -> dict[str, Any] | None:
-        """Stored J with mean, majority vote and per-run J (:func:`~.verdicts.stored_judge_detail`)."""
+        """Stored J: mean, majority vote, per-run J (:func:`~.verdicts.stored_judge_detail`)."""
         return stored_judge_detail(self.records, self.judge_field)
 
 
@@ -116,7 +116,9 @@ def read_json_or_jsonl(path: Path) -> Any:
     return read_results_file(path).obj
 
 
-def _hint(problems: list[RecordProblem], raw_items: list[RawItem], layout: Layout, total: int) -> str:
+def _hint(
+    problems: list[RecordProblem], raw_items: list[RawItem], layout: Layout, total: int
+) -> str:
     """Advice when a problem hits every record: usually a wrong field map or format."""
     invalid = {p.position for p in problems}
     if len(invalid) < total:
@@ -132,7 +134,9 @@ def _hint(problems: list[RecordProblem], raw_items: list[RawItem], layout: Layou
             "data.categories_from=<file>."
         )
     else:
-        hint += " Check data.format, or map them with data.format=fields data.fields.question=... etc."
+        hint += (
+            " Check data.format, or map them with data.format=fields data.fields.question=... etc."
+        )
     return hint
 
 
@@ -144,7 +148,9 @@ def _categories_from(config: DataConfig, names: dict[int, str]) -> CategoryLooku
     """
     other = load_results(
         str(config.categories_from),
-        replace(config, categories_from=None, reference=None, limit=None, on_invalid=OnInvalid.skip),
+        replace(
+            config, categories_from=None, reference=None, limit=None, on_invalid=OnInvalid.skip
+        ),
         names,
     )
     lookup: dict[tuple[str | None, str], int] = {}
@@ -160,7 +166,10 @@ def _categories_from(config: DataConfig, names: dict[int, str]) -> CategoryLooku
 
 
 def _scale_verdicts(
-    records: list[QARecord], verdicts: list[tuple[int, str, list[Any]]], path: str, field_name: str | None
+    records: list[QARecord],
+    verdicts: list[tuple[int, str, list[Any]]],
+    path: str,
+    field_name: str | None,
 ) -> list[QARecord]:
     """Put stored verdicts on 0-100 with one scale for the whole file (all verdicts together).
 
@@ -191,7 +200,9 @@ def _scale_verdicts(
     for index, _, values in verdicts:
         judgments = tuple(stored_judge_score(v) * scale for v in values)
         records[index] = replace(
-            records[index], stored_judgments=judgments, stored_judge_score=sum(judgments) / len(judgments)
+            records[index],
+            stored_judgments=judgments,
+            stored_judge_score=sum(judgments) / len(judgments),
         )
     return records
 
@@ -285,7 +296,8 @@ def load_results(
                     str(path),
                     where,
                     layout.fields.question_id or "question_id",
-                    f"duplicate question id {record.question_id!r} (first at {seen_ids[record.question_id]})",
+                    f"duplicate question id {record.question_id!r} "
+                    f"(first at {seen_ids[record.question_id]})",
                     position,
                 )
             ]
@@ -348,7 +360,10 @@ def load_results(
 
 
 def _log_dropped(
-    path: Path, problems: list[RecordProblem], excluded: list[RecordProblem], missing: list[RecordProblem]
+    path: Path,
+    problems: list[RecordProblem],
+    excluded: list[RecordProblem],
+    missing: list[RecordProblem],
 ) -> None:
     if problems:
         log.warning(

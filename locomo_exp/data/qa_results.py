@@ -1,4 +1,4 @@
-"""The project's own layout: a JSON list of ``{question, ground_truth, predicted_answer, category}``.
+"""The project's own layout: a JSON list of ``{question, ground_truth, predicted_answer, ...}``.
 
 Optional fields: ``question_id, conversation_id, evidence, adversarial_answer,
 search_latency_s, total_latency_s, context_tokens`` and a stored verdict

@@ -48,7 +48,9 @@ class QuestionSet:
                 "1,542 questions: categories 1-4 plus 2 category-5 questions that carry an "
                 "`answer` (" + "; ".join(self.extra) + ")"
             )
-        return f"custom: {self.n_questions:,} questions (not one of LoCoMo-10's 1,540 / 1,542 / 1,986)"
+        return (
+            f"custom: {self.n_questions:,} questions (not one of LoCoMo-10's 1,540 / 1,542 / 1,986)"
+        )
 
 
 def detect_question_set(records: list[QARecord]) -> QuestionSet:

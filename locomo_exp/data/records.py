@@ -117,9 +117,7 @@ class RecordBuilder:
     category_lookup: CategoryLookup | None = None
     lookup_source: str = "data.categories_from"
 
-    def build(
-        self, raw: Any, where: str, conversation_id: str | None, position: int
-    ) -> Built:
+    def build(self, raw: Any, where: str, conversation_id: str | None, position: int) -> Built:
         """Read one raw record.
 
         Args:
@@ -137,7 +135,11 @@ class RecordBuilder:
             problems.append(RecordProblem(self.path, where, field_name, message, position))
 
         if not isinstance(raw, dict):
-            problem(None, f"expected a JSON object, got {type(raw).__name__ if raw is not _MISSING else 'something else'}")
+            problem(
+                None,
+                "expected a JSON object, got "
+                + (type(raw).__name__ if raw is not _MISSING else "something else"),
+            )
             return Built(None, problems)
         m = self.mapping
 
@@ -160,8 +162,12 @@ class RecordBuilder:
             problem(
                 m.category,
                 "missing category"
-                + (", and no record with the same conversation and question in "
-                   f"{self.lookup_source}" if self.category_lookup is not None else ""),
+                + (
+                    ", and no record with the same conversation and question in "
+                    f"{self.lookup_source}"
+                    if self.category_lookup is not None
+                    else ""
+                ),
             )
         else:
             try:
@@ -263,7 +269,9 @@ class RecordBuilder:
             return Built(None, problems)
         assert category is not None and isinstance(question, str)
         if no_gold is not None:
-            return Built(None, [], no_gold=RecordProblem(self.path, where, m.ground_truth, no_gold, position))
+            return Built(
+                None, [], no_gold=RecordProblem(self.path, where, m.ground_truth, no_gold, position)
+            )
         return Built(
             QARecord(
                 question_id=str(question_id),

@@ -78,7 +78,10 @@ class Reference:
         if not isinstance(samples, list) or not all(
             isinstance(s, dict) and isinstance(s.get("qa"), list) for s in samples
         ):
-            raise file_error(parsed.path, "data.reference must be LoCoMo's dataset: a JSON list of {sample_id, qa}")
+            raise file_error(
+                parsed.path,
+                "data.reference must be LoCoMo's dataset: a JSON list of {sample_id, qa}",
+            )
         self._categories: dict[tuple[str, str], set[int]] = defaultdict(set)
         self._samples_of: dict[str, set[str]] = defaultdict(set)
         for index, sample in enumerate(samples):
@@ -105,7 +108,9 @@ class Reference:
         for conversation, question in pairs:
             if conversation is not None:
                 votes[conversation].update(self._samples_of.get(normalise_question(question), ()))
-        self.conversations = {conv: count.most_common(1)[0][0] for conv, count in votes.items() if count}
+        self.conversations = {
+            conv: count.most_common(1)[0][0] for conv, count in votes.items() if count
+        }
         return self.conversations
 
     def _sample(self, conversation: str | None, key: str) -> str | None:
@@ -139,8 +144,11 @@ class Reference:
         Returns:
             :class:`ReferenceCheck`.
         """
-        result = ReferenceCheck(self.path, conversations=dict(self.conversations),
-                                categories_from_reference=self.categories_given)
+        result = ReferenceCheck(
+            self.path,
+            conversations=dict(self.conversations),
+            categories_from_reference=self.categories_given,
+        )
         for record in records:
             key = normalise_question(record.question)
             sample = self._sample(record.conversation_id, key)

@@ -35,7 +35,9 @@ def allocate(counts: dict[int, int], limit: int) -> dict[int, int]:
     return chosen
 
 
-def stratified_sample(records: list[QARecord], limit: int, seed: int = 0) -> tuple[list[QARecord], dict[str, Any]]:
+def stratified_sample(
+    records: list[QARecord], limit: int, seed: int = 0
+) -> tuple[list[QARecord], dict[str, Any]]:
     """Draw ``limit`` records with each category's share kept.
 
     Args:
@@ -66,6 +68,10 @@ def stratified_sample(records: list[QARecord], limit: int, seed: int = 0) -> tup
             drawn = rng.choice(len(indices), size=per_category[category], replace=False)
             keep.extend(indices[i] for i in drawn)
         keep.sort()
-    info = {"limit": limit, "seed": seed, "from": len(records),
-            "per_category": {str(c): n for c, n in per_category.items()}}
+    info = {
+        "limit": limit,
+        "seed": seed,
+        "from": len(records),
+        "per_category": {str(c): n for c, n in per_category.items()},
+    }
     return [records[i] for i in keep], info

@@ -65,7 +65,9 @@ def _prefixes(paths: Sequence[Path]) -> list[str]:
 
 
 def pool_results(
-    paths: Sequence[str | Path], config: DataConfig | None = None, category_names: dict[int, str] | None = None
+    paths: Sequence[str | Path],
+    config: DataConfig | None = None,
+    category_names: dict[int, str] | None = None,
 ) -> LoadedResults:
     """Read several files as one result (one file per conversation, say).
 
@@ -90,13 +92,21 @@ def pool_results(
     loaded = [load_results(p, per_file, category_names) for p in paths]
     records: list[QARecord] = []
     stored_metrics: dict[str, dict[str, float]] = {}
-    for prefix, part in zip(_prefixes([x.path for x in loaded]), loaded):
+    for prefix, part in zip(_prefixes([x.path for x in loaded]), loaded, strict=True):
         for question_id, values in part.stored_metrics.items():
             stored_metrics[f"{prefix}/{question_id}"] = values
         for record in part.records:
-            conversation = f"{prefix}/{record.conversation_id}" if record.conversation_id else prefix
-            records.append(replace(record, question_id=f"{prefix}/{record.question_id}",
-                                   conversation_id=conversation, position=len(records)))
+            conversation = (
+                f"{prefix}/{record.conversation_id}" if record.conversation_id else prefix
+            )
+            records.append(
+                replace(
+                    record,
+                    question_id=f"{prefix}/{record.question_id}",
+                    conversation_id=conversation,
+                    position=len(records),
+                )
+            )
     digest = hashlib.sha256("\n".join(x.sha256 for x in loaded).encode()).hexdigest()
     formats = "+".join(dict.fromkeys(x.format for x in loaded))
     judge_fields = {x.judge_field for x in loaded if x.judge_field}
@@ -117,7 +127,9 @@ def pool_results(
     if config.limit is not None:
         from locomo_exp.data.sample import stratified_sample
 
-        pooled.records, pooled.subset = stratified_sample(records, int(config.limit), int(config.seed))
+        pooled.records, pooled.subset = stratified_sample(
+            records, int(config.limit), int(config.seed)
+        )
     return pooled
 
 
@@ -137,8 +149,11 @@ class LoadedRuns:
         for key, members in CATEGORY_GROUPS.items():
             row: list[float | None] = []
             for run in self.runs:
-                values = [r.stored_judge_score for r in run.records
-                          if r.category in members and r.stored_judge_score is not None]
+                values = [
+                    r.stored_judge_score
+                    for r in run.records
+                    if r.category in members and r.stored_judge_score is not None
+                ]
                 row.append(sum(values) / len(values) if values else None)
             table[key] = row
         return table
@@ -156,7 +171,9 @@ class LoadedRuns:
 
 
 def load_runs(
-    paths: Sequence[str | Path], config: DataConfig | None = None, category_names: dict[int, str] | None = None
+    paths: Sequence[str | Path],
+    config: DataConfig | None = None,
+    category_names: dict[int, str] | None = None,
 ) -> LoadedRuns:
     """Read one file per run of the same system.
 
@@ -215,9 +232,13 @@ def load_data(
     def resolve(value: str | None) -> str | None:
         return None if not value else str(absolute_path(start / Path(value).expanduser()))
 
-    config = replace(config, categories_from=resolve(config.categories_from), reference=resolve(config.reference))
+    config = replace(
+        config, categories_from=resolve(config.categories_from), reference=resolve(config.reference)
+    )
     if config.runs:
         return load_runs(expand_paths(list(config.runs), start), config, category_names)
     if not config.path or config.path == "???":
-        raise ValueError("data.path is not set: pass data.path=<results file> (or use data=example)")
+        raise ValueError(
+            "data.path is not set: pass data.path=<results file> (or use data=example)"
+        )
     return pool_results(expand_paths(config.path, start), config, category_names)

@@ -39,7 +39,9 @@ def _natural_key(key: str) -> list[Any]:
     return [int(part) if part.isdigit() else part for part in _NUMBER_RE.split(str(key))]
 
 
-def detect_verdict_field(items: Iterable[Any], candidates: Sequence[str] = VERDICT_FIELDS) -> str | None:
+def detect_verdict_field(
+    items: Iterable[Any], candidates: Sequence[str] = VERDICT_FIELDS
+) -> str | None:
     """The stored-verdict field of a file's records, if any.
 
     Args:
@@ -88,7 +90,9 @@ def _group_stats(records: list[QARecord], members: tuple[int, ...]) -> dict[str,
     n_runs = max((len(r.stored_judgments) for r in chosen), default=0)
     per_run: list[float | None] = []
     for run in range(n_runs):
-        per_run.append(_mean([r.stored_judgments[run] for r in chosen if len(r.stored_judgments) > run]))
+        per_run.append(
+            _mean([r.stored_judgments[run] for r in chosen if len(r.stored_judgments) > run])
+        )
     finite_runs = [v for v in per_run if v is not None]
     return {
         "count": len(chosen),

@@ -85,7 +85,8 @@ def find_records(obj: Any, records_key: str | None = None) -> tuple[Any, str | N
         value = select(obj, records_key)
         if not (is_records(value) or (isinstance(value, list) and value)):
             raise ValueError(
-                f"data.records_key={records_key} is not a list of records or a dict of lists of records"
+                f"data.records_key={records_key} is not a list of records or a dict of lists "
+                "of records"
             )
         return value, records_key
     if not isinstance(obj, dict) or all(isinstance(v, list) for v in obj.values()):

@@ -1,6 +1,8 @@
-"""Report lines about the input that the data side adds (issue 10): question set, where the
-records and verdicts were found, the file's own aggregates, the dataset check, samples,
-and stored J as the file's authors compute it (mean, majority vote, per run).
+"""Report lines about the input that the data side adds.
+
+Question set, where the records and verdicts were found, the file's own aggregates, the
+dataset check, samples, and stored J as the file's authors compute it (mean, majority vote,
+per run).
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ def input_header_lines(info: dict[str, Any]) -> list[str]:
     if question_set:
         lines.append(f"- Question set: {question_set['description']}")
     if info.get("records_key"):
-        lines.append(f"- Records read from `{info['records_key']}` inside the file's top-level object")
+        lines.append(
+            f"- Records read from `{info['records_key']}` inside the file's top-level object"
+        )
     if info.get("judge_field"):
         lines.append(f"- Stored judge verdicts read from `{info['judge_field']}`")
     aggregates = info.get("file_aggregates") or {}
@@ -37,20 +41,23 @@ def input_header_lines(info: dict[str, Any]) -> list[str]:
         lines.append(f"- The file's own aggregates (as given, not recomputed): {shown}")
     sources = info.get("sources") or []
     if len(sources) > 1:
-        lines.append(f"- Pooled from {len(sources)} files: " + ", ".join(
-            f"`{s['path'].rsplit('/', 1)[-1]}`" for s in sources))
+        lines.append(
+            f"- Pooled from {len(sources)} files: "
+            + ", ".join(f"`{s['path'].rsplit('/', 1)[-1]}`" for s in sources)
+        )
     reference = info.get("reference")
     if reference:
         lines.append(
-            f"- Checked against `{reference['path'].rsplit('/', 1)[-1]}`: {reference['matched']} matched, "
-            f"{reference['unmatched']} unmatched, {reference['category_differs']} with another category, "
+            f"- Checked against `{reference['path'].rsplit('/', 1)[-1]}`: "
+            f"{reference['matched']} matched, {reference['unmatched']} unmatched, "
+            f"{reference['category_differs']} with another category, "
             f"{reference['categories_from_reference']} categories taken from it"
         )
     subset = info.get("subset")
     if subset:
         lines.append(
-            f"- Sample: data.limit={subset['limit']} (seed {subset['seed']}) of {subset['from']} questions, "
-            "per-category shares kept"
+            f"- Sample: data.limit={subset['limit']} (seed {subset['seed']}) of "
+            f"{subset['from']} questions, per-category shares kept"
         )
     return lines
 
@@ -71,29 +78,41 @@ def render_stored_judge_detail(detail: dict[str, Any] | None, label: Any) -> str
     if (detail.get("n_judgments") or 0) > 1:
         n = detail["n_judgments"]
         lines += [
-            f"Several stored verdicts per question (`{detail.get('field')}`, {n} each): mean over "
-            "verdicts, majority vote, and J of each judgment as a run (mean ± sample std across runs).",
+            f"Several stored verdicts per question (`{detail.get('field')}`, {n} each): mean "
+            "over verdicts, majority vote, and J of each judgment as a run (mean ± sample std "
+            "across runs).",
             "",
-            "| category | n | mean | majority | " + " | ".join(f"run {i + 1}" for i in range(n)) + " | runs mean ± std |",
+            "| category | n | mean | majority | "
+            + " | ".join(f"run {i + 1}" for i in range(n))
+            + " | runs mean ± std |",
             "|---|---:|---:|---:|" + "---:|" * n + "---:|",
         ]
         for key, group in detail["groups"].items():
             if group["count"]:
-                runs = " | ".join(_pct(v) for v in group["per_run"]) + " |" * (n - len(group["per_run"]))
-                lines.append(f"| {label(key)} | {group['count']} | {_pct(group['mean'])} | "
-                             f"{_pct(group['majority'])} | {runs} | {_pct(group['runs_mean'])} ± {_pct(group['runs_std'])} |")
+                runs = " | ".join(_pct(v) for v in group["per_run"]) + " |" * (
+                    n - len(group["per_run"])
+                )
+                lines.append(
+                    f"| {label(key)} | {group['count']} | {_pct(group['mean'])} | "
+                    f"{_pct(group['majority'])} | {runs} | "
+                    f"{_pct(group['runs_mean'])} ± {_pct(group['runs_std'])} |"
+                )
     across = detail.get("across_runs")
     if across:
         n_runs = max(len(v["per_run"]) for v in across.values())
         lines += [
             *([""] if lines else []),
-            f"Stored J of each of the {n_runs} run files (data.runs), mean ± sample std across runs:",
+            f"Stored J of each of the {n_runs} run files (data.runs), mean ± sample std "
+            "across runs:",
             "",
             "| category | " + " | ".join(f"run {i + 1}" for i in range(n_runs)) + " | mean ± std |",
             "|---|" + "---:|" * n_runs + "---:|",
         ]
         for key, row in across.items():
             if row["mean"] is not None:
-                lines.append(f"| {label(key)} | " + " | ".join(_pct(v) for v in row["per_run"])
-                             + f" | {_pct(row['mean'])} ± {_pct(row['std'])} |")
+                lines.append(
+                    f"| {label(key)} | "
+                    + " | ".join(_pct(v) for v in row["per_run"])
+                    + f" | {_pct(row['mean'])} ± {_pct(row['std'])} |"
+                )
     return "\n".join(lines)

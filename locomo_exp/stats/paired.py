@@ -63,13 +63,17 @@ class PairedTest:
 def _pair_arrays(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray]:
     a_arr, b_arr = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if a_arr.ndim != 1 or a_arr.shape != b_arr.shape or a_arr.size == 0:
-        raise ValueError(f"expected two non-empty 1-D arrays of equal length, got {a_arr.shape}, {b_arr.shape}")
+        raise ValueError(
+            f"expected two non-empty 1-D arrays of equal length, got {a_arr.shape}, {b_arr.shape}"
+        )
     if not (np.all(np.isfinite(a_arr)) and np.all(np.isfinite(b_arr))):
         raise ValueError("scores contain NaN or infinite values")
     return a_arr, b_arr
 
 
-def mcnemar_exact(a: Sequence[bool | float] | np.ndarray, b: Sequence[bool | float] | np.ndarray) -> PairedTest:
+def mcnemar_exact(
+    a: Sequence[bool | float] | np.ndarray, b: Sequence[bool | float] | np.ndarray
+) -> PairedTest:
     """Exact McNemar test of two paired binary outcomes.
 
     Args:
@@ -88,14 +92,21 @@ def mcnemar_exact(a: Sequence[bool | float] | np.ndarray, b: Sequence[bool | flo
     a_arr, b_arr = _pair_arrays(a, b)
     sa, sb = a_arr != 0, b_arr != 0
     table = np.array(
-        [[int(np.sum(sa & sb)), int(np.sum(sa & ~sb))], [int(np.sum(~sa & sb)), int(np.sum(~sa & ~sb))]]
+        [
+            [int(np.sum(sa & sb)), int(np.sum(sa & ~sb))],
+            [int(np.sum(~sa & sb)), int(np.sum(~sa & ~sb))],
+        ]
     )
     only_a, only_b = int(table[0, 1]), int(table[1, 0])
     if only_a + only_b == 0:
         return PairedTest("mcnemar_exact", 1.0, 0.0, int(a_arr.size), None, (0, 0))
     result = mcnemar(table, exact=True)
     return PairedTest(
-        "mcnemar_exact", float(min(1.0, result.pvalue)), float(result.statistic), int(a_arr.size), None,
+        "mcnemar_exact",
+        float(min(1.0, result.pvalue)),
+        float(result.statistic),
+        int(a_arr.size),
+        None,
         (only_a, only_b),
     )
 
@@ -173,7 +184,7 @@ def holm_adjust(pvalues: Sequence[float | None]) -> list[float | None]:
     if not present:
         return out
     adjusted = multipletests([pvalues[i] for i in present], method="holm")[1]
-    for i, p in zip(present, adjusted):
+    for i, p in zip(present, adjusted, strict=True):
         out[i] = float(p)
     return out
 

@@ -91,9 +91,7 @@ class SweepPlan:
                 for key, value in swept_values(job, self.swept_keys).items():
                     values[key].append(value)
             return values
-        return {
-            override_key(o): [display_value(o.split("=", 1)[1])] for o in self.swept_overrides
-        }
+        return {override_key(o): [display_value(o.split("=", 1)[1])] for o in self.swept_overrides}
 
 
 def expand_basic_sweep(parsed: list[Any]) -> list[list[str]]:
