@@ -206,10 +206,10 @@ def decode_text(data: bytes, path: Path | str) -> str:
         DataValidationError: naming the file, the encoding and the byte offset (0-based,
             counted from the start of the file) of the first byte that cannot be decoded.
     """
-    for bom, _codec, _name in _BOMS:
-        if data.startswith(bom):
-            body, skipped = data[len(bom) :], len(bom)
-            break
+    found = next((entry for entry in _BOMS if data.startswith(entry[0])), None)
+    if found is not None:
+        bom, codec, name = found
+        body, skipped = data[len(bom) :], len(bom)
     else:
         codec = json.detect_encoding(data)
         codec = codec if codec in _NO_BOM_NAMES else "utf-8"
