@@ -221,7 +221,7 @@ except ImportError:  # pragma: no cover
     _Callback = object  # type: ignore[misc,assignment]
 
 
-class RunDirCallback(_Callback):  # type: ignore[misc,valid-type]
+class RunDirCallback(_Callback):
     """Hydra callback (``hydra.callbacks.run_dir`` in ``conf/config.yaml``): :func:`check_run_dir`.
 
     Runs in ``on_run_start``, before Hydra creates the run directory and writes ``.hydra/``

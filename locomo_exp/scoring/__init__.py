@@ -7,9 +7,9 @@ titles) is :data:`locomo_exp.scoring.specs.LEXICAL_SPECS`.
 from __future__ import annotations
 
 from locomo_exp.records import QARecord
+from locomo_exp.scoring.f1 import BLEU1_VERSION
 from locomo_exp.scoring.specs import (
     BLEU1_SPEC,
-    BLEU1_VERSION,
     F1_SPECS,
     F1_VARIANTS,
     F1_VERSIONS,

@@ -361,7 +361,7 @@ def check_bleu_tokenizer() -> bool:
         ``True`` when the tokens equal :data:`BLEU_QUOTE_CHECK`.
     """
     text, expected = BLEU_QUOTE_CHECK
-    return _WORD_TOKENIZER.tokenize(text) == expected
+    return bool(_WORD_TOKENIZER.tokenize(text) == expected)
 
 
 def bleu1_version(base: str = BLEU1_BASE_VERSION) -> str:

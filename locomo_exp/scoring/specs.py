@@ -173,8 +173,6 @@ F1_FUNCTIONS: dict[str, ScoreFunction] = {s.name: s.function for s in F1_SPECS}
 F1_VERSIONS: dict[str, str] = {s.name: s.version for s in F1_SPECS}
 """Version string of each F1 variant, written into every output."""
 
-BLEU1_VERSION: str = BLEU1_SPEC.version
-"""Version string of BLEU-1, written into every output."""
 
 LEXICAL_METRICS: tuple[str, ...] = (REPORTED_F1, *(s.metric for s in LEXICAL_SPECS))
 """Per-question lexical metric names (``f1``, ``f1_locomo``, ..., ``bleu1``); all are 0-1."""

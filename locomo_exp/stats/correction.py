@@ -187,11 +187,11 @@ def corrected_j(
         valid = (pos > 0) & (neg > 0) & (youden_b > 0)
         p_b = np.clip((j_star + spec_b - 1.0) / youden_b, 0.0, 1.0)[valid]
     alpha = 1.0 - confidence
+    ci_low: float | None = None
+    ci_high: float | None = None
     if p_b.size:
         low, high = np.quantile(p_b, [alpha / 2, 1 - alpha / 2])
         ci_low, ci_high = float(low), float(high)
-    else:
-        ci_low = ci_high = None
     invalid = int(n_boot - valid.sum())
     if invalid:
         logger.info("corrected J: %d of %d bootstrap replicates had no estimate", invalid, n_boot)

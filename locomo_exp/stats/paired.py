@@ -112,7 +112,8 @@ def mcnemar_exact(
 
 
 def _mean_stat(x: np.ndarray, axis: int = -1) -> np.ndarray:
-    return np.mean(x, axis=axis)
+    means: np.ndarray = np.mean(x, axis=axis)
+    return means
 
 
 def sign_flip_test(
