@@ -125,7 +125,9 @@ def panel_preset_config(base: JudgeConfig, preset: str) -> JudgeConfig:
     folder = resources.files("locomo_exp") / "conf" / "judge"
     known = sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".yaml"))
     if preset not in known:
-        raise JudgeError(f"judge.panel: unknown judge preset {preset!r} (known: {', '.join(known)})")
+        raise JudgeError(
+            f"judge.panel: unknown judge preset {preset!r} (known: {', '.join(known)})"
+        )
     try:
         merged = OmegaConf.merge(
             OmegaConf.structured(base),
@@ -290,8 +292,12 @@ def _dry_run(
         out["audit"] = _estimate_part(audit.summary["dry_run_estimate"])
     panel_parts = {}
     for preset, member in plan.panel:
-        part = judge(records, member).summary["dry_run_estimate"]
-        panel_parts[preset] = _estimate_part(part)
+        part = _estimate_part(judge(records, member).summary["dry_run_estimate"])
+        if cfg.cache and member.model == cfg.model and member.temperature == cfg.temperature:
+            # the same calls as the answers': cache hits once the answers are judged
+            part.update(calls_cached=part["calls_total"], calls_to_make=0, estimated_cost_usd=0.0)
+            part["max_cost_usd"] = 0.0
+        panel_parts[preset] = part
     if panel_parts:
         out["panel"] = panel_parts
         out["panel_cost_multiplier"] = plan.panel_cost_multiplier
@@ -334,7 +340,8 @@ def _corrected(
     plan: TrustPlan,
     audit_verdicts: Mapping[str, float | None],
 ) -> tuple[CorrectedJ | None, str]:
-    accepts = [verdicts[r.question_id] >= THRESHOLD for r in judged if verdicts.get(r.question_id) is not None]  # type: ignore[operator]
+    scores = [verdicts.get(r.question_id) for r in judged]
+    accepts = [v >= THRESHOLD for v in scores if v is not None]
     if not accepts:
         return None, "no judged question has a verdict"
     if labels is not None and labels.reference:
@@ -427,11 +434,13 @@ def run_trust(
     if plan.panel:
         per_model: dict[str, dict[str, float | None]] = {}
         panel_calls = 0
+        panel_cost: float | None = 0.0
         for preset, member in plan.panel:
             logger.info("judge panel: judging with %s (%s)", preset, member.model)
             result = judge(records, member)
             per_model[member.model] = _verdicts(result)
             panel_calls += result.summary["counts"].get("calls_made", 0)
+            panel_cost = _add_costs(panel_cost, result.summary.get("estimated_cost_usd"))
         panel = judge_panel(
             per_model,
             protocol=cfg.protocol if cfg.protocol in ("binary", "rubric") else "rubric",
@@ -446,6 +455,7 @@ def run_trust(
             "alpha": panel.alpha,
             "n_unscored": len(panel.unscored_reasons),
             "calls_made": panel_calls,
+            "estimated_cost_usd": panel_cost,
             "cost_multiplier": panel.cost_multiplier,
         }
     sections = []

@@ -240,8 +240,11 @@ def judge_params(judge: Mapping[str, Any]) -> dict[str, str]:
 
 
 def judge_tags(judge: Mapping[str, Any], *, dry_run: bool = False) -> dict[str, str]:
-    """Tags the judge's run adds: ``judge.mode``; ``judge.batch_ids``; ``judge.dry_run``;
-    ``judge.audit_gate`` (``passed``/``failed``) when the audit ran."""
+    """Tags the judge's run adds.
+
+    ``judge.mode``; ``judge.batch_ids``; ``judge.dry_run``; ``judge.audit_gate``
+    (``passed``/``failed``) when the audit ran.
+    """
     tags = {"judge.mode": str(judge.get("mode"))}
     batch = judge.get("batch")
     if batch is not None:
