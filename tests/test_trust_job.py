@@ -330,3 +330,37 @@ def test_judged_item_reads_the_prompt_back(fake_anthropic: FakeAnthropicServer, 
     cfg = make_judge_config(fake_anthropic, tmp_path, runs=1, min_successful_runs=1)
     run_judge([QARecord("a", "Is 1 < 2 & 3?", "yes <b>", "no", 2)], cfg, start_dir=tmp_path)
     assert seen == [JudgedItem("claude-sonnet-4-6", 2, "Is 1 < 2 & 3?", "yes <b>", "no")]
+
+
+def test_trust_config_defaults_audit_on_and_overrides_compose() -> None:
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+
+    from locomo_exp.config import register_configs, to_experiment_config
+
+    register_configs()
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "locomo_exp" / "conf")):
+        default = to_experiment_config(compose(config_name="config")).judge
+        custom = to_experiment_config(compose(config_name="config", overrides=[
+            "judge.audit.n=0", "judge.audit.max_false_accept=0.1", "judge.labels=l.csv",
+            "judge.panel=[haiku-4-5,sonnet-4-6]",
+            "judge.audit.controls=[{path: w.json, expected: wrong}]",
+        ])).judge
+    GlobalHydra.instance().clear()
+    assert (default.audit.n, default.audit.seed, default.labels, list(default.panel)) == (50, 0, None, [])
+    assert default.audit.max_false_accept is None and len(default.audit.kinds) == 7
+    assert (custom.audit.n, custom.audit.max_false_accept, custom.labels) == (0, 0.1, "l.csv")
+    assert list(custom.panel) == ["haiku-4-5", "sonnet-4-6"]
+    assert (custom.audit.controls[0].path, custom.audit.controls[0].expected) == ("w.json", "wrong")
+
+
+def test_audit_off_makes_no_control_call_and_no_audit_section(
+    fake_anthropic: FakeAnthropicServer, tmp_path: Path
+) -> None:
+    fake_anthropic.responder = accept_all()
+    cfg = make_judge_config(fake_anthropic, tmp_path, runs=1, min_successful_runs=1, audit=JudgeAuditConfig(n=0))
+    plan, _, outcome = _trust(load_results(EXAMPLE).records, cfg, tmp_path)
+    assert plan.controls == [] and plan.audit_calls == 0
+    assert len(fake_anthropic.messages_requests()) == 16
+    assert outcome.gate is None and outcome.summary["sections"] == []
