@@ -206,6 +206,46 @@ class JudgeModelInfo:
 
 
 @dataclass
+class AuditControlFile:
+    """A user control file for the judge audit (``judge.audit.controls``).
+
+    ``path`` is any results file the project reads; ``expected`` is ``right`` (every
+    answer in it should be accepted) or ``wrong`` (every answer should be rejected).
+    """
+
+    path: str = MISSING
+    expected: str = "wrong"
+
+
+@dataclass
+class JudgeAuditConfig:
+    """The judge audit (``judge.audit``): control answers with a known verdict.
+
+    On by default whenever the judge runs: ``n`` controls per kind (``n=0`` turns the
+    audit off), judged like the real answers and never part of J. ``max_false_accept`` /
+    ``max_false_reject`` are 0-1 rates checked per kind (null: no gate); a failed gate
+    exits non-zero after the outputs are written.
+    """
+
+    n: int = 50
+    seed: int = 0
+    kinds: list[str] = field(
+        default_factory=lambda: [
+            "gold_as_answer",
+            "other_gold",
+            "adversarial_trap",
+            "perturbed_date",
+            "perturbed_number",
+            "perturbed_name",
+            "non_answer",
+        ]
+    )
+    max_false_accept: Optional[float] = None
+    max_false_reject: Optional[float] = None
+    controls: list[AuditControlFile] = field(default_factory=list)
+
+
+@dataclass
 class JudgeConfig:
     """The LLM-as-a-Judge settings (``scorer=judge`` or ``scorer=both``).
 
@@ -254,6 +294,10 @@ class JudgeConfig:
     batch: JudgeBatchConfig = field(default_factory=JudgeBatchConfig)
     # the preset's model: price and support flags (conf/judge/<preset>.yaml)
     model_info: JudgeModelInfo = field(default_factory=JudgeModelInfo)
+    # judge trust: audit controls (on by default), human labels, a panel of judge presets
+    audit: JudgeAuditConfig = field(default_factory=JudgeAuditConfig)
+    labels: Optional[str] = None
+    panel: list[str] = field(default_factory=list)
 
 
 @dataclass

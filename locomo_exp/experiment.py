@@ -380,12 +380,19 @@ def run_experiment(
         judge_result = None
         if cfg.scorer.uses_judge:
             from locomo_exp.judge import JudgeBatchPending, preflight_judge, run_judge
+            from locomo_exp.judge.trust_job import plan_trust, run_trust
 
             try:
                 preflight_judge(cfg.judge, loaded.records)
+                trust_plan = plan_trust(loaded.records, cfg.judge, start_dir=start_dir)
                 judge_result = run_judge(
                     loaded.records, cfg.judge, start_dir=start_dir, category_names=cfg.category_names
                 )
+                trust = run_trust(
+                    trust_plan, loaded.records, cfg.judge, judge_result,
+                    start_dir=start_dir, category_names=cfg.category_names,
+                )
+                judge_result.summary["trust"] = trust.summary
             except BaseException as error:  # the report says the judge did not finish
                 status["judge"] = judge_status(error)
                 try:
@@ -405,6 +412,8 @@ def run_experiment(
                     if judge_result.error_rate_exceeded
                     else "ok"
                 )
+                if trust.gate is not None and not trust.gate.passed:
+                    status["judge_audit"] = f"failed: {trust.gate.message}"
                 summary, files, rows = _write_outputs(
                     output_dir, cfg, loaded, lexical, judge_result, status=status
                 )
@@ -432,6 +441,10 @@ def run_experiment(
                 f"judge API errors exceed judge.max_error_rate={cfg.judge.max_error_rate}: "
                 f"{judge_result.summary.get('counts')}; outputs are in {output_dir}"
             )
+        if judge_result is not None and status.get("judge_audit", "ok") != "ok":
+            from locomo_exp.judge.trust_job import JudgeAuditFailed
+
+            raise JudgeAuditFailed(f"{trust.gate.message}; outputs are in {output_dir}")
 
     if pending is not None:
         raise pending  # after the run ended: F1 outputs and metrics are logged, J comes later

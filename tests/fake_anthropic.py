@@ -6,6 +6,9 @@ JSON body is recorded. Replies are scripted:
 
 * ``server.script(*replies)`` queues replies used by the next requests, in order;
 * ``server.responder = fn`` answers every other request (``fn(request) -> Reply``);
+* verdicts per prompt: ``server.responder = verdict_responder(decide)`` with
+  ``decide(JudgedItem) -> bool | score`` (``accept_all()``, ``replay_truth()``,
+  ``per_model({...})`` are ready-made);
 * ``server.latency_s`` delays every reply (slow replies);
 * API rules the real service enforces are applied first (``enforce_rules``): a
   ``temperature`` in the body with an ``anthropic-version`` other than 2023-06-01 is a
@@ -259,6 +262,90 @@ def server_error() -> Reply:
 def dropped() -> Reply:
     """Close the connection without a response."""
     return Reply(drop=True)
+
+
+@dataclass(frozen=True)
+class JudgedItem:
+    """What a judge request asks about, read back from its prompt (tags unescaped).
+
+    Attributes:
+        model: the request's model.
+        category: the question's category id.
+        question: the question text.
+        gold: the gold answer as shown to the judge.
+        prediction: the answer being judged.
+    """
+
+    model: str
+    category: int
+    question: str
+    gold: str
+    prediction: str
+
+
+def _tag(prompt: str, name: str) -> str:
+    match = re.search(rf"<{name}>\n(.*?)\n</{name}>", prompt, re.S)
+    text = match.group(1) if match else ""
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+
+
+def judged_item(request: RecordedRequest) -> JudgedItem:
+    """The :class:`JudgedItem` of a Messages request (empty fields when absent)."""
+    prompt = request.prompt
+    category = re.match(r"Question category: (\d+)", prompt)
+    model = request.body.get("model", "") if isinstance(request.body, dict) else ""
+    return JudgedItem(
+        model=str(model),
+        category=int(category.group(1)) if category else 0,
+        question=_tag(prompt, "question"),
+        gold=_tag(prompt, "gold_answer"),
+        prediction=_tag(prompt, "predicted_answer"),
+    )
+
+
+def verdict_responder(
+    decide: Callable[[JudgedItem], bool | float], protocol: str = "rubric"
+) -> Callable[[RecordedRequest], Reply]:
+    """A responder scripting the verdict per prompt: ``server.responder = verdict_responder(f)``.
+
+    Args:
+        decide: item -> ``True``/``False`` (accept/reject: score 100/0, or label
+            CORRECT/WRONG) or a rubric score 0-100.
+        protocol: ``rubric`` (``{"score": ...}``) or ``binary`` (``{"label": ...}``).
+    """
+
+    def respond(request: RecordedRequest) -> Reply:
+        verdict = decide(judged_item(request))
+        if protocol == "binary":
+            accept = verdict >= 50 if not isinstance(verdict, bool) else verdict
+            return binary("CORRECT" if accept else "WRONG")
+        if isinstance(verdict, bool):
+            return rubric(100 if verdict else 0)
+        return rubric(verdict)
+
+    return respond
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
+
+
+def accept_all(protocol: str = "rubric") -> Callable[[RecordedRequest], Reply]:
+    """A judge that accepts every answer."""
+    return verdict_responder(lambda item: True, protocol)
+
+
+def replay_truth(protocol: str = "rubric") -> Callable[[RecordedRequest], Reply]:
+    """A judge that is right on controls: accepts exactly the answers equal to the gold
+    (case and punctuation ignored), rejects everything else."""
+    return verdict_responder(lambda item: _norm(item.prediction) == _norm(item.gold), protocol)
+
+
+def per_model(
+    deciders: dict[str, Callable[[JudgedItem], bool | float]], protocol: str = "rubric"
+) -> Callable[[RecordedRequest], Reply]:
+    """A judge whose verdict depends on the request's model (``deciders[model](item)``)."""
+    return verdict_responder(lambda item: deciders[item.model](item), protocol)
 
 
 class FakeAnthropicServer:

@@ -36,6 +36,7 @@ def _command(tmp_path: Path, server: FakeAnthropicServer, run_dir: str) -> list[
         f"judge.cache_path={tmp_path}/judge_cache.sqlite",
         f"tracking.uri=sqlite:///{tmp_path}/mlflow.db",
         "judge.progress=false",
+        "judge.audit.n=0",
         f"hydra.run.dir={tmp_path}/{run_dir}",
     ]
 

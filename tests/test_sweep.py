@@ -182,6 +182,7 @@ def _sweep(
         "scorer=both",
         "judge.runs=2",
         "judge.progress=false",
+        "judge.audit.n=0",  # counts below are the answers' calls
         f"judge.cache_path={tmp / 'judge_cache.sqlite'}",
         "data=file",
         f"data.path={EXAMPLE}",

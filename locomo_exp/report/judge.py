@@ -59,4 +59,7 @@ def render_judge_section(summary: RunSummary) -> str:
             f"Tokens: {judge.tokens.get('input', 0)} in, {judge.tokens.get('output', 0)} out; "
             f"estimated cost {cost_text}."
         )
+    # judge trust sections (audit right under J; labels, corrected J, panel when present)
+    for section in (judge.raw.get("trust") or {}).get("sections") or []:
+        lines += ["", str(section)]
     return "\n".join(lines)

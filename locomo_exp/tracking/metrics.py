@@ -196,6 +196,8 @@ def judge_metrics(judge: Mapping[str, Any], category_names: Mapping[int, str]) -
         metrics["judge/batch_requests_submitted"] = batch.get("requests_submitted")
         for kind, value in (batch.get("results") or {}).items():
             metrics[f"judge/batch_{kind}"] = value
+    # judge trust (audit, labels, corrected J, panel): built by trust.report.trust_metrics
+    metrics.update((judge.get("trust") or {}).get("metrics") or {})
     return finite_metrics(metrics)
 
 
@@ -239,13 +241,20 @@ def judge_params(judge: Mapping[str, Any]) -> dict[str, str]:
 
 
 def judge_tags(judge: Mapping[str, Any], *, dry_run: bool = False) -> dict[str, str]:
-    """Tags the judge's run adds: ``judge.mode``; ``judge.batch_ids``; ``judge.dry_run``."""
+    """Tags the judge's run adds.
+
+    ``judge.mode``; ``judge.batch_ids``; ``judge.dry_run``; ``judge.audit_gate``
+    (``passed``/``failed``) when the audit ran.
+    """
     tags = {"judge.mode": str(judge.get("mode"))}
     batch = judge.get("batch")
     if batch is not None:
         tags["judge.batch_ids"] = joined_ids(batch.get("batch_ids") or [])
     if dry_run:
         tags["judge.dry_run"] = "true"
+    audit = (judge.get("trust") or {}).get("audit")
+    if audit is not None:
+        tags["judge.audit_gate"] = "passed" if audit.get("gate_passed") else "failed"
     return tags
 
 
