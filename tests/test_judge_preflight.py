@@ -10,7 +10,8 @@ from fake_anthropic import FakeAnthropicServer, make_judge_config
 
 from locomo_exp.judge import JudgeError, preflight_judge, run_judge
 from locomo_exp.judge.cache import JudgeCache
-from locomo_exp.judge.preflight import estimate_prompt_tokens, overlong_prompts
+from locomo_exp.config import JudgeConfig
+from locomo_exp.judge.preflight import check_config, estimate_prompt_tokens, overlong_prompts
 from locomo_exp.records import QARecord
 
 
@@ -99,3 +100,10 @@ def test_dry_run_estimate_lists_overlong_prompts(
     assert result.dry_run_estimate is not None
     assert result.dry_run_estimate["prompts_over_max_prompt_tokens"] == ["q-long"]
     assert fake_anthropic.messages_requests() == []
+
+
+@pytest.mark.parametrize("url", ["not-a-url", "ftp://host", "http://"])
+def test_a_malformed_base_url_is_one_line_before_any_call(url: str) -> None:
+    # from a new user's trial: "not-a-url" was retried 4 times, then blamed on the error rate
+    with pytest.raises(JudgeError, match=r"judge.base_url=.* is not an http\(s\) URL"):
+        check_config(JudgeConfig(base_url=url))

@@ -11,6 +11,7 @@ import logging
 import math
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from locomo_exp.config import JudgeConfig, JudgeMode
 from locomo_exp.judge.errors import JudgeError
@@ -79,6 +80,14 @@ def check_config(cfg: JudgeConfig) -> None:
         problems.append(
             "judge.model is empty; set judge.model to a model id, e.g. judge.model=claude-sonnet-4-6"
         )
+    base_url = cfg.base_url or os.environ.get("ANTHROPIC_BASE_URL")
+    if base_url:
+        parts = urlsplit(str(base_url))
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            source = "judge.base_url" if cfg.base_url else "ANTHROPIC_BASE_URL"
+            problems.append(
+                f"{source}={base_url!r} is not an http(s) URL; e.g. https://api.anthropic.com"
+            )
     if cfg.temperature is not None and not (0.0 <= float(cfg.temperature) <= 1.0):
         problems.append(
             f"judge.temperature={cfg.temperature} is outside [0, 1]; use a value in [0, 1] or null"
