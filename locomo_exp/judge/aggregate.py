@@ -35,6 +35,7 @@ Outcome = Literal["valid", "parse_failure", "no_verdict", "api_error"]
 
 _DATED_ID_RE = re.compile(r"^(.+?)-\d{8}$")
 
+
 @dataclass
 class JudgeResult:
     """One judge run of one question.

@@ -113,9 +113,9 @@ def judge_answer_multiple_runs(
 ) -> JudgeAggregation:
     """Judge one answer ``num_runs`` times, concurrently (the seed's multi-run function).
 
-    Parse failures are unscored (``None`` with a reason) and, like API errors, are left out of the mean and standard
-    deviation; fewer than ``cfg.min_successful_runs`` (5) successful runs logs a warning
-    naming the question.
+    Parse failures are unscored (``None`` with a reason) and, like API errors, are left
+    out of the mean and standard deviation; fewer than ``cfg.min_successful_runs`` (5)
+    successful runs logs a warning naming the question.
 
     Args:
         question: the question.

@@ -67,6 +67,7 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+
 def _sum_counts(statuses: list[BatchStatus]) -> dict[str, int]:
     return {kind: sum(s.counts.get(kind, 0) for s in statuses) for kind in BATCH_COUNT_KINDS}
 
@@ -229,9 +230,12 @@ class BatchJudge(BatchSubmitter):
             if not self.cfg.batch.wait:
                 self._raise_pending(active, statuses, requests_total, started)
             if bar is None and self.cfg.progress:
-                bar = make_bar(
-                    requests_total, initial=0, desc="judge batch", unit="request", enabled=True
-                ) or False
+                bar = (
+                    make_bar(
+                        requests_total, initial=0, desc="judge batch", unit="request", enabled=True
+                    )
+                    or False
+                )
             if bar:
                 counts = _sum_counts(statuses)
                 bar.update(max(0, requests_total - counts["processing"] - bar.n))
@@ -372,9 +376,7 @@ class BatchJudge(BatchSubmitter):
         )
         return results
 
-    def _result_for(
-        self, spec: CallSpec, item: BatchItemResult | None, reply: Any
-    ) -> JudgeResult:
+    def _result_for(self, spec: CallSpec, item: BatchItemResult | None, reply: Any) -> JudgeResult:
         if item is not None and item.result_type == "succeeded" and reply is not None:
             return result_from_reply(reply, self.cfg.protocol, spec.run, cached=False)
         if item is None:

@@ -1,5 +1,7 @@
-"""Submitting Message Batches: ledger first, then the create call; interrupted attempts
-are resolved by adopting the batch they created (see :mod:`locomo_exp.judge.batch`).
+"""Submitting Message Batches: ledger first, then the create call.
+
+Interrupted attempts are resolved by adopting the batch they created (see
+:mod:`locomo_exp.judge.batch`).
 """
 
 from __future__ import annotations
@@ -67,6 +69,19 @@ class BatchSubmitter:
 
     # -- API calls with retries ------------------------------------------------------
     async def with_retries(self, what: str, call: Callable[[], Awaitable[T]]) -> T:
+        """Run one Batches API call, retrying retryable errors with the judge's policy.
+
+        Args:
+            what: what the call does, for log lines.
+            call: makes the call.
+
+        Returns:
+            The call's result.
+
+        Raises:
+            JudgeCallError: a non-retryable error, or the last error once retries are
+                exhausted.
+        """
         retry = 0
         while True:
             try:
@@ -181,6 +196,15 @@ class BatchSubmitter:
     async def submit(
         self, digests: list[str], pending: dict[str, list[CallSpec]]
     ) -> tuple[list[Submission], dict[str, str]]:
+        """Submit the pending calls as batches (split by size), recording each in the ledger.
+
+        Args:
+            digests: cache-key digests of the calls to submit.
+            pending: digest -> the call specs that share it.
+
+        Returns:
+            The submissions made, and digest -> batch id.
+        """
         entries = [build_batch_request(custom_id_for(d), pending[d][0].request) for d in digests]
         bodies = [json.dumps(e, separators=(",", ":"), ensure_ascii=False) for e in entries]
         ranges = split_batches(

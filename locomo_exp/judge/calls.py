@@ -57,11 +57,7 @@ def build_call_specs(
         The call specs.
     """
     spec = get_protocol(cfg.protocol)
-    schema = (
-        spec.output_schema
-        if uses_structured_output(cfg)
-        else None
-    )
+    schema = spec.output_schema if uses_structured_output(cfg) else None
     temperature = None if cfg.temperature is None else float(cfg.temperature)
     calls: list[CallSpec] = []
     for record in records:
@@ -97,9 +93,7 @@ def build_call_specs(
     return calls
 
 
-def result_from_reply(
-    reply: JudgeReply, protocol: str, run: int, *, cached: bool
-) -> JudgeResult:
+def result_from_reply(reply: JudgeReply, protocol: str, run: int, *, cached: bool) -> JudgeResult:
     """Parse an API reply into a valid or parse-failure :class:`JudgeResult`.
 
     Args:

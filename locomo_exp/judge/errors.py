@@ -37,8 +37,10 @@ class JudgeFatalAPIError(JudgeError):
 
 
 class JudgeJobStopped(JudgeError):
-    """The job stopped early: the endpoint cannot be reached, or API errors already
-    exceed ``judge.max_error_rate``. Every call completed before is in the cache.
+    """The job stopped early; every call completed before is in the cache.
+
+    Either the endpoint cannot be reached, or API errors already exceed
+    ``judge.max_error_rate``.
     """
 
 
@@ -145,8 +147,10 @@ class JudgeBatchPending(Exception):
 
 
 class PoolInterrupted(Exception):
-    """SIGINT/SIGTERM stopped the pool (internal; :func:`run_judge` turns it into
-    :class:`~locomo_exp.judge.errors.JudgeInterrupted` outside the event loop).
+    """SIGINT/SIGTERM stopped the pool (internal).
+
+    :func:`run_judge` turns it into :class:`~locomo_exp.judge.errors.JudgeInterrupted`
+    outside the event loop.
 
     Attributes:
         signum: the first signal received.

@@ -57,8 +57,10 @@ def catch_signals(on_signal: Callable[[int], None]) -> Iterator[bool]:
 async def drain_or_cancel(
     work: Awaitable[None], interrupted: asyncio.Event, hurry: asyncio.Event, drain_s: float
 ) -> None:
-    """Await ``work``; once ``interrupted`` is set, give it ``drain_s`` seconds (or until
-    ``hurry`` is set, by a second signal) to finish the calls in flight, then cancel it.
+    """Await ``work``, draining it for at most ``drain_s`` seconds once interrupted.
+
+    Once ``interrupted`` is set, ``work`` gets ``drain_s`` seconds (or until ``hurry`` is
+    set, by a second signal) to finish the calls in flight; then it is cancelled.
 
     Args:
         work: the calls (a coroutine or future).

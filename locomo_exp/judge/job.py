@@ -81,7 +81,11 @@ def _dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) 
     per_call = [estimate_prompt_tokens(s.request.system, s.request.prompt) for s in specs]
     input_all = sum(per_call)
     overlong = sorted(
-        {s.question_id for s, tokens in zip(specs, per_call) if tokens > cfg.max_prompt_tokens}
+        {
+            s.question_id
+            for s, tokens in zip(specs, per_call, strict=True)
+            if tokens > cfg.max_prompt_tokens
+        }
     )
     input_tokens = int(round(input_all * to_call / len(specs))) if specs else 0
     output_typical = to_call * min(ESTIMATED_OUTPUT_TOKENS, cfg.max_tokens)
@@ -192,16 +196,15 @@ def build_run_result(
     cost_all = _runs_cost(fresh + cached, price, factor)
     if price is None:
         logger.warning(
-            "judge: no price for model %s (its preset's judge.model_info); cost not estimated", cfg.model
+            "judge: no price for model %s (its preset's judge.model_info); cost not estimated",
+            cfg.model,
         )
     too_long = [
         agg.question_id
         for agg in per_question.values()
         if any(r.outcome == "api_error" and "prompt_too_long" in r.error for r in agg.runs)
     ]
-    too_long_runs = sum(
-        r.outcome == "api_error" and "prompt_too_long" in r.error for r in all_runs
-    )
+    too_long_runs = sum(r.outcome == "api_error" and "prompt_too_long" in r.error for r in all_runs)
     counts = {
         "valid": sum(r.outcome == "valid" for r in all_runs),
         "parse_failure": sum(r.outcome == "parse_failure" for r in all_runs),
@@ -406,5 +409,3 @@ def run_judge(
 
 def _fmt_cost(cost: float | None) -> str:
     return "n/a (no price for the model)" if cost is None else f"{cost:.2f}"
-
-

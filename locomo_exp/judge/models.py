@@ -54,8 +54,9 @@ def uses_structured_output(cfg: JudgeConfig) -> bool:
 
 
 def accepts_temperature(cfg: JudgeConfig) -> bool:
-    """Whether the model accepts a ``temperature`` (``judge.model_info.temperature``; True
-    for a model no preset describes).
+    """Whether the model accepts a ``temperature``.
+
+    ``judge.model_info.temperature``; True for a model no preset describes.
     """
     info = model_info(cfg)
     return info is None or bool(info.temperature)

@@ -17,8 +17,10 @@ from locomo_exp.judge.client import RateLimitInfo
 
 
 class RateLimiter:
-    """Spaces call starts evenly: at most ``requests_per_minute``, and no faster than the
-    API's request budget allows (from its rate-limit headers).
+    """Spaces call starts evenly, within the configured and the API's request budget.
+
+    At most ``requests_per_minute``, and no faster than the API's request budget allows
+    (from its rate-limit headers).
 
     Header pacing: after a response saying ``remaining`` requests are left and the bucket
     is full again in ``reset_in_s`` seconds, starts are spaced by

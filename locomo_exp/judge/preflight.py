@@ -24,6 +24,7 @@ logger = logging.getLogger(__name__)
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 """The only place the API key is read from."""
 
+
 def judged_records(records: list[QARecord], cfg: JudgeConfig) -> list[QARecord]:
     """The records whose category is in ``judge.categories``, in input order."""
     wanted = {int(c) for c in cfg.categories}
@@ -78,7 +79,8 @@ def check_config(cfg: JudgeConfig) -> None:
     problems: list[str] = []
     if not str(cfg.model or "").strip():
         problems.append(
-            "judge.model is empty; set judge.model to a model id, e.g. judge.model=claude-sonnet-4-6"
+            "judge.model is empty; set judge.model to a model id, "
+            "e.g. judge.model=claude-sonnet-4-6"
         )
     base_url = cfg.base_url or os.environ.get("ANTHROPIC_BASE_URL")
     if base_url:
@@ -213,7 +215,8 @@ def preflight_judge(
 
     Checks: a non-empty model; temperature in [0, 1] or null; runs, max_tokens,
     max_concurrency >= 1; ``ANTHROPIC_API_KEY`` set (unless ``judge.dry_run``); no
-    temperature for a model whose preset says it rejects one (``judge=opus-4-7``); for ``judge.mode=batch``, the
+    temperature for a model whose preset says it rejects one (``judge=opus-4-7``); for
+    ``judge.mode=batch``, the
     cache on and the batch options in range; unique question ids among judged records;
     with ``start_dir``, a usable ``judge.cache_path`` (not a directory, not a non-SQLite
     file). Prompts estimated above ``judge.max_prompt_tokens`` are logged as a warning

@@ -38,8 +38,10 @@ def make_bar(
 
 
 class ProgressReporter:
-    """A tqdm bar of judge calls on a terminal; otherwise logs ``done/total``, rate, ETA and
-    error counts at most every ``interval_s``.
+    """A tqdm bar of judge calls on a terminal; log lines otherwise.
+
+    The log lines give ``done/total``, rate, ETA and error counts, at most every
+    ``interval_s``.
 
     Args:
         total: all calls of the job, cached ones included.
@@ -68,7 +70,9 @@ class ProgressReporter:
         self.interval_s = interval_s
         self._start = time.monotonic()
         self._last = self._start
-        self.bar = make_bar(total, initial=cached, desc="judge", unit="call", enabled=enabled, stream=stream)
+        self.bar = make_bar(
+            total, initial=cached, desc="judge", unit="call", enabled=enabled, stream=stream
+        )
 
     def record_cached(self) -> None:
         """Count one call answered from the cache after another process made it."""

@@ -29,7 +29,9 @@ class RetryPolicy:
 
     @classmethod
     def from_config(cls, cfg: JudgeConfig) -> RetryPolicy:
-        """The policy of ``judge.max_retries``, ``judge.retry_initial_backoff_s`` and
+        """The policy the judge config asks for.
+
+        ``judge.max_retries``, ``judge.retry_initial_backoff_s`` and
         ``judge.retry_max_backoff_s`` (``max_retry_after_s`` keeps its default).
         """
         return cls(

@@ -151,9 +151,7 @@ class JudgePool:
             yield
             return
         stale_after = claim_timeout_s(self.cfg)
-        self._claims = CallClaims(
-            self.cache, stale_after_s=stale_after, owners=self._claim_owners
-        )
+        self._claims = CallClaims(self.cache, stale_after_s=stale_after, owners=self._claim_owners)
         beat = asyncio.ensure_future(self._heartbeat(min(30.0, max(0.05, stale_after / 4))))
         try:
             yield
@@ -185,8 +183,10 @@ class JudgePool:
     async def _attempt(
         self, spec: CallSpec, *, peek: bool = False, first: bool = False
     ) -> tuple[JudgeResult, bool] | None:
-        """Claim and make one call (``peek``: see :meth:`CallClaims.acquire`; ``first``:
-        the job's first call, see :meth:`_one`).
+        """Claim and make one call.
+
+        ``peek``: see :meth:`CallClaims.acquire`; ``first``: the job's first call, see
+        :meth:`_one`.
 
         Returns:
             ``(result, called)``: ``called`` is ``False`` when the cache already had the
@@ -246,7 +246,10 @@ class JudgePool:
         if cannot_connect and self.responses == 0:
             reason = f"{err.message}"
         elif self.connection_errors_in_a_row >= limit:
-            reason = f"{self.connection_errors_in_a_row} connection failures in a row, last: {err.message}"
+            reason = (
+                f"{self.connection_errors_in_a_row} connection failures in a row, "
+                f"last: {err.message}"
+            )
         else:
             return False
         if self.stopped is None:
@@ -451,8 +454,9 @@ class JudgePool:
         return results
 
     async def call(self, spec: CallSpec) -> JudgeResult:
-        """Make one call, with retries (or, if another process made or is making it, use
-        its reply from the cache).
+        """Make one call, with retries.
+
+        If another process made or is making it, its reply from the cache is used.
 
         Args:
             spec: the call.

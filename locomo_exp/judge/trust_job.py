@@ -139,9 +139,7 @@ def panel_preset_config(base: JudgeConfig, preset: str) -> JudgeConfig:
     assert isinstance(cfg, JudgeConfig)
     # same temperature as the run's judge, unless the preset's model takes none
     temperature = base.temperature if cfg.model_info.temperature else cfg.temperature
-    return replace(
-        cfg, temperature=temperature, audit=JudgeAuditConfig(n=0), labels=None, panel=[]
-    )
+    return replace(cfg, temperature=temperature, audit=JudgeAuditConfig(n=0), labels=None, panel=[])
 
 
 def _unit_price(cfg: JudgeConfig) -> float | None:

@@ -181,9 +181,11 @@ def load_labels(path: str | Path) -> LabelSet:
         where = [f"labels file {name}, entry {i + 1}" for i in range(len(entries))]
     if not entries:
         raise LabelsError(f"labels file {name}: no labels")
-    labels = tuple(_label_from(e, w, i + 1) for i, (e, w) in enumerate(zip(entries, where)))
+    labels = tuple(
+        _label_from(e, w, i + 1) for i, (e, w) in enumerate(zip(entries, where, strict=True))
+    )
     seen: dict[tuple, Label] = {}
-    for label, w in zip(labels, where):
+    for label, w in zip(labels, where, strict=True):
         key = (
             (label.question_id,)
             if label.question_id

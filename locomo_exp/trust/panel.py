@@ -179,7 +179,7 @@ def judge_panel(
     level = "nominal" if protocol == "binary" else "interval"
     data = np.where(scored, accepts.astype(float), np.nan) if level == "nominal" else matrix
     pairwise: dict[tuple[str, str], BinaryAgreement] = {}
-    for (a, ia), (b, ib) in itertools.combinations(list(zip(models, range(len(models)))), 2):
+    for (a, ia), (b, ib) in itertools.combinations([(m, i) for i, m in enumerate(models)], 2):
         both = scored[ia] & scored[ib]
         if both.any():
             pairwise[(a, b)] = binary_agreement(accepts[ia][both], accepts[ib][both], confidence)

@@ -1,4 +1,4 @@
-"""``python -m locomo_exp.judge.cache merge OUT.sqlite A.sqlite B.sqlite ...`` (see :mod:`.merge`)."""
+"""``python -m locomo_exp.judge.cache merge OUT.sqlite A.sqlite ...`` (see :mod:`.merge`)."""
 
 from __future__ import annotations
 
