@@ -444,7 +444,8 @@ def run_experiment(
         if judge_result is not None and status.get("judge_audit", "ok") != "ok":
             from locomo_exp.judge.trust_job import JudgeAuditFailed
 
-            raise JudgeAuditFailed(f"{trust.gate.message}; outputs are in {output_dir}")
+            gate_message = trust.gate.message if trust.gate is not None else "judge audit failed"
+            raise JudgeAuditFailed(f"{gate_message}; outputs are in {output_dir}")
 
     if pending is not None:
         raise pending  # after the run ended: F1 outputs and metrics are logged, J comes later

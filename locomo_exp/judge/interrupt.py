@@ -55,7 +55,7 @@ def catch_signals(on_signal: Callable[[int], None]) -> Iterator[bool]:
 
 
 async def drain_or_cancel(
-    work: Awaitable[None], interrupted: asyncio.Event, hurry: asyncio.Event, drain_s: float
+    work: Awaitable[object], interrupted: asyncio.Event, hurry: asyncio.Event, drain_s: float
 ) -> None:
     """Await ``work``, draining it for at most ``drain_s`` seconds once interrupted.
 

@@ -92,7 +92,7 @@ def _dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) 
     output_max = to_call * cfg.max_tokens
     price = _price(cfg)
     factor = float(cfg.batch.price_factor) if batch else 1.0
-    estimate = {
+    estimate: dict[str, Any] = {
         "calls_total": len(specs),
         "calls_cached": cached,
         "calls_to_make": to_call,
@@ -110,7 +110,7 @@ def _dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) 
     if batch:
         estimate["calls_in_flight"] = in_flight
     if overlong:
-        estimate["prompts_over_max_prompt_tokens"] = overlong
+        estimate["prompts_over_max_prompt_tokens"] = list(overlong)
     return estimate
 
 

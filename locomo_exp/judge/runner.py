@@ -339,7 +339,7 @@ class JudgePool:
                 self.cache.put(spec.key, reply, question_id=spec.question_id)
             return result
 
-    async def _until_done_or_interrupted(self, work: Awaitable[None]) -> None:
+    async def _until_done_or_interrupted(self, work: Awaitable[object]) -> None:
         assert self._interrupt_event is not None and self._hurry is not None
         await drain_or_cancel(work, self._interrupt_event, self._hurry, float(self.cfg.drain_s))
 

@@ -436,19 +436,19 @@ def summarise_audit(
         by_kind.setdefault(control.kind, []).append(control)
     kinds: dict[str, KindSummary] = {}
     pooled = {True: [0, 0], False: [0, 0]}  # expected_accept -> [accepted, scored]
-    total_cost = 0.0 if cost_usd is not None else None
+    total_cost: float | None = 0.0 if cost_usd is not None else None
     failures: list[str] = []
     for kind, members in by_kind.items():
         expected = members[0].expected_accept
         accepted = scored = 0
         per_cat: dict[int, list[int]] = defaultdict(lambda: [0, 0])
         notes: dict[str, int] = defaultdict(int)
-        kind_cost = 0.0 if cost_usd is not None else None
+        kind_cost: float | None = None
+        if cost_usd is not None:
+            kind_cost = sum(float(cost_usd.get(c.control_id, 0.0)) for c in members)
         for control in members:
             if control.note:
                 notes[control.note] += 1
-            if cost_usd is not None:
-                kind_cost += float(cost_usd.get(control.control_id, 0.0))
             verdict = verdicts.get(control.control_id)
             if verdict is None:
                 continue
@@ -474,7 +474,7 @@ def summarise_audit(
             cost_usd=kind_cost,
             notes=tuple(sorted(notes.items())),
         )
-        if kind_cost is not None:
+        if kind_cost is not None and total_cost is not None:
             total_cost += kind_cost
         limit, what, option = (
             (max_false_reject, "false-reject", "max_false_reject")

@@ -184,7 +184,7 @@ def load_labels(path: str | Path) -> LabelSet:
     labels = tuple(
         _label_from(e, w, i + 1) for i, (e, w) in enumerate(zip(entries, where, strict=True))
     )
-    seen: dict[tuple, Label] = {}
+    seen: dict[tuple[str | None, ...], Label] = {}
     for label, w in zip(labels, where, strict=True):
         key = (
             (label.question_id,)

@@ -103,7 +103,9 @@ def _alpha(matrix: np.ndarray, level: str) -> float | None:
     pairable = (np.sum(~np.isnan(matrix), axis=0) >= 2).any()
     if np.unique(values).size < 2 or not pairable:
         return None
-    value = float(krippendorff.alpha(reliability_data=matrix, level_of_measurement=level))
+    value = float(
+        krippendorff.alpha(reliability_data=matrix, level_of_measurement=level)  # type: ignore[arg-type]
+    )
     return None if math.isnan(value) else value
 
 

@@ -26,7 +26,7 @@ def _pct(x: float | None) -> str:
 
 def _prop(p: Proportion) -> str:
     """``"42.0% [30.1, 55.0] (21/50)"``, or ``"–"`` when nothing was observed."""
-    if p.rate is None:
+    if p.rate is None or p.ci_low is None or p.ci_high is None:
         return "– (0)"
     return (
         f"{100 * p.rate:.1f}% [{100 * p.ci_low:.1f}, {100 * p.ci_high:.1f}] ({p.successes}/{p.n})"
@@ -227,7 +227,7 @@ def render_corrected_section(corrected: CorrectedJ) -> str:
     else:
         ci = (
             "–"
-            if corrected.ci_low is None
+            if corrected.ci_low is None or corrected.ci_high is None
             else f"[{100 * corrected.ci_low:.1f}, {100 * corrected.ci_high:.1f}]"
         )
         lines.append(
@@ -235,7 +235,7 @@ def render_corrected_section(corrected: CorrectedJ) -> str:
         )
         if est.clipped:
             lines.append(
-                f"- Note: the estimate {100 * est.unclipped:.1f}% fell outside [0, 100] "
+                f"- Note: the estimate {100 * (est.unclipped or 0.0):.1f}% fell outside [0, 100] "
                 "and was clipped"
             )
     lines.append(f"- Interval: {corrected.method}")
@@ -296,6 +296,7 @@ def _safe(name: str) -> str:
 def _put_prop(out: dict[str, float], name: str, p: Proportion) -> None:
     if p.rate is not None:
         out[name] = 100 * p.rate
+    if p.ci_low is not None and p.ci_high is not None:
         out[f"{name}_ci_low"] = 100 * p.ci_low
         out[f"{name}_ci_high"] = 100 * p.ci_high
 
@@ -375,14 +376,15 @@ def trust_metrics(
         _agreement_metrics(out, "stored_agreement", stored, names)
     if corrected is not None and corrected.estimate.value is not None:
         out["j_corrected/overall"] = 100 * corrected.estimate.value
-        if corrected.ci_low is not None:
+        if corrected.ci_low is not None and corrected.ci_high is not None:
             out["j_corrected/overall_ci_low"] = 100 * corrected.ci_low
             out["j_corrected/overall_ci_high"] = 100 * corrected.ci_high
         out["j_corrected/clipped"] = 1.0 if corrected.estimate.clipped else 0.0
     if panel is not None:
         for model in panel.models:
-            if panel.j_per_model[model] is not None:
-                out[f"panel/{_safe(model)}/j"] = panel.j_per_model[model]
+            model_j = panel.j_per_model[model]
+            if model_j is not None:
+                out[f"panel/{_safe(model)}/j"] = model_j
         if panel.panel_j is not None:
             out["panel/j"] = panel.panel_j
         if panel.alpha is not None:
