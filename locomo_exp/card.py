@@ -330,8 +330,32 @@ def card_differences(card_a: Mapping[str, Any], card_b: Mapping[str, Any]) -> li
     return out
 
 
+def baseline_card_differences(card: Mapping[str, Any], baseline_card: Mapping[str, Any]) -> list[str]:
+    """Card fields a published baseline states and a run differs on.
+
+    Args:
+        card: the run's card (:func:`build_card`).
+        baseline_card: the ``card`` of a ``conf/baselines/*.yaml`` set: the same layout,
+            with what the publication states; unknown fields ``null`` or absent.
+
+    Returns:
+        ``"field: run vs baseline"`` lines in :data:`COMPARED_FIELDS` order, for fields
+        the baseline states (not ``None``) and the run's value differs.
+    """
+    out = []
+    for name in COMPARED_FIELDS:
+        theirs = _get(baseline_card, name)
+        if theirs is None:
+            continue
+        ours = _get(card, name)
+        if ours != theirs:
+            out.append(f"{name}: {_fmt(ours)} vs {theirs}")
+    return out
+
+
 __all__ = [
     "BLOCKING_FIELDS",
+    "baseline_card_differences",
     "COMPARED_FIELDS",
     "build_card",
     "card_differences",
