@@ -15,7 +15,7 @@ from locomo_exp.report.baselines import (
     render_latency_comparison,
 )
 from locomo_exp.report.errors import render_error_analysis
-from locomo_exp.report.header import render_header, render_skipped
+from locomo_exp.report.header import render_header, render_skipped, render_status
 from locomo_exp.report.input import render_stored_judge_detail
 from locomo_exp.report.judge import render_judge_section
 from locomo_exp.report.lexical import render_lexical_section, render_stored_judge
@@ -27,7 +27,8 @@ def _baseline_card_lines(card: Mapping[str, Any] | None, baseline: BaselineSet) 
     """Card fields the baseline states and this run differs on, as lines above its table."""
     if not card or not baseline.card:
         return []
-    differences = baseline_card_differences(card, baseline.card)
+    # the F1 tables already score with the baseline's variant (f1_<variant>)
+    differences = [d for d in baseline_card_differences(card, baseline.card) if not d.startswith("f1.")]
     if not differences:
         return []
     return [f"Measured differently from {baseline.title}: " + "; ".join(differences), ""]
@@ -63,9 +64,14 @@ def render_report(
     """
     baselines = baselines or {}
     lines = [render_header(summary)]
-    if card:
-        title, _, rest = lines[0].partition("\n")
-        lines = [title, "", render_card_markdown(card).rstrip("\n") + "\n" + rest]
+    if card:  # after the title and the run-status block (a failed part reads first)
+        title, _, rest = lines[0].partition("\n\n")
+        status = render_status(summary)
+        head = [title]
+        if status and rest.startswith(status):
+            head += ["", status]
+            rest = rest[len(status) :].lstrip("\n")
+        lines = [*head, "", render_card_markdown(card), rest]
     lexical = render_lexical_section(summary)
     if lexical:
         lines += ["", lexical]
