@@ -329,6 +329,15 @@ class ReportConfig:
 
 
 @dataclass
+class SweepSettings:
+    """``sweep.*``: how a multirun's summary compares its jobs."""
+
+    # the job every other job is compared with: a swept value (0.5) or a job label
+    # (judge.temperature=0.5); null: the first job
+    baseline: Optional[str] = None
+
+
+@dataclass
 class ExperimentConfig:
     """The whole run configuration; ``conf/config.yaml`` fills in the values."""
 
@@ -345,6 +354,7 @@ class ExperimentConfig:
     # run: score data.path; compare: compare the run directories in compare.runs
     mode: Mode = Mode.run
     compare: CompareConfig = field(default_factory=CompareConfig)
+    sweep: SweepSettings = field(default_factory=SweepSettings)
 
 
 def register_configs() -> None:
