@@ -253,7 +253,9 @@ def run_compare_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir: Pat
     from locomo_exp.compare import CompareError
     from locomo_exp.compare.job import headline_table, run_compare_job
 
-    uri = tracking.resolve_tracking_uri(cfg.tracking.uri, start_dir) if cfg.tracking.enabled else None
+    uri = None
+    if cfg.tracking.enabled:
+        uri = tracking.resolve_tracking_uri(cfg.tracking.uri, start_dir)
     try:
         job = run_compare_job(
             cfg.compare, output_dir, start_dir, tracking_uri=uri,

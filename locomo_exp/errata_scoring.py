@@ -16,7 +16,9 @@ logger = logging.getLogger(__name__)
 SECTION_TITLE = "## Answer key: original vs corrected"
 
 
-def score_errata(records: Sequence[Any], errata_path: Path, *, with_bleu1: bool = True) -> dict[str, Any]:
+def score_errata(
+    records: Sequence[Any], errata_path: Path, *, with_bleu1: bool = True
+) -> dict[str, Any]:
     """Score every lexical metric against both keys, per category, with the ceilings.
 
     Args:
@@ -44,7 +46,9 @@ def score_errata(records: Sequence[Any], errata_path: Path, *, with_bleu1: bool 
         if spec.kind != "f1" and not with_bleu1:
             continue
 
-        def scorer(pred: str, gold: str, category: int, fn: Callable[..., float] = spec.function) -> float:
+        def scorer(
+            pred: str, gold: str, category: int, fn: Callable[..., float] = spec.function
+        ) -> float:
             return float(fn(pred, gold, category))
 
         rows = [_Blank(r) if i in missing else r for i, r in enumerate(records)]
@@ -76,7 +80,9 @@ class _Blank:
 _GROUP_LABELS = {"overall_1_4": "overall 1-4", "overall": "overall"}
 
 
-def render_errata_section(section: Mapping[str, Any], category_label: Callable[[str], str] | None = None) -> str:
+def render_errata_section(
+    section: Mapping[str, Any], category_label: Callable[[str], str] | None = None
+) -> str:
     """The report's "Answer key: original vs corrected" section.
 
     Args:
@@ -99,14 +105,20 @@ def render_errata_section(section: Mapping[str, Any], category_label: Callable[[
         "the audit corrects count as lost). J is not rescored against the corrected key.",
     ]
     for metric, groups in section["metrics"].items():
-        lines += ["", f"### {metric}", "", "| category | n | affected | ceiling | original key | corrected key | |",
-                  "|---|---:|---:|---:|---:|---:|---|"]
+        lines += [
+            "",
+            f"### {metric}",
+            "",
+            "| category | n | affected | ceiling | original key | corrected key | |",
+            "|---|---:|---:|---:|---:|---:|---|",
+        ]
         for group, values in groups.items():
             label = category_label(group) if category_label else _GROUP_LABELS.get(group, group)
             affected = section["ceilings"][group]["affected"]
             flag = "⚠ above ceiling" if values["above_ceiling"] else ""
             lines.append(
-                f"| {label} | {values['n']} | {affected} | {values['ceiling']:.2f} | {values['original']:.2f} "
+                f"| {label} | {values['n']} | {affected} | {values['ceiling']:.2f} "
+                f"| {values['original']:.2f} "
                 f"| {values['corrected']:.2f} | {flag} |"
             )
     return "\n".join(lines)

@@ -17,6 +17,7 @@ from omegaconf import OmegaConf
 
 from locomo_exp import __version__, tracking
 from locomo_exp.analysis import analyse
+from locomo_exp.card import build_card
 from locomo_exp.config import ExperimentConfig
 from locomo_exp.data import LoadedResults, LoadedRuns, expand_paths, load_data
 from locomo_exp.data.info import input_info, stored_judge_section
@@ -28,7 +29,6 @@ from locomo_exp.outputs import (
     prepare_output_dir,
 )
 from locomo_exp.records import QARecord
-from locomo_exp.card import build_card
 from locomo_exp.report import render_report
 from locomo_exp.report.plots import (
     CATEGORY_PLOT,
@@ -385,7 +385,9 @@ def run_experiment(
         status = {"f1": "ok"} if cfg.scorer.uses_f1 else {}
         if cfg.scorer.uses_judge:
             status["judge"] = JUDGE_RUNNING
-        summary, files, rows = _write_outputs(output_dir, cfg, loaded, lexical, status=status, answer_key=answer_key)
+        summary, files, rows = _write_outputs(
+            output_dir, cfg, loaded, lexical, status=status, answer_key=answer_key
+        )
 
         judge_result = None
         if cfg.scorer.uses_judge:

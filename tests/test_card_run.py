@@ -14,8 +14,12 @@ from locomo_exp.experiment import run_experiment
 
 def _typed(*overrides: str):
     register_configs()
-    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "locomo_exp" / "conf")):
-        return to_experiment_config(compose(config_name="config", overrides=["tracking=none", *overrides]))
+    with initialize_config_dir(
+        version_base="1.3", config_dir=str(PROJECT_ROOT / "locomo_exp" / "conf")
+    ):
+        return to_experiment_config(
+            compose(config_name="config", overrides=["tracking=none", *overrides])
+        )
 
 
 def test_every_run_writes_card_json_and_the_block_after_the_title(tmp_path):
@@ -34,16 +38,23 @@ def test_every_run_writes_card_json_and_the_block_after_the_title(tmp_path):
 def test_published_baselines_carry_card_fields():
     baselines = _typed().baselines
     assert baselines["mem0_paper_j"].card["judge"] == {
-        "model": "gpt-4o-mini", "model_snapshot": None, "protocol": "binary", "temperature": None, "runs": None,
+        "model": "gpt-4o-mini",
+        "model_snapshot": None,
+        "protocol": "binary",
+        "temperature": None,
+        "runs": None,
     }
     assert baselines["mem0_paper_f1"].card["f1"]["variant"] == "mem0"
     assert baselines["locomo_paper"].card["question_set"] is None
 
 
 def test_baseline_differences_list_only_what_the_publication_states():
-    run = {"f1": {"variant": "locomo"}, "question_set": "1,540",
-           "judge": {"model": "claude-sonnet-4-6", "protocol": "rubric", "runs": 10},
-           "answer_key": {"version": "original", "errata_sha256": None}}
+    run = {
+        "f1": {"variant": "locomo"},
+        "question_set": "1,540",
+        "judge": {"model": "claude-sonnet-4-6", "protocol": "rubric", "runs": 10},
+        "answer_key": {"version": "original", "errata_sha256": None},
+    }
     baseline = _typed().baselines["mem0_paper_j"].card
     assert baseline_card_differences(run, baseline) == [
         "judge.model: claude-sonnet-4-6 vs gpt-4o-mini",

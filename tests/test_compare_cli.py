@@ -23,7 +23,9 @@ EXAMPLE = PROJECT_ROOT / "locomo_exp" / "example" / "qa_results.json"
 
 def _typed(*overrides: str) -> ExperimentConfig:
     register_configs()
-    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "locomo_exp" / "conf")):
+    with initialize_config_dir(
+        version_base="1.3", config_dir=str(PROJECT_ROOT / "locomo_exp" / "conf")
+    ):
         return to_experiment_config(compose(config_name="config", overrides=list(overrides)))
 
 
@@ -39,12 +41,18 @@ def test_compare_node_is_typed_and_mode_defaults_to_run():
     assert default.mode == Mode.run
     assert default.compare == CompareConfig()
     cfg = _typed("mode=compare", "compare.runs=[a,b]", "compare.allow_mismatch=true")
-    assert (cfg.mode, cfg.compare.runs, cfg.compare.allow_mismatch) == (Mode.compare, ["a", "b"], True)
+    assert (cfg.mode, cfg.compare.runs, cfg.compare.allow_mismatch) == (
+        Mode.compare,
+        ["a", "b"],
+        True,
+    )
 
 
 def test_cli_compare_prints_headline_rows_and_writes_outputs(tmp_path, capsys):
     a, b = _two_runs(tmp_path)
-    cfg = _typed("mode=compare", f"compare.runs=[{a},{b}]", "tracking=none", "compare.bootstrap_samples=200")
+    cfg = _typed(
+        "mode=compare", f"compare.runs=[{a},{b}]", "tracking=none", "compare.bootstrap_samples=200"
+    )
     run_compare_from_cli(cfg, tmp_path / "out", tmp_path)
     out = capsys.readouterr().out
     assert "A (A) vs B (B): 60 shared questions" in out
@@ -52,7 +60,11 @@ def test_cli_compare_prints_headline_rows_and_writes_outputs(tmp_path, capsys):
     assert line.split()[5:9] == ["60", "66.67", "0.00", "+66.67"]
     assert line.endswith("A higher")
     assert f"Comparison: {tmp_path / 'out' / 'compare.md'}" in out
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["compare.json", "compare.md", "compare_forest.png"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "compare.json",
+        "compare.md",
+        "compare_forest.png",
+    ]
 
 
 def test_cli_compare_refusal_is_one_line_and_exit_1(tmp_path, capsys):
@@ -75,8 +87,11 @@ def test_comparison_is_an_mlflow_run_with_links_metrics_and_compare_md(tmp_path)
     a, b = _two_runs(tmp_path)
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     job = run_compare_job(
-        CompareConfig(runs=[str(a), str(b)], bootstrap_samples=200), tmp_path / "out", tmp_path,
-        tracking_uri=uri, experiment="cmp",
+        CompareConfig(runs=[str(a), str(b)], bootstrap_samples=200),
+        tmp_path / "out",
+        tmp_path,
+        tracking_uri=uri,
+        experiment="cmp",
     )
     run = mlflow.MlflowClient(uri).get_run(job.run_id)
     assert run.data.tags["compare.run.0"] == str(a)
@@ -92,11 +107,16 @@ def test_compare_accepts_mlflow_run_ids_of_logged_runs(tmp_path):
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     ids = []
     for name, variant in (("r1", "locomo"), ("r2", "locomo")):
-        cfg = _typed("data=example", f"f1={variant}", f"tracking.uri={uri}", "tracking.experiment=e")
+        cfg = _typed(
+            "data=example", f"f1={variant}", f"tracking.uri={uri}", "tracking.experiment=e"
+        )
         ids.append(run_experiment(cfg, tmp_path / name, PROJECT_ROOT).run_id)
     job = run_compare_job(
-        CompareConfig(runs=ids, bootstrap_samples=100, permutation_samples=100), tmp_path / "out", tmp_path,
-        tracking_uri=uri, experiment="cmp",
+        CompareConfig(runs=ids, bootstrap_samples=100, permutation_samples=100),
+        tmp_path / "out",
+        tmp_path,
+        tracking_uri=uri,
+        experiment="cmp",
     )
     assert [r.path for r in job.result.runs] == [tmp_path / "out" / "runs" / i for i in ids]
     assert job.result.pairs[0].counts["shared"] == 20
@@ -111,17 +131,38 @@ def test_unknown_run_id_is_one_line(tmp_path):
     from locomo_exp.compare import CompareError
 
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
-    with pytest.raises(CompareError, match=r"^MLflow run 0{32} in sqlite:///.*: cannot fetch scores.jsonl"):
-        run_compare_job(CompareConfig(runs=["0" * 32, "1" * 32]), tmp_path / "out", tmp_path, tracking_uri=uri)
+    with pytest.raises(
+        CompareError, match=r"^MLflow run 0{32} in sqlite:///.*: cannot fetch scores.jsonl"
+    ):
+        run_compare_job(
+            CompareConfig(runs=["0" * 32, "1" * 32]), tmp_path / "out", tmp_path, tracking_uri=uri
+        )
 
 
 def test_headline_table_lists_overall_rows_only(tmp_path):
     a, b = _two_runs(tmp_path)
-    job = run_compare_job(CompareConfig(runs=[str(a), str(b)], bootstrap_samples=100), tmp_path / "o", tmp_path,
-                          tracking_uri=None)
+    job = run_compare_job(
+        CompareConfig(runs=[str(a), str(b)], bootstrap_samples=100),
+        tmp_path / "o",
+        tmp_path,
+        tracking_uri=None,
+    )
     lines = headline_table(job.result).splitlines()
     assert lines[0] == "A (A) vs B (B): 60 shared questions"
-    assert lines[1].split() == ["metric", "group", "n", "A", "B", "A-B", "95%", "CI", "(conv.)", "p", "Holm", "verdict"]
+    assert lines[1].split() == [
+        "metric",
+        "group",
+        "n",
+        "A",
+        "B",
+        "A-B",
+        "95%",
+        "CI",
+        "(conv.)",
+        "p",
+        "Holm",
+        "verdict",
+    ]
     assert [x[22:36].strip() for x in lines[3:]] == ["overall 1-4", "overall"]
     assert all(x.endswith("A higher") for x in lines[3:])
 
@@ -137,8 +178,14 @@ def test_compare_end_to_end_on_two_example_runs(tmp_path):
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
 
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "locomo_exp", *args, f"tracking.uri={uri}"],
-                              cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
+        return subprocess.run(
+            [sys.executable, "-m", "locomo_exp", *args, f"tracking.uri={uri}"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
 
     assert cli("data=example", "hydra.run.dir=runA").returncode == 0
     assert cli(f"data.path={changed}", "hydra.run.dir=runB").returncode == 0
@@ -146,7 +193,10 @@ def test_compare_end_to_end_on_two_example_runs(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "runA (A) vs runB (B): 20 shared questions" in done.stdout
     assert "F1 (LoCoMo official)  overall" in done.stdout and "MLflow: run " in done.stdout
-    assert json.loads((tmp_path / "cmp" / "compare.json").read_text())["pairs"][0]["counts"]["shared"] == 20
+    assert (
+        json.loads((tmp_path / "cmp" / "compare.json").read_text())["pairs"][0]["counts"]["shared"]
+        == 20
+    )
     assert (tmp_path / "cmp" / "compare_forest.png").is_file()
     refused = cli("mode=compare", "compare.runs=[runA,nowhere]", "hydra.run.dir=cmp2")
     assert refused.returncode == 1

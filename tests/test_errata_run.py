@@ -23,14 +23,24 @@ HONCHO = DATA / "predictions" / "honcho_locomo10_qa.json"
 
 def _typed(*overrides: str) -> ExperimentConfig:
     register_configs()
-    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "locomo_exp" / "conf")):
-        return to_experiment_config(compose(config_name="config", overrides=["tracking=none", *overrides]))
+    with initialize_config_dir(
+        version_base="1.3", config_dir=str(PROJECT_ROOT / "locomo_exp" / "conf")
+    ):
+        return to_experiment_config(
+            compose(config_name="config", overrides=["tracking=none", *overrides])
+        )
 
 
 def _input(tmp_path: Path) -> Path:
     records = [
-        {"question_id": f"q{i}", "conversation_id": q["conversation_id"], "question": q["question"],
-         "ground_truth": q["ground_truth"], "predicted_answer": q["prediction"], "category": q["category"]}
+        {
+            "question_id": f"q{i}",
+            "conversation_id": q["conversation_id"],
+            "question": q["question"],
+            "ground_truth": q["ground_truth"],
+            "predicted_answer": q["prediction"],
+            "category": q["category"],
+        }
         for i, q in enumerate(QUESTIONS)
     ]
     path = tmp_path / "five.json"
@@ -40,13 +50,17 @@ def _input(tmp_path: Path) -> Path:
 
 def test_run_with_errata_scores_both_keys_and_ceiling_exact(tmp_path):
     errata = _two_entries(tmp_path)
-    result = run_experiment(_typed(f"data.path={_input(tmp_path)}", f"data.errata={errata}"), tmp_path / "out", tmp_path)
+    result = run_experiment(
+        _typed(f"data.path={_input(tmp_path)}", f"data.errata={errata}"), tmp_path / "out", tmp_path
+    )
     out = tmp_path / "out"
     key = json.loads((out / "summary.json").read_text())["answer_key"]
     assert (key["n_entries"], key["n_matched"], key["n_score_changing"]) == (2, 2, 2)
     assert key["sha256"] == hashlib.sha256(errata.read_bytes()).hexdigest()
-    f1 = {g: (v["n"], v["original"], v["corrected"], v["ceiling"], v["above_ceiling"])
-          for g, v in key["metrics"]["f1_locomo"].items()}
+    f1 = {
+        g: (v["n"], v["original"], v["corrected"], v["ceiling"], v["above_ceiling"])
+        for g, v in key["metrics"]["f1_locomo"].items()
+    }
     assert f1 == {
         "1": (1, 100.0, 100.0, 100.0, False),
         "2": (2, 50.0, 100.0, 50.0, False),
@@ -57,11 +71,18 @@ def test_run_with_errata_scores_both_keys_and_ceiling_exact(tmp_path):
     assert sorted(key["metrics"]) == ["bleu1", "f1_locomo", "f1_mem0", "f1_squad"]
     report = result.report_path.read_text()
     assert "## Answer key: original vs corrected" in report
-    assert "- Entries matched to questions (conversation + question text): 2 of 2; 2 change scores" in report
+    assert (
+        "- Entries matched to questions (conversation + question text): 2 of 2; 2 change scores"
+        in report
+    )
     assert "| 2 temporal | 2 | 1 | 50.00 | 50.00 | 100.00 |  |" in report
     assert f"- Answer key: corrected (errata {errata}, sha256 {key['sha256']})" in report
     card = json.loads((out / "card.json").read_text())
-    assert card["answer_key"] == {"version": "errata", "errata_path": str(errata), "errata_sha256": key["sha256"]}
+    assert card["answer_key"] == {
+        "version": "errata",
+        "errata_path": str(errata),
+        "errata_sha256": key["sha256"],
+    }
 
 
 def test_score_above_ceiling_is_flagged_in_the_report(tmp_path):
@@ -69,15 +90,32 @@ def test_score_above_ceiling_is_flagged_in_the_report(tmp_path):
     records[1]["predicted_answer"] = "2022"  # right under the original (wrong) key
     path = tmp_path / "five.json"
     path.write_text(json.dumps(records))
-    result = run_experiment(_typed(f"data.path={path}", f"data.errata={_two_entries(tmp_path)}"), tmp_path / "o", tmp_path)
+    result = run_experiment(
+        _typed(f"data.path={path}", f"data.errata={_two_entries(tmp_path)}"),
+        tmp_path / "o",
+        tmp_path,
+    )
     key = json.loads((tmp_path / "o" / "summary.json").read_text())["answer_key"]
-    assert key["metrics"]["f1_locomo"]["2"] == {"n": 2, "original": 100.0, "corrected": 50.0, "ceiling": 50.0, "above_ceiling": True}
-    assert "| 2 temporal | 2 | 1 | 50.00 | 100.00 | 50.00 | ⚠ above ceiling |" in result.report_path.read_text()
+    assert key["metrics"]["f1_locomo"]["2"] == {
+        "n": 2,
+        "original": 100.0,
+        "corrected": 50.0,
+        "ceiling": 50.0,
+        "above_ceiling": True,
+    }
+    assert (
+        "| 2 temporal | 2 | 1 | 50.00 | 100.00 | 50.00 | ⚠ above ceiling |"
+        in result.report_path.read_text()
+    )
 
 
 def test_missing_errata_file_is_refused_before_any_work(tmp_path):
     with pytest.raises(DataValidationError, match="nope.json"):
-        run_experiment(_typed("data=example", f"data.errata={tmp_path / 'nope.json'}"), tmp_path / "out", tmp_path)
+        run_experiment(
+            _typed("data=example", f"data.errata={tmp_path / 'nope.json'}"),
+            tmp_path / "out",
+            tmp_path,
+        )
     assert not (tmp_path / "out" / "report.md").exists()
 
 
@@ -85,7 +123,10 @@ def test_run_without_errata_has_original_key_and_no_section(tmp_path):
     result = run_experiment(_typed("data=example"), tmp_path / "out", PROJECT_ROOT)
     assert "answer_key" not in json.loads((tmp_path / "out" / "summary.json").read_text())
     assert "Answer key: original vs corrected" not in result.report_path.read_text()
-    assert json.loads((tmp_path / "out" / "card.json").read_text())["answer_key"]["version"] == "original"
+    assert (
+        json.loads((tmp_path / "out" / "card.json").read_text())["answer_key"]["version"]
+        == "original"
+    )
 
 
 @pytest.mark.skipif(not (AUDIT.is_file() and HONCHO.is_file()), reason="../shared/data not present")
@@ -94,12 +135,23 @@ def test_real_audit_against_the_honcho_file():
 
     loaded = load_results(HONCHO)
     section = score_errata(loaded.records, AUDIT, with_bleu1=False)
-    assert (len(loaded.records), section["n_entries"], section["n_matched"], section["n_score_changing"]) == (
-        1986, 156, 156, 99,
+    assert (
+        len(loaded.records),
+        section["n_entries"],
+        section["n_matched"],
+        section["n_score_changing"],
+    ) == (
+        1986,
+        156,
+        156,
+        99,
     )
     f1 = section["metrics"]["f1_locomo"]
-    assert {g: (v["n"], round(v["original"], 2), round(v["corrected"], 2), round(v["ceiling"], 2))
-            for g, v in f1.items() if g != "5" and g != "overall"} == {
+    assert {
+        g: (v["n"], round(v["original"], 2), round(v["corrected"], 2), round(v["ceiling"], 2))
+        for g, v in f1.items()
+        if g != "5" and g != "overall"
+    } == {
         "1": (282, 22.68, 22.95, 90.07),
         "2": (321, 2.22, 2.34, 91.90),
         "3": (96, 12.24, 13.23, 90.62),

@@ -35,7 +35,9 @@ class CompareJobResult:
     experiment_id: str | None = None
 
 
-def resolve_runs(cfg: CompareConfig, start_dir: Path, download_dir: Path, tracking_uri: str | None) -> CompareConfig:
+def resolve_runs(
+    cfg: CompareConfig, start_dir: Path, download_dir: Path, tracking_uri: str | None
+) -> CompareConfig:
     """Replace MLflow run ids in ``cfg.runs`` by local copies of their files.
 
     An item that is an existing path (relative to ``start_dir``) is kept; an item shaped
@@ -63,7 +65,9 @@ def resolve_runs(cfg: CompareConfig, start_dir: Path, download_dir: Path, tracki
             runs.append(text)
             continue
         if tracking_uri is None:
-            raise CompareError(f"compare.runs: {text} is not a directory; as an MLflow run id it needs tracking on")
+            raise CompareError(
+                f"compare.runs: {text} is not a directory; as an MLflow run id it needs tracking on"
+            )
         try:
             runs.append(str(fetch_run_files(tracking_uri, text, download_dir)))
         except RunFetchError as error:
@@ -81,19 +85,30 @@ def headline_table(result: CompareResult) -> str:
         Plain text, one block per pair: metric, group, n, A, B, difference, 95%
         conversation-bootstrap interval, Holm p and verdict.
     """
-    header = f"{'metric':<22}{'group':<14}{'n':>6}{'A':>8}{'B':>8}{'A-B':>8}  {'95% CI (conv.)':<18}{'p Holm':>8}  verdict"
+    header = (
+        f"{'metric':<22}{'group':<14}{'n':>6}{'A':>8}{'B':>8}{'A-B':>8}  "
+        f"{'95% CI (conv.)':<18}{'p Holm':>8}  verdict"
+    )
     lines: list[str] = []
     for pair in result.pairs:
-        lines += [f"{pair.run_a} (A) vs {pair.run_b} (B): {pair.counts['shared']} shared questions", header, "-" * len(header)]
+        lines += [
+            f"{pair.run_a} (A) vs {pair.run_b} (B): {pair.counts['shared']} shared questions",
+            header,
+            "-" * len(header),
+        ]
         for row in result.rows:
-            if (row.run_a, row.run_b) != (pair.run_a, pair.run_b) or row.group not in HEADLINE_GROUPS:
+            if (row.run_a, row.run_b) != (
+                pair.run_a,
+                pair.run_b,
+            ) or row.group not in HEADLINE_GROUPS:
                 continue
             low, high = row.cluster_ci
             ci = f"[{low:+.2f}, {high:+.2f}]" if low == low and high == high else "n/a"
             p = "n/a" if row.p_holm is None else f"{row.p_holm:.3g}"
             lines.append(
                 f"{METRICS_BY_NAME[row.metric].label:<22}{group_label(row.group):<14}{row.n:>6}"
-                f"{row.mean_a:>8.2f}{row.mean_b:>8.2f}{row.diff:>+8.2f}  {ci:<18}{p:>8}  {row.verdict}"
+                f"{row.mean_a:>8.2f}{row.mean_b:>8.2f}{row.diff:>+8.2f}  "
+                f"{ci:<18}{p:>8}  {row.verdict}"
             )
         lines.append("")
     return "\n".join(lines).rstrip()
@@ -137,7 +152,7 @@ def run_compare_job(
     tags = result.mlflow_tags()
     from locomo_exp.tracking.compare_run import looks_like_run_id
 
-    for i, (given, used) in enumerate(zip(cfg.runs, resolved.runs)):
+    for i, (given, used) in enumerate(zip(cfg.runs, resolved.runs, strict=True)):
         if str(given) != str(used) and looks_like_run_id(str(given)):
             tags[f"compare.mlflow_run.{i}"] = str(given)
     job.run_id, job.experiment_id = log_comparison(

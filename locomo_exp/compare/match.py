@@ -111,7 +111,9 @@ class Matching:
         }
 
 
-def _match_by_id(rows_a: Sequence[Mapping[str, Any]], rows_b: Sequence[Mapping[str, Any]]) -> list[tuple[int, int]] | None:
+def _match_by_id(
+    rows_a: Sequence[Mapping[str, Any]], rows_b: Sequence[Mapping[str, Any]]
+) -> list[tuple[int, int]] | None:
     ids_a = [r.get("question_id") for r in rows_a]
     ids_b = [r.get("question_id") for r in rows_b]
     if None in ids_a or None in ids_b:
@@ -129,7 +131,9 @@ def _match_by_id(rows_a: Sequence[Mapping[str, Any]], rows_b: Sequence[Mapping[s
     return pairs
 
 
-def _keys(rows: Sequence[Mapping[str, Any]], conv_of: Mapping[str, str]) -> dict[tuple[str, str, int], int]:
+def _keys(
+    rows: Sequence[Mapping[str, Any]], conv_of: Mapping[str, str]
+) -> dict[tuple[str, str, int], int]:
     seen: Counter[tuple[str, str]] = Counter()
     keys: dict[tuple[str, str, int], int] = {}
     for i, row in enumerate(rows):
@@ -140,7 +144,9 @@ def _keys(rows: Sequence[Mapping[str, Any]], conv_of: Mapping[str, str]) -> dict
     return keys
 
 
-def match_questions(rows_a: Sequence[Mapping[str, Any]], rows_b: Sequence[Mapping[str, Any]]) -> Matching:
+def match_questions(
+    rows_a: Sequence[Mapping[str, Any]], rows_b: Sequence[Mapping[str, Any]]
+) -> Matching:
     """Match the questions of two runs.
 
     Args:
@@ -168,11 +174,14 @@ def match_questions(rows_a: Sequence[Mapping[str, Any]], rows_b: Sequence[Mappin
         pairs = sorted((ia, keys_b[k]) for k, ia in keys_a.items() if k in keys_b)
     in_a = {ia for ia, _ in pairs}
     in_b = {ib for _, ib in pairs}
-    category_mismatches = sum(1 for ia, ib in pairs if int(rows_a[ia]["category"]) != int(rows_b[ib]["category"]))
+    category_mismatches = sum(
+        1 for ia, ib in pairs if int(rows_a[ia]["category"]) != int(rows_b[ib]["category"])
+    )
     gold_mismatches = sum(
         1
         for ia, ib in pairs
-        if normalize_question(rows_a[ia].get("ground_truth")) != normalize_question(rows_b[ib].get("ground_truth"))
+        if normalize_question(rows_a[ia].get("ground_truth"))
+        != normalize_question(rows_b[ib].get("ground_truth"))
     )
     return Matching(
         pairs=pairs,

@@ -6,7 +6,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from locomo_exp.card import baseline_card_differences, render_card_markdown
-
 from locomo_exp.config import BaselineMetric, BaselineSet
 from locomo_exp.errata_scoring import render_errata_section
 from locomo_exp.report.baselines import (
@@ -28,7 +27,9 @@ def _baseline_card_lines(card: Mapping[str, Any] | None, baseline: BaselineSet) 
     if not card or not baseline.card:
         return []
     # the F1 tables already score with the baseline's variant (f1_<variant>)
-    differences = [d for d in baseline_card_differences(card, baseline.card) if not d.startswith("f1.")]
+    differences = [
+        d for d in baseline_card_differences(card, baseline.card) if not d.startswith("f1.")
+    ]
     if not differences:
         return []
     return [f"Measured differently from {baseline.title}: " + "; ".join(differences), ""]
@@ -80,7 +81,9 @@ def render_report(
     f1_sets = [b for b in baselines.values() if b.metric == BaselineMetric.f1]
     if lexical and f1_sets:
         lines += ["", "## F1 vs published baselines"]
-        lines += ["", *[line for b in f1_sets for line in (*_baseline_card_lines(card, b), render_f1_comparison(summary, b) + "\n")]]
+        lines.append("")
+        for b in f1_sets:
+            lines += [*_baseline_card_lines(card, b), render_f1_comparison(summary, b) + "\n"]
     stored = render_stored_judge(summary)
     if stored:
         lines += ["", stored]
@@ -92,7 +95,9 @@ def render_report(
         j_sets = [b for b in baselines.values() if b.metric == BaselineMetric.j]
         if j_sets and summary.judge.j:
             lines += ["", "## J vs published baselines"]
-            lines += ["", *[line for b in j_sets for line in (*_baseline_card_lines(card, b), render_j_comparison(summary, b) + "\n")]]
+            lines.append("")
+            for b in j_sets:
+                lines += [*_baseline_card_lines(card, b), render_j_comparison(summary, b) + "\n"]
     latency_sets = [b for b in baselines.values() if b.metric == BaselineMetric.latency]
     lines += ["", render_latency_comparison(summary, latency_sets)]
     reliability = summary.analysis.reliability if summary.analysis is not None else None

@@ -75,7 +75,8 @@ def summary_row(record: JobRecord, summary: dict[str, Any] | None) -> dict[str, 
     row["f1_variant"] = record.f1_variant if f1 else None
     stored = summary.get("stored_judge") or {}
     if stored:  # another judge's verdicts in the input (0-100), over the judged categories
-        row["stored_j_overall"] = _mean(stored, "overall_1_4") if "overall_1_4" in stored else _mean(stored, "overall")
+        key = "overall_1_4" if "overall_1_4" in stored else "overall"
+        row["stored_j_overall"] = _mean(stored, key)
     judge = summary.get("judge") or {}
     j = judge.get("j") or {}
     if j:

@@ -115,7 +115,9 @@ def compare_with_baseline(
             permutation_samples=permutation_samples,
         )
         try:
-            result = run_compare(cfg, sweep_dir / VS_BASELINE_DIR / str(row["job"]), sweep_dir, plots=False)
+            result = run_compare(
+                cfg, sweep_dir / VS_BASELINE_DIR / str(row["job"]), sweep_dir, plots=False
+            )
         except CompareError as error:
             row["vs_baseline"] = {"error": str(error)}
             continue
@@ -144,4 +146,10 @@ def vs_baseline_cells(row: dict[str, Any], column: str) -> list[str]:
     return [f"{cell['diff']:+.2f}", ci, verdict]
 
 
-__all__ = ["VS_BASELINE_DIR", "BaselineNotFound", "baseline_job", "compare_with_baseline", "vs_baseline_cells"]
+__all__ = [
+    "VS_BASELINE_DIR",
+    "BaselineNotFound",
+    "baseline_job",
+    "compare_with_baseline",
+    "vs_baseline_cells",
+]
