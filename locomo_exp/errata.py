@@ -183,10 +183,10 @@ def match_errata(entries: Sequence[ErrataEntry], questions: Sequence[Any]) -> Er
     conv_map = align_conversations(by_conv_q, by_conv_e)  # audit conversation -> question conv id
     result = ErrataMatch(by_index={})
     for entry in entries:
-        conv = conv_map.get(str(entry.conversation))
+        mapped = conv_map.get(str(entry.conversation))
         candidates = (
-            index.get((str(conv), normalize_question(entry.question)), [])
-            if conv is not None
+            index.get((mapped, normalize_question(entry.question)), [])
+            if mapped is not None
             else []
         )
         free = [i for i in candidates if i not in result.by_index]

@@ -13,7 +13,7 @@ import logging
 import re
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,8 +36,8 @@ def normalize_question(text: Any) -> str:
 
 
 def align_conversations(
-    questions_a: Mapping[Hashable, Iterable[str]], questions_b: Mapping[Hashable, Iterable[str]]
-) -> dict[Hashable, Hashable]:
+    questions_a: Mapping[str, Iterable[str]], questions_b: Mapping[str, Iterable[str]]
+) -> dict[str, str]:
     """Pair conversations of B with conversations of A by shared questions.
 
     Greedy one-to-one assignment by decreasing number of shared normalised questions
@@ -59,8 +59,8 @@ def align_conversations(
             if shared:
                 scored.append((-shared, str(ca) != str(cb), str(cb), str(ca), cb, ca))
     scored.sort()
-    mapping: dict[Hashable, Hashable] = {}
-    used_a: set[Hashable] = set()
+    mapping: dict[str, str] = {}
+    used_a: set[str] = set()
     for *_, cb, ca in scored:
         if cb in mapping or ca in used_a:
             continue
@@ -139,7 +139,7 @@ def _keys(
     for i, row in enumerate(rows):
         conv = str(row["conversation_id"])
         base = (conv_of.get(conv, "\x00" + conv), normalize_question(row["question"]))
-        keys[(*base, seen[base])] = i
+        keys[(base[0], base[1], seen[base])] = i
         seen[base] += 1
     return keys
 
