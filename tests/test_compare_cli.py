@@ -202,3 +202,12 @@ def test_compare_end_to_end_on_two_example_runs(tmp_path):
     assert refused.returncode == 1
     assert refused.stderr.strip().splitlines()[-1].startswith("error: ")
     assert "nowhere: not a directory" in refused.stderr
+
+
+def test_scoring_run_params_leave_out_mode_compare_and_sweep():
+    from locomo_exp.experiment import _config_tree
+    from locomo_exp.tracking import config_params
+
+    params = config_params(_config_tree(_typed("data=example")), judge_ran=False)
+    assert "data.path" in params
+    assert [k for k in params if k.split(".")[0] in ("mode", "compare", "sweep", "judge")] == []
