@@ -57,7 +57,12 @@ def git_commit(package_dir: Path | None = None) -> str | None:
     where = package_dir or Path(__file__).resolve().parent
     try:
         done = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=where, capture_output=True, text=True, timeout=10, check=False
+            ["git", "rev-parse", "HEAD"],
+            cwd=where,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
         )
     except (OSError, subprocess.SubprocessError):
         return None
@@ -86,7 +91,9 @@ def question_set_label(counts: Mapping[str, Any]) -> str:
         ``"1,540"`` (categories 1-4), ``"1,542"`` (1-4 plus the two category-5 items that
         carry an ``answer``), ``"1,986"`` (all), or ``"custom (N)"``.
     """
-    complete_1_4 = all(int(counts.get(c) or 0) == LOCOMO_CATEGORY_COUNTS[c] for c in ("1", "2", "3", "4"))
+    complete_1_4 = all(
+        int(counts.get(c) or 0) == LOCOMO_CATEGORY_COUNTS[c] for c in ("1", "2", "3", "4")
+    )
     n5 = int(counts.get("5") or 0)
     if complete_1_4:
         for label, expected in QUESTION_SETS.items():
@@ -98,7 +105,11 @@ def question_set_label(counts: Mapping[str, Any]) -> str:
 
 def _category5_policy(counts: Mapping[str, Any], judge: Mapping[str, Any] | None) -> str:
     n5 = int(counts.get("5") or 0)
-    text = "excluded (no category-5 questions)" if n5 == 0 else f"included ({n5} questions, LoCoMo's adversarial rule for F1)"
+    text = (
+        "excluded (no category-5 questions)"
+        if n5 == 0
+        else f"included ({n5} questions, LoCoMo's adversarial rule for F1)"
+    )
     if judge is not None and n5:
         judged = judge.get("categories")
         if judged is not None and 5 not in [int(c) for c in judged]:
@@ -175,7 +186,11 @@ def build_card(
     judge = _judge_section(summary)
     return {
         "card_version": CARD_VERSION,
-        "tool": {"name": TOOL_NAME, "version": tool_version(), "git_commit": git_commit(package_dir)},
+        "tool": {
+            "name": TOOL_NAME,
+            "version": tool_version(),
+            "git_commit": git_commit(package_dir),
+        },
         "command_line": shlex.join(argv),
         "date": when.isoformat(timespec="seconds"),
         "input": {
@@ -184,7 +199,8 @@ def build_card(
             "sha256": input_info.get("sha256"),
             "format": input_info.get("format"),
         },
-        "dataset_reference_sha256": (summary.get("reference") or {}).get("sha256") or data_cfg.get("reference_sha256"),
+        "dataset_reference_sha256": (summary.get("reference") or {}).get("sha256")
+        or data_cfg.get("reference_sha256"),
         "question_set": question_set_label(counts),
         "counts": {k: counts.get(k) for k in ("1", "2", "3", "4", "5")},
         "category_5_policy": _category5_policy(counts, summary.get("judge")),
@@ -220,13 +236,18 @@ def render_card_markdown(card: Mapping[str, Any]) -> str:
         + (f" (git {tool['git_commit'][:12]})" if tool.get("git_commit") else ""),
         f"- Command: `{_fmt(card.get('command_line'))}`",
         f"- Date: {_fmt(card.get('date'))}",
-        f"- Input: {_fmt(inp.get('name'))} (sha256 {_fmt(inp.get('sha256'))}, format {_fmt(inp.get('format'))})",
+        f"- Input: {_fmt(inp.get('name'))} (sha256 {_fmt(inp.get('sha256'))}, "
+        f"format {_fmt(inp.get('format'))})",
     ]
     if card.get("dataset_reference_sha256"):
         lines.append(f"- Dataset reference sha256: {card['dataset_reference_sha256']}")
-    lines.append(f"- Question set: {card.get('question_set')}; category 5: {card.get('category_5_policy')}")
+    lines.append(
+        f"- Question set: {card.get('question_set')}; category 5: {card.get('category_5_policy')}"
+    )
     f1 = card.get("f1")
-    lines.append(f"- F1: {f1['variant']} ({_fmt(f1.get('version'))})" if f1 else "- F1: not computed")
+    lines.append(
+        f"- F1: {f1['variant']} ({_fmt(f1.get('version'))})" if f1 else "- F1: not computed"
+    )
     bleu = card.get("bleu1")
     lines.append(f"- BLEU-1: {_fmt(bleu.get('version'))}" if bleu else "- BLEU-1: not computed")
     judge = card.get("judge")
@@ -245,7 +266,10 @@ def render_card_markdown(card: Mapping[str, Any]) -> str:
     if card.get("stored_judge"):
         lines.append("- Stored J: verdicts stored in the input file by another judge")
     if key.get("version") == "errata":
-        lines.append(f"- Answer key: corrected (errata {_fmt(key.get('errata_path'))}, sha256 {_fmt(key.get('errata_sha256'))})")
+        lines.append(
+            f"- Answer key: corrected (errata {_fmt(key.get('errata_path'))}, "
+            f"sha256 {_fmt(key.get('errata_sha256'))})"
+        )
     else:
         lines.append("- Answer key: original LoCoMo")
     return "\n".join(lines) + "\n"
@@ -330,8 +354,34 @@ def card_differences(card_a: Mapping[str, Any], card_b: Mapping[str, Any]) -> li
     return out
 
 
+def baseline_card_differences(
+    card: Mapping[str, Any], baseline_card: Mapping[str, Any]
+) -> list[str]:
+    """Card fields a published baseline states and a run differs on.
+
+    Args:
+        card: the run's card (:func:`build_card`).
+        baseline_card: the ``card`` of a ``conf/baselines/*.yaml`` set: the same layout,
+            with what the publication states; unknown fields ``null`` or absent.
+
+    Returns:
+        ``"field: run vs baseline"`` lines in :data:`COMPARED_FIELDS` order, for fields
+        the baseline states (not ``None``) and the run's value differs.
+    """
+    out = []
+    for name in COMPARED_FIELDS:
+        theirs = _get(baseline_card, name)
+        if theirs is None:
+            continue
+        ours = _get(card, name)
+        if ours != theirs:
+            out.append(f"{name}: {_fmt(ours)} vs {theirs}")
+    return out
+
+
 __all__ = [
     "BLOCKING_FIELDS",
+    "baseline_card_differences",
     "COMPARED_FIELDS",
     "build_card",
     "card_differences",

@@ -17,7 +17,13 @@ from omegaconf import DictConfig
 from omegaconf.errors import MissingMandatoryValue, OmegaConfBaseException
 
 from locomo_exp import sweep, tracking
-from locomo_exp.config import UnknownConfigKeyError, keep_typed_text, to_experiment_config
+from locomo_exp.config import (
+    ExperimentConfig,
+    Mode,
+    UnknownConfigKeyError,
+    keep_typed_text,
+    to_experiment_config,
+)
 from locomo_exp.data import DataValidationError
 from locomo_exp.experiment import ExperimentResult, JudgeErrorRateExceeded, run_experiment
 from locomo_exp.judge import JudgeBatchPending
@@ -230,6 +236,44 @@ def run_sweep_job(cfg: DictConfig) -> ExperimentResult | None:
     return result
 
 
+def run_compare_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -> None:
+    """``mode=compare``: compare ``compare.runs``, print the headline table and the outputs.
+
+    A refused comparison (:class:`~locomo_exp.compare.CompareError`) or an unusable
+    MLflow store prints one ``error:`` line and exits 1.
+
+    Args:
+        cfg: the typed config (``compare`` node, ``tracking``).
+        output_dir: the Hydra run directory (``compare.md``, ``compare.json``, plots).
+        start_dir: the working directory relative run paths are resolved against.
+
+    Raises:
+        SystemExit: with status 1 on a refused comparison.
+    """
+    from locomo_exp.compare import CompareError
+    from locomo_exp.compare.job import headline_table, run_compare_job
+
+    uri = None
+    if cfg.tracking.enabled:
+        uri = tracking.resolve_tracking_uri(cfg.tracking.uri, start_dir)
+    try:
+        job = run_compare_job(
+            cfg.compare, output_dir, start_dir, tracking_uri=uri,
+            experiment=cfg.tracking.experiment, run_name=cfg.tracking.run_name,
+        )
+    except (CompareError, ValueError, OSError) as error:  # incl. TrackingStoreError
+        print(f"error: {error}", file=sys.stderr)
+        raise SystemExit(1) from None
+    print(headline_table(job.result))
+    print(f"\nComparison: {job.result.outputs['markdown']}")
+    if job.run_id:
+        print(
+            f"MLflow: run {job.run_id} in experiment '{cfg.tracking.experiment}'.\n"
+            f"  Open the UI with: {mlflow_command()} ui --backend-store-uri {job.tracking_uri}\n"
+            f"  then: {tracking.ui_url(job.experiment_id or '0')}"
+        )
+
+
 def _terminate(signum: int, frame: Any) -> None:
     """SIGTERM handler: unwind like Ctrl-C (the judge catches both while it runs)."""
     raise JudgeInterrupted(signum)
@@ -276,6 +320,9 @@ def run_from_hydra(cfg: DictConfig) -> ExperimentResult | None:
         print(f"error: {error}", file=sys.stderr)
         raise SystemExit(1) from None
     output_dir = Path(HydraConfig.get().runtime.output_dir)
+    if typed.mode == Mode.compare:
+        run_compare_from_cli(typed, output_dir, Path.cwd())
+        return None
     try:
         result = run_experiment(typed, output_dir, Path.cwd())
     except KeyboardInterrupt as stop:  # Ctrl-C or SIGTERM: one line, no traceback

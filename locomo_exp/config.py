@@ -17,8 +17,16 @@ from typing import Any, Optional
 
 from omegaconf import MISSING, DictConfig, OmegaConf, open_dict
 
+from locomo_exp.compare.config import CompareConfig
 from locomo_exp.records import DEFAULT_CATEGORY_NAMES
 from locomo_exp.scoring.specs import F1_VARIANTS
+
+
+class Mode(str, Enum):
+    """What ``python -m locomo_exp`` does: score one results file, or compare runs."""
+
+    run = "run"
+    compare = "compare"
 
 
 class ScorerName(str, Enum):
@@ -154,6 +162,8 @@ class DataConfig:
     seed: int = 0
     # one file per run of the same system (same questions): [run1.json, run2.json, ...]
     runs: Optional[list[str]] = None
+    # an answer-key audit (errata.json): lexical metrics scored against both keys
+    errata: Optional[str] = None
 
 
 @dataclass
@@ -343,6 +353,8 @@ class BaselineSet:
     label_to_category: dict[str, int] = field(default_factory=dict)
     systems: list[BaselineSystem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # what is known of the disclosure card's fields (locomo_exp.card); unknown stays null
+    card: dict[str, Any] = field(default_factory=dict)
 
 
 MAX_JUDGE_RUNS = 100
@@ -361,6 +373,15 @@ class ReportConfig:
 
 
 @dataclass
+class SweepSettings:
+    """``sweep.*``: how a multirun's summary compares its jobs."""
+
+    # the job every other job is compared with: a swept value (0.5) or a job label
+    # (judge.temperature=0.5); null: the first job
+    baseline: Optional[str] = None
+
+
+@dataclass
 class ExperimentConfig:
     """The whole run configuration; ``conf/config.yaml`` fills in the values."""
 
@@ -374,6 +395,10 @@ class ExperimentConfig:
     category_names: dict[int, str] = field(default_factory=lambda: dict(DEFAULT_CATEGORY_NAMES))
     # replace the outputs of a run already in the output dir (hydra.run.dir) instead of refusing
     overwrite: bool = False
+    # run: score data.path; compare: compare the run directories in compare.runs
+    mode: Mode = Mode.run
+    compare: CompareConfig = field(default_factory=CompareConfig)
+    sweep: SweepSettings = field(default_factory=SweepSettings)
 
 
 def register_configs() -> None:

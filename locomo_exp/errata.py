@@ -91,14 +91,18 @@ def load_errata(path: str | Path) -> list[ErrataEntry]:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ErrataError(f"{path}: cannot be read as JSON ({exc})") from None
     if not isinstance(data, list):
-        raise ErrataError(f"{path}: expected a JSON list of audit entries, got {type(data).__name__}")
+        raise ErrataError(
+            f"{path}: expected a JSON list of audit entries, got {type(data).__name__}"
+        )
     entries = []
     for i, raw in enumerate(data):
         if not isinstance(raw, dict):
             raise ErrataError(f"{path}: entry {i}: expected an object")
         for name in _REQUIRED:
             if raw.get(name) is None or str(raw.get(name)).strip() == "":
-                raise ErrataError(f"{path}: entry {i} ({raw.get('question_id', '?')}): field '{name}' missing")
+                raise ErrataError(
+                    f"{path}: entry {i} ({raw.get('question_id', '?')}): field '{name}' missing"
+                )
         qid = str(raw["question_id"])
         found = _AUDIT_ID.match(qid)
         answer = str(raw["correct_answer"]).strip()
@@ -108,10 +112,16 @@ def load_errata(path: str | Path) -> list[ErrataEntry]:
                 question_id=qid,
                 conversation=int(found.group(1)) if found else None,
                 question=str(raw["question"]),
-                golden_answer=None if raw.get("golden_answer") is None else str(raw["golden_answer"]),
-                category=int(category) if isinstance(category, (int, str)) and str(category).isdigit() else None,
+                golden_answer=None
+                if raw.get("golden_answer") is None
+                else str(raw["golden_answer"]),
+                category=int(category)
+                if isinstance(category, (int, str)) and str(category).isdigit()
+                else None,
                 error_type=str(raw["error_type"]),
-                correct_answer=UNANSWERABLE if answer.casefold().startswith(UNANSWERABLE) else answer,
+                correct_answer=UNANSWERABLE
+                if answer.casefold().startswith(UNANSWERABLE)
+                else answer,
             )
         )
     return entries
@@ -161,7 +171,10 @@ def match_errata(entries: Sequence[ErrataEntry], questions: Sequence[Any]) -> Er
     by_conv_q: dict[str, list[str]] = defaultdict(list)
     index: dict[tuple[str, str], list[int]] = defaultdict(list)
     for i, item in enumerate(questions):
-        conv, text = str(_field(item, "conversation_id")), normalize_question(_field(item, "question"))
+        conv, text = (
+            str(_field(item, "conversation_id")),
+            normalize_question(_field(item, "question")),
+        )
         by_conv_q[conv].append(text)
         index[(conv, text)].append(i)
     by_conv_e: dict[str, list[str]] = defaultdict(list)
@@ -170,8 +183,12 @@ def match_errata(entries: Sequence[ErrataEntry], questions: Sequence[Any]) -> Er
     conv_map = align_conversations(by_conv_q, by_conv_e)  # audit conversation -> question conv id
     result = ErrataMatch(by_index={})
     for entry in entries:
-        conv = conv_map.get(str(entry.conversation))
-        candidates = index.get((str(conv), normalize_question(entry.question)), []) if conv is not None else []
+        mapped = conv_map.get(str(entry.conversation))
+        candidates = (
+            index.get((mapped, normalize_question(entry.question)), [])
+            if mapped is not None
+            else []
+        )
         free = [i for i in candidates if i not in result.by_index]
         if not free:
             result.unmatched.append(entry)
@@ -179,7 +196,9 @@ def match_errata(entries: Sequence[ErrataEntry], questions: Sequence[Any]) -> Er
         result.by_index[free[0]] = entry
     logger.info(
         "errata: %d of %d entries matched to questions (%d score-changing)",
-        result.n_matched, len(entries), result.n_score_changing,
+        result.n_matched,
+        len(entries),
+        result.n_score_changing,
     )
     return result
 
@@ -198,7 +217,11 @@ def corrected_gold(questions: Sequence[Any], matched: ErrataMatch) -> list[str]:
     out = []
     for i, item in enumerate(questions):
         entry = matched.by_index.get(i)
-        out.append(entry.correct_answer if entry is not None and entry.changes_score else str(_field(item, "ground_truth")))
+        out.append(
+            entry.correct_answer
+            if entry is not None and entry.changes_score
+            else str(_field(item, "ground_truth"))
+        )
     return out
 
 
@@ -228,8 +251,14 @@ def ceilings(questions: Sequence[Any], matched: ErrataMatch) -> dict[str, dict[s
     categories = [int(_field(q, "category")) for q in questions]
     out = {}
     for group, members in _groups(categories).items():
-        affected = sum(1 for i in members if i in matched.by_index and matched.by_index[i].changes_score)
-        out[group] = {"n": len(members), "affected": affected, "ceiling": 100.0 * (len(members) - affected) / len(members)}
+        affected = sum(
+            1 for i in members if i in matched.by_index and matched.by_index[i].changes_score
+        )
+        out[group] = {
+            "n": len(members),
+            "affected": affected,
+            "ceiling": 100.0 * (len(members) - affected) / len(members),
+        }
     return out
 
 
@@ -262,10 +291,12 @@ def score_both_keys(
     """
     gold_new = corrected_gold(questions, matched)
     original, corrected = [], []
-    for item, new in zip(questions, gold_new):
+    for item, new in zip(questions, gold_new, strict=True):
         pred, cat = str(_field(item, "prediction")), int(_field(item, "category"))
         original.append(scorer(pred, str(_field(item, "ground_truth")), cat))
-        corrected.append((1.0 if abstains(pred) else 0.0) if new == UNANSWERABLE else scorer(pred, new, cat))
+        corrected.append(
+            (1.0 if abstains(pred) else 0.0) if new == UNANSWERABLE else scorer(pred, new, cat)
+        )
     caps = ceilings(questions, matched)
     categories = [int(_field(q, "category")) for q in questions]
     out = {}
@@ -273,8 +304,13 @@ def score_both_keys(
         orig = scale * sum(original[i] for i in members) / len(members)
         corr = scale * sum(corrected[i] for i in members) / len(members)
         ceiling = caps[group]["ceiling"] * scale / 100.0
-        out[group] = {"n": len(members), "original": orig, "corrected": corr, "ceiling": ceiling,
-                      "above_ceiling": orig > ceiling + 1e-9}
+        out[group] = {
+            "n": len(members),
+            "original": orig,
+            "corrected": corr,
+            "ceiling": ceiling,
+            "above_ceiling": orig > ceiling + 1e-9,
+        }
     return out
 
 

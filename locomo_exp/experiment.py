@@ -17,6 +17,7 @@ from omegaconf import OmegaConf
 
 from locomo_exp import __version__, tracking
 from locomo_exp.analysis import analyse
+from locomo_exp.card import build_card
 from locomo_exp.config import ExperimentConfig
 from locomo_exp.data import LoadedResults, LoadedRuns, expand_paths, load_data
 from locomo_exp.scoring.runs import runs_section
@@ -43,6 +44,7 @@ from locomo_exp.summary import build_summary
 log = logging.getLogger(__name__)
 
 OUTPUT_FILES = ("report.md", "scores.jsonl", "summary.json", "config.yaml")
+CARD_FILE = "card.json"
 """Files written to the output directory of every run."""
 
 LOG_FILE = "locomo_exp.log"
@@ -201,6 +203,7 @@ def _write_outputs(
     lexical: list[dict[str, float]],
     judge_result: Any = None,
     status: dict[str, str] | None = None,
+    answer_key: dict[str, Any] | None = None,
 ) -> tuple[RunSummary, list[Path], list[dict[str, Any]]]:
     versions = metric_versions(cfg, bool(lexical))
     judge_rows = None
@@ -240,10 +243,19 @@ def _write_outputs(
     paths = [output_dir / name for name in OUTPUT_FILES]
     report, scores, summary_path, config_path = paths
     # each file atomically (temp name + os.replace): a failure never leaves a truncated file
+    summary_json = summary.to_json()
+    if answer_key is not None:
+        summary_json["answer_key"] = answer_key
+    tree = _config_tree(cfg)
+    if answer_key is not None:
+        tree["data"]["errata"] = answer_key["path"]  # resolved: the card hashes the file
+    card = build_card(tree, summary_json)
     atomic_write_jsonl(scores, rows)
-    atomic_write_text(summary_path, json.dumps(summary.to_json(), indent=2, ensure_ascii=False) + "\n")
-    atomic_write_text(report, render_report(summary, cfg.baselines, plots))
+    atomic_write_text(summary_path, json.dumps(summary_json, indent=2, ensure_ascii=False) + "\n")
+    atomic_write_text(report, render_report(summary, cfg.baselines, plots, card, answer_key))
     atomic_write_text(config_path, OmegaConf.to_yaml(OmegaConf.structured(cfg)))
+    atomic_write_text(output_dir / CARD_FILE, json.dumps(card, indent=2, ensure_ascii=False) + "\n")
+    paths += [output_dir / CARD_FILE]
     paths += [output_dir / name for name in plots]
     return summary, paths, rows
 
@@ -307,6 +319,8 @@ def run_experiment(
     for path in data_paths:
         check_regular_file(path)  # before any MLflow run or API call; never opens a FIFO
     data_path = data_paths[0]
+    if cfg.data.errata:
+        check_regular_file(resolve_path(cfg.data.errata, start_dir))  # before any work
     if cfg.scorer.uses_judge:
         from locomo_exp.judge import preflight_judge
 
@@ -372,10 +386,19 @@ def run_experiment(
             loaded = replace(loaded, runs_summary=runs_section(
                 [run.records for run in loaded.runs], [run.path for run in loaded.runs],
                 cfg.f1.variant.value, cfg.f1.bleu1))
+        answer_key = None
+        if cfg.data.errata and lexical:  # both keys, per category, with the ceilings
+            from locomo_exp.errata_scoring import score_errata
+
+            answer_key = score_errata(
+                loaded.records, resolve_path(cfg.data.errata, start_dir), with_bleu1=cfg.f1.bleu1
+            )
         status = {"f1": "ok"} if cfg.scorer.uses_f1 else {}
         if cfg.scorer.uses_judge:
             status["judge"] = JUDGE_RUNNING
-        summary, files, rows = _write_outputs(output_dir, cfg, loaded, lexical, status=status)
+        summary, files, rows = _write_outputs(
+            output_dir, cfg, loaded, lexical, status=status, answer_key=answer_key
+        )
 
         judge_result = None
         if cfg.scorer.uses_judge:
@@ -397,7 +420,7 @@ def run_experiment(
                 status["judge"] = judge_status(error)
                 try:
                     summary, files, rows = _write_outputs(
-                        output_dir, cfg, loaded, lexical, status=status
+                        output_dir, cfg, loaded, lexical, status=status, answer_key=answer_key
                     )
                 except Exception:  # never hide the judge's own error
                     log.exception("could not record the judge status in %s", output_dir)
@@ -415,7 +438,8 @@ def run_experiment(
                 if trust.gate is not None and not trust.gate.passed:
                     status["judge_audit"] = f"failed: {trust.gate.message}"
                 summary, files, rows = _write_outputs(
-                    output_dir, cfg, loaded, lexical, judge_result, status=status
+                    output_dir, cfg, loaded, lexical, judge_result, status=status,
+                    answer_key=answer_key,
                 )
                 if run is not None:
                     tracking.set_tags(

@@ -32,6 +32,7 @@ TOOL_FILES = (
     "scores.jsonl",
     "summary.json",
     "config.yaml",
+    "card.json",
     "category_scores.png",
     "j_distribution.png",
     "sweep_job.json",

@@ -261,6 +261,7 @@ def test_overwrite_clears_only_the_tools_files_first(typed_config: Composer, tmp
     assert result.summary["counts"]["overall"] == 20
     assert sorted(p.name for p in out.iterdir()) == [
         ".hydra",
+        "card.json",
         "category_scores.png",
         "config.yaml",
         "locomo_exp.log",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -28,8 +29,12 @@ UPDATE_ENV = "LOCOMO_UPDATE_GOLDEN"
 """Set to 1 to rewrite the golden files instead of comparing."""
 
 
+_CARD_VOLATILE = re.compile(r"^- (Tool|Command|Date): .*$", re.MULTILINE)
+
+
 def mask_volatile(text: str) -> str:
-    """Replace the machine-dependent project path with ``<project>``."""
+    """Replace the project path with ``<project>`` and the card's tool/command/date lines."""
+    text = _CARD_VOLATILE.sub(lambda m: f"- {m.group(1)}: <masked>", text)
     return text.replace(str(PROJECT_ROOT), "<project>")
 
 

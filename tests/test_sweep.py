@@ -284,6 +284,14 @@ def _check_temperature_sweep(
     assert all(row["input_tokens"] and row["estimated_cost_usd"] for row in summary["rows"])
     markdown = (sweep_dir / sweep.SUMMARY_MD).read_text()
     assert sum(line.startswith("| ") for line in markdown.splitlines()) == 1 + 3
+    # each job vs the first (sweep.baseline default): J of every question differs by 20 / 40
+    assert summary["baseline"] == {"job": 0, "label": "judge.temperature=0.0"}
+    assert "vs_baseline" not in summary["rows"][0]
+    for row, diff in zip(summary["rows"][1:], (20.0, 40.0)):
+        j = row["vs_baseline"]["j"]
+        assert (j["diff"], j["ci"], j["verdict"]) == (pytest.approx(diff), [pytest.approx(diff)] * 2, "A higher")
+    assert "| J Δ vs base | J 95% CI | J verdict |" in markdown
+    assert "| +20.00 | [+20.00, +20.00] | higher |" in markdown
     assert (sweep_dir / sweep.SUMMARY_PLOT).is_file()
     artifacts = {a.path for a in client.list_artifacts(parent.info.run_id)}
     assert {sweep.SUMMARY_JSON, sweep.SUMMARY_MD, sweep.SUMMARY_PLOT} <= artifacts

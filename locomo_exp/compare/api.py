@@ -82,7 +82,13 @@ class CompareResult:
         return {
             "settings": self.settings,
             "runs": [
-                {"name": r.name, "path": str(r.path), "n_questions": len(r.rows), "card": r.card, "notes": r.notes}
+                {
+                    "name": r.name,
+                    "path": str(r.path),
+                    "n_questions": len(r.rows),
+                    "card": r.card,
+                    "notes": r.notes,
+                }
                 for r in self.runs
             ],
             "pairs": [p.to_dict() for p in self.pairs],
@@ -97,7 +103,11 @@ class CompareResult:
         """
         out: dict[str, float] = {}
         for row in self.rows:
-            prefix = re.sub(r"[^A-Za-z0-9_\-. /:]+", "_", f"compare/{row.run_a}_vs_{row.run_b}/{row.metric}/{row.group}")
+            prefix = re.sub(
+                r"[^A-Za-z0-9_\-. /:]+",
+                "_",
+                f"compare/{row.run_a}_vs_{row.run_b}/{row.metric}/{row.group}",
+            )
             for name, value in (
                 ("diff", row.diff),
                 ("ci_low", row.cluster_ci[0]),
@@ -112,7 +122,9 @@ class CompareResult:
         """``compare.run.<i>`` -> run directory, and the MLflow run ids the cards carry."""
         tags = {f"compare.run.{i}": str(r.path) for i, r in enumerate(self.runs)}
         for i, run in enumerate(self.runs):
-            mlflow_id = (run.card.get("mlflow") or {}).get("run_id") if isinstance(run.card, dict) else None
+            mlflow_id = (
+                (run.card.get("mlflow") or {}).get("run_id") if isinstance(run.card, dict) else None
+            )
             if mlflow_id:
                 tags[f"compare.mlflow_run.{i}"] = str(mlflow_id)
         return tags
@@ -123,14 +135,16 @@ def _pairs(cfg: CompareConfig, runs: list[RunData]) -> list[tuple[int, int]]:
         return list(combinations(range(len(runs)), 2))
     base: int | None = None
     text = str(cfg.baseline)
-    for i, (given, run) in enumerate(zip(cfg.runs, runs)):
+    for i, (given, run) in enumerate(zip(cfg.runs, runs, strict=True)):
         if text in (str(given), run.name, str(run.path)):
             base = i
             break
     if base is None and text.isdigit() and int(text) < len(runs):
         base = int(text)
     if base is None:
-        raise CompareError(f"compare.baseline={text}: not one of compare.runs ({', '.join(map(str, cfg.runs))})")
+        raise CompareError(
+            f"compare.baseline={text}: not one of compare.runs ({', '.join(map(str, cfg.runs))})"
+        )
     return [(base, j) for j in range(len(runs)) if j != base]
 
 
@@ -143,7 +157,9 @@ def _marks(mismatches: list[str]) -> dict[str, list[str]]:
     return marks
 
 
-def run_compare(cfg: CompareConfig, output_dir: Path, start_dir: Path, plots: bool = True) -> CompareResult:
+def run_compare(
+    cfg: CompareConfig, output_dir: Path, start_dir: Path, plots: bool = True
+) -> CompareResult:
     """Compare two or more runs and write ``compare.md``, ``compare.json`` and forest plots.
 
     Everything that can refuse the comparison (missing or malformed runs, disjoint
@@ -168,9 +184,12 @@ def run_compare(cfg: CompareConfig, output_dir: Path, start_dir: Path, plots: bo
         raise CompareError(f"compare.runs: give at least two run directories, got {len(cfg.runs)}")
     unknown = [m for m in (cfg.metrics or []) if m not in METRICS_BY_NAME]
     if unknown:
-        raise CompareError(f"compare.metrics: unknown {', '.join(unknown)} (choose from {', '.join(METRICS_BY_NAME)})")
+        raise CompareError(
+            f"compare.metrics: unknown {', '.join(unknown)} "
+            f"(choose from {', '.join(METRICS_BY_NAME)})"
+        )
     paths = [Path(p) if Path(p).is_absolute() else Path(start_dir) / p for p in cfg.runs]
-    runs = [load_run(p, n) for p, n in zip(paths, unique_names(paths))]
+    runs = [load_run(p, n) for p, n in zip(paths, unique_names(paths), strict=True)]
     metrics = list(cfg.metrics or [m.name for m in METRICS])
     prepared: list[tuple[int, int, Matching, PairInfo, dict[str, list[str]]]] = []
     for i, j in _pairs(cfg, runs):
@@ -188,28 +207,49 @@ def run_compare(cfg: CompareConfig, output_dir: Path, start_dir: Path, plots: bo
                 "set compare.allow_mismatch=true to compare anyway (rows are marked)"
             )
         info = PairInfo(
-            a.name, b.name, matching.counts(), matching.overlap < cfg.min_overlap, mismatches,
+            a.name,
+            b.name,
+            matching.counts(),
+            matching.overlap < cfg.min_overlap,
+            mismatches,
             card_differences(a.card, b.card),
         )
         if info.low_overlap:
-            logger.warning("%s vs %s: only %.1f%% of questions shared", a.name, b.name, 100 * matching.overlap)
+            logger.warning(
+                "%s vs %s: only %.1f%% of questions shared", a.name, b.name, 100 * matching.overlap
+            )
         prepared.append((i, j, matching, info, _marks(mismatches)))
     rows: list[CompareRow] = []
     for k, (i, j, matching, _, marks) in enumerate(prepared):
         rows += compare_pair(
-            runs[i], runs[j], matching, metrics,
-            bootstrap_samples=cfg.bootstrap_samples, permutation_samples=cfg.permutation_samples,
-            seed=cfg.seed, pair_index=k, alpha=cfg.alpha, marks=marks,
+            runs[i],
+            runs[j],
+            matching,
+            metrics,
+            bootstrap_samples=cfg.bootstrap_samples,
+            permutation_samples=cfg.permutation_samples,
+            seed=cfg.seed,
+            pair_index=k,
+            alpha=cfg.alpha,
+            marks=marks,
         )
     apply_holm(rows, cfg.alpha)
     names = {str(k): str(v) for k, v in (runs[0].summary.get("category_names") or {}).items()}
     settings = {
-        "runs": [str(p) for p in cfg.runs], "allow_mismatch": cfg.allow_mismatch,
-        "bootstrap_samples": cfg.bootstrap_samples, "permutation_samples": cfg.permutation_samples,
-        "seed": cfg.seed, "baseline": cfg.baseline, "alpha": cfg.alpha, "min_overlap": cfg.min_overlap,
-        "metrics": metrics, "units": "points (0-100); differences are A - B",
+        "runs": [str(p) for p in cfg.runs],
+        "allow_mismatch": cfg.allow_mismatch,
+        "bootstrap_samples": cfg.bootstrap_samples,
+        "permutation_samples": cfg.permutation_samples,
+        "seed": cfg.seed,
+        "baseline": cfg.baseline,
+        "alpha": cfg.alpha,
+        "min_overlap": cfg.min_overlap,
+        "metrics": metrics,
+        "units": "points (0-100); differences are A - B",
     }
-    result = CompareResult(runs, [p[3] for p in prepared], rows, cfg.alpha, cfg.min_overlap, names, settings=settings)
+    result = CompareResult(
+        runs, [p[3] for p in prepared], rows, cfg.alpha, cfg.min_overlap, names, settings=settings
+    )
     from locomo_exp.compare.render import write_outputs
 
     result.outputs = write_outputs(result, Path(output_dir), plots=plots)

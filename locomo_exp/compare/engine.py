@@ -138,7 +138,9 @@ def compare_pair(
             continue
         va = np.array([run_a.values[metric][i] for i in ia], dtype=object)
         vb = np.array([run_b.values[metric][i] for i in ib], dtype=object)
-        present = np.array([x is not None and y is not None for x, y in zip(va, vb)], dtype=bool)
+        present = np.array(
+            [x is not None and y is not None for x, y in zip(va, vb, strict=True)], dtype=bool
+        )
         previous: tuple[np.ndarray, CompareRow] | None = None
         for g_index, (group, mask) in enumerate(_groups(categories)):
             sel = mask & present
@@ -151,7 +153,9 @@ def compare_pair(
             b = vb[sel].astype(float)
             conv = conversations[sel]
             rng = np.random.default_rng([seed, pair_index, m_index, g_index])
-            cluster = cluster_bootstrap_mean_diff(a, b, conv, n_resamples=bootstrap_samples, seed=rng)
+            cluster = cluster_bootstrap_mean_diff(
+                a, b, conv, n_resamples=bootstrap_samples, seed=rng
+            )
             question = question_bootstrap_mean_diff(a, b, n_resamples=bootstrap_samples, seed=rng)
             if METRICS_BY_NAME[metric].binary_capable and _is_binary(a) and _is_binary(b):
                 test = mcnemar_exact(a, b)
@@ -176,7 +180,9 @@ def compare_pair(
                     test=test.test,
                     p=test.pvalue,
                     mde=minimum_detectable_difference(sd, int(d.size), alpha=alpha),
-                    mde_cluster=mde_factor(alpha) * cluster.std_error if cluster.n_units > 1 else None,
+                    mde_cluster=mde_factor(alpha) * cluster.std_error
+                    if cluster.n_units > 1
+                    else None,
                     marks=list((marks or {}).get(metric, [])),
                 )
             )
@@ -201,7 +207,7 @@ def apply_holm(rows: list[CompareRow], alpha: float = 0.05) -> None:
         families[(row.metric, kind)].append(i)
     for members in families.values():
         adjusted = holm_adjust([rows[i].p for i in members])
-        for i, p in zip(members, adjusted):
+        for i, p in zip(members, adjusted, strict=True):
             rows[i].p_holm = p
     for row in rows:
         separated = row.cluster_ci[0] > 0 or row.cluster_ci[1] < 0

@@ -13,7 +13,7 @@ import logging
 import re
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,8 +36,8 @@ def normalize_question(text: Any) -> str:
 
 
 def align_conversations(
-    questions_a: Mapping[Hashable, Iterable[str]], questions_b: Mapping[Hashable, Iterable[str]]
-) -> dict[Hashable, Hashable]:
+    questions_a: Mapping[str, Iterable[str]], questions_b: Mapping[str, Iterable[str]]
+) -> dict[str, str]:
     """Pair conversations of B with conversations of A by shared questions.
 
     Greedy one-to-one assignment by decreasing number of shared normalised questions
@@ -59,8 +59,8 @@ def align_conversations(
             if shared:
                 scored.append((-shared, str(ca) != str(cb), str(cb), str(ca), cb, ca))
     scored.sort()
-    mapping: dict[Hashable, Hashable] = {}
-    used_a: set[Hashable] = set()
+    mapping: dict[str, str] = {}
+    used_a: set[str] = set()
     for *_, cb, ca in scored:
         if cb in mapping or ca in used_a:
             continue
@@ -111,7 +111,9 @@ class Matching:
         }
 
 
-def _match_by_id(rows_a: Sequence[Mapping[str, Any]], rows_b: Sequence[Mapping[str, Any]]) -> list[tuple[int, int]] | None:
+def _match_by_id(
+    rows_a: Sequence[Mapping[str, Any]], rows_b: Sequence[Mapping[str, Any]]
+) -> list[tuple[int, int]] | None:
     ids_a = [r.get("question_id") for r in rows_a]
     ids_b = [r.get("question_id") for r in rows_b]
     if None in ids_a or None in ids_b:
@@ -129,18 +131,22 @@ def _match_by_id(rows_a: Sequence[Mapping[str, Any]], rows_b: Sequence[Mapping[s
     return pairs
 
 
-def _keys(rows: Sequence[Mapping[str, Any]], conv_of: Mapping[str, str]) -> dict[tuple[str, str, int], int]:
+def _keys(
+    rows: Sequence[Mapping[str, Any]], conv_of: Mapping[str, str]
+) -> dict[tuple[str, str, int], int]:
     seen: Counter[tuple[str, str]] = Counter()
     keys: dict[tuple[str, str, int], int] = {}
     for i, row in enumerate(rows):
         conv = str(row["conversation_id"])
         base = (conv_of.get(conv, "\x00" + conv), normalize_question(row["question"]))
-        keys[(*base, seen[base])] = i
+        keys[(base[0], base[1], seen[base])] = i
         seen[base] += 1
     return keys
 
 
-def match_questions(rows_a: Sequence[Mapping[str, Any]], rows_b: Sequence[Mapping[str, Any]]) -> Matching:
+def match_questions(
+    rows_a: Sequence[Mapping[str, Any]], rows_b: Sequence[Mapping[str, Any]]
+) -> Matching:
     """Match the questions of two runs.
 
     Args:
@@ -168,11 +174,14 @@ def match_questions(rows_a: Sequence[Mapping[str, Any]], rows_b: Sequence[Mappin
         pairs = sorted((ia, keys_b[k]) for k, ia in keys_a.items() if k in keys_b)
     in_a = {ia for ia, _ in pairs}
     in_b = {ib for _, ib in pairs}
-    category_mismatches = sum(1 for ia, ib in pairs if int(rows_a[ia]["category"]) != int(rows_b[ib]["category"]))
+    category_mismatches = sum(
+        1 for ia, ib in pairs if int(rows_a[ia]["category"]) != int(rows_b[ib]["category"])
+    )
     gold_mismatches = sum(
         1
         for ia, ib in pairs
-        if normalize_question(rows_a[ia].get("ground_truth")) != normalize_question(rows_b[ib].get("ground_truth"))
+        if normalize_question(rows_a[ia].get("ground_truth"))
+        != normalize_question(rows_b[ib].get("ground_truth"))
     )
     return Matching(
         pairs=pairs,

@@ -70,7 +70,12 @@ def pair_table(rows: list[CompareRow], names: dict[str, str] | None = None) -> s
 def render_markdown(result: CompareResult) -> str:
     """The ``compare.md`` text of a comparison."""
     names = result.category_names
-    out = ["# Comparison", "", "| run | path | question set | F1 variant | judge | stored J |", "|---|---|---|---|---|---|"]
+    out = [
+        "# Comparison",
+        "",
+        "| run | path | question set | F1 variant | judge | stored J |",
+        "|---|---|---|---|---|---|",
+    ]
     for run in result.runs:
         card = run.card
         judge = card.get("judge") or {}
@@ -88,23 +93,33 @@ def render_markdown(result: CompareResult) -> str:
         "Differences are A - B in points (0-100). Intervals: 95% percentile bootstrap, resampling "
         "conversations (clustered; read this one) and questions (treats questions as independent). "
         "Tests: exact McNemar for 0/100 verdicts, paired sign-flip permutation otherwise; p Holm: "
-        "Holm-adjusted per metric over categories (and over pairs). MDE: smallest difference detectable "
-        "with 80% power at alpha 0.05, (z_0.975 + z_0.8) x sd(diff) / sqrt(n). Verdict: A or B higher "
+        "Holm-adjusted per metric over categories (and over pairs). MDE: smallest difference "
+        "detectable with 80% power at alpha 0.05, (z_0.975 + z_0.8) x sd(diff) / sqrt(n). "
+        "Verdict: A or B higher "
         f"when p Holm < {result.alpha:g} and the conversation interval excludes 0.",
     ]
     for pair in result.pairs:
         out += ["", f"## {pair.run_a} (A) vs {pair.run_b} (B)", ""]
         counts = pair.counts
         out.append(
-            f"- Questions: {counts['shared']} shared, {counts['only_a']} only in A, {counts['only_b']} only in B "
+            f"- Questions: {counts['shared']} shared, {counts['only_a']} only in A, "
+            f"{counts['only_b']} only in B "
             f"(overlap {100 * counts['overlap']:.1f}%, matched by {counts['matched_by']})"
         )
         if pair.low_overlap:
-            out.append(f"- ⚠ Overlap below {100 * result.min_overlap:.0f}%: the runs answer different question sets")
+            out.append(
+                f"- ⚠ Overlap below {100 * result.min_overlap:.0f}%: the runs answer different "
+                "question sets"
+            )
         if counts["category_mismatches"]:
-            out.append(f"- ⚠ {counts['category_mismatches']} shared questions have different categories (A's used)")
+            out.append(
+                f"- ⚠ {counts['category_mismatches']} shared questions have different categories "
+                "(A's used)"
+            )
         if counts["gold_mismatches"]:
-            out.append(f"- ⚠ {counts['gold_mismatches']} shared questions have different ground truths")
+            out.append(
+                f"- ⚠ {counts['gold_mismatches']} shared questions have different ground truths"
+            )
         for line in pair.mismatches:
             out.append(f"- ⚠ Not comparable (compared because allow_mismatch=true): {line}")
         if pair.differences:
@@ -120,7 +135,9 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "run"
 
 
-def forest_plot(rows: list[CompareRow], path: Path, title: str, names: dict[str, str] | None = None) -> Path:
+def forest_plot(
+    rows: list[CompareRow], path: Path, title: str, names: dict[str, str] | None = None
+) -> Path:
     """Forest plot of one pair: one panel per metric, one line per group.
 
     The thick bar is the conversation-cluster 95% interval, the thin bar the
@@ -142,14 +159,22 @@ def forest_plot(rows: list[CompareRow], path: Path, title: str, names: dict[str,
 
     metrics = list(dict.fromkeys(r.metric for r in rows))
     fig, axes = plt.subplots(
-        1, len(metrics), figsize=(3.2 * len(metrics) + 1.5, 0.45 * max(4, len({r.group for r in rows})) + 1.5),
+        1,
+        len(metrics),
+        figsize=(3.2 * len(metrics) + 1.5, 0.45 * max(4, len({r.group for r in rows})) + 1.5),
         squeeze=False,
     )
-    for ax, metric in zip(axes[0], metrics):
+    for ax, metric in zip(axes[0], metrics, strict=True):
         mine = [r for r in rows if r.metric == metric]
         ys = list(range(len(mine)))[::-1]
-        for y, row in zip(ys, mine):
-            color = "tab:blue" if row.verdict == "A higher" else "tab:red" if row.verdict == "B higher" else "grey"
+        for y, row in zip(ys, mine, strict=True):
+            color = (
+                "tab:blue"
+                if row.verdict == "A higher"
+                else "tab:red"
+                if row.verdict == "B higher"
+                else "grey"
+            )
             ax.plot(row.question_ci, [y, y], color=color, linewidth=1)
             ax.plot(row.cluster_ci, [y, y], color=color, linewidth=4, alpha=0.6)
             ax.plot([row.diff], [y], "o", color=color)
@@ -183,15 +208,25 @@ def write_outputs(result: CompareResult, output_dir: Path, plots: bool = True) -
             rows = [r for r in result.rows if r.run_a == pair.run_a and r.run_b == pair.run_b]
             if not rows:
                 continue
-            name = "compare_forest.png" if len(result.pairs) == 1 else f"compare_forest_{k + 1}_{_slug(pair.run_b)}.png"
-            forest_plot(rows, output_dir / name, f"{pair.run_a} (A) vs {pair.run_b} (B)", result.category_names)
+            name = (
+                "compare_forest.png"
+                if len(result.pairs) == 1
+                else f"compare_forest_{k + 1}_{_slug(pair.run_b)}.png"
+            )
+            forest_plot(
+                rows,
+                output_dir / name,
+                f"{pair.run_a} (A) vs {pair.run_b} (B)",
+                result.category_names,
+            )
             pair.forest_plot = name
             paths[f"forest_{k + 1}"] = output_dir / name
     json_path = output_dir / "compare.json"
-    json_path.write_text(json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    json_path.write_text(
+        json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
     md_path = output_dir / "compare.md"
     md_path.write_text(render_markdown(result), encoding="utf-8")
     paths["json"], paths["markdown"] = json_path, md_path
     logger.info("comparison written to %s", md_path)
     return paths
-

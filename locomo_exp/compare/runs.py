@@ -184,7 +184,9 @@ def load_run(run_dir: Path, name: str | None = None) -> RunData:
     try:
         config = yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}
     except FileNotFoundError:
-        raise CompareError(f"{config_path}: missing (not a run directory written by locomo_exp)") from None
+        raise CompareError(
+            f"{config_path}: missing (not a run directory written by locomo_exp)"
+        ) from None
     except (OSError, yaml.YAMLError) as exc:
         raise CompareError(f"{config_path}: cannot be read as YAML ({exc})") from None
     card_path = run_dir / "card.json"
@@ -212,7 +214,11 @@ def unique_names(paths: list[Path]) -> list[str]:
     while True:
         names = ["/".join(p.resolve().parts[-depth:]) for p in paths]
         if len(set(names)) == len(names) or depth > 6:
-            return names if len(set(names)) == len(names) else [f"{i + 1}:{n}" for i, n in enumerate(names)]
+            return (
+                names
+                if len(set(names)) == len(names)
+                else [f"{i + 1}:{n}" for i, n in enumerate(names)]
+            )
         depth += 1
 
 

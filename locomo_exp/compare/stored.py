@@ -55,7 +55,10 @@ def recover_stored_judge(run: RunData) -> tuple[list[float | None] | None, str]:
         return None, f"stored J: {source} could not be read again ({exc}); stored J not compared"
     expected = info.get("sha256")
     if expected and getattr(loaded, "sha256", None) != expected:
-        return None, f"stored J: {source} changed since the run (sha256 differs); stored J not compared"
+        return (
+            None,
+            f"stored J: {source} changed since the run (sha256 differs); stored J not compared",
+        )
     by_id = {r.question_id: r.stored_judge_score for r in loaded.records}
     values = [by_id.get(str(row.get("question_id"))) for row in run.rows]
     found = sum(v is not None for v in values)

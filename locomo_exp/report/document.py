@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
+from locomo_exp.card import baseline_card_differences, render_card_markdown
 from locomo_exp.config import BaselineMetric, BaselineSet
+from locomo_exp.errata_scoring import render_errata_section
 from locomo_exp.report.baselines import (
     render_f1_comparison,
     render_j_comparison,
@@ -12,7 +15,7 @@ from locomo_exp.report.baselines import (
 )
 from locomo_exp.report.errors import render_error_analysis
 from locomo_exp.report.fidelity import fidelity_sections
-from locomo_exp.report.header import render_header, render_skipped
+from locomo_exp.report.header import render_header, render_skipped, render_status
 from locomo_exp.report.input import render_stored_judge_detail
 from locomo_exp.report.judge import render_judge_section
 from locomo_exp.report.lexical import render_lexical_section, render_stored_judge
@@ -20,10 +23,25 @@ from locomo_exp.report.uncertainty import render_reliability, render_uncertainty
 from locomo_exp.results import RunSummary
 
 
+def _baseline_card_lines(card: Mapping[str, Any] | None, baseline: BaselineSet) -> list[str]:
+    """Card fields the baseline states and this run differs on, as lines above its table."""
+    if not card or not baseline.card:
+        return []
+    # the F1 tables already score with the baseline's variant (f1_<variant>)
+    differences = [
+        d for d in baseline_card_differences(card, baseline.card) if not d.startswith("f1.")
+    ]
+    if not differences:
+        return []
+    return [f"Measured differently from {baseline.title}: " + "; ".join(differences), ""]
+
+
 def render_report(
     summary: RunSummary,
     baselines: Mapping[str, BaselineSet] | None = None,
     plots: Sequence[str] = (),
+    card: Mapping[str, Any] | None = None,
+    answer_key: Mapping[str, Any] | None = None,
 ) -> str:
     """Render ``report.md`` from a run summary.
 
@@ -36,19 +54,37 @@ def render_report(
             from :func:`locomo_exp.analysis.analyse` when available.
         baselines: selected baseline sets (``conf/baselines/``).
         plots: PNG file names (relative to the report) to embed.
+        card: the run's disclosure card (:func:`locomo_exp.card.build_card`): its "How this
+            was measured" block follows the title, and the card fields a baseline set
+            states and this run differs on are listed above that set's table.
+        answer_key: the ``data.errata`` scores
+            (:func:`locomo_exp.errata_scoring.score_errata`): section "Answer key:
+            original vs corrected" after the lexical section.
 
     Returns:
         Markdown text ending with a newline. Scores are shown as percentages (0-100).
     """
     baselines = baselines or {}
     lines = [render_header(summary)]
+    if card:  # after the title and the run-status block (a failed part reads first)
+        title, _, rest = lines[0].partition("\n\n")
+        status = render_status(summary)
+        head = [title]
+        if status and rest.startswith(status):
+            head += ["", status]
+            rest = rest[len(status) :].lstrip("\n")
+        lines = [*head, "", render_card_markdown(card), rest]
     lexical = render_lexical_section(summary)
     if lexical:
         lines += ["", lexical]
+    if answer_key:
+        lines += ["", render_errata_section(answer_key, summary.category_label)]
     f1_sets = [b for b in baselines.values() if b.metric == BaselineMetric.f1]
     if lexical and f1_sets:
         lines += ["", "## F1 vs published baselines"]
-        lines += ["", *[render_f1_comparison(summary, b) + "\n" for b in f1_sets]]
+        lines.append("")
+        for b in f1_sets:
+            lines += [*_baseline_card_lines(card, b), render_f1_comparison(summary, b) + "\n"]
     stored = render_stored_judge(summary)
     if stored:
         lines += ["", stored]
@@ -62,7 +98,9 @@ def render_report(
         j_sets = [b for b in baselines.values() if b.metric == BaselineMetric.j]
         if j_sets and summary.judge.j:
             lines += ["", "## J vs published baselines"]
-            lines += ["", *[render_j_comparison(summary, b) + "\n" for b in j_sets]]
+            lines.append("")
+            for b in j_sets:
+                lines += [*_baseline_card_lines(card, b), render_j_comparison(summary, b) + "\n"]
     latency_sets = [b for b in baselines.values() if b.metric == BaselineMetric.latency]
     lines += ["", render_latency_comparison(summary, latency_sets)]
     reliability = summary.analysis.reliability if summary.analysis is not None else None

@@ -36,6 +36,7 @@ from locomo_exp.sweep.summary import (
     render_sweep_summary,
     summary_row,
 )
+from locomo_exp.sweep.vs_baseline import compare_with_baseline
 from locomo_exp.tracking import sweep_runs
 
 log = logging.getLogger(__name__)
@@ -70,6 +71,7 @@ class SweepCallback(Callback):
         """Start with no sweep (``on_multirun_start`` sets one up)."""
         self._context: SweepContext | None = None
         self._finished = False
+        self._baseline: str | None = None
 
     # -- start ---------------------------------------------------------------------
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
@@ -120,6 +122,8 @@ class SweepCallback(Callback):
             context.parent_run_id = self._start_parent(config, context, plan)
         context.write()
         self._context = context
+        baseline = OmegaConf.select(config, "sweep.baseline", default=None)
+        self._baseline = None if baseline is None else str(baseline)
         atexit.register(self._finish_at_exit)
         planned = str(len(plan.jobs)) if plan.jobs is not None else "?"
         log.info(
@@ -224,7 +228,13 @@ class SweepCallback(Callback):
                 if child.status == "RUNNING" and context.tracking_uri:
                     sweep_runs.mark_run_failed(context.tracking_uri, child.run_id)
             rows.append(summary_row(record, _job_summary(record)))
+        try:  # each job vs the baseline job (sweep.baseline); never loses the summary
+            baseline = compare_with_baseline(rows, self._baseline, sweep_dir)
+        except Exception:
+            log.exception("sweep: could not compare the jobs with the baseline job")
+            baseline = {"error": "comparison with the baseline job failed (see the log)"}
         summary = build_sweep_summary(context, rows)
+        summary["baseline"] = baseline
         json_path = sweep_dir / SUMMARY_JSON
         md_path = sweep_dir / SUMMARY_MD
         atomic_write_text(json_path, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")

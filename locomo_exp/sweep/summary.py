@@ -15,10 +15,12 @@ from locomo_exp.outputs import atomic_path
 from locomo_exp.records import CATEGORY_IDS
 from locomo_exp.sweep.plan import job_label
 from locomo_exp.sweep.records import COMPLETED, FAILED, PENDING, JobRecord, SweepContext
+from locomo_exp.sweep.vs_baseline import vs_baseline_cells
 
 SUMMARY_JSON = "sweep_summary.json"
 SUMMARY_MD = "sweep_summary.md"
 SUMMARY_PLOT = "sweep_plot.png"
+_VS_HEADER = ["F1 Δ vs base", "F1 95% CI", "F1 verdict", "J Δ vs base", "J 95% CI", "J verdict"]
 
 
 def _mean(by_key: dict[str, Any], key: str) -> float | None:
@@ -38,6 +40,8 @@ def summary_row(record: JobRecord, summary: dict[str, Any] | None) -> dict[str, 
         a completed job, ``n_questions``, ``f1`` (key -> mean, 0-1, keys ``"1"``..``"5"``,
         ``overall_1_4``, ``overall``), ``f1_variant``, ``j_overall`` and
         ``j_std_across_runs`` (0-100), ``j`` (category key -> mean, 0-100),
+        ``stored_j_overall`` (the input's stored verdicts, 0-100, over categories 1-4 when
+        present),
         ``parse_failures``, ``api_errors``, ``input_tokens``, ``output_tokens``,
         ``estimated_cost_usd``. Missing values are ``None``.
     """
@@ -56,6 +60,7 @@ def summary_row(record: JobRecord, summary: dict[str, Any] | None) -> dict[str, 
         "j_overall": None,
         "j_std_across_runs": None,
         "j": {},
+        "stored_j_overall": None,
         "parse_failures": None,
         "api_errors": None,
         "input_tokens": None,
@@ -68,6 +73,10 @@ def summary_row(record: JobRecord, summary: dict[str, Any] | None) -> dict[str, 
     f1 = (summary.get("metrics") or {}).get("f1") or {}
     row["f1"] = {key: _mean(f1, key) for key in f1}
     row["f1_variant"] = record.f1_variant if f1 else None
+    stored = summary.get("stored_judge") or {}
+    if stored:  # another judge's verdicts in the input (0-100), over the judged categories
+        key = "overall_1_4" if "overall_1_4" in stored else "overall"
+        row["stored_j_overall"] = _mean(stored, key)
     judge = summary.get("judge") or {}
     j = judge.get("j") or {}
     if j:
@@ -159,6 +168,17 @@ def render_sweep_summary(summary: dict[str, Any]) -> str:
         f"- F1 in percent ({', '.join(variants) or 'n/a'} variant); J on 0-100, "
         "mean ± standard deviation of the overall J across runs"
     )
+    compared = any(r.get("vs_baseline") for r in rows)
+    base = summary.get("baseline") or {}
+    if base.get("error"):
+        lines.append(f"- vs baseline: not compared ({base['error']})")
+    elif base.get("label") is not None:
+        lines.append(
+            f"- vs baseline: each job minus job {base['job']} ({base['label']}), points; 95% "
+            "interval from a cluster bootstrap over conversations; verdict higher/lower when the "
+            "Holm-adjusted paired test is below 0.05 and the interval excludes 0 (compare.md in "
+            "vs_baseline/<job>/)"
+        )
     lines.append("")
     header = [
         "job",
@@ -167,6 +187,7 @@ def render_sweep_summary(summary: dict[str, Any]) -> str:
         "F1 overall",
         *(f"F1 c{c}" for c in categories),
         "J ± std",
+        *(_VS_HEADER if compared else []),
         "parse failures",
         "API errors",
         "input tokens",
@@ -182,6 +203,15 @@ def render_sweep_summary(summary: dict[str, Any]) -> str:
             j = f"{r['j_overall']:.2f}"
             if r["j_std_across_runs"] is not None:
                 j += f" ± {r['j_std_across_runs']:.2f}"
+        elif r.get("stored_j_overall") is not None:
+            j = f"{r['stored_j_overall']:.2f} (stored)"
+        vs: list[str] = []
+        if compared:
+            if base.get("job") == r["job"]:
+                vs = ["baseline", "", "", "baseline", "", ""]
+            else:
+                j_column = "j" if (r.get("vs_baseline") or {}).get("j") else "stored_j"
+                vs = vs_baseline_cells(r, "f1") + vs_baseline_cells(r, j_column)
         cells = [
             str(r["job"]),
             *(cell(r["swept"].get(key)) for key in keys),
@@ -189,6 +219,7 @@ def render_sweep_summary(summary: dict[str, Any]) -> str:
             cell(r["f1"].get("overall"), scale=100.0),
             *(cell(r["f1"].get(c), scale=100.0) for c in categories),
             j,
+            *vs,
             cell(r["parse_failures"], "d"),
             cell(r["api_errors"], "d"),
             cell(r["input_tokens"], "d"),

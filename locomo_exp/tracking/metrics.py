@@ -51,6 +51,10 @@ def run_tags(*, version: str, scorer: str, f1_variant: str, data_file: str) -> d
     }
 
 
+NOT_RUN_PARAMS = frozenset({"mode", "compare", "sweep"})
+"""Top-level config keys that do not describe a scoring run (``mode=compare``, sweep summary)."""
+
+
 def config_params(tree: Mapping[str, Any], *, judge_ran: bool) -> dict[str, str]:
     """Params from the resolved config: flattened, secrets left out.
 
@@ -58,12 +62,18 @@ def config_params(tree: Mapping[str, Any], *, judge_ran: bool) -> dict[str, str]
         tree: the config as plain nested dicts (``judge``, ``f1``, ``data`` ...).
         judge_ran: whether the job used the judge (``scorer`` is ``judge`` or ``both``).
             Without the judge the ``judge.*`` subtree is not logged, so filtering runs on
-            ``params.judge.temperature`` finds only runs that called the judge.
+            ``params.judge.temperature`` finds only runs that called the judge. The
+            :data:`NOT_RUN_PARAMS` subtrees (``mode``, ``compare.*``, ``sweep.*``) are left
+            out.
 
     Returns:
         ``{"data.path": "...", "judge.temperature": "0.5", ...}``.
     """
-    kept = {key: value for key, value in tree.items() if judge_ran or key != "judge"}
+    kept = {
+        key: value
+        for key, value in tree.items()
+        if (judge_ran or key != "judge") and key not in NOT_RUN_PARAMS
+    }
     return flatten_params(kept)
 
 

@@ -1,0 +1,155 @@
+"""Each sweep job against a baseline job, with the compare code (``sweep.baseline``).
+
+For every completed job other than the baseline, :func:`locomo_exp.compare.run_compare`
+compares the two run directories (A = the job, B = the baseline) on F1 (the job's
+variant), J and stored J; the overall rows (difference in points, 95% conversation
+bootstrap interval, Holm p, verdict) go into ``sweep_summary.json``/``.md``.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from locomo_exp.sweep.plan import job_label
+from locomo_exp.sweep.records import COMPLETED
+
+logger = logging.getLogger(__name__)
+
+VS_BASELINE_DIR = "vs_baseline"
+# summary column -> compared metric (F1's name depends on the job's variant)
+COLUMNS = ("f1", "j", "stored_j")
+
+
+class BaselineNotFound(ValueError):
+    """``sweep.baseline`` names no job of the sweep."""
+
+
+def baseline_job(rows: list[dict[str, Any]], baseline: str | None) -> dict[str, Any] | None:
+    """The row of the baseline job.
+
+    Args:
+        rows: sweep summary rows (``job``, ``swept``, ``status``).
+        baseline: ``sweep.baseline``: a swept value (``0.5``), a job label
+            (``judge.temperature=0.5``) or ``key=value`` pairs joined by ``,``; ``None``
+            takes the first job.
+
+    Returns:
+        The row, or ``None`` when the sweep has no row.
+
+    Raises:
+        BaselineNotFound: ``baseline`` matches no job (the message lists the labels).
+    """
+    if not rows:
+        return None
+    if baseline is None or str(baseline).strip() == "":
+        return rows[0]
+    text = str(baseline).strip()
+    for row in rows:
+        swept = {k: str(v) for k, v in row["swept"].items()}
+        labels = {job_label(swept), ",".join(f"{k}={v}" for k, v in swept.items())}
+        if len(swept) == 1:
+            labels.add(next(iter(swept.values())))
+        if text in labels:
+            return row
+    known = "; ".join(job_label(r["swept"]) for r in rows)
+    raise BaselineNotFound(f"sweep.baseline={text}: no job has this value (jobs: {known})")
+
+
+def _cell(row: Any) -> dict[str, Any]:
+    return {
+        "metric": row.metric,
+        "group": row.group,
+        "n": row.n,
+        "diff": row.diff,
+        "ci": list(row.cluster_ci),
+        "p_holm": row.p_holm,
+        "verdict": row.verdict,
+    }
+
+
+def compare_with_baseline(
+    rows: list[dict[str, Any]],
+    baseline: str | None,
+    sweep_dir: Path,
+    *,
+    bootstrap_samples: int = 2000,
+    permutation_samples: int = 10000,
+) -> dict[str, Any] | None:
+    """Compare every completed job with the baseline job; attach ``vs_baseline`` to rows.
+
+    Args:
+        rows: sweep summary rows (modified: each compared row gets ``vs_baseline``:
+            column (``f1``, ``j``, ``stored_j``) -> ``{metric, group, n, diff, ci,
+            p_holm, verdict}`` in points, A = the job, B = the baseline; or
+            ``{"error": ...}`` when the comparison is refused).
+        baseline: ``sweep.baseline`` (see :func:`baseline_job`).
+        sweep_dir: the sweep directory (``vs_baseline/<job>/compare.md`` written there).
+        bootstrap_samples: resamples per interval.
+        permutation_samples: sign-flip budget per test.
+
+    Returns:
+        ``{"job", "label"}`` of the baseline, or ``None`` when it did not complete or
+        there is nothing to compare; a refused baseline (unknown value) gives
+        ``{"error": ...}``.
+    """
+    from locomo_exp.compare import CompareConfig, CompareError, run_compare
+
+    try:
+        base = baseline_job(rows, baseline)
+    except BaselineNotFound as error:
+        logger.warning("%s", error)
+        return {"error": str(error)}
+    if base is None or base["status"] != COMPLETED or not base.get("output_dir"):
+        return None
+    for row in rows:
+        if row is base or row["status"] != COMPLETED or not row.get("output_dir"):
+            continue
+        variant = row.get("f1_variant") or base.get("f1_variant") or "locomo"
+        metrics = {"f1": f"f1_{variant}", "j": "j", "stored_j": "stored_j"}
+        cfg = CompareConfig(
+            runs=[row["output_dir"], base["output_dir"]],
+            metrics=list(metrics.values()),
+            bootstrap_samples=bootstrap_samples,
+            permutation_samples=permutation_samples,
+        )
+        try:
+            result = run_compare(
+                cfg, sweep_dir / VS_BASELINE_DIR / str(row["job"]), sweep_dir, plots=False
+            )
+        except CompareError as error:
+            row["vs_baseline"] = {"error": str(error)}
+            continue
+        found: dict[str, Any] = {}
+        for column, metric in metrics.items():
+            overall = [r for r in result.rows if r.metric == metric and r.group == "overall"]
+            if overall:
+                found[column] = _cell(overall[0])
+        row["vs_baseline"] = found
+    return {"job": base["job"], "label": job_label(base["swept"])}
+
+
+def vs_baseline_cells(row: dict[str, Any], column: str) -> list[str]:
+    """The three markdown cells (difference, 95% CI, verdict) of one column of a row.
+
+    Returns:
+        ``["+3.10", "[+0.50, +5.70]", "A higher"]``; ``["baseline", "", ""]`` for the
+        baseline row is the caller's; ``—`` cells when not compared.
+    """
+    cell = (row.get("vs_baseline") or {}).get(column)
+    if not cell:
+        return ["—", "—", "—"]
+    low, high = cell["ci"]
+    ci = f"[{low:+.2f}, {high:+.2f}]" if low == low and high == high else "—"
+    verdict = {"A higher": "higher", "B higher": "lower"}.get(cell["verdict"], cell["verdict"])
+    return [f"{cell['diff']:+.2f}", ci, verdict]
+
+
+__all__ = [
+    "VS_BASELINE_DIR",
+    "BaselineNotFound",
+    "baseline_job",
+    "compare_with_baseline",
+    "vs_baseline_cells",
+]

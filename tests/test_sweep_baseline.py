@@ -1,0 +1,130 @@
+"""Sweep summary: each job vs a baseline job with the compare code; stored J shown (issue 13)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_compare import _questions, write_run
+
+from locomo_exp import sweep
+from locomo_exp.sweep.vs_baseline import BaselineNotFound, baseline_job, compare_with_baseline
+
+
+def _rows(tmp_path: Path) -> list[dict]:
+    questions = _questions()
+    j_values = {
+        "0.0": [0.0] * 60,
+        "0.5": [100.0 if k % 2 else 0.0 for k in range(60)],
+        "1.0": [0.0] * 60,
+    }
+    rows = []
+    for job, (temperature, j) in enumerate(j_values.items()):
+        run = write_run(tmp_path / f"job{job}", questions, [0.5] * 60, j)
+        record = sweep.JobRecord(
+            job=job,
+            overrides=[f"judge.temperature={temperature}"],
+            swept={"judge.temperature": temperature},
+            run_name=f"T={temperature}",
+            status=sweep.COMPLETED,
+            output_dir=str(run),
+            f1_variant="locomo",
+        )
+        rows.append(sweep.summary_row(record, json.loads((run / "summary.json").read_text())))
+    return rows
+
+
+def test_baseline_job_by_value_label_or_first():
+    rows = [{"job": i, "swept": {"judge.temperature": t}} for i, t in enumerate(("0.0", "0.5"))]
+    assert baseline_job(rows, None)["job"] == 0
+    assert baseline_job(rows, "0.5")["job"] == 1
+    assert baseline_job(rows, "judge.temperature=0.5")["job"] == 1
+    with pytest.raises(
+        BaselineNotFound,
+        match=r"^sweep.baseline=2.0: no job has this value \(jobs: "
+        r"judge.temperature=0.0; judge.temperature=0.5\)$",
+    ):
+        baseline_job(rows, "2.0")
+
+
+def test_each_job_vs_the_baseline_job_difference_interval_verdict(tmp_path):
+    rows = _rows(tmp_path)
+    base = compare_with_baseline(
+        rows, "0.0", tmp_path, bootstrap_samples=200, permutation_samples=200
+    )
+    assert base == {"job": 0, "label": "judge.temperature=0.0"}
+    assert "vs_baseline" not in rows[0]
+    half = rows[1]["vs_baseline"]
+    assert (half["j"]["diff"], half["j"]["n"], half["j"]["verdict"]) == (50.0, 60, "A higher")
+    assert half["j"]["ci"] == [50.0, 50.0]  # every conversation: half its verdicts flip 0 -> 100
+    assert half["f1"]["diff"] == 0.0 and half["f1"]["verdict"] == "not distinguishable"
+    same = rows[2]["vs_baseline"]["j"]
+    assert (same["diff"], same["ci"], same["verdict"]) == (0.0, [0.0, 0.0], "not distinguishable")
+    assert (tmp_path / "vs_baseline" / "1" / "compare.md").is_file()
+
+    context = sweep.SweepContext(
+        name="s",
+        sweep_dir=str(tmp_path),
+        swept_keys=["judge.temperature"],
+        swept_overrides=["judge.temperature=0.0,0.5,1.0"],
+    )
+    summary = sweep.build_sweep_summary(context, rows)
+    summary["baseline"] = base
+    table = [
+        line for line in sweep.render_sweep_summary(summary).splitlines() if line.startswith("| ")
+    ]
+    assert (
+        "| F1 Δ vs base | F1 95% CI | F1 verdict | J Δ vs base | J 95% CI | J verdict |" in table[0]
+    )
+    assert "| baseline |  |  | baseline |  |  |" in table[1]
+    assert "| +0.00 | [+0.00, +0.00] | not distinguishable | +50.00 |" in table[2]
+    assert "| +50.00 | [+50.00, +50.00] | higher |" in table[2]
+
+
+def test_refused_comparison_is_recorded_on_the_row(tmp_path):
+    questions = _questions()
+    runs = [
+        write_run(tmp_path / "a", questions, [0.5] * 60),
+        write_run(tmp_path / "b", questions, [0.5] * 60, variant="mem0"),
+    ]
+    rows = [
+        {
+            "job": i,
+            "swept": {"f1": v},
+            "status": sweep.COMPLETED,
+            "output_dir": str(r),
+            "f1_variant": v,
+        }
+        for i, (v, r) in enumerate(zip(("locomo", "mem0"), runs, strict=True))
+    ]
+    compare_with_baseline(rows, None, tmp_path, bootstrap_samples=50, permutation_samples=50)
+    assert rows[1]["vs_baseline"]["error"].startswith(
+        "runs b and a are not comparable (f1.variant: mem0 vs locomo)"
+    )
+
+
+def test_stored_j_is_shown_when_no_live_judge():
+    record = sweep.JobRecord(
+        job=0,
+        overrides=[],
+        swept={"data.path": "x.json"},
+        run_name="x",
+        status=sweep.COMPLETED,
+        output_dir="/x",
+        f1_variant="locomo",
+    )
+    row = sweep.summary_row(
+        record,
+        {
+            "counts": {"overall": 10},
+            "metrics": {"f1": {"overall": {"mean": 0.4}}},
+            "stored_judge": {"overall_1_4": {"mean": 71.25}, "overall": {"mean": 70.0}},
+        },
+    )
+    assert row["stored_j_overall"] == 71.25
+    context = sweep.SweepContext(
+        name="s", sweep_dir="/s", swept_keys=["data.path"], swept_overrides=["data.path=x.json"]
+    )
+    markdown = sweep.render_sweep_summary(sweep.build_sweep_summary(context, [row]))
+    assert "| 71.25 (stored) |" in markdown
