@@ -31,8 +31,9 @@ def values_by_category(baseline: BaselineSet, system: BaselineSystem) -> dict[in
     for label, value in system.categories.items():
         if label not in baseline.label_to_category:
             raise KeyError(
-                f"baseline '{baseline.title}', system '{system.name}': column label {label!r} has "
-                f"no entry in label_to_category (available: {', '.join(baseline.label_to_category)})"
+                f"baseline '{baseline.title}', system '{system.name}': column label {label!r} "
+                "has no entry in label_to_category (available: "
+                f"{', '.join(baseline.label_to_category)})"
             )
         mapped[baseline.label_to_category[label]] = value
     return mapped

@@ -29,9 +29,14 @@ from locomo_exp.experiment import ExperimentResult, JudgeErrorRateExceeded, run_
 from locomo_exp.judge import JudgeBatchPending
 from locomo_exp.judge.errors import JudgeInterrupted
 from locomo_exp.records import CATEGORY_GROUPS, overall_group_for
-from locomo_exp.results import RunSummary
+from locomo_exp.results import ByCategory, RunSummary
 
 log = logging.getLogger(__name__)
+
+
+def _mean_of(groups: ByCategory) -> Callable[[str], float | None]:
+    """``key -> groups[key].mean`` (a category key's mean, 0-1)."""
+    return lambda key: groups[key].mean
 
 
 def console_table(summary: RunSummary | Mapping[str, Any]) -> str:
@@ -50,7 +55,7 @@ def console_table(summary: RunSummary | Mapping[str, Any]) -> str:
     for metric, title in (("f1", "F1"), ("bleu1", "BLEU-1")):
         if metric in results.metrics:
             groups = results.metrics[metric]
-            columns.append((title, lambda key, groups=groups: groups[key].mean, 100.0))
+            columns.append((title, _mean_of(groups), 100.0))
     judge = results.judge
     if judge is not None and judge.j:
         j = judge.j
@@ -293,7 +298,8 @@ def run_from_hydra(cfg: DictConfig) -> ExperimentResult | None:
     Single run: expected errors (bad input, judge configuration, API failures) are
     printed as one clear message and end the process with exit code 1; nothing is
     retried. Ctrl-C or SIGTERM prints one line (``interrupted: N calls cached; ...``) and
-    exits 130 or 143; the MLflow run ends KILLED. Multirun: see :func:`run_sweep_job` (a failed job does not stop the sweep).
+    exits 130 or 143; the MLflow run ends KILLED. Multirun: see :func:`run_sweep_job` (a
+    failed job does not stop the sweep).
     """
     for noisy in ("httpx2", "httpx", "httpcore2", "httpcore", "matplotlib"):
         logging.getLogger(noisy).setLevel(logging.WARNING)  # one INFO line per API call otherwise

@@ -109,10 +109,12 @@ class ScorerConfig:
 
     @property
     def uses_f1(self) -> bool:
+        """Whether the run computes F1 and BLEU-1 (``scorer=f1`` or ``both``)."""
         return self.name in (ScorerName.f1, ScorerName.both)
 
     @property
     def uses_judge(self) -> bool:
+        """Whether the run calls the judge (``scorer=judge`` or ``both``)."""
         return self.name in (ScorerName.judge, ScorerName.both)
 
 
@@ -455,7 +457,8 @@ class UnknownConfigKeyError(ValueError):
     def __init__(self, keys: list[tuple[str, Optional[str]]]):
         self.keys = keys
         parts = [
-            f"{key}" + (f" (did you mean {suggestion}?)" if suggestion else "") for key, suggestion in keys
+            f"{key}" + (f" (did you mean {suggestion}?)" if suggestion else "")
+            for key, suggestion in keys
         ]
         super().__init__("unknown config key(s): " + "; ".join(parts))
 

@@ -20,7 +20,6 @@ from locomo_exp.analysis import analyse
 from locomo_exp.card import build_card
 from locomo_exp.config import ExperimentConfig
 from locomo_exp.data import LoadedResults, LoadedRuns, expand_paths, load_data
-from locomo_exp.scoring.runs import runs_section
 from locomo_exp.data.info import input_info, stored_judge_section
 from locomo_exp.data.input_file import absolute_path, check_regular_file
 from locomo_exp.outputs import (
@@ -39,6 +38,7 @@ from locomo_exp.report.plots import (
 )
 from locomo_exp.results import InputInfo, RunSummary
 from locomo_exp.scoring import F1_VERSIONS, LEXICAL_SPECS, score_lexical
+from locomo_exp.scoring.runs import runs_section
 from locomo_exp.summary import build_summary
 
 log = logging.getLogger(__name__)
@@ -314,7 +314,9 @@ def run_experiment(
     check_writable(output_dir)  # one clear line for a read-only directory, before any work
     prepare_output_dir(output_dir, cfg.overwrite)  # refuse a used run dir unless overwrite=true
     if not cfg.data.path and not cfg.data.runs:
-        raise ValueError("data.path is not set: pass data.path=<results file> (or use data=example)")
+        raise ValueError(
+            "data.path is not set: pass data.path=<results file> (or use data=example)"
+        )
     data_paths = expand_paths(cfg.data.runs or cfg.data.path, start_dir)  # a list or glob pools
     for path in data_paths:
         check_regular_file(path)  # before any MLflow run or API call; never opens a FIFO
@@ -369,7 +371,9 @@ def run_experiment(
             )
         else:
             loaded = loaded_any
-        log.info("read %d records from %s (format %s)", len(loaded.records), data_path, loaded.format)
+        log.info(
+            "read %d records from %s (format %s)", len(loaded.records), data_path, loaded.format
+        )
         if loaded.format == "mem0" and cfg.f1.variant.value != "mem0":
             log.info(
                 "%s is Mem0-harness output: its own f1_score and the Mem0 paper use the Mem0 "
@@ -409,7 +413,10 @@ def run_experiment(
                 preflight_judge(cfg.judge, loaded.records)
                 trust_plan = plan_trust(loaded.records, cfg.judge, start_dir=start_dir)
                 judge_result = run_judge(
-                    loaded.records, cfg.judge, start_dir=start_dir, category_names=cfg.category_names
+                    loaded.records,
+                    cfg.judge,
+                    start_dir=start_dir,
+                    category_names=cfg.category_names,
                 )
                 trust = run_trust(
                     trust_plan, loaded.records, cfg.judge, judge_result,
@@ -431,7 +438,8 @@ def run_experiment(
                     tracking.set_tags(tracking.pending_batch_tags(error.batch_ids))
             else:
                 status["judge"] = (
-                    f"failed: judge API errors exceed judge.max_error_rate={cfg.judge.max_error_rate}"
+                    "failed: judge API errors exceed "
+                    f"judge.max_error_rate={cfg.judge.max_error_rate}"
                     if judge_result.error_rate_exceeded
                     else "ok"
                 )

@@ -172,7 +172,7 @@ def test_results_shuffled_by_the_server_land_on_the_right_questions(
     # Each custom_id is the cache key of the call it carried.
     with sqlite3.connect(tmp_path / "judge_cache.sqlite") as conn:
         rows = dict(conn.execute("SELECT key, question_id FROM judge_calls").fetchall())
-    for item, custom_id in zip(fake_anthropic.batch_items, submitted):
+    for item, custom_id in zip(fake_anthropic.batch_items, submitted, strict=True):
         assert rows[custom_id] == f"conv-1:{question_number(item)}"
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from fake_anthropic import FakeAnthropicServer, make_judge_config
 
+from locomo_exp.config import JudgeConfig
 from locomo_exp.judge import JudgeError, preflight_judge, run_judge
 from locomo_exp.judge.cache import JudgeCache
-from locomo_exp.config import JudgeConfig
 from locomo_exp.judge.preflight import check_config, estimate_prompt_tokens, overlong_prompts
 from locomo_exp.records import QARecord
 

@@ -279,7 +279,7 @@ def _check_temperature_sweep(
     assert [row["swept"]["judge.temperature"] for row in summary["rows"]] == list(TEMPERATURES)
     assert [row["status"] for row in summary["rows"]] == [sweep.COMPLETED] * 3
     assert [row["j_overall"] for row in summary["rows"]] == [50.0, 70.0, 90.0]
-    for row, child in zip(summary["rows"], sorted(children, key=lambda c: c.data.tags["judge.temperature"])):
+    for row, child in zip(summary["rows"], sorted(children, key=lambda c: c.data.tags["judge.temperature"]), strict=True):
         assert child.data.metrics["f1/overall"] == pytest.approx(100 * row["f1"]["overall"])
     assert all(row["input_tokens"] and row["estimated_cost_usd"] for row in summary["rows"])
     markdown = (sweep_dir / sweep.SUMMARY_MD).read_text()
@@ -287,7 +287,7 @@ def _check_temperature_sweep(
     # each job vs the first (sweep.baseline default): J of every question differs by 20 / 40
     assert summary["baseline"] == {"job": 0, "label": "judge.temperature=0.0"}
     assert "vs_baseline" not in summary["rows"][0]
-    for row, diff in zip(summary["rows"][1:], (20.0, 40.0)):
+    for row, diff in zip(summary["rows"][1:], (20.0, 40.0), strict=True):
         j = row["vs_baseline"]["j"]
         assert (j["diff"], j["ci"], j["verdict"]) == (pytest.approx(diff), [pytest.approx(diff)] * 2, "A higher")
     assert "| J Δ vs base | J 95% CI | J verdict |" in markdown

@@ -187,7 +187,7 @@ def test_jsonl_labels_are_read(tmp_path: Path) -> None:
     path.write_text(
         '{"question_id": "q00", "label": "CORRECT"}\n{"question_id": "q01", "label": "WRONG"}\n'
     )
-    assert [l.value for l in load_labels(path).labels] == [True, False]
+    assert [label.value for label in load_labels(path).labels] == [True, False]
 
 
 def test_agreement_with_stored_verdicts_of_another_judge() -> None:

@@ -249,7 +249,7 @@ def numeric_axis(summary: dict[str, Any]) -> str | None:
             return None
         if not math.isfinite(value):
             return None
-    return keys[0]
+    return str(keys[0])
 
 
 def plot_sweep(summary: dict[str, Any], path: Path) -> Path | None:

@@ -122,7 +122,7 @@ def finish_parent_run(
     for path in files:
         if Path(path).is_file():
             client.log_artifact(run_id, str(path))
-    now = get_current_time_millis()
+    now = get_current_time_millis()  # type: ignore[no-untyped-call]
     client.log_batch(
         run_id,
         metrics=[Metric(k, v, now, 0) for k, v in finite_metrics(metrics).items()],
