@@ -91,7 +91,7 @@ def task_overrides() -> list[str]:
 
 
 def check_command_line(argv: list[str]) -> None:
-    """Refuse unknown keys before Hydra composes, with the project's suggestion first.
+    """Refuse unknown keys and group choices before Hydra composes, in one line each.
 
     Hydra would answer ``judge.run=3`` with its advice to write ``+judge.run=3`` (which
     the project refuses too); this prints ``error: unknown config key(s): judge.run (did
@@ -101,13 +101,17 @@ def check_command_line(argv: list[str]) -> None:
         argv: the command-line arguments after the program name.
 
     Raises:
-        SystemExit: with status 1 when a key is unknown.
+        SystemExit: with status 1 when a key or a group choice (``scorer=f2``) is unknown.
     """
-    from locomo_exp.config import unknown_override_keys
+    from locomo_exp.config import unknown_group_options, unknown_override_keys
 
     unknown = unknown_override_keys(argv)
     if unknown:
         print(f"error: {UnknownConfigKeyError(unknown)}", file=sys.stderr)
+        raise SystemExit(1)
+    wrong_choices = unknown_group_options(argv)
+    if wrong_choices:
+        print(f"error: {'; '.join(wrong_choices)}", file=sys.stderr)
         raise SystemExit(1)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from pathlib import Path
 from typing import Any, Optional
 
 from omegaconf import MISSING, DictConfig, OmegaConf, open_dict
@@ -556,6 +557,45 @@ def unknown_override_keys(overrides: list[str]) -> list[tuple[str, Optional[str]
                 suggestion = f"{parent_key}.{close[0]}" if parent_key else close[0]
         found.append((key, suggestion))
     return found
+
+
+def unknown_group_options(overrides: list[str]) -> list[str]:
+    """Config-group choices that do not exist (``scorer=f2``), each with the available ones.
+
+    Checked before Hydra composes, so a wrong choice is one line instead of Hydra's
+    message with its config search path. Sweeps (``f1=locomo,bogus``) and lists
+    (``baselines=[a,b]``) are checked value by value.
+
+    Args:
+        overrides: command-line overrides as typed.
+
+    Returns:
+        One message per unknown choice, e.g. ``scorer=f2: no such option (available: both,
+        f1, judge)``.
+    """
+    from hydra.core.override_parser.types import OverrideType
+
+    conf_dir = Path(__file__).parent / "conf"
+    problems: list[str] = []
+    for override in _parse_overrides(overrides):
+        group = str(override.key_or_group)
+        options_dir = conf_dir / group
+        if override.type != OverrideType.CHANGE or not group.isidentifier():
+            continue
+        if not options_dir.is_dir():
+            continue
+        if override.is_sweep_override():
+            values = [str(v) for v in override.sweep_string_iterator()]
+        else:
+            value = override.value()
+            values = [str(v) for v in value] if isinstance(value, list) else [str(value)]
+        available = sorted(f.stem for f in options_dir.glob("*.yaml"))
+        for value in values:
+            if value not in available and value != "null":
+                problems.append(
+                    f"{group}={value}: no such option (available: {', '.join(available)})"
+                )
+    return problems
 
 
 TEXT_OR_LIST_KEYS: frozenset[str] = frozenset({"data.path"})

@@ -199,3 +199,31 @@ def test_bad_tracking_uri_is_one_line(tmp_path: Path) -> None:
     (line,) = _stderr_lines(proc)
     assert line.startswith("error: tracking.uri=foo://x: MLflow cannot use this store (")
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        pytest.param("scorer=f2", "scorer=f2: no such option (available: both, f1, judge)", id="scorer"),
+        pytest.param("data=fil", "data=fil: no such option (available: example, file, zep)", id="data"),
+        pytest.param("f1=locomo,bogus", "f1=bogus: no such option (available: locomo, mem0, squad)", id="sweep"),
+        pytest.param("baselines=[locomo_paper,nope]", "baselines=nope: no such option", id="list"),
+    ],
+)
+def test_a_wrong_group_choice_is_one_line_before_hydra(override: str, message: str) -> None:
+    # from a new user's trial: Hydra answered with ten lines and its config search path
+    from locomo_exp.config import unknown_group_options
+
+    problems = unknown_group_options([override])
+    assert len(problems) == 1 and problems[0].startswith(message)
+    assert unknown_group_options(["scorer=both", "judge=haiku-4-5", "f1=locomo,mem0"]) == []
+
+
+@pytest.mark.slow
+def test_a_wrong_group_choice_exits_1_with_one_line(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "locomo_exp", "scorer=f2"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 1
+    assert done.stderr.strip() == "error: scorer=f2: no such option (available: both, f1, judge)"
