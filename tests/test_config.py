@@ -9,12 +9,11 @@ Configs are composed the way Hydra's own tests do it (``initialize_config_dir`` 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from conftest import Composer
 from hydra import compose, initialize_config_dir
-from hydra.core.global_hydra import GlobalHydra
 from hydra.errors import ConfigCompositionException
 from omegaconf.errors import OmegaConfBaseException
 
@@ -32,21 +31,6 @@ from locomo_exp.experiment import run_experiment
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 CONF_DIR = PROJECT_ROOT / "locomo_exp" / "conf"
 EXAMPLE = PROJECT_ROOT / "locomo_exp" / "example" / "qa_results.json"
-
-Composer = Callable[..., ExperimentConfig]
-
-
-@pytest.fixture
-def typed_config() -> Iterator[Composer]:
-    """Compose ``conf/config.yaml`` with overrides and return the typed config."""
-    register_configs()
-    GlobalHydra.instance().clear()
-    with initialize_config_dir(version_base="1.3", config_dir=str(CONF_DIR)):
-
-        def _compose(*overrides: str) -> ExperimentConfig:
-            return to_experiment_config(compose(config_name="config", overrides=list(overrides)))
-
-        yield _compose
 
 
 # ----------------------------------------------------------------------------- defaults

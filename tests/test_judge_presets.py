@@ -3,34 +3,18 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from hydra import compose, initialize_config_dir
-from hydra.core.global_hydra import GlobalHydra
+from conftest import Composer
 from hydra.core.override_parser.overrides_parser import OverridesParser
 
-from locomo_exp.config import ExperimentConfig, JudgeConfig, register_configs, to_experiment_config
+from locomo_exp.config import JudgeConfig
 from locomo_exp.judge.errors import JudgeError
 from locomo_exp.judge.models import accepts_temperature, model_price, uses_structured_output
 from locomo_exp.judge.preflight import check_config
 
 CONF_DIR = Path(__file__).resolve().parents[1] / "locomo_exp" / "conf"
-Composer = Callable[..., ExperimentConfig]
-
-
-@pytest.fixture
-def typed_config() -> Iterator[Composer]:
-    register_configs()
-    GlobalHydra.instance().clear()
-    with initialize_config_dir(version_base="1.3", config_dir=str(CONF_DIR)):
-
-        def _compose(*overrides: str) -> ExperimentConfig:
-            return to_experiment_config(compose(config_name="config", overrides=list(overrides)))
-
-        yield _compose
-    GlobalHydra.instance().clear()
 
 
 @pytest.mark.parametrize(

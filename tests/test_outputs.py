@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import PROJECT_ROOT
-from hydra import compose, initialize_config_dir
-from hydra.core.global_hydra import GlobalHydra
+from conftest import PROJECT_ROOT, Composer
 
 from locomo_exp import outputs
-from locomo_exp.config import ExperimentConfig, register_configs, to_experiment_config
 from locomo_exp.experiment import JUDGE_RUNNING, judge_status, run_experiment
 from locomo_exp.outputs import (
     OutputDirInUse,
@@ -25,19 +22,6 @@ from locomo_exp.outputs import (
 
 CONF_DIR = PROJECT_ROOT / "locomo_exp" / "conf"
 
-Composer = Callable[..., ExperimentConfig]
-
-
-@pytest.fixture
-def typed_config() -> Iterator[Composer]:
-    register_configs()
-    GlobalHydra.instance().clear()
-    with initialize_config_dir(version_base="1.3", config_dir=str(CONF_DIR)):
-
-        def _compose(*overrides: str) -> ExperimentConfig:
-            return to_experiment_config(compose(config_name="config", overrides=list(overrides)))
-
-        yield _compose
 
 
 def _litter(directory: Path) -> list[str]:
