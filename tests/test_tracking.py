@@ -11,9 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import PROJECT_ROOT
+from conftest import PROJECT_ROOT, Composer
 from fake_anthropic import FakeAnthropicServer, rubric
-from test_config import Composer, typed_config  # noqa: F401,F811  (fixture registration)
 
 from locomo_exp import tracking
 from locomo_exp.experiment import LOG_FILE, run_experiment
