@@ -1,6 +1,6 @@
 """Published baselines (``conf/baselines/``): mapping their column labels to LoCoMo ids.
 
-Published tables label LoCoMo's categories inconsistently (FIELD_NOTES §3): the Mem0 paper's
+Published tables label LoCoMo's categories inconsistently (docs/field_notes.md §3): the Mem0 paper's
 "single-hop" column holds category 1, "temporal" 2, "multi-hop" 3 and "open-domain" 4.
 Each :class:`~locomo_exp.config.BaselineSet` therefore carries its own
 ``label_to_category`` and everything here works by category id.
@@ -44,7 +44,7 @@ def weighted_overall(
 ) -> float | None:
     """Question-weighted mean of per-category values: sum(v_c * n_c) / sum(n_c).
 
-    This is how the Mem0 paper's overall J is pooled over questions (FIELD_NOTES §2).
+    This is how the Mem0 paper's overall J is pooled over questions (docs/field_notes.md §2).
 
     Args:
         by_category: value per category id.

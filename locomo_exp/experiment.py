@@ -463,7 +463,7 @@ def run_experiment(
             )
             if judge_result is not None:
                 extra_params.update(tracking.judge_params(judge_result.summary))
-            # each key once: MLflow refuses a second, different value (FIELD_NOTES §5)
+            # each key once: MLflow refuses a second, different value (docs/field_notes.md §5)
             tracking.log_params({k: v for k, v in extra_params.items() if k not in logged_params})
             tracking.log_metrics(metrics)
             tracking.log_artifacts(files)

@@ -4,7 +4,7 @@ Categories are keyed by LoCoMo's numeric id everywhere (1 multi-hop, 2 temporal,
 3 open-domain, 4 single-hop, 5 adversarial; fixed by the counts 282/321/96/841/446 in
 ``locomo10.json`` and by the official scorer's per-category rules). Names are display
 labels that come from config, because published tables attach them differently
-(FIELD_NOTES §3).
+(docs/field_notes.md §3).
 """
 
 from __future__ import annotations

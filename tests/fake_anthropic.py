@@ -1,7 +1,7 @@
 """A fake Anthropic Messages API: a real HTTP server on 127.0.0.1 in a background thread.
 
 The real ``anthropic`` SDK talks to it through ``base_url`` (respx does not intercept the
-SDK's ``httpx2`` transport; FIELD_NOTES §4). Every request's method, path, headers and
+SDK's ``httpx2`` transport; docs/field_notes.md §4). Every request's method, path, headers and
 JSON body is recorded. Replies are scripted:
 
 * ``server.script(*replies)`` queues replies used by the next requests, in order;

@@ -2,7 +2,7 @@
 
 Four subprocesses (~5 s each): the example with a temporary SQLite store; an invalid
 input file (FAILED run); a bad override (no store created); and a run from another
-directory with no tracking URI (store lands in that directory, FIELD_NOTES §5).
+directory with no tracking URI (store lands in that directory, docs/field_notes.md §5).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Configs are composed the way Hydra's own tests do it (``initialize_config_dir`` +
 ``compose``) after registering the typed schema, then converted with
 :func:`locomo_exp.config.to_experiment_config`. ``HydraConfig`` is not set under
-``compose`` (FIELD_NOTES §6), so :func:`run_experiment` gets its output dir explicitly.
+``compose`` (docs/field_notes.md §6), so :func:`run_experiment` gets its output dir explicitly.
 """
 
 from __future__ import annotations

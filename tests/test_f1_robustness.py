@@ -197,7 +197,7 @@ def test_squad_version_is_bumped_for_its_new_semantics() -> None:
 
 
 # ---------------------------------------------------------------- locomo and mem0 parity quirks
-# Independent transcriptions of the two reference scorers (FIELD_NOTES §1-2), used only to
+# Independent transcriptions of the two reference scorers (docs/field_notes.md §1-2), used only to
 # show that the pinned values are the reference scorers' own.
 
 _REF_STEMMER = PorterStemmer()

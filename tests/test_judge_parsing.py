@@ -1,4 +1,4 @@
-"""Judge reply parsing: every known malformed reply kind (FIELD_NOTES §7)."""
+"""Judge reply parsing: every known malformed reply kind (docs/field_notes.md §7)."""
 
 from __future__ import annotations
 

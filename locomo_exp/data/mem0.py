@@ -1,7 +1,7 @@
 """The Mem0 evaluation harness's output (mem0ai/mem0 ``evaluation/``).
 
 A dict of conversation index -> list of ``{question, answer (gold), response (prediction),
-category ("1".."4"), bleu_score, f1_score, llm_score (0/1)}`` (FIELD_NOTES §2).
+category ("1".."4"), bleu_score, f1_score, llm_score (0/1)}`` (docs/field_notes.md §2).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Which LoCoMo question set a file answers: 1,540, 1,542, 1,986 or a custom set.
 
-Harnesses differ (FIELD_NOTES §8): the Mem0 paper's set is the 1,540 questions of
+Harnesses differ (docs/field_notes.md §8): the Mem0 paper's set is the 1,540 questions of
 categories 1-4; harnesses that keep every item with an ``answer`` field have 1,542 (two
 category-5 items of ``locomo10.json`` carry one); LoCoMo's own scripts answer all 1,986.
 """

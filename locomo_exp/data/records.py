@@ -37,7 +37,7 @@ def parse_category(value: Any, names: dict[int, str] | None = None) -> int:
 
     Names are matched against ``names`` (default :data:`DEFAULT_CATEGORY_NAMES`),
     ignoring case and treating ``-`` and spaces as ``_``; ``commonsense`` means 3.
-    Beware: some published files attach names to other ids (FIELD_NOTES §3).
+    Beware: some published files attach names to other ids (docs/field_notes.md §3).
 
     Args:
         value: the category as found in the file.

@@ -1,7 +1,7 @@
 """Judge verdicts stored in a results file by the file's authors: fields, scale, aggregates.
 
 Published LoCoMo files carry another judge's verdicts under several names and encodings
-(FIELD_NOTES §2, §8):
+(docs/field_notes.md §2, §8):
 
 * one verdict per question: ``llm_score`` (Mem0 harness, 0/1), ``grade`` (Zep, true/false),
   ``is_correct``, ``judgment`` (true/false or ``"CORRECT"``/``"WRONG"``), or LoCoMo's own

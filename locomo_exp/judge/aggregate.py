@@ -10,7 +10,7 @@ Definitions (scores on 0-100):
   paper, so categories weigh by their question counts).
 * ``std_across_runs``: for each run index r, the run-level J_r is the mean over questions
   of their run-r score (valid runs only); the spread is the ddof=1 standard deviation of
-  J_0..J_{N-1}. This is what the Mem0 paper's "± std over 10 runs" means (FIELD_NOTES §2).
+  J_0..J_{N-1}. This is what the Mem0 paper's "± std over 10 runs" means (docs/field_notes.md §2).
 * ``pooled_within_std``: the pooled within-question standard deviation,
   sqrt(sum_i (n_i - 1) s_i^2 / sum_i (n_i - 1)) over questions with n_i >= 2 valid runs:
   how much the judge disagrees with itself on the same answer.

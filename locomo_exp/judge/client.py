@@ -3,7 +3,7 @@
 The rest of the judge sees the :class:`JudgeClient` protocol and plain dataclasses
 (:class:`JudgeRequest` in, :class:`JudgeReply` out, :class:`JudgeCallError` on failure).
 
-Temperature (FIELD_NOTES §4): the ``anthropic`` 2.x SDK has no ``temperature`` argument,
+Temperature (docs/field_notes.md §4): the ``anthropic`` 2.x SDK has no ``temperature`` argument,
 and its default API version (2026-10-21) rejects ``temperature`` in the body with a 400.
 A numeric temperature is therefore sent in the body (``extra_body``) together with the
 header ``anthropic-version: 2023-06-01``; with ``temperature=None`` nothing is added and the

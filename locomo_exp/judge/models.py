@@ -2,7 +2,7 @@
 
 There is no table of models in Python: each preset (``conf/judge/<preset>.yaml``) states
 its model's price and whether it accepts structured outputs and a temperature
-(FIELD_NOTES §4: Opus 4.7 and later reject any temperature). A model no preset describes
+(docs/field_notes.md §4: Opus 4.7 and later reject any temperature). A model no preset describes
 (``judge.model=<any id>``) is assumed to accept both, and its cost is not estimated.
 """
 

@@ -1,6 +1,6 @@
 """Robust parsing of judge replies into a 0-100 score or a parse failure.
 
-Judge replies go wrong in known ways (FIELD_NOTES §7): JSON inside a ```json fence, prose
+Judge replies go wrong in known ways (docs/field_notes.md §7): JSON inside a ```json fence, prose
 before or after the JSON, a score given as a string (``"85"``) or as ``"85/100"``, several
 JSON objects, a reply cut off at ``max_tokens``, out-of-range values, and refusals. Each
 reply is either parsed to the right value or reported as a parse failure with a reason;

@@ -2,7 +2,7 @@
 
 Model capabilities come from the judge preset (``judge.model_info``, see
 :mod:`locomo_exp.judge.models`): e.g. ``judge=opus-4-7`` says the model rejects any
-``temperature`` (FIELD_NOTES §4), so a temperature set with it fails here.
+``temperature`` (docs/field_notes.md §4), so a temperature set with it fails here.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def judged_records(records: list[QARecord], cfg: JudgeConfig) -> list[QARecord]:
 
 
 MAX_BATCH_REQUESTS = 100_000
-"""The Message Batches API's limit on requests per batch (FIELD_NOTES §4)."""
+"""The Message Batches API's limit on requests per batch (docs/field_notes.md §4)."""
 
 MAX_BATCH_BYTES = 256 * 1024 * 1024
 """The Message Batches API's limit on a batch's size, bytes (256 MB)."""

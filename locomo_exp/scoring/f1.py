@@ -1,6 +1,6 @@
 """Token-level F1 and BLEU-1 as the LoCoMo literature computes them.
 
-Three F1 variants are in use and they are different metrics (FIELD_NOTES §1-2):
+Three F1 variants are in use and they are different metrics (docs/field_notes.md §1-2):
 
 * ``locomo`` -- LoCoMo's official scorer (snap-research/LoCoMo, branch ``code``,
   ``task_eval/evaluation.py``): delete commas, lowercase, delete punctuation, delete the
@@ -330,7 +330,7 @@ def bleu_tokenize(text: str) -> list[str]:
     data download), then nltk's Treebank-style ``NLTKWordTokenizer`` on each sentence
     with nltk < 3.10.1's rule for an opening single quote (``'lantern'`` ->
     ``'lantern``, ``'``). With this, Memobase's published file gets 1,540 / 1,540 stored
-    ``bleu_score`` values back (FIELD_NOTES §8).
+    ``bleu_score`` values back (docs/field_notes.md §8).
 
     Args:
         text: lower-cased text.

@@ -1,7 +1,7 @@
 """Several runs of one system (``data.runs``): each run scored, mean ± sample std across runs.
 
 Papers print a system's score over 3 or 10 runs as "75.14 ± 0.17": the mean and the sample
-standard deviation (n - 1) of the run-level scores (FIELD_NOTES §8). Every run file is
+standard deviation (n - 1) of the run-level scores (docs/field_notes.md §8). Every run file is
 scored with every lexical metric; per category key the run means, their mean and their std
 are kept.
 """

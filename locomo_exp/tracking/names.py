@@ -82,7 +82,7 @@ def clean_float_text(text: str) -> str:
     """Undo binary floating-point noise in a decimal written by a program.
 
     Hydra's float ``range()`` sweeps compute values such as ``0.7000000000000001`` and
-    ``0.8999999999999999`` (FIELD_NOTES §6). A decimal with 16 or more significant digits
+    ``0.8999999999999999`` (docs/field_notes.md §6). A decimal with 16 or more significant digits
     is rewritten with 15 (``0.7``, ``0.9``); anything shorter, and every non-decimal
     text, is returned unchanged, so what a user typed (``0.50``, ``1e-3``) stays as typed.
 

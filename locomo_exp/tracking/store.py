@@ -4,7 +4,7 @@ A thin layer: everything it logs is computed elsewhere (names in
 :mod:`locomo_exp.tracking.metrics`). The tracking URI is
 ``tracking.uri``, else ``MLFLOW_TRACKING_URI``, else an absolute
 ``sqlite:///<start dir>/mlflow.db`` so every job of a sweep lands in one store
-(FIELD_NOTES §5: MLflow >= 3.7 defaults to a SQLite file in the *current* directory).
+(docs/field_notes.md §5: MLflow >= 3.7 defaults to a SQLite file in the *current* directory).
 """
 
 from __future__ import annotations

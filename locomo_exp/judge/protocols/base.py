@@ -27,7 +27,7 @@ CATEGORY_LABELS: dict[int, str] = {
     4: "single-hop",
     5: "adversarial",
 }
-"""Category labels used inside the prompt, by LoCoMo category id (FIELD_NOTES §3).
+"""Category labels used inside the prompt, by LoCoMo category id (docs/field_notes.md §3).
 
 These are fixed by the prompt versions and deliberately do not follow the configurable
 display names, which differ between published tables.

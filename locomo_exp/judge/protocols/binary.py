@@ -1,7 +1,7 @@
 """The ``binary`` protocol: CORRECT or WRONG, scored 100 or 0.
 
 The generous matching of the Mem0 evaluation harness (mem0ai/mem0 ``evaluation/``;
-FIELD_NOTES §2): the same fact in other words, or the same date in another format, is
+docs/field_notes.md §2): the same fact in other words, or the same date in another format, is
 correct. This is what the published J baselines measured. Labels are compared across runs
 at the nominal level.
 """
