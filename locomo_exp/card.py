@@ -106,7 +106,7 @@ def question_set_label(counts: Mapping[str, Any]) -> str:
 def _category5_policy(counts: Mapping[str, Any], judge: Mapping[str, Any] | None) -> str:
     n5 = int(counts.get("5") or 0)
     text = (
-        "excluded (no category-5 questions)"
+        "none in the input"
         if n5 == 0
         else f"included ({n5} questions, LoCoMo's adversarial rule for F1)"
     )
@@ -124,7 +124,13 @@ def _answer_key(config: Mapping[str, Any]) -> dict[str, Any]:
         return {"version": "original", "errata_path": None, "errata_sha256": None}
     path = Path(str(errata))
     sha = file_sha256(path) if path.is_file() else None
-    return {"version": "errata", "errata_path": str(errata), "errata_sha256": sha}
+    # the headline numbers stay on the original key; the corrected key is scored beside it
+    return {
+        "version": "original",
+        "errata_path": str(errata),
+        "errata_sha256": sha,
+        "corrected_scored_beside": True,
+    }
 
 
 def _judge_section(summary: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -200,6 +206,7 @@ def build_card(
             "format": input_info.get("format"),
         },
         "dataset_reference_sha256": (summary.get("reference") or {}).get("sha256")
+        or ((summary.get("input") or {}).get("reference") or {}).get("sha256")
         or data_cfg.get("reference_sha256"),
         "question_set": question_set_label(counts),
         "counts": {k: counts.get(k) for k in ("1", "2", "3", "4", "5")},
@@ -265,7 +272,13 @@ def render_card_markdown(card: Mapping[str, Any]) -> str:
         lines.append("- Judge: not run")
     if card.get("stored_judge"):
         lines.append("- Stored J: verdicts stored in the input file by another judge")
-    if key.get("version") == "errata":
+    if key.get("corrected_scored_beside"):
+        lines.append(
+            "- Answer key: original LoCoMo for every headline number; a corrected key (errata "
+            f"{_fmt(key.get('errata_path'))}, sha256 {_fmt(key.get('errata_sha256'))}) is "
+            "scored beside it in 'Answer key: original vs corrected'"
+        )
+    elif key.get("version") == "errata":
         lines.append(
             f"- Answer key: corrected (errata {_fmt(key.get('errata_path'))}, "
             f"sha256 {_fmt(key.get('errata_sha256'))})"
@@ -303,11 +316,21 @@ def card_mismatches(card_a: Mapping[str, Any], card_b: Mapping[str, Any]) -> lis
     qa, qb = card_a.get("question_set"), card_b.get("question_set")
     if qa != qb:
         out.append(f"question_set: {qa} vs {qb}")
-    ka = (_get(card_a, "answer_key.version"), _get(card_a, "answer_key.errata_sha256"))
-    kb = (_get(card_b, "answer_key.version"), _get(card_b, "answer_key.errata_sha256"))
+    ka, kb = _headline_key(card_a), _headline_key(card_b)
     if ka != kb:
         out.append(f"answer_key: {_key_text(ka)} vs {_key_text(kb)}")
     return out
+
+
+def _headline_key(card: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The answer key of a card's headline numbers: ``(version, errata sha256 or None)``.
+
+    A corrected key scored beside the original one does not change the headline key.
+    """
+    version = _get(card, "answer_key.version")
+    if version == "original":
+        return version, None
+    return version, _get(card, "answer_key.errata_sha256")
 
 
 def _key_text(key: tuple[Any, Any]) -> str:

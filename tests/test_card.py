@@ -40,7 +40,7 @@ def test_card_from_config_and_summary(tmp_path):
     assert card["tool"]["git_commit"] is None  # tmp_path is no git checkout
     assert card["input"] == {"path": "/d/memobase.json", "name": "memobase.json", "sha256": "17" * 32, "format": "mem0"}
     assert card["question_set"] == "1,540"
-    assert card["category_5_policy"] == "excluded (no category-5 questions)"
+    assert card["category_5_policy"] == "none in the input"
     assert card["f1"] == {"variant": "locomo", "version": "locomo-official-f1/v2"}
     assert card["bleu1"] == {"version": "mem0-harness-bleu1/v2"}
     assert card["judge"] is None and card["stored_judge"] is True
@@ -67,8 +67,10 @@ def test_card_judge_section_and_errata_key(tmp_path):
     assert card["category_5_policy"] == (
         "included (446 questions, LoCoMo's adversarial rule for F1); not judged (J over categories 1, 2, 3, 4)"
     )
-    assert card["answer_key"] == {"version": "errata", "errata_path": str(errata),
-                                  "errata_sha256": hashlib.sha256(b"[]").hexdigest()}
+    # headline numbers stay on the original key; the corrected one is scored beside it
+    assert card["answer_key"] == {"version": "original", "errata_path": str(errata),
+                                  "errata_sha256": hashlib.sha256(b"[]").hexdigest(),
+                                  "corrected_scored_beside": True}
 
 
 def test_question_set_labels():
@@ -89,7 +91,7 @@ def test_how_this_was_measured_block():
         "- Command: `locomo_exp`",
         "- Date: 2026-11-30T12:00:00+00:00",
         f"- Input: memobase.json (sha256 {'17' * 32}, format mem0)",
-        "- Question set: 1,540; category 5: excluded (no category-5 questions)",
+        "- Question set: 1,540; category 5: none in the input",
         "- F1: locomo (locomo-official-f1/v2)",
         "- BLEU-1: mem0-harness-bleu1/v2",
         "- Judge: claude-sonnet-4-6, protocol rubric, prompt rubric/v3, parser p2, temperature 0.5, 10 runs, mean over runs",

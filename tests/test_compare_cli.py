@@ -56,7 +56,7 @@ def test_cli_compare_prints_headline_rows_and_writes_outputs(tmp_path, capsys):
     run_compare_from_cli(cfg, tmp_path / "out", tmp_path)
     out = capsys.readouterr().out
     assert "A (A) vs B (B): 60 shared questions" in out
-    line = next(x for x in out.splitlines() if x.startswith("F1 (LoCoMo official)  overall 1-4"))
+    line = next(x for x in out.splitlines() if x.startswith("F1 (LoCoMo scorer)") and "overall 1-4" in x)
     assert line.split()[5:9] == ["60", "66.67", "0.00", "+66.67"]
     assert line.endswith("A higher")
     assert f"Comparison: {tmp_path / 'out' / 'compare.md'}" in out
@@ -192,7 +192,7 @@ def test_compare_end_to_end_on_two_example_runs(tmp_path):
     done = cli("mode=compare", "compare.runs=[runA,runB]", "hydra.run.dir=cmp")
     assert done.returncode == 0, done.stderr
     assert "runA (A) vs runB (B): 20 shared questions" in done.stdout
-    assert "F1 (LoCoMo official)  overall" in done.stdout and "MLflow: run " in done.stdout
+    assert "F1 (LoCoMo scorer)    overall" in done.stdout and "MLflow: run " in done.stdout
     assert (
         json.loads((tmp_path / "cmp" / "compare.json").read_text())["pairs"][0]["counts"]["shared"]
         == 20

@@ -76,12 +76,17 @@ def test_run_with_errata_scores_both_keys_and_ceiling_exact(tmp_path):
         in report
     )
     assert "| 2 temporal | 2 | 1 | 50.00 | 50.00 | 100.00 |  |" in report
-    assert f"- Answer key: corrected (errata {errata}, sha256 {key['sha256']})" in report
+    # from a new user's trial: the card said "corrected" while every headline used the original
+    assert (
+        "- Answer key: original LoCoMo for every headline number; a corrected key (errata "
+        f"{errata}, sha256 {key['sha256']}) is scored beside it" in report
+    )
     card = json.loads((out / "card.json").read_text())
     assert card["answer_key"] == {
-        "version": "errata",
+        "version": "original",
         "errata_path": str(errata),
         "errata_sha256": key["sha256"],
+        "corrected_scored_beside": True,
     }
 
 

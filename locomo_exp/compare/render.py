@@ -6,7 +6,7 @@ import json
 import logging
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from locomo_exp.compare.engine import CompareRow
 from locomo_exp.compare.runs import METRICS_BY_NAME
@@ -67,6 +67,12 @@ def pair_table(rows: list[CompareRow], names: dict[str, str] | None = None) -> s
     return "\n".join(lines)
 
 
+def _stored_field(run: Any) -> str:
+    """The input field a run's stored verdicts came from (``llm_score``, ``grade``, ...)."""
+    field = (run.summary.get("input") or {}).get("judge_field")
+    return f"yes (`{field}`)" if field else "yes"
+
+
 def render_markdown(result: CompareResult) -> str:
     """The ``compare.md`` text of a comparison."""
     names = result.category_names
@@ -83,7 +89,16 @@ def render_markdown(result: CompareResult) -> str:
         judge_text = f"{judge.get('model')} ({judge.get('protocol')})" if judge else "-"
         out.append(
             f"| {run.name} | {run.path} | {card.get('question_set')} | {f1 or '-'} | {judge_text} "
-            f"| {'yes' if 'stored_j' in run.values else 'no'} |"
+            f"| {_stored_field(run) if 'stored_j' in run.values else 'no'} |"
+        )
+    fields = {_stored_field(run) for run in result.runs if "stored_j" in run.values}
+    if len(fields) > 1:
+        out.append(
+            "\n- **stored J comes from different judges** ("
+            + ", ".join(sorted(fields))
+            + "): each file's verdicts were made by its own harness, so a stored-J difference "
+            "mixes the systems with their judges. Re-judge both with one judge "
+            "(`scorer=judge`) for a like-for-like J."
         )
     for run in result.runs:
         for note in run.notes:

@@ -44,7 +44,7 @@ class MetricSpec:
 
 
 METRICS: tuple[MetricSpec, ...] = (
-    MetricSpec("f1_locomo", "F1 (LoCoMo official)", "f1_locomo", 100.0),
+    MetricSpec("f1_locomo", "F1 (LoCoMo scorer)", "f1_locomo", 100.0),
     MetricSpec("f1_squad", "F1 (SQuAD, stemmed)", "f1_squad", 100.0),
     MetricSpec("f1_mem0", "F1 (Mem0 harness)", "f1_mem0", 100.0),
     MetricSpec("bleu1", "BLEU-1", "bleu1", 100.0),

@@ -46,6 +46,7 @@ class ReferenceCheck:
         categories_from_reference: records that had no category and took the dataset's.
         category_differs: matched records whose category is not the dataset's.
         conversations: file conversation id -> dataset ``sample_id``.
+        sha256: hex digest of the dataset file's bytes (recorded in the run's card).
     """
 
     path: str
@@ -55,6 +56,7 @@ class ReferenceCheck:
     categories_from_reference: int = 0
     category_differs: int = 0
     conversations: dict[str, str] = field(default_factory=dict)
+    sha256: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields for ``summary.json``."""
@@ -74,6 +76,7 @@ class Reference:
     def __init__(self, path: str | Path):
         parsed = read_results_file(path)
         self.path = str(parsed.path)
+        self.sha256 = parsed.sha256
         samples = parsed.obj
         if not isinstance(samples, list) or not all(
             isinstance(s, dict) and isinstance(s.get("qa"), list) for s in samples
@@ -146,6 +149,7 @@ class Reference:
         """
         result = ReferenceCheck(
             self.path,
+            sha256=self.sha256,
             conversations=dict(self.conversations),
             categories_from_reference=self.categories_given,
         )
