@@ -17,17 +17,12 @@ from omegaconf import DictConfig
 from omegaconf.errors import MissingMandatoryValue, OmegaConfBaseException
 
 from locomo_exp import sweep, tracking
-from locomo_exp.config import (
-    ExperimentConfig,
-    Mode,
-    UnknownConfigKeyError,
-    keep_typed_text,
-    to_experiment_config,
-)
+from locomo_exp.config import ExperimentConfig, Mode, to_experiment_config
 from locomo_exp.data import DataValidationError
 from locomo_exp.experiment import ExperimentResult, JudgeErrorRateExceeded, run_experiment
 from locomo_exp.judge import JudgeBatchPending
 from locomo_exp.judge.errors import JudgeInterrupted
+from locomo_exp.overrides import UnknownConfigKeyError, keep_typed_text
 from locomo_exp.records import CATEGORY_GROUPS, overall_group_for
 from locomo_exp.results import ByCategory, RunSummary
 
@@ -103,7 +98,7 @@ def check_command_line(argv: list[str]) -> None:
     Raises:
         SystemExit: with status 1 when a key or a group choice (``scorer=f2``) is unknown.
     """
-    from locomo_exp.config import unknown_group_options, unknown_override_keys
+    from locomo_exp.overrides import unknown_group_options, unknown_override_keys
 
     unknown = unknown_override_keys(argv)
     if unknown:

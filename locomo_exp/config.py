@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from pathlib import Path
 from typing import Any, Optional
 
-from omegaconf import MISSING, DictConfig, OmegaConf, open_dict
+from omegaconf import MISSING, DictConfig, OmegaConf
 
 from locomo_exp.compare.config import CompareConfig
 from locomo_exp.records import DEFAULT_CATEGORY_NAMES
@@ -452,195 +451,6 @@ def validate_values(cfg: ExperimentConfig) -> None:
         raise ConfigValueError("; ".join(problems))
 
 
-class UnknownConfigKeyError(ValueError):
-    """Config keys that the schema does not define, each with the closest known key."""
-
-    def __init__(self, keys: list[tuple[str, Optional[str]]]):
-        self.keys = keys
-        parts = [
-            f"{key}" + (f" (did you mean {suggestion}?)" if suggestion else "")
-            for key, suggestion in keys
-        ]
-        super().__init__("unknown config key(s): " + "; ".join(parts))
-
-
-def _unknown_keys(node: Any, schema: Any, prefix: str = "") -> list[tuple[str, Optional[str]]]:
-    """Keys of ``node`` missing from the structured ``schema`` (recursing into dataclass nodes)."""
-    import dataclasses
-    import difflib
-
-    found: list[tuple[str, Optional[str]]] = []
-    if not isinstance(node, DictConfig) or not isinstance(schema, DictConfig):
-        return found
-    known = [str(k) for k in schema.keys()]
-    for key in node.keys():
-        name = f"{prefix}{key!s}"
-        if str(key) not in known:
-            close = difflib.get_close_matches(str(key), known, n=1)
-            found.append((name, f"{prefix}{close[0]}" if close else None))
-            continue
-        child_schema = schema._get_node(key)
-        if dataclasses.is_dataclass(OmegaConf.get_type(child_schema)):
-            found += _unknown_keys(node._get_node(key), child_schema, f"{name}.")
-    return found
-
-
-def _schema_node(schema: Any, key: str) -> Any:
-    """The schema node at a dotted key, or ``None`` when the schema has no such key.
-
-    Below a plain dict field (``category_names``, ``baselines``) every
-    key is allowed: the dict node itself is returned for any deeper key.
-    """
-    import dataclasses
-
-    node = schema
-    for part in key.split("."):
-        if not isinstance(node, DictConfig):
-            return None
-        if not dataclasses.is_dataclass(OmegaConf.get_type(node)):
-            return node  # a plain dict: free keys
-        if part not in node.keys():  # (``in`` is False for a ``???`` value)
-            return None
-        node = node._get_node(part)
-    return node
-
-
-def _parse_overrides(overrides: list[str]) -> list[Any]:
-    """Hydra's own parse of command-line overrides; unparsable ones are left to Hydra."""
-    from hydra.core.override_parser.overrides_parser import OverridesParser
-    from hydra.errors import HydraException
-
-    parser = OverridesParser.create()
-    parsed = []
-    for line in overrides:
-        if line.startswith("-"):
-            continue
-        try:
-            parsed.append(parser.parse_override(line))
-        except HydraException:
-            continue
-    return parsed
-
-
-def unknown_override_keys(overrides: list[str]) -> list[tuple[str, Optional[str]]]:
-    """Keys set with ``key=value`` that the schema does not have, each with a suggestion.
-
-    Checked before Hydra composes, so a typo (``judge.run=3``) gets the project's
-    "did you mean judge.runs?" instead of Hydra's advice to add it with ``+``. Hydra's own
-    keys (``hydra.*``), group paths (``hydra/launcher``) and keys below plain dict fields
-    are not checked; ``+key=value`` is checked after composition (:func:`to_experiment_config`).
-
-    Args:
-        overrides: command-line overrides as typed.
-
-    Returns:
-        ``[(key, suggestion or None), ...]`` for each unknown key.
-    """
-    import difflib
-
-    from hydra.core.override_parser.types import OverrideType
-
-    schema = OmegaConf.structured(ExperimentConfig)
-    found: list[tuple[str, Optional[str]]] = []
-    for override in _parse_overrides(overrides):
-        key = str(override.key_or_group)
-        if override.type != OverrideType.CHANGE or "/" in key or key.split(".")[0] == "hydra":
-            continue
-        if override.package is not None or _schema_node(schema, key) is not None:
-            continue
-        parent_key, _, last = key.rpartition(".")
-        parent = _schema_node(schema, parent_key) if parent_key else schema
-        suggestion = None
-        if isinstance(parent, DictConfig):
-            close = difflib.get_close_matches(last, [str(k) for k in parent.keys()], n=1)
-            if close:
-                suggestion = f"{parent_key}.{close[0]}" if parent_key else close[0]
-        found.append((key, suggestion))
-    return found
-
-
-def unknown_group_options(overrides: list[str]) -> list[str]:
-    """Config-group choices that do not exist (``scorer=f2``), each with the available ones.
-
-    Checked before Hydra composes, so a wrong choice is one line instead of Hydra's
-    message with its config search path. Sweeps (``f1=locomo,bogus``) and lists
-    (``baselines=[a,b]``) are checked value by value.
-
-    Args:
-        overrides: command-line overrides as typed.
-
-    Returns:
-        One message per unknown choice, e.g. ``scorer=f2: no such option (available: both,
-        f1, judge)``.
-    """
-    from hydra.core.override_parser.types import OverrideType
-
-    conf_dir = Path(__file__).parent / "conf"
-    problems: list[str] = []
-    for override in _parse_overrides(overrides):
-        group = str(override.key_or_group)
-        options_dir = conf_dir / group
-        if override.type != OverrideType.CHANGE or not group.isidentifier():
-            continue
-        if not options_dir.is_dir():
-            continue
-        if override.is_sweep_override():
-            values = [str(v) for v in override.sweep_string_iterator()]
-        else:
-            value = override.value()
-            values = [str(v) for v in value] if isinstance(value, list) else [str(value)]
-        available = sorted(f.stem for f in options_dir.glob("*.yaml"))
-        for value in values:
-            if value not in available and value != "null":
-                problems.append(
-                    f"{group}={value}: no such option (available: {', '.join(available)})"
-                )
-    return problems
-
-
-TEXT_OR_LIST_KEYS: frozenset[str] = frozenset({"data.path"})
-"""Options typed ``Any`` (a path or a list of paths) whose scalar value is text as typed."""
-
-
-def keep_typed_text(cfg: DictConfig, overrides: list[str]) -> list[str]:
-    """Put back the text a user typed for string-typed options that Hydra read as numbers.
-
-    Hydra parses every override value: ``data.path=2024.10`` becomes the float ``2024.1``,
-    ``tracking.experiment=10e2`` becomes ``1000.0``, ``tracking.run_name=true`` becomes
-    ``True``, and a string-typed option then receives that number's text. For each
-    override of a ``str`` option whose value Hydra parsed as a number or boolean, the
-    config gets the text exactly as typed (``2024.10``, ``10e2``, ``true``).
-
-    Args:
-        cfg: the composed config (changed in place).
-        overrides: the task overrides (``HydraConfig.get().overrides.task``).
-
-    Returns:
-        The keys whose value was put back.
-    """
-    schema = OmegaConf.structured(ExperimentConfig)
-    restored = []
-    for override in _parse_overrides(overrides):
-        if override.is_delete() or override.is_sweep_override() or override.package is not None:
-            continue
-        value = override.value()
-        if isinstance(value, str) or value is None or not isinstance(value, (bool, int, float)):
-            continue
-        key = str(override.key_or_group)
-        node = _schema_node(schema, key)
-        if node is None or isinstance(node, DictConfig):
-            continue
-        ref_type = node._metadata.ref_type
-        if ref_type is not str and ref_type != Optional[str] and key not in TEXT_OR_LIST_KEYS:
-            continue
-        text = override.input_line.split("=", 1)[1].strip()
-        if OmegaConf.select(cfg, key, throw_on_resolution_failure=False) != text:
-            with open_dict(cfg):
-                OmegaConf.update(cfg, key, text, merge=False)
-            restored.append(key)
-    return restored
-
-
 def to_experiment_config(cfg: DictConfig | ExperimentConfig) -> ExperimentConfig:
     """Convert a composed Hydra config into a typed :class:`ExperimentConfig`.
 
@@ -652,14 +462,16 @@ def to_experiment_config(cfg: DictConfig | ExperimentConfig) -> ExperimentConfig
 
     Raises:
         omegaconf.errors.ValidationError: if a value does not fit the schema.
-        UnknownConfigKeyError: for keys the schema does not have (``+data.pathh=x``
-            passes Hydra's composition but is refused here).
+        locomo_exp.overrides.UnknownConfigKeyError: for keys the schema does not have
+            (``+data.pathh=x`` passes Hydra's composition but is refused here).
         ConfigValueError: for values out of range (:func:`validate_values`).
     """
+    from locomo_exp.overrides import UnknownConfigKeyError, unknown_keys  # imports this module
+
     if isinstance(cfg, ExperimentConfig):
         return cfg
     schema = OmegaConf.structured(ExperimentConfig)
-    unknown = _unknown_keys(cfg, schema)
+    unknown = unknown_keys(cfg, schema)
     if unknown:
         raise UnknownConfigKeyError(unknown)
     merged = OmegaConf.merge(schema, cfg)

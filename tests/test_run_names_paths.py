@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from locomo_exp.data.locomo import detect_prediction_key
-from locomo_exp.tracking.metrics import child_run_name, sweep_value_label
+from locomo_exp.tracking.run_names import child_run_name, sweep_value_label
 
 
 def test_a_swept_data_path_is_shown_by_its_file_name() -> None:

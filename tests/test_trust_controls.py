@@ -10,6 +10,7 @@ import pytest
 from statsmodels.stats.proportion import proportion_confint
 
 from locomo_exp.records import QARecord
+from locomo_exp.trust.audit import audit_pairs, summarise_audit
 from locomo_exp.trust.controls import (
     ADVERSARIAL_TRAP,
     BUILTIN_KINDS,
@@ -21,9 +22,7 @@ from locomo_exp.trust.controls import (
     PERTURBED_NAME,
     PERTURBED_NUMBER,
     TRAP_NOTE,
-    audit_pairs,
     build_controls,
-    summarise_audit,
     user_controls,
 )
 from locomo_exp.trust.perturb import (

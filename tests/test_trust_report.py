@@ -10,7 +10,8 @@ from test_trust_labels import _verdicts as _labelled_verdicts
 
 from locomo_exp.records import DEFAULT_CATEGORY_NAMES, QARecord
 from locomo_exp.stats.correction import corrected_j
-from locomo_exp.trust.controls import GOLD_AS_ANSWER, NON_ANSWER, build_controls, summarise_audit
+from locomo_exp.trust.audit import summarise_audit
+from locomo_exp.trust.controls import GOLD_AS_ANSWER, NON_ANSWER, build_controls
 from locomo_exp.trust.labels import compare_with_labels, compare_with_stored, load_labels
 from locomo_exp.trust.panel import judge_panel
 from locomo_exp.trust.report import (

@@ -29,15 +29,8 @@ from locomo_exp.judge.models import model_price
 from locomo_exp.judge.preflight import judged_records
 from locomo_exp.records import QARecord
 from locomo_exp.stats.correction import CorrectedJ, corrected_j
-from locomo_exp.trust.controls import (
-    AuditControl,
-    AuditGate,
-    AuditSummary,
-    audit_pairs,
-    build_controls,
-    summarise_audit,
-    user_controls,
-)
+from locomo_exp.trust.audit import AuditGate, AuditSummary, audit_pairs, summarise_audit
+from locomo_exp.trust.controls import AuditControl, build_controls, user_controls
 from locomo_exp.trust.labels import (
     AgreementReport,
     LabelsError,

@@ -214,7 +214,8 @@ def compose_job(master: DictConfig, overrides: list[str], job_num: int = 0) -> A
     from hydra.core.global_hydra import GlobalHydra
     from hydra.core.hydra_config import HydraConfig
 
-    from locomo_exp.config import keep_typed_text, to_experiment_config
+    from locomo_exp.config import to_experiment_config
+    from locomo_exp.overrides import keep_typed_text
 
     loader = GlobalHydra.instance().config_loader()
     job_cfg = loader.load_sweep_config(master_config=master, sweep_overrides=list(overrides))

@@ -1,8 +1,9 @@
 """MLflow tracking: the one package that imports MLflow and names what is logged.
 
 - :mod:`.names`: legal names, one param stringification, secrets left out (pure).
-- :mod:`.metrics`: every metric, param, tag and run name, from ``summary.json``'s layout
-  and the sweep summary's rows (pure); every score metric in percent (0-100).
+- :mod:`.metrics`: every metric, param and tag, from ``summary.json``'s layout and the
+  sweep summary's rows (pure); every score metric in percent (0-100).
+- :mod:`.run_names`: sweep child run names and swept-value labels (pure).
 - :mod:`.store`: the store (URI, experiment created as a model-training experiment) and
   one job's run (MLflow's fluent API).
 - :mod:`.sweep_runs`: a sweep's parent run and its children (``MlflowClient``).
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 from locomo_exp.tracking.metrics import (
     PERCENT,
-    child_run_name,
     child_tags,
     config_params,
     input_params,
@@ -20,7 +20,6 @@ from locomo_exp.tracking.metrics import (
     judge_metrics,
     judge_params,
     judge_tags,
-    model_short_name,
     parent_metrics,
     parent_params,
     parent_tags,
@@ -28,9 +27,6 @@ from locomo_exp.tracking.metrics import (
     run_metrics,
     run_tags,
     sweep_table,
-    sweep_value_label,
-    swept_label,
-    swept_tag_name,
 )
 from locomo_exp.tracking.names import (
     MAX_PARAM_VALUE_CHARS,
@@ -40,6 +36,13 @@ from locomo_exp.tracking.names import (
     format_param,
     is_secret_key,
     metric_name,
+)
+from locomo_exp.tracking.run_names import (
+    child_run_name,
+    model_short_name,
+    sweep_value_label,
+    swept_label,
+    swept_tag_name,
 )
 from locomo_exp.tracking.store import (
     EXPERIMENT_KIND,

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from locomo_exp.records import category_slug
 from locomo_exp.stats.agreement import BinaryAgreement, Proportion
 from locomo_exp.stats.correction import CorrectedJ
-from locomo_exp.trust.controls import AuditSummary
+from locomo_exp.trust.audit import AuditSummary
 from locomo_exp.trust.labels import AgreementReport
 from locomo_exp.trust.panel import PanelResult
 
