@@ -138,12 +138,16 @@ def mlflow_command() -> str:
 def print_result(result: ExperimentResult) -> None:
     """Print the table, where the outputs are, and how to open MLflow."""
     summary = result.summary
-    print(f"\nScored {summary['counts']['overall']} questions from {summary['input']['path']}")
+    estimate = (summary.get("judge") or {}).get("dry_run_estimate")
+    scored = "f1" in summary["versions"] or not estimate  # a judge-only dry run scores nothing
+    verb = "Scored" if scored else "Read (judge dry run: nothing scored)"
+    print(f"\n{verb} {summary['counts']['overall']} questions from {summary['input']['path']}")
     if "f1" in summary["versions"]:
         print(f"F1 = {summary['versions']['f1']}; scores in percent")
-    estimate = (summary.get("judge") or {}).get("dry_run_estimate")
     if estimate:
-        print("Judge dry run (no call made): " + ", ".join(f"{k} {v}" for k, v in estimate.items()))
+        print("Judge dry run (no call made):")
+        for key, value in estimate.items():
+            print(f"  {key}: {value}")
     print(console_table(summary))
     print(f"\nReport: {result.report_path}")
     if result.tracking_uri:

@@ -173,3 +173,13 @@ def test_run_from_another_directory_puts_the_store_in_that_directory(tmp_path: P
     assert run.info.status == "FINISHED"
     assert run.data.metrics["n_questions/overall"] == 20
     assert not (cwd / "mlruns").exists()
+
+
+def test_judge_dry_run_says_nothing_was_scored_and_lists_the_estimate(tmp_path: Path) -> None:
+    # from a new user's trial: a judge-only dry run printed "Scored 20 questions"
+    done = _run("scorer=judge", "judge.dry_run=true", "tracking=none", f"hydra.run.dir={tmp_path / 'run'}")
+    assert done.returncode == 0, done.stderr
+    assert "Read (judge dry run: nothing scored) 20 questions from" in done.stdout
+    assert "Scored 20 questions" not in done.stdout
+    assert "Judge dry run (no call made):\n" in done.stdout
+    assert "  calls_to_make: 160\n" in done.stdout  # 16 questions (categories 1-4) x 10 runs
