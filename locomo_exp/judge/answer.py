@@ -13,7 +13,7 @@ from locomo_exp.judge.calls import build_call_specs
 from locomo_exp.judge.client import JudgeClient, api_version_for
 from locomo_exp.judge.errors import JudgeInterrupted, PoolInterrupted
 from locomo_exp.judge.preflight import check_config
-from locomo_exp.judge.runner import judge_calls_async
+from locomo_exp.judge.session import judge_calls_async
 from locomo_exp.records import QARecord
 
 

@@ -37,12 +37,8 @@ from locomo_exp.judge.preflight import (
     preflight_judge,
 )
 from locomo_exp.judge.prompts import get_protocol
-from locomo_exp.judge.runner import (
-    CallSpec,
-    PoolInterrupted,
-    build_call_specs,
-    judge_calls_async,
-)
+from locomo_exp.judge.runner import CallSpec, PoolInterrupted, build_call_specs
+from locomo_exp.judge.session import judge_calls_async
 from locomo_exp.records import DEFAULT_CATEGORY_NAMES, QARecord
 
 logger = logging.getLogger(__name__)

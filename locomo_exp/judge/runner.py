@@ -56,7 +56,6 @@ from locomo_exp.judge.retry import (
     claim_timeout_s,
     fatal_api_error,
 )
-from locomo_exp.judge.session import judge_client, make_client
 
 logger = logging.getLogger(__name__)
 
@@ -484,47 +483,12 @@ class JudgePool:
         return result
 
 
-async def judge_calls_async(
-    specs: list[CallSpec],
-    cfg: JudgeConfig,
-    *,
-    cache: JudgeCache | None,
-    client: JudgeClient | None = None,
-    stop_on_error_rate: bool = False,
-) -> tuple[dict[tuple[str, int], JudgeResult], int]:
-    """Run specs through a :class:`JudgePool`, creating (and closing) a client if needed.
-
-    Args:
-        specs: the calls.
-        cfg: the judge config.
-        cache: the open cache, or ``None``.
-        client: a client to use instead of one built from the config.
-        stop_on_error_rate: see :class:`JudgePool`.
-
-    Returns:
-        ``(results, calls_made)``; ``calls_made`` counts API requests sent, retries included.
-
-    Raises:
-        JudgeFatalAPIError: at the first non-retryable API error.
-        JudgeJobStopped: endpoint unreachable, or error rate exceeded (see
-            :meth:`JudgePool.run`).
-        PoolInterrupted: SIGINT/SIGTERM.
-    """
-    async with judge_client(cfg, client) as active:
-        pool = JudgePool(active, cfg, cache, stop_on_error_rate=stop_on_error_rate)
-        results = await pool.run(specs)
-    return results, pool.calls_made
-
-
 __all__ = [
     "CallSpec",
     "JudgePool",
     "PoolInterrupted",
     "RetryPolicy",
     "build_call_specs",
-    "judge_calls_async",
-    "judge_client",
-    "make_client",
     "result_from_reply",
     "split_cached",
 ]

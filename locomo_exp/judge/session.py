@@ -1,4 +1,4 @@
-"""The client of a judge job: the SDK client built from the config, or the caller's."""
+"""A judge job's client session: the client from the config or the caller, and one pool run."""
 
 from __future__ import annotations
 
@@ -7,9 +7,13 @@ import os
 from collections.abc import AsyncIterator
 
 from locomo_exp.config import JudgeConfig
+from locomo_exp.judge.aggregate import JudgeResult
+from locomo_exp.judge.cache import JudgeCache
+from locomo_exp.judge.calls import CallSpec
 from locomo_exp.judge.client import AnthropicJudgeClient, JudgeClient
 from locomo_exp.judge.errors import JudgeError
 from locomo_exp.judge.preflight import API_KEY_ENV
+from locomo_exp.judge.runner import JudgePool
 
 
 def make_client(cfg: JudgeConfig) -> AnthropicJudgeClient:
@@ -54,3 +58,35 @@ async def judge_client(
         yield own
     finally:
         await own.aclose()
+
+
+async def judge_calls_async(
+    specs: list[CallSpec],
+    cfg: JudgeConfig,
+    *,
+    cache: JudgeCache | None,
+    client: JudgeClient | None = None,
+    stop_on_error_rate: bool = False,
+) -> tuple[dict[tuple[str, int], JudgeResult], int]:
+    """Run specs through a :class:`JudgePool`, creating (and closing) a client if needed.
+
+    Args:
+        specs: the calls.
+        cfg: the judge config.
+        cache: the open cache, or ``None``.
+        client: a client to use instead of one built from the config.
+        stop_on_error_rate: see :class:`JudgePool`.
+
+    Returns:
+        ``(results, calls_made)``; ``calls_made`` counts API requests sent, retries included.
+
+    Raises:
+        JudgeFatalAPIError: at the first non-retryable API error.
+        JudgeJobStopped: endpoint unreachable, or error rate exceeded (see
+            :meth:`JudgePool.run`).
+        PoolInterrupted: SIGINT/SIGTERM.
+    """
+    async with judge_client(cfg, client) as active:
+        pool = JudgePool(active, cfg, cache, stop_on_error_rate=stop_on_error_rate)
+        results = await pool.run(specs)
+    return results, pool.calls_made
