@@ -145,6 +145,15 @@ def cluster_bootstrap_draws(
     return out
 
 
+def _paired_diff(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> np.ndarray:
+    """``a - b`` as floats; ValueError when the two runs differ in shape."""
+    a_arr, b_arr = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a_arr.shape != b_arr.shape:
+        raise ValueError(f"a and b differ in shape: {a_arr.shape} vs {b_arr.shape}")
+    diff: np.ndarray = a_arr - b_arr
+    return diff
+
+
 def cluster_bootstrap_mean_diff(
     a: Sequence[float] | np.ndarray,
     b: Sequence[float] | np.ndarray,
@@ -173,11 +182,8 @@ def cluster_bootstrap_mean_diff(
     Raises:
         ValueError: on empty or mismatched inputs, NaN, or bad parameters.
     """
-    a_arr, b_arr = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if a_arr.shape != b_arr.shape:
-        raise ValueError(f"a and b differ in shape: {a_arr.shape} vs {b_arr.shape}")
+    diff = _paired_diff(a, b)
     _validate_common(n_resamples, confidence, chunk_size)
-    diff = a_arr - b_arr
     draws = cluster_bootstrap_draws(diff, clusters, n_resamples, seed, chunk_size)
     n_units = int(np.unique(np.asarray(clusters)).size)
     return _percentile_interval(draws, float(diff.mean()), confidence, n_units, "conversation")
@@ -209,11 +215,8 @@ def question_bootstrap_mean_diff(
     Raises:
         ValueError: on empty or mismatched inputs, NaN, or bad parameters.
     """
-    a_arr, b_arr = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if a_arr.shape != b_arr.shape:
-        raise ValueError(f"a and b differ in shape: {a_arr.shape} vs {b_arr.shape}")
+    diff = _paired_diff(a, b)
     _validate_common(n_resamples, confidence, chunk_size)
-    diff = a_arr - b_arr
     _check(diff, "diff")
     n = diff.size
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
