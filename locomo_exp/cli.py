@@ -149,6 +149,8 @@ def print_result(result: ExperimentResult) -> None:
         for key, value in estimate.items():
             print(f"  {key}: {value}")
     print(console_table(summary))
+    for warning in RunSummary.from_json(summary).warnings:
+        print(f"WARNING: {warning}")
     print(f"\nReport: {result.report_path}")
     if result.tracking_uri:
         print(

@@ -78,7 +78,7 @@ def judge_status(error: BaseException) -> str:
 
 
 class JudgeErrorRateExceeded(RuntimeError):
-    """More judge calls ended in API errors than ``judge.max_error_rate`` allows."""
+    """The judge ended without a usable J (too many API errors, or no valid verdict)."""
 
 
 @dataclass
@@ -437,13 +437,8 @@ def run_experiment(
                 if run is not None:
                     tracking.set_tags(tracking.pending_batch_tags(error.batch_ids))
             else:
-                status["judge"] = (
-                    "failed: judge API errors exceed "
-                    f"judge.max_error_rate={cfg.judge.max_error_rate}"
-                    if judge_result.error_rate_exceeded
-                    else "ok"
-                )
-                if trust.gate is not None and not trust.gate.passed:
+                status["judge"] = judge_result.finished_status(cfg.judge.max_error_rate)
+                if trust.gate is not None and trust.gate.fails_run:
                     status["judge_audit"] = f"failed: {trust.gate.message}"
                 summary, files, rows = _write_outputs(
                     output_dir, cfg, loaded, lexical, judge_result, status=status,
@@ -468,9 +463,9 @@ def run_experiment(
             tracking.log_metrics(metrics)
             tracking.log_artifacts(files)
             tracking.log_table(rows, "scores_table.json")
-        if judge_result is not None and judge_result.error_rate_exceeded:
+        if judge_result is not None and status["judge"] != "ok":  # rate exceeded, no verdict
             raise JudgeErrorRateExceeded(
-                f"judge API errors exceed judge.max_error_rate={cfg.judge.max_error_rate}: "
+                f"{status['judge'].removeprefix('failed: ')}: "
                 f"{judge_result.summary.get('counts')}; outputs are in {output_dir}"
             )
         if judge_result is not None and status.get("judge_audit", "ok") != "ok":

@@ -309,6 +309,31 @@ class JudgeRunResult:
     error_rate_exceeded: bool = False
     dry_run_estimate: dict[str, Any] | None = None
 
+    def finished_status(self, max_error_rate: float) -> str:
+        """``summary["status"]["judge"]`` of a judge job that ran to its end.
+
+        Args:
+            max_error_rate: ``judge.max_error_rate`` (0-1).
+
+        Returns:
+            ``"ok"``; ``"failed: judge API errors exceed ..."``; or ``"failed: no valid
+            judge verdict ..."`` when not one call gave a verdict (every reply unparseable,
+            every call an API error under a permissive ``max_error_rate``, nothing judged).
+            A dry run is ``"ok"`` (it makes no call).
+        """
+        counts = self.summary.get("counts") or {}
+        if self.error_rate_exceeded:
+            return f"failed: judge API errors exceed judge.max_error_rate={max_error_rate}"
+        if self.dry_run_estimate is None and not counts.get("valid"):
+            return (
+                "failed: no valid judge verdict: "
+                f"{counts.get('parse_failure', 0)} parse failure(s), "
+                f"{counts.get('no_verdict', 0)} reply(ies) without a verdict, "
+                f"{counts.get('api_error', 0)} API error(s) out of "
+                f"{counts.get('runs_total', 0)} judge run(s); J is not measured"
+            )
+        return "ok"
+
     def question_json(self, question_id: str) -> dict[str, Any]:
         """Judge fields of one question for ``scores.jsonl``.
 

@@ -29,7 +29,13 @@ from locomo_exp.judge.models import model_price
 from locomo_exp.judge.preflight import judged_records
 from locomo_exp.records import QARecord
 from locomo_exp.stats.correction import CorrectedJ, corrected_j
-from locomo_exp.trust.audit import AuditGate, AuditSummary, audit_pairs, summarise_audit
+from locomo_exp.trust.audit import (
+    AuditGate,
+    AuditSummary,
+    audit_pairs,
+    inflated_j_warning,
+    summarise_audit,
+)
 from locomo_exp.trust.controls import AuditControl, build_controls, user_controls
 from locomo_exp.trust.labels import (
     AgreementReport,
@@ -412,8 +418,10 @@ def run_trust(
             "cache_hits": counts.get("cache_hits", 0),
             "runs_total": counts.get("runs_total", 0),
             "estimated_cost_usd": audit_result.summary.get("estimated_cost_usd"),
+            "gate": audit.gate.state,
             "gate_passed": audit.gate.passed,
             "gate_message": audit.gate.message,
+            "j_inflated": inflated_j_warning(audit),
             "verdicts": audit_verdicts,
         }
     labels = compare_with_labels(judged, verdicts, plan.labels) if plan.labels else None

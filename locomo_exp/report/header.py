@@ -16,14 +16,17 @@ def render_status(summary: RunSummary) -> str:
             ``"pending: ..."``, ``"running: ..."``).
 
     Returns:
-        Markdown, or ``""`` when every part is ``ok`` (or there is no status).
+        Markdown, or ``""`` when every part is ``ok`` (or there is no status) and there is
+        no warning (:attr:`RunSummary.warnings`, e.g. J inflated by a lenient judge).
     """
+    warnings = [f"- **Warning: {text}.**" for text in summary.warnings]
     if not summary.incomplete:
-        return ""
+        return "\n".join(["## Run status: WARNING", "", *warnings]) if warnings else ""
     lines = ["## Run status: INCOMPLETE", ""]
     lines += [
         f"- {part}: {'done' if value == 'ok' else value}" for part, value in summary.status.items()
     ]
+    lines += warnings
     lines += ["", "Results of the parts that did not finish are missing from this report."]
     return "\n".join(lines)
 

@@ -253,6 +253,14 @@ class RunSummary:
         """True when a part of the run did not finish (a status other than ``ok``)."""
         return any(value != "ok" for value in self.status.values())
 
+    @property
+    def warnings(self) -> list[str]:
+        """Warnings the reader must see first: J inflated by a lenient judge (audit)."""
+        raw = self.judge.raw if self.judge is not None else {}
+        audit = (raw.get("trust") or {}).get("audit") or {}
+        inflated = audit.get("j_inflated")
+        return [str(inflated)] if inflated else []
+
     def to_json(self) -> dict[str, Any]:
         """The ``summary.json`` layout (see the module docstring), ``schema_version`` first."""
         data: dict[str, Any] = {

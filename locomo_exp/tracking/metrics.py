@@ -250,7 +250,7 @@ def judge_tags(judge: Mapping[str, Any], *, dry_run: bool = False) -> dict[str, 
     """Tags the judge's run adds.
 
     ``judge.mode``; ``judge.batch_ids``; ``judge.dry_run``; ``judge.audit_gate``
-    (``passed``/``failed``) when the audit ran.
+    (``passed``, ``failed``, ``not set`` or ``not measured``) when the audit ran.
     """
     tags = {"judge.mode": str(judge.get("mode"))}
     batch = judge.get("batch")
@@ -260,7 +260,9 @@ def judge_tags(judge: Mapping[str, Any], *, dry_run: bool = False) -> dict[str, 
         tags["judge.dry_run"] = "true"
     audit = (judge.get("trust") or {}).get("audit")
     if audit is not None:
-        tags["judge.audit_gate"] = "passed" if audit.get("gate_passed") else "failed"
+        tags["judge.audit_gate"] = str(
+            audit.get("gate") or ("passed" if audit.get("gate_passed") else "failed")
+        )
     return tags
 
 

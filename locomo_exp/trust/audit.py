@@ -4,7 +4,8 @@ The controls themselves are built in :mod:`locomo_exp.trust.controls`. A control
 accepted when its verdict (0-100) is >= ``threshold`` (50); a ``None`` verdict is unscored
 and left out of the rates (counted). Rates carry Wilson intervals; the gate fails when a
 reject kind's false-accept rate exceeds ``judge.audit.max_false_accept`` or an accept
-kind's false-reject rate exceeds ``judge.audit.max_false_reject``.
+kind's false-reject rate exceeds ``judge.audit.max_false_reject``. A gate with neither limit
+is "not set"; a limit whose kinds got no verdict at all is "not measured", which fails too.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import logging
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from locomo_exp.stats.agreement import Proportion, wilson_interval
 from locomo_exp.trust.controls import AuditControl
@@ -48,19 +50,36 @@ class KindSummary:
     notes: tuple[tuple[str, int], ...] = ()
 
 
+GATE_STATES: Final = ("passed", "failed", "not set", "not measured")
+"""What an audit gate can say; "not measured" fails, "not set" neither passes nor fails."""
+
+
 @dataclass(frozen=True)
 class AuditGate:
-    """The audit's pass/fail check against ``max_false_accept`` / ``max_false_reject``.
+    """The audit's check against ``max_false_accept`` / ``max_false_reject``.
 
     Attributes:
-        passed: ``True`` when no checked kind exceeds its limit (or no limit is set).
-        failures: one phrase per failing kind.
-        message: one line for the log/CLI (``""`` when passed).
+        state: one of :data:`GATE_STATES`: ``"passed"`` (every checked kind was measured
+            and is within its limit), ``"failed"`` (a measured kind exceeds its limit, or
+            a checked kind got no verdict), ``"not set"`` (no limit asked for),
+            ``"not measured"`` (limits asked for, but no checked kind got a verdict).
+        failures: one phrase per failing (or unmeasured) kind.
+        message: one line for the log/CLI (``""`` unless the gate fails).
     """
 
-    passed: bool
+    state: str
     failures: tuple[str, ...] = ()
     message: str = ""
+
+    @property
+    def passed(self) -> bool:
+        """``True`` only when something was measured and nothing exceeded its limit."""
+        return self.state == "passed"
+
+    @property
+    def fails_run(self) -> bool:
+        """``True`` when the run must fail: a limit exceeded or not measured."""
+        return self.state in ("failed", "not measured")
 
 
 @dataclass(frozen=True)
@@ -135,6 +154,7 @@ def summarise_audit(
     pooled = {True: [0, 0], False: [0, 0]}  # expected_accept -> [accepted, scored]
     total_cost: float | None = 0.0 if cost_usd is not None else None
     failures: list[str] = []
+    measured = 0  # checked kinds with at least one verdict
     for kind, members in by_kind.items():
         expected = members[0].expected_accept
         accepted = scored = 0
@@ -178,17 +198,22 @@ def summarise_audit(
             if expected
             else (max_false_accept, "false-accept", "max_false_accept")
         )
-        if limit is not None and error.rate is not None and error.rate > limit:
+        if limit is None:
+            continue
+        if error.rate is None:
+            failures.append(
+                f"{what} rate not measured on {kind}: none of its {len(members)} control(s) "
+                f"got a verdict (judge.audit.{option}={_pct(limit)})"
+            )
+            continue
+        measured += 1
+        if error.rate > limit:
             failures.append(
                 f"{what} rate {_pct(error.rate)} ({errors}/{scored}) on {kind} exceeds "
                 f"judge.audit.{option}={_pct(limit)}"
             )
-    gate = AuditGate(
-        passed=not failures,
-        failures=tuple(failures),
-        message="judge audit failed: " + "; ".join(failures) if failures else "",
-    )
-    if failures:
+    gate = _gate(failures, measured, max_false_accept is None and max_false_reject is None)
+    if gate.fails_run:
         logger.warning(gate.message)
     fa, fr = pooled[False], pooled[True]
     return AuditSummary(
@@ -201,6 +226,61 @@ def summarise_audit(
         max_false_reject=max_false_reject,
         cost_usd=total_cost,
     )
+
+
+def _gate(failures: list[str], measured: int, no_limit: bool) -> AuditGate:
+    """The gate from the failing phrases and the number of measured checked kinds."""
+    if no_limit:
+        return AuditGate(state="not set")
+    if measured == 0:
+        reason = "; ".join(failures) if failures else "no control kind the limits check was built"
+        return AuditGate(
+            state="not measured",
+            failures=tuple(failures),
+            message=f"judge audit not measured: {reason}",
+        )
+    if failures:
+        return AuditGate(
+            state="failed",
+            failures=tuple(failures),
+            message="judge audit failed: " + "; ".join(failures),
+        )
+    return AuditGate(state="passed")
+
+
+INFLATED_ABOVE: Final = 0.5
+"""A reject kind whose false-accept Wilson interval lies wholly above this rate (0-1) means
+the judge accepts known-wrong answers more often than not: J is inflated."""
+
+
+def inflated_j_warning(summary: AuditSummary) -> str | None:
+    """One line warning that J is inflated, or ``None``.
+
+    The warning is given when the lower bound of the Wilson interval of any reject kind's
+    false-accept rate is above :data:`INFLATED_ABOVE` (50%): that judge accepts answers
+    known to be wrong more often than it rejects them, so its J counts wrong answers as
+    right.
+
+    Args:
+        summary: the judged audit.
+
+    Returns:
+        ``"J is inflated: the judge accepted 149/149 known-wrong other_gold controls
+        (false-accept 100.0%, 95% CI [97.5, 100.0]); ..."``, or ``None``.
+    """
+    parts = [
+        f"{kind.error.successes}/{kind.error.n} known-wrong {kind.kind} controls "
+        f"(false-accept {_pct(kind.error.rate or 0.0)}, "
+        f"{100 * kind.error.confidence:g}% CI "
+        f"[{100 * kind.error.ci_low:.1f}, {100 * (kind.error.ci_high or 0.0):.1f}])"
+        for kind in summary.kinds.values()
+        if not kind.expected_accept
+        and kind.error.ci_low is not None
+        and kind.error.ci_low > INFLATED_ABOVE
+    ]
+    if not parts:
+        return None
+    return "J is inflated: the judge accepted " + "; ".join(parts)
 
 
 def audit_pairs(

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from locomo_exp.records import category_slug
 from locomo_exp.stats.agreement import BinaryAgreement, Proportion
 from locomo_exp.stats.correction import CorrectedJ
-from locomo_exp.trust.audit import AuditSummary
+from locomo_exp.trust.audit import AuditSummary, inflated_j_warning
 from locomo_exp.trust.labels import AgreementReport
 from locomo_exp.trust.panel import PanelResult
 
@@ -102,9 +102,18 @@ def render_audit_section(
         if value is not None
     ]
     if limits:
-        verdict = "passed" if summary.gate.passed else "FAILED"
+        verdict = {"failed": "FAILED", "not measured": "NOT MEASURED (fails)"}.get(
+            summary.gate.state, summary.gate.state
+        )
         lines.append(f"- Gate ({', '.join(limits)}, per kind): **{verdict}**")
         lines += [f"  - {failure}" for failure in summary.gate.failures]
+    else:
+        lines.append(
+            "- Gate: not set (no judge.audit.max_false_accept or judge.audit.max_false_reject)"
+        )
+    inflated = inflated_j_warning(summary)
+    if inflated:
+        lines.append(f"- **Warning: {inflated}.**")
     for kind in summary.kinds.values():
         for note, count in kind.notes:
             lines.append(f"- {kind.kind}: {count} control(s): {note}")
@@ -336,7 +345,8 @@ def trust_metrics(
     Names: ``audit/<kind>/accept_rate`` (+ ``_ci_low``, ``_ci_high``), ``audit/<kind>/n``,
     ``audit/<kind>/error_rate``, ``audit/<kind>/<cat slug>/accept_rate``,
     ``audit/false_accept_rate``, ``audit/false_reject_rate``, ``audit/gate_passed``
-    (1/0), ``audit/cost_usd``; ``labels/<overall|cat slug>/{agreement,kappa,sensitivity,
+    (100 passed, 0 failed or not measured; absent when no limit is set),
+    ``audit/cost_usd``; ``labels/<overall|cat slug>/{agreement,kappa,sensitivity,
     specificity}`` (+ CI bounds), ``labels/n_ambiguous``; the same under
     ``stored_agreement/`` for stored verdicts; ``j_corrected/overall`` (+ CI bounds,
     ``j_corrected/clipped``); ``panel/<model>/j``, ``panel/j``, ``panel/alpha``,
@@ -366,7 +376,8 @@ def trust_metrics(
                 _put_prop(out, f"{prefix}/{category_slug(category, names)}/accept_rate", p)
         _put_prop(out, "audit/false_accept_rate", audit.false_accept)
         _put_prop(out, "audit/false_reject_rate", audit.false_reject)
-        out["audit/gate_passed"] = 1.0 if audit.gate.passed else 0.0
+        if audit.gate.state != "not set":  # percent scale: 100 passed, 0 failed/not measured
+            out["audit/gate_passed"] = 100.0 if audit.gate.passed else 0.0
         if audit.cost_usd is not None:
             out["audit/cost_usd"] = audit.cost_usd
     if labels is not None:
