@@ -166,6 +166,9 @@ class DataConfig:
     runs: Optional[list[str]] = None
     # an answer-key audit (errata.json): lexical metrics scored against both keys
     errata: Optional[str] = None
+    # answers under per-setting keys (cutoff_results.top_200): read this setting only;
+    # unset, a file with several settings scores each as a run
+    setting: Optional[str] = None
 
 
 @dataclass

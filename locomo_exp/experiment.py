@@ -388,7 +388,7 @@ def run_experiment(
         )
         if loaded.runs and lexical:  # data.runs: every run scored, mean ± std across runs
             loaded = replace(loaded, runs_summary=runs_section(
-                [run.records for run in loaded.runs], [run.path for run in loaded.runs],
+                [run.records for run in loaded.runs], [run.label for run in loaded.runs],
                 cfg.f1.variant.value, cfg.f1.bleu1))
         answer_key = None
         if cfg.data.errata and lexical:  # both keys, per category, with the ceilings

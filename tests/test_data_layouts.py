@@ -69,7 +69,7 @@ def test_several_record_lists_ask_for_records_key(tmp_path: Path) -> None:
     path = _write(tmp_path, {"train": [_detailed("Q1?", True)], "eval": {"n": 1, "runs": [_detailed("Q2?", False)]},
                              "meta": "x"})
     with pytest.raises(DataValidationError, match=r"several lists of records in the file: train, eval.runs; "
-                                                  r"choose one with data.records_key=<key>"):
+                                                  r"they hold different records: choose one with data.records_key=<key>"):
         load_results(path)
     loaded = load_results(path, DataConfig(records_key="eval.runs"))
     assert [r.question for r in loaded.records] == ["Q2?"]

@@ -17,6 +17,7 @@ attaches to the file, the record and the field.
 from __future__ import annotations
 
 import math
+import re
 import reprlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -45,6 +46,28 @@ def _number_text(value: int | float) -> str | None:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return str(value)
+
+
+_NUMERIC_TEXT = re.compile(r"^\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*$")
+"""Plain decimal text: what :func:`number_from_text` reads as a number."""
+
+
+def number_from_text(value: Any) -> Any:
+    """A number stored as text (``"0.657"``, ``"1"``) as a float; anything else unchanged.
+
+    The Mem0 harness writes latencies (seconds), ``bleu_score``, ``f1_score`` and
+    ``llm_score`` as strings. Only plain decimal text is read (``int``/``float`` syntax,
+    spaces around allowed); ``"NaN"``, ``"inf"``, ``"0x10"`` and words stay text.
+
+    Args:
+        value: a parsed JSON value.
+
+    Returns:
+        ``float`` for numeric text, else ``value`` unchanged.
+    """
+    if isinstance(value, str) and _NUMERIC_TEXT.match(value):
+        return float(value)
+    return value
 
 
 def _non_finite_name(value: float) -> str:
@@ -136,6 +159,20 @@ def gold_answer(value: Any) -> Gold:
     raise TypeError(f"expected text, a number or a list of them, got {type(value).__name__}")
 
 
+@dataclass(frozen=True)
+class FailedAnswer:
+    """A prediction the file marks as failed (``""`` or ``"ERROR"`` in a per-setting file).
+
+    Put in place of the prediction by the layout that knows the marker
+    (:mod:`locomo_exp.data.settings`); read as a missing prediction (scored 0, counted).
+
+    Attributes:
+        text: the marker as stored.
+    """
+
+    text: str
+
+
 def prediction_answer(value: Any) -> tuple[str, str | None]:
     """Read a prediction.
 
@@ -144,14 +181,17 @@ def prediction_answer(value: Any) -> tuple[str, str | None]:
 
     Returns:
         ``(text, missing)``: ``("", "null")``, ``("", "NaN")``, ``("", "Infinity")`` or
-        ``("", "-Infinity")`` for a missing prediction, else ``(text, None)``. An empty
-        string is an (empty) answer, not a missing one.
+        ``("", "-Infinity")`` for a missing prediction, ``("", "a failed answer 'ERROR'")``
+        for a :class:`FailedAnswer`, else ``(text, None)``. An empty string is an (empty)
+        answer, not a missing one, except where a layout marks it failed.
 
     Raises:
         TypeError: for objects, booleans or nested lists.
     """
     if value is None:
         return "", "null"
+    if isinstance(value, FailedAnswer):
+        return "", f"a failed answer {value.text!r}"
     if isinstance(value, float) and not math.isfinite(value):
         return "", _non_finite_name(value)
     return answer_text(value) or "", None
@@ -169,11 +209,12 @@ def verdict_value(value: Any) -> Any:
 
     Returns:
         ``True``/``False`` for ``"CORRECT"``/``"WRONG"``/``"INCORRECT"`` (any case, spaces
-        ignored), else ``value`` unchanged.
+        ignored), a float for numeric text (the Mem0 harness's ``"llm_score": "1"``), else
+        ``value`` unchanged.
     """
     if isinstance(value, str) and value.strip().lower() in VERDICT_WORDS:
         return VERDICT_WORDS[value.strip().lower()]
-    return value
+    return number_from_text(value)
 
 
 def stored_judge_score(value: Any) -> float:
@@ -247,11 +288,13 @@ def stored_judge_scale(values: Sequence[Any]) -> float:
 
 
 __all__ = [
+    "FailedAnswer",
     "GOLD_SEPARATOR",
     "Gold",
     "StoredScaleError",
     "answer_text",
     "gold_answer",
+    "number_from_text",
     "prediction_answer",
     "show",
     "stored_judge_scale",

@@ -9,7 +9,7 @@ stored-verdict field (:mod:`.verdicts`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from locomo_exp.config import DataConfig, DataFormat, FieldMap
@@ -39,6 +39,8 @@ class Layout:
         prediction_key: the ``<name>_prediction`` key of a ``locomo`` file.
         judge_field: the stored-verdict field as named in the report: ``llm_score``,
             ``llm_judgments.*`` (several per question), ``<name>_llm``...; ``None`` if none.
+        partitions: dotted keys of other lists holding only records of ``records``
+            (not read again; :func:`~.wrapped.locate_records`).
     """
 
     format: DataFormat
@@ -47,6 +49,7 @@ class Layout:
     fields: FieldMap
     prediction_key: str | None = None
     judge_field: str | None = None
+    partitions: tuple[str, ...] = ()
 
 
 def detect_format(obj: Any) -> DataFormat:
@@ -110,9 +113,22 @@ def detect_layout(obj: Any, config: DataConfig) -> Layout:
             prediction_key,
             judge_key,
         )
-    records, records_key = wrapped.find_records(obj, config.records_key)
+    found = wrapped.locate_records(obj, config.records_key)
+    records, records_key = found.records, found.key
     sample = sample_records(records)
     judge_key = detect_verdict_field(sample)
+    layout = _record_layout(fmt, records, records_key, sample, judge_key, config)
+    return replace(layout, partitions=found.partitions) if found.partitions else layout
+
+
+def _record_layout(
+    fmt: DataFormat,
+    records: Any,
+    records_key: str | None,
+    sample: list[dict[str, Any]],
+    judge_key: str | None,
+    config: DataConfig,
+) -> Layout:
     if fmt == DataFormat.fields:
         mapping = config.fields
         return Layout(
@@ -133,7 +149,11 @@ def detect_layout(obj: Any, config: DataConfig) -> Layout:
         )
     if fmt == DataFormat.mem0 or (fmt == DataFormat.auto and mem0.matches(sample)):
         return Layout(
-            DataFormat.mem0, records, records_key, mem0.field_map(judge_key), judge_field=judge_name
+            DataFormat.mem0,
+            records,
+            records_key,
+            mem0.field_map(judge_key, sample),
+            judge_field=judge_name,
         )
     detected = fields_layout.detect_field_map(sample, judge_key)
     if detected is None:

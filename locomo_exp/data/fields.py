@@ -17,6 +17,7 @@ from locomo_exp.config import FieldMap
 QUESTION_NAMES: tuple[str, ...] = ("question", "query")
 GOLD_NAMES: tuple[str, ...] = (
     "ground_truth",
+    "ground_truth_answer",
     "gold_answer",
     "golden_answer",
     "standard_answer",
@@ -34,6 +35,7 @@ PREDICTION_NAMES: tuple[str, ...] = (
     "prediction",
     "generated_answer",
     "response",
+    "ai_response",
     "model_answer",
     "system_answer",
     "pred",
@@ -46,15 +48,46 @@ OPTIONAL_NAMES: dict[str, tuple[str, ...]] = {
     "conversation_id": ("conversation_id", "sample_id", "conv_id"),
     "evidence": ("evidence",),
     "adversarial_answer": ("adversarial_answer",),
-    "search_latency_s": ("search_latency_s",),
-    "total_latency_s": ("total_latency_s",),
+    "search_latency_s": ("search_latency_s", "search_time"),
+    "search_latency_ms": ("search_latency_ms",),
+    "total_latency_s": ("total_latency_s", "total_latency"),
     "total_latency_ms": ("duration_ms", "total_latency_ms"),
     "context_tokens": ("context_tokens",),
 }
+"""Optional fields and the names they go by, in order of preference.
+
+``search_time`` and ``total_latency`` are the Mem0 harness's (seconds, often as text);
+its ``response_time`` is the answering step alone and is not read as a latency.
+"""
+LATENCY_FIELDS: tuple[str, ...] = (
+    "search_latency_s",
+    "search_latency_ms",
+    "total_latency_s",
+    "total_latency_ms",
+    "context_tokens",
+)
+"""The optional fields a named layout without its own latency names takes from a file."""
 
 
 def _first(present: set[str], names: Sequence[str], exclude: str | None = None) -> str | None:
     return next((n for n in names if n in present and n != exclude), None)
+
+
+def detect_latency_fields(records: list[dict[str, Any]]) -> dict[str, str]:
+    """Latency and context-token fields present in sample records (:data:`LATENCY_FIELDS`).
+
+    Args:
+        records: sample records (dicts).
+
+    Returns:
+        ``{FieldMap attribute: field name}`` for those found, e.g.
+        ``{"search_latency_s": "search_time", "total_latency_s": "total_latency"}``.
+    """
+    present: set[str] = set()
+    for record in records:
+        present.update(record)
+    found = {name: _first(present, OPTIONAL_NAMES[name]) for name in LATENCY_FIELDS}
+    return {name: key for name, key in found.items() if key}
 
 
 def detect_field_map(records: list[dict[str, Any]], judge_field: str | None) -> FieldMap | None:

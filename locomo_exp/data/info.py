@@ -16,6 +16,8 @@ def input_info(loaded: LoadedResults) -> dict[str, Any]:
     Returns:
         path, name, sha256, format, prediction key, counts of skipped / missing /
         excluded records (with their messages), and: ``records_key`` (wrapper),
+        ``records_partitions`` (other lists of the same records, not read again),
+        ``setting`` (the setting read from a per-setting file, with every setting),
         ``judge_field`` (stored verdicts), ``file_aggregates`` (the wrapper's own
         numbers, as given), ``question_set`` (``{"name", "n_questions", "extra",
         "description"}``), ``reference`` (``data.reference`` check), ``subset``
@@ -36,6 +38,8 @@ def input_info(loaded: LoadedResults) -> dict[str, Any]:
         "n_excluded_no_gold": loaded.n_excluded_no_gold,
         "excluded_no_gold": [str(p) for p in loaded.excluded_no_gold],
         "records_key": loaded.records_key,
+        "records_partitions": list(loaded.records_partitions),
+        "setting": loaded.setting.to_dict() if loaded.setting is not None else None,
         "judge_field": loaded.judge_field,
         "file_aggregates": dict(loaded.file_aggregates),
         "question_set": None

@@ -26,6 +26,7 @@ from locomo_exp.data.raw import MISSING, RawItem, get_field, iter_records
 from locomo_exp.data.records import CategoryLookup, RecordBuilder
 from locomo_exp.data.reference import Reference, ReferenceCheck
 from locomo_exp.data.sample import stratified_sample
+from locomo_exp.data.settings import SettingInfo, SeveralSettings, apply_setting
 from locomo_exp.data.verdicts import stored_judge_detail
 from locomo_exp.data.wrapped import file_aggregates
 from locomo_exp.records import DEFAULT_CATEGORY_NAMES, QARecord
@@ -48,6 +49,8 @@ class LoadedResults:
         excluded_no_gold: one problem per question left out for having no gold answer.
         missing_predictions: one problem per scored record whose prediction is missing.
         records_key: dotted key of the records inside a wrapper object, or ``None``.
+        records_partitions: dotted keys of other lists in the file that hold only records
+            of ``records_key`` (a breakdown by type, say), not read again.
         judge_field: the stored-verdict field read (``llm_score``, ``grade``,
             ``llm_judgments.*``, ``<name>_llm``...), or ``None``.
         file_aggregates: the wrapper's own aggregates that are plain numbers, by dotted
@@ -64,6 +67,8 @@ class LoadedResults:
         runs: when this is the first of ``data.runs``, every run (this one first).
         runs_summary: each run scored, mean ± std across runs
             (:func:`locomo_exp.scoring.runs.runs_section`), set by the experiment.
+        setting: for a file with answers under per-setting keys, the setting read
+            (:class:`~.settings.SettingInfo`), else ``None``.
     """
 
     records: list[QARecord]
@@ -75,6 +80,7 @@ class LoadedResults:
     excluded_no_gold: list[RecordProblem] = field(default_factory=list)
     missing_predictions: list[RecordProblem] = field(default_factory=list)
     records_key: str | None = None
+    records_partitions: tuple[str, ...] = ()
     judge_field: str | None = None
     file_aggregates: dict[str, float] = field(default_factory=dict)
     question_set: QuestionSet | None = None
@@ -85,6 +91,12 @@ class LoadedResults:
     stored_metrics: dict[str, dict[str, float]] = field(default_factory=dict)
     runs: list[LoadedResults] | None = None
     runs_summary: dict[str, Any] | None = None
+    setting: SettingInfo | None = None
+
+    @property
+    def label(self) -> str:
+        """The file's name, with ``#<setting>`` for one setting of a per-setting file."""
+        return self.path.name + (f"#{self.setting.setting}" if self.setting else "")
 
     @property
     def n_skipped_records(self) -> int:
@@ -219,6 +231,25 @@ def load_results(
     config: DataConfig | None = None,
     category_names: dict[int, str] | None = None,
 ) -> LoadedResults:
+    """Read and validate a results file (one setting of a per-setting file).
+
+    As :func:`load_setting`, with a file holding answers under several settings and no
+    ``data.setting`` refused in one line naming the settings.
+
+    Raises:
+        DataValidationError: as :func:`load_setting`, and for several settings.
+    """
+    try:
+        return load_setting(path, config, category_names)
+    except SeveralSettings as error:
+        raise file_error(path, str(error)) from None
+
+
+def load_setting(
+    path: str | Path,
+    config: DataConfig | None = None,
+    category_names: dict[int, str] | None = None,
+) -> LoadedResults:
     """Read and validate a results file.
 
     Args:
@@ -242,6 +273,8 @@ def load_results(
             prediction is missing and ``on_missing_prediction=error`` (before any judge
             call), when stored verdicts mix true/false with scores, and when
             ``data.fields.judge_score`` is given for a layout that does not use it.
+        SeveralSettings: the records hold answers under several settings and
+            ``data.setting`` is not set (:mod:`.settings`).
 
     Questions whose gold is null, empty, blank or an empty list are excluded (counted in
     ``excluded_no_gold`` and logged); category-5 items with a non-blank
@@ -256,6 +289,12 @@ def load_results(
 
     if isinstance(obj, (list, dict)) and not obj:
         raise file_error(path, "contains no records")
+    try:
+        obj, setting = apply_setting(obj, config.records_key, config.setting)
+    except SeveralSettings:
+        raise
+    except ValueError as error:
+        raise file_error(path, str(error)) from None
     try:
         layout = detect_layout(obj, config)
         raw_items = _raw_items(layout, path)
@@ -349,6 +388,7 @@ def load_results(
         excluded_no_gold=excluded,
         missing_predictions=missing,
         records_key=layout.records_key,
+        records_partitions=layout.partitions,
         judge_field=layout.judge_field,
         file_aggregates=file_aggregates(obj, layout.records_key),
         question_set=question_set,
@@ -356,6 +396,7 @@ def load_results(
         subset=subset,
         sources=[(path, digest)],
         stored_metrics=stored_metrics,
+        setting=setting,
     )
 
 

@@ -1,7 +1,9 @@
 """The Mem0 evaluation harness's output (mem0ai/mem0 ``evaluation/``).
 
 A dict of conversation index -> list of ``{question, answer (gold), response (prediction),
-category ("1".."4"), bleu_score, f1_score, llm_score (0/1)}`` (docs/field_notes.md §2).
+category ("1".."4"), bleu_score, f1_score, llm_score (0/1)}`` (docs/field_notes.md §2),
+often with ``search_time``, ``response_time`` and ``total_latency`` in seconds; the harness
+writes some of these numbers as text (``"0.657"``), read as numbers.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from locomo_exp.config import FieldMap
+from locomo_exp.data.fields import detect_latency_fields
 
 FIELDS = FieldMap(
     question="question",
@@ -26,6 +29,15 @@ def matches(records: list[dict[str, Any]]) -> bool:
     return any("response" in r and "answer" in r for r in records)
 
 
-def field_map(judge_field: str | None) -> FieldMap:
-    """:data:`FIELDS` with the detected stored-verdict field."""
-    return replace(FIELDS, judge_score=judge_field)
+def field_map(
+    judge_field: str | None, records: list[dict[str, Any]] | None = None
+) -> FieldMap:
+    """:data:`FIELDS` with the detected stored-verdict field and latency fields.
+
+    Args:
+        judge_field: the stored-verdict field detected, if any.
+        records: sample records; their ``search_time`` / ``total_latency`` (seconds, numbers
+            or text) are read as search and total latency.
+    """
+    latencies = detect_latency_fields(records or [])
+    return replace(FIELDS, judge_score=judge_field, **latencies)

@@ -15,6 +15,7 @@ from locomo_exp.config import FieldMap
 from locomo_exp.data.answer_values import (
     answer_text,
     gold_answer,
+    number_from_text,
     prediction_answer,
     show,
     stored_judge_score,
@@ -74,9 +75,13 @@ def parse_category(value: Any, names: dict[int, str] | None = None) -> int:
 def non_negative(value: Any, scale: float = 1.0) -> float:
     """A finite, non-negative number times ``scale`` (e.g. ``1e-3`` for milliseconds -> seconds).
 
+    Numbers stored as text (``"0.657"``, as the Mem0 harness writes latencies) are read
+    as numbers (:func:`~.answer_values.number_from_text`).
+
     Raises:
-        ValueError: for booleans, text, NaN/Infinity or negative numbers.
+        ValueError: for booleans, other text, NaN/Infinity or negative numbers.
     """
+    value = number_from_text(value)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ValueError(f"expected a finite number, got {show(value)}")
     if value < 0:

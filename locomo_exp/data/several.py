@@ -19,8 +19,9 @@ from typing import Any
 
 from locomo_exp.config import DataConfig
 from locomo_exp.data.input_file import absolute_path, file_error
-from locomo_exp.data.loading import LoadedResults, load_results
+from locomo_exp.data.loading import LoadedResults, load_results, load_setting
 from locomo_exp.data.question_set import detect_question_set
+from locomo_exp.data.settings import SeveralSettings
 from locomo_exp.data.verdicts import mean_and_std
 from locomo_exp.records import CATEGORY_GROUPS, QARecord
 
@@ -221,7 +222,9 @@ def load_data(
         category_names: display names keyed by id.
 
     Returns:
-        :class:`LoadedRuns` for ``data.runs``, else :class:`LoadedResults`.
+        :class:`LoadedRuns` for ``data.runs``, and for one file whose records hold answers
+        under several settings and no ``data.setting`` (one run per setting,
+        :mod:`.settings`); else :class:`LoadedResults`.
 
     Raises:
         DataValidationError: for unreadable or invalid input.
@@ -241,4 +244,15 @@ def load_data(
         raise ValueError(
             "data.path is not set: pass data.path=<results file> (or use data=example)"
         )
-    return pool_results(expand_paths(config.path, start), config, category_names)
+    paths = expand_paths(config.path, start)
+    if len(paths) == 1 and config.setting is None:
+        try:
+            return load_setting(paths[0], config, category_names)
+        except SeveralSettings as several:  # one file, several settings: each is a run
+            return LoadedRuns(
+                [
+                    load_setting(paths[0], replace(config, setting=name), category_names)
+                    for name in several.names
+                ]
+            )
+    return pool_results(paths, config, category_names)

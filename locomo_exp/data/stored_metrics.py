@@ -13,6 +13,8 @@ import math
 import re
 from typing import Any
 
+from locomo_exp.data.answer_values import number_from_text
+
 STORED_METRIC_PATTERN = re.compile(
     r"^(?:[a-z0-9]+_)*(?:f1|bleu|bleu1|bleu_1|rouge_?l?)(?:_score)?$", re.IGNORECASE
 )
@@ -29,12 +31,14 @@ def stored_metric_values(raw: dict[str, Any], exclude: set[str]) -> dict[str, fl
 
     Returns:
         ``{field: value}`` for each key matching :data:`STORED_METRIC_PATTERN` whose value
-        is a finite int/float (booleans and text are left out), in the record's key order.
+        is a finite int/float or numeric text (the Mem0 harness's ``"bleu_score": "0.5"``);
+        booleans and other text are left out; in the record's key order.
     """
     found: dict[str, float] = {}
     for key, value in raw.items():
         if key in exclude or not isinstance(key, str) or not STORED_METRIC_PATTERN.match(key):
             continue
+        value = number_from_text(value)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             continue
         if math.isfinite(value):

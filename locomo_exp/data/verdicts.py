@@ -49,13 +49,22 @@ def detect_verdict_field(
         candidates: field names to look for, in order of preference.
 
     Returns:
-        The first candidate present in some record, or ``None``.
+        The first candidate present in some record; else the first found one level down,
+        as a dotted name (``evaluation.is_correct`` for ``{"evaluation": {"is_correct":
+        true, ...}}``); else ``None``.
     """
     present: set[str] = set()
+    nested: dict[str, str] = {}
     for item in items:
         if isinstance(item, dict):
             present.update(k for k in candidates if k in item)
-    return next((name for name in candidates if name in present), None)
+            for key, value in item.items():
+                if isinstance(value, dict) and key not in candidates:
+                    for name in candidates:
+                        if name in value:
+                            nested.setdefault(name, f"{key}.{name}")
+    top = next((name for name in candidates if name in present), None)
+    return top or next((nested[name] for name in candidates if name in nested), None)
 
 
 def verdict_list(value: Any) -> list[Any] | None:

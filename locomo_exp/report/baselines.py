@@ -161,6 +161,8 @@ LATENCY_ROWS: tuple[tuple[str, str, str, str], ...] = (
     ("search latency p95 (s)", "search_latency_s", "p95", "search_latency_s_p95"),
     ("total latency p50 (s)", "total_latency_s", "p50", "total_latency_s_p50"),
     ("total latency p95 (s)", "total_latency_s", "p95", "total_latency_s_p95"),
+    ("search latency mean (s)", "search_latency_s", "mean", "search_latency_s_mean"),
+    ("total latency mean (s)", "total_latency_s", "mean", "total_latency_s_mean"),
     ("context tokens (mean)", "context_tokens", "mean", "context_tokens_mean"),
 )
 """Rows of the latency table: (title, input field, statistic, baseline value key)."""

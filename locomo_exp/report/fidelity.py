@@ -77,8 +77,11 @@ def render_runs(summary: RunSummary) -> str:
     n = int(runs["n_runs"])
     metric = REPORTED_F1 if REPORTED_F1 in runs["lexical"] else next(iter(runs["lexical"]))
     files = ", ".join(f"run {i + 1} `{name}`" for i, name in enumerate(runs["files"]))
+    settings = all("#" in name for name in runs["files"])  # one file, one run per setting
     lines = [
-        f"## Runs (data.runs: {n} files)",
+        f"## Runs ({n} settings of one file, each scored as a run)"
+        if settings
+        else f"## Runs (data.runs: {n} files)",
         "",
         f"Each run file scored on its own ({files}); mean ± sample std (n − 1) across runs, "
         f"the form papers print. {METRIC_TITLES.get(metric, metric)}, percent; every lexical "

@@ -33,6 +33,22 @@ def input_header_lines(info: dict[str, Any]) -> list[str]:
         lines.append(
             f"- Records read from `{info['records_key']}` inside the file's top-level object"
         )
+    partitions = info.get("records_partitions") or []
+    if partitions:
+        lines.append(
+            f"- {len(partitions)} other list(s) in the file hold only records of "
+            f"`{info['records_key']}` (a breakdown of the same records), not read again: "
+            + ", ".join(f"`{key}`" for key in partitions)
+        )
+    setting = info.get("setting")
+    if setting:
+        others = [s for s in setting["settings"] if s != setting["setting"]]
+        lines.append(
+            f"- Setting `{setting['setting']}` of `{setting['field']}`"
+            + (f" (the file also has: {', '.join(others)})" if others else "")
+            + f"; {setting['n_failed']} failed answer(s) or verdict(s) (empty or ERROR), "
+            "each scored 0"
+        )
     if info.get("judge_field"):
         lines.append(f"- Stored judge verdicts read from `{info['judge_field']}`")
     aggregates = info.get("file_aggregates") or {}
@@ -102,8 +118,8 @@ def render_stored_judge_detail(detail: dict[str, Any] | None, label: Any) -> str
         n_runs = max(len(v["per_run"]) for v in across.values())
         lines += [
             *([""] if lines else []),
-            f"Stored J of each of the {n_runs} run files (data.runs), mean ± sample std "
-            "across runs:",
+            f"Stored J of each of the {n_runs} runs (run files of data.runs, or settings of "
+            "one file), mean ± sample std across runs:",
             "",
             "| category | " + " | ".join(f"run {i + 1}" for i in range(n_runs)) + " | mean ± std |",
             "|---|" + "---:|" * n_runs + "---:|",
