@@ -284,6 +284,41 @@ def run_compare_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir: Pat
         )
 
 
+def run_longmemeval_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -> None:
+    """A LongMemEval job: score, print the figures and where the outputs are.
+
+    Bad input prints one ``error:`` line and exits 1 (as for LoCoMo runs).
+
+    Raises:
+        SystemExit: with status 1 on bad input or an unusable output directory or store.
+    """
+    from locomo_exp.longmemeval_job import run_longmemeval
+    from locomo_exp.report.lme import console_table as lme_table
+
+    try:
+        result = run_longmemeval(cfg, output_dir, start_dir)
+    except KeyboardInterrupt as stop:
+        _exit_interrupted(stop)
+        return
+    except (DataValidationError, ValueError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        raise SystemExit(1) from None
+    summary = result.summary
+    counts = summary["input"]["counts"]
+    print(
+        f"\nLongMemEval: scored {counts['matched']} questions from {summary['input']['path']}"
+        f" ({counts['skipped_ids']} id(s) not in the reference skipped); accuracy in percent"
+    )
+    print(lme_table(summary))
+    print(f"\nReport: {result.report_path}")
+    if result.tracking_uri:
+        print(
+            f"MLflow: run {result.run_id} in experiment '{result.experiment}'.\n"
+            f"  Open the UI with: {mlflow_command()} ui --backend-store-uri {result.tracking_uri}\n"
+            f"  then: {tracking.ui_url(result.experiment_id or '0')}"
+        )
+
+
 def _terminate(signum: int, frame: Any) -> None:
     """SIGTERM handler: unwind like Ctrl-C (the judge catches both while it runs)."""
     raise JudgeInterrupted(signum)
@@ -333,6 +368,11 @@ def run_from_hydra(cfg: DictConfig) -> ExperimentResult | None:
     output_dir = Path(HydraConfig.get().runtime.output_dir)
     if typed.mode == Mode.compare:
         run_compare_from_cli(typed, output_dir, Path.cwd())
+        return None
+    from locomo_exp.longmemeval_job import is_longmemeval
+
+    if is_longmemeval(typed, Path.cwd()):
+        run_longmemeval_from_cli(typed, output_dir, Path.cwd())
         return None
     try:
         result = run_experiment(typed, output_dir, Path.cwd())

@@ -59,6 +59,8 @@ class DataFormat(str, Enum):
     locomo = "locomo"
     mem0 = "mem0"
     fields = "fields"
+    # LongMemEval answers {question_id, hypothesis[, autoeval_label]} (benchmark=longmemeval)
+    longmemeval = "longmemeval"
 
 
 class OnInvalid(str, Enum):

@@ -95,6 +95,11 @@ def detect_layout(obj: Any, config: DataConfig) -> Layout:
             ``data.fields`` (it would be ignored).
     """
     fmt = DataFormat(config.format)
+    if fmt == DataFormat.longmemeval:
+        raise ValueError(
+            "data.format=longmemeval is read by the LongMemEval job (benchmark=longmemeval), "
+            "not as a LoCoMo layout"
+        )
     if config.fields.judge_score and fmt != DataFormat.fields:
         raise ValueError(
             f"data.fields.judge_score={config.fields.judge_score} applies only with "

@@ -1,0 +1,169 @@
+"""A LongMemEval run's ``report.md`` and console table: pure text from its ``summary.json``.
+
+Accuracies are shown in percent with two decimals (LongMemEval's own scripts print 0-1 with
+four, so 0.7275 reads 72.75), with their correct/n counts and 95% intervals (Wilson; the
+task average's is a stratified bootstrap, see :mod:`locomo_exp.scoring.lme`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+NOT_MEASURED = "not measured"
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value * 100:.2f}"
+
+
+def figure_rows(figures: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
+    """``(label, figure)`` in report order: overall, task-averaged, abstention, each type."""
+    rows: list[tuple[str, Mapping[str, Any]]] = [
+        ("overall", figures["overall"]),
+        ("task-averaged", figures["task_avg"]),
+        ("abstention (_abs)", figures["abstention"]),
+    ]
+    rows += [(name, fig) for name, fig in figures["per_type"].items()]
+    return rows
+
+
+def _count(figure: Mapping[str, Any]) -> str:
+    if "correct" in figure:
+        return f"{figure['correct']}/{figure['n']}"
+    return f"mean of {len(figure.get('types', []))} types"
+
+
+def figures_table(figures: Mapping[str, Any]) -> str:
+    """The markdown table of one set of figures."""
+    lines = [
+        "| figure | accuracy (%) | correct / n | 95% interval (%) |",
+        "|---|---:|---:|---|",
+    ]
+    for label, fig in figure_rows(figures):
+        interval = (
+            "n/a"
+            if fig.get("ci_low") is None
+            else f"{_pct(fig['ci_low'])}–{_pct(fig['ci_high'])} ({fig['interval']})"
+        )
+        lines.append(f"| {label} | {_pct(fig['accuracy'])} | {_count(fig)} | {interval} |")
+    return "\n".join(lines)
+
+
+def console_table(summary: Mapping[str, Any]) -> str:
+    """Plain-text table of the headline figures for the terminal (percent, 2 decimals)."""
+    headline = summary.get("headline")
+    if not headline:
+        return f"J: {NOT_MEASURED} ({summary['status']['j']})"
+    header = f"{'figure':<28}{'n':>6}{'acc %':>9}   95% interval"
+    lines = [
+        f"Verdicts: {headline['source']} ({headline['judge_model']})",
+        header,
+        "-" * len(header),
+    ]
+    for label, fig in figure_rows(headline["figures"]):
+        n = fig.get("n", len(fig.get("types", [])))
+        interval = (
+            "n/a" if fig.get("ci_low") is None else f"{_pct(fig['ci_low'])}–{_pct(fig['ci_high'])}"
+        )
+        lines.append(f"{label:<28}{n:>6}{_pct(fig['accuracy']):>9}   {interval}")
+    return "\n".join(lines)
+
+
+def _card_lines(card: Mapping[str, Any]) -> list[str]:
+    ref = card["reference"]
+    lines = [
+        "## How this was measured",
+        "",
+        f"- benchmark: {card['benchmark']} (Wu et al., ICLR 2025)",
+        f"- dataset variant: {ref['variant']} ({ref['mean_sessions_per_question']} haystack "
+        f"sessions per question in the reference file)",
+        f"- reference: `{ref['path']}`, sha256 `{ref['sha256']}`",
+        f"- answers: `{card['input']['path']}`, sha256 `{card['input']['sha256']}`",
+        f"- verdicts: {card['verdicts']}",
+        f"- metrics: {card['metric_version']}; lexical F1: {card['lexical']}",
+        f"- tool: locomo_exp {card['tool_version']}",
+    ]
+    return lines
+
+
+def _input_lines(summary: Mapping[str, Any]) -> list[str]:
+    counts = summary["input"]["counts"]
+    lines = [
+        "## Input",
+        "",
+        f"- answer rows read: {counts['rows']}; scored: {counts['matched']}",
+        f"- ids not in the reference (skipped, as LongMemEval's evaluate_qa.py does): "
+        f"{counts['skipped_ids']}"
+        + (f" (e.g. {', '.join(summary['input']['skipped_examples'])})" if counts["skipped_ids"]
+           else ""),
+        f"- reference questions without an answer row (not scored): {counts['unanswered']}",
+        f"- null hypotheses (scored as empty answers): {counts['null_hypotheses']}",
+    ]
+    return lines
+
+
+def render_lme_report(
+    summary: Mapping[str, Any],
+    card: Mapping[str, Any],
+    baselines: Sequence[Mapping[str, Any]] = (),
+) -> str:
+    """The markdown report of a LongMemEval run.
+
+    Args:
+        summary: the run's ``summary.json`` content.
+        card: the run's ``card.json`` content.
+        baselines: published figures (:mod:`locomo_exp.report.lme_baselines`), each with
+            its source and judge.
+
+    Returns:
+        Markdown text.
+    """
+    name = summary["input"]["path"].rsplit("/", 1)[-1]
+    out = [f"# LongMemEval: {name}", ""]
+    out += _card_lines(card) + [""]
+    headline = summary.get("headline")
+    if headline:
+        out += [
+            f"## Accuracy ({headline['source']} verdicts, judge {headline['judge_model']})",
+            "",
+            figures_table(headline["figures"]),
+            "",
+        ]
+        if headline["figures"]["unscored"]:
+            out += [
+                f"{headline['figures']['unscored']} question(s) have no verdict (unscored) and "
+                "are left out of every figure.",
+                "",
+            ]
+    else:
+        out += ["## Accuracy", "", f"J: {NOT_MEASURED} ({summary['status']['j']})", ""]
+    stored = summary.get("stored")
+    if stored and headline and headline["source"] == "judge":
+        out += [
+            f"## The file's stored verdicts (judge {stored['judge_model']})",
+            "",
+            figures_table(stored["figures"]),
+            "",
+        ]
+    if baselines:
+        out += [
+            "## Published LongMemEval figures",
+            "",
+            "Each was judged by the model named, with LongMemEval's own prompts; a difference "
+            "from this run means something only with the same judge and dataset variant.",
+            "",
+            "| system | overall (%) | task-averaged (%) | judge | variant | source |",
+            "|---|---:|---:|---|---|---|",
+        ]
+        for row in baselines:
+            out.append(
+                f"| {row['system']} | {_pct(row.get('overall'))} | {_pct(row.get('task_avg'))} "
+                f"| {row['judge']} | {row['variant']} | {row['source']} |"
+            )
+        out.append("")
+    out += _input_lines(summary) + [""]
+    return "\n".join(out)
+
+
+__all__ = ["console_table", "figure_rows", "figures_table", "render_lme_report"]

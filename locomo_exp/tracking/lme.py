@@ -1,0 +1,90 @@
+"""MLflow names of a LongMemEval run's figures (pure; no MLflow import).
+
+Scale: percent (0-100), as every score metric of the project (:mod:`.metrics`). The headline
+accuracies are ``lme/overall``, ``lme/task_avg``, ``lme/abstention`` and ``lme/<question_type>``
+with ``_ci_low``/``_ci_high`` bounds; when this project's judge ran beside a file's stored
+verdicts, the stored ones are ``lme_stored/...``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from locomo_exp.tracking.names import finite_metrics
+
+PREFIX = "lme"
+"""Prefix of the headline figures (the judge of this run, else the file's stored verdicts)."""
+
+STORED_PREFIX = "lme_stored"
+"""Prefix of a file's stored verdicts when this project's judge also ran."""
+
+PERCENT = 100.0
+
+
+def _entry(out: dict[str, Any], name: str, figure: Mapping[str, Any]) -> None:
+    for suffix, key in (("", "accuracy"), ("_ci_low", "ci_low"), ("_ci_high", "ci_high")):
+        value = figure.get(key)
+        out[f"{name}{suffix}"] = None if value is None else float(value) * PERCENT
+
+
+def accuracy_metrics(figures: Mapping[str, Any], prefix: str = PREFIX) -> dict[str, float]:
+    """Metrics of one set of LongMemEval figures.
+
+    Args:
+        figures: :meth:`locomo_exp.scoring.lme.LmeAccuracies.to_json` (rates on 0-1).
+        prefix: ``lme`` or ``lme_stored``.
+
+    Returns:
+        ``{"lme/overall": 72.4, "lme/overall_ci_low": ..., "lme/task_avg": ...,
+        "lme/abstention": ..., "lme/<type>": ..., "lme/questions": 500}``, finite values only.
+    """
+    out: dict[str, Any] = {}
+    for key in ("overall", "task_avg", "abstention"):
+        _entry(out, f"{prefix}/{key}", figures[key])
+    for name, figure in figures["per_type"].items():
+        _entry(out, f"{prefix}/{name}", figure)
+    out[f"{prefix}/questions"] = figures["overall"]["n"]
+    return finite_metrics(out)
+
+
+def run_metrics(summary: Mapping[str, Any]) -> dict[str, float]:
+    """Every metric of a LongMemEval run from its ``summary.json`` layout.
+
+    Args:
+        summary: the run's summary (``headline``, ``stored``, ``judge``, ``input``).
+
+    Returns:
+        The headline figures under ``lme/``; the stored verdicts under ``lme_stored/`` when
+        the headline is this project's judge; input counts (``lme/skipped_ids``,
+        ``lme/unanswered``).
+    """
+    out: dict[str, float] = {}
+    headline = summary.get("headline")
+    if headline:
+        out.update(accuracy_metrics(headline["figures"]))
+        if headline["source"] == "judge" and summary.get("stored"):
+            out.update(accuracy_metrics(summary["stored"]["figures"], STORED_PREFIX))
+    counts = summary["input"]["counts"]
+    out[f"{PREFIX}/skipped_ids"] = float(counts["skipped_ids"])
+    out[f"{PREFIX}/unanswered"] = float(counts["unanswered"])
+    return out
+
+
+def run_params(summary: Mapping[str, Any]) -> dict[str, str]:
+    """Params of a LongMemEval run: benchmark, variant, file hashes, verdict source."""
+    ref = summary["input"]["reference"]
+    params = {
+        "benchmark": "longmemeval",
+        "lme.variant": str(ref["variant"]),
+        "lme.reference_sha256": str(ref["sha256"]),
+        "input.sha256": str(summary["input"]["sha256"]),
+        "lme.metric_version": str(summary["versions"]["metrics"]),
+    }
+    headline = summary.get("headline")
+    if headline:
+        params["lme.verdicts"] = f"{headline['source']} ({headline['judge_model']})"
+    return params
+
+
+__all__ = ["PREFIX", "STORED_PREFIX", "accuracy_metrics", "run_metrics", "run_params"]
