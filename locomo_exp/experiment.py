@@ -25,8 +25,9 @@ from locomo_exp.data.input_file import absolute_path, check_regular_file
 from locomo_exp.outputs import (
     atomic_write_jsonl,
     atomic_write_text,
+    check_output_dir,
     check_writable,
-    prepare_output_dir,
+    clear_output_dir,
 )
 from locomo_exp.records import QARecord
 from locomo_exp.report import render_report
@@ -260,6 +261,16 @@ def _write_outputs(
     return summary, paths, rows
 
 
+def _load(cfg: ExperimentConfig, start_dir: Path) -> LoadedResults:
+    """Read and validate ``data``; for ``data.runs`` run 1 with the stored J of every run."""
+    loaded = load_data(cfg.data, start_dir, cfg.category_names)
+    if isinstance(loaded, LoadedRuns):
+        return replace(
+            loaded.runs[0], across_runs=loaded.stored_j_across_runs(), runs=loaded.runs
+        )
+    return loaded
+
+
 def _run_name(cfg: ExperimentConfig, data_path: Path, run_name: str | None = None) -> str:
     if run_name:
         return run_name
@@ -312,7 +323,7 @@ def run_experiment(
     start_dir = (start_dir or Path.cwd()).resolve()
     output_dir = Path(output_dir).resolve()
     check_writable(output_dir)  # one clear line for a read-only directory, before any work
-    prepare_output_dir(output_dir, cfg.overwrite)  # refuse a used run dir unless overwrite=true
+    dir_state = check_output_dir(output_dir, cfg.overwrite)  # a finished run needs overwrite
     if not cfg.data.path and not cfg.data.runs:
         raise ValueError(
             "data.path is not set: pass data.path=<results file> (or use data=example)"
@@ -327,6 +338,9 @@ def run_experiment(
         from locomo_exp.judge import preflight_judge
 
         preflight_judge(cfg.judge, [], start_dir=start_dir)
+    loaded = _load(cfg, start_dir)  # validated before any MLflow run or removal
+    if cfg.overwrite and dir_state != "empty":
+        clear_output_dir(output_dir)  # the old run goes only once the new input is good
 
     tracking_uri = None
     run_context: Any
@@ -362,15 +376,6 @@ def run_experiment(
                 _config_tree(cfg), judge_ran=cfg.scorer.uses_judge
             )
             tracking.log_params(logged_params)
-        loaded_any = load_data(cfg.data, start_dir, cfg.category_names)
-        if isinstance(loaded_any, LoadedRuns):  # data.runs: run 1 is scored, stored J of every run
-            loaded = replace(
-                loaded_any.runs[0],
-                across_runs=loaded_any.stored_j_across_runs(),
-                runs=loaded_any.runs,
-            )
-        else:
-            loaded = loaded_any
         log.info(
             "read %d records from %s (format %s)", len(loaded.records), data_path, loaded.format
         )

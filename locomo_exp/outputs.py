@@ -120,33 +120,74 @@ def atomic_write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> Path:
     return Path(path)
 
 
-def prepare_output_dir(output_dir: Path, overwrite: bool) -> list[Path]:
-    """Refuse a directory that already holds a run, or clear that run's files.
+def run_dir_state(output_dir: Path) -> str:
+    """Whether ``output_dir`` holds no run, a finished run, or one that did not finish.
 
-    Hydra writes ``.hydra/`` and ``<job>.log`` into the run directory before the job starts,
-    so only :data:`RUN_MARKERS` count as "already used". With ``overwrite`` only the files
-    in :data:`TOOL_FILES` (and temporary leftovers) are removed; nothing else is touched.
+    A run is INCOMPLETE when its ``summary.json`` has a part whose status is not ``ok``
+    (interrupted, failed, pending batch, still "running" after a crash), or when it has
+    outputs but no ``summary.json`` or ``report.md`` yet (stopped while writing them).
+    An unreadable ``summary.json`` counts as finished: nothing is replaced without
+    ``overwrite=true``.
 
     Args:
-        output_dir: the job's output directory (created if missing).
+        output_dir: a run directory.
+
+    Returns:
+        ``"empty"``, ``"incomplete"`` or ``"finished"``.
+    """
+    found = [name for name in RUN_MARKERS if (output_dir / name).exists()]
+    if not found:
+        return "empty"
+    summary_path = output_dir / "summary.json"
+    if not summary_path.exists():
+        return "finished" if (output_dir / "report.md").exists() else "incomplete"
+    try:
+        status = json.loads(summary_path.read_text(encoding="utf-8")).get("status") or {}
+    except (OSError, ValueError, AttributeError):
+        return "finished"
+    if not isinstance(status, dict):
+        return "finished"
+    return "incomplete" if any(value != "ok" for value in status.values()) else "finished"
+
+
+def check_output_dir(output_dir: Path, overwrite: bool) -> str:
+    """Refuse a directory that holds a finished run unless ``overwrite``; remove nothing.
+
+    Hydra writes ``.hydra/`` and ``<job>.log`` into the run directory before the job starts,
+    so only :data:`RUN_MARKERS` count as "already used". A run that did not finish
+    (:func:`run_dir_state`) is resumed by the same command: its judge calls are cached.
+
+    Args:
+        output_dir: the job's output directory.
         overwrite: ``overwrite=true`` on the command line.
 
     Returns:
-        The files removed.
+        The directory's :func:`run_dir_state`.
 
     Raises:
-        OutputDirInUse: the directory holds a run and ``overwrite`` is false.
-        OSError: the directory cannot be created.
+        OutputDirInUse: the directory holds a finished run and ``overwrite`` is false.
     """
-    output_dir.mkdir(parents=True, exist_ok=True)
-    found = [name for name in RUN_MARKERS if (output_dir / name).exists()]
-    if not found:
-        return []
-    if not overwrite:
+    state = run_dir_state(output_dir)
+    if state == "finished" and not overwrite:
+        found = [name for name in RUN_MARKERS if (output_dir / name).exists()]
         raise OutputDirInUse(
             f"{output_dir} already holds a run ({', '.join(found)}); choose another "
             "hydra.run.dir, or pass overwrite=true to replace that run's outputs"
         )
+    if state == "incomplete" and not overwrite:
+        log.info("%s holds a run that did not finish: resuming it", output_dir)
+    return state
+
+
+def clear_output_dir(output_dir: Path) -> list[Path]:
+    """Remove the files in :data:`TOOL_FILES` (and temporary leftovers); nothing else.
+
+    Called only after the new run's input was read and validated, so a mistake never
+    leaves the directory empty.
+
+    Returns:
+        The files removed.
+    """
     removed = []
     for path in [output_dir / name for name in TOOL_FILES] + list(
         output_dir.glob(f"{TEMP_PREFIX}*")
@@ -156,6 +197,76 @@ def prepare_output_dir(output_dir: Path, overwrite: bool) -> list[Path]:
             removed.append(path)
     log.info("overwrite=true: removed %d old output file(s) from %s", len(removed), output_dir)
     return removed
+
+
+def prepare_output_dir(output_dir: Path, overwrite: bool) -> list[Path]:
+    """:func:`check_output_dir`, then with ``overwrite`` :func:`clear_output_dir`.
+
+    Args:
+        output_dir: the job's output directory (created if missing).
+        overwrite: ``overwrite=true`` on the command line.
+
+    Returns:
+        The files removed.
+
+    Raises:
+        OutputDirInUse: the directory holds a finished run and ``overwrite`` is false.
+        OSError: the directory cannot be created.
+    """
+    output_dir.mkdir(parents=True, exist_ok=True)
+    state = check_output_dir(output_dir, overwrite)
+    return clear_output_dir(output_dir) if overwrite and state != "empty" else []
+
+
+INPUT_KEYS: tuple[str, ...] = (
+    "data.path",
+    "data.runs",
+    "data.errata",
+    "data.reference",
+    "data.categories_from",
+    "judge.labels",
+)
+"""Config keys naming files a job reads (``compare.runs`` too, in ``mode=compare``)."""
+
+
+def refuse_input_as_output(config: Any, output_dir: Path, start_dir: Path) -> None:
+    """Refuse a run directory that is an input of the job, before anything is written.
+
+    ``mode=compare`` with ``hydra.run.dir`` set to a compared run, or ``data.path`` naming
+    a file the job writes in its own directory (``report.md``, ``scores.jsonl``...), would
+    replace or remove that input.
+
+    Args:
+        config: the composed config.
+        output_dir: the resolved run directory.
+        start_dir: the directory relative paths are resolved against.
+
+    Raises:
+        OutputDirInUse: naming the key and the path.
+    """
+    from omegaconf import OmegaConf
+
+    keys = list(INPUT_KEYS)
+    mode = OmegaConf.select(config, "mode", default="run")
+    if str(getattr(mode, "value", mode)) == "compare":  # an Enum in the typed config
+        keys.append("compare.runs")
+    for key in keys:
+        value = OmegaConf.select(  # ${oc.env:...} errors are reported by the job itself
+            config, key, default=None, throw_on_resolution_failure=False
+        )
+        values = list(value) if OmegaConf.is_list(value) or isinstance(value, list) else [value]
+        for item in values:
+            if not item or not isinstance(item, str) or item == "???":
+                continue
+            path = Path(os.path.abspath(start_dir / Path(item).expanduser()))
+            written = path.parent == output_dir and (
+                path.name in TOOL_FILES or path.name.startswith(TEMP_PREFIX)
+            )
+            if path == output_dir or written:
+                raise OutputDirInUse(
+                    f"hydra.run.dir {output_dir} is an input of this job ({key} names {path}); "
+                    "its outputs would replace it: choose another hydra.run.dir"
+                )
 
 
 def check_writable(output_dir: Path) -> None:
@@ -174,23 +285,15 @@ def check_writable(output_dir: Path) -> None:
         raise OutputDirNotWritable(f"cannot write outputs to {output_dir}: {reason}") from None
 
 
-def _clear_hydra_leftovers(output_dir: Path, job_name: str) -> None:
-    """With ``overwrite=true``: the old run's Hydra log and ``.hydra/`` files go too."""
-    for path in [output_dir / f"{job_name}.log"] + [
-        output_dir / ".hydra" / name for name in ("config.yaml", "hydra.yaml", "overrides.yaml")
-    ]:
-        if path.is_file():
-            path.unlink()
-
-
 def check_run_dir(config: Any) -> Path:
-    """Checks of a single run's directory before Hydra writes into it.
+    """Checks of a single run's directory before Hydra writes into it; removes nothing.
 
     Resolves ``hydra.run.dir`` once (its ``${now:}`` would otherwise be evaluated again)
-    and pins it in ``config``; checks it can be written; refuses a directory that holds
-    a run unless ``overwrite=true``, and with ``overwrite`` removes that run's files
-    (:func:`prepare_output_dir`) and its Hydra log and ``.hydra/`` files, which Hydra then
-    writes afresh.
+    and pins it in ``config``; checks it can be written; refuses a directory that is an
+    input of the job (:func:`refuse_input_as_output`) and one that holds a finished run
+    unless ``overwrite=true`` (:func:`check_output_dir`). A run that did not finish is
+    resumed. The old outputs are removed (``overwrite=true``) only once the new input
+    has been validated (:func:`locomo_exp.experiment.run_experiment`).
 
     Args:
         config: the composed config including its ``hydra`` node.
@@ -200,19 +303,17 @@ def check_run_dir(config: Any) -> Path:
 
     Raises:
         OutputDirNotWritable: the directory cannot be created or written.
-        OutputDirInUse: the directory holds a run and ``overwrite`` is false.
+        OutputDirInUse: the directory is an input, or holds a finished run and
+            ``overwrite`` is false.
     """
     from omegaconf import OmegaConf, read_write
 
     output_dir = Path(os.path.abspath(str(config.hydra.run.dir)))
     with read_write(config.hydra.run):
         config.hydra.run.dir = str(output_dir)
+    refuse_input_as_output(config, output_dir, Path.cwd())
     check_writable(output_dir)
-    overwrite = bool(OmegaConf.select(config, "overwrite", default=False))
-    if prepare_output_dir(output_dir, overwrite) or overwrite:
-        _clear_hydra_leftovers(
-            output_dir, str(OmegaConf.select(config, "hydra.job.name", default=""))
-        )
+    check_output_dir(output_dir, bool(OmegaConf.select(config, "overwrite", default=False)))
     return output_dir
 
 
@@ -227,11 +328,11 @@ class RunDirCallback(_Callback):
 
     Runs in ``on_run_start``, before Hydra creates the run directory and writes ``.hydra/``
     and the log, so a refused run leaves the earlier run's files untouched. A problem is
-    one ``error:`` line on stderr and exit status 1.
+    one ``error:`` line on stderr and exit status 1. Nothing is removed here.
     """
 
     def on_run_start(self, config: Any, **kwargs: Any) -> None:
-        """Refuse a used run directory (or clear it with ``overwrite=true``) before Hydra."""
+        """Refuse an input or a finished run as the run directory, before Hydra writes."""
         import sys
 
         try:
@@ -242,7 +343,12 @@ class RunDirCallback(_Callback):
 
 
 __all__ = [
+    "INPUT_KEYS",
     "RunDirCallback",
+    "check_output_dir",
+    "clear_output_dir",
+    "refuse_input_as_output",
+    "run_dir_state",
     "check_run_dir",
     "OutputDirInUse",
     "OutputDirNotWritable",
