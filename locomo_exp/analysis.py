@@ -117,7 +117,8 @@ def judge_reliability(rows: Sequence[dict[str, Any]], protocol: str) -> dict[str
 
     Args:
         rows: per-question rows with ``j_runs``.
-        protocol: a judge protocol name (``rubric``, ``binary``).
+        protocol: a judge protocol name (``rubric``, ``binary``), or the level itself
+            (``interval``, ``nominal``: a template's, from the judge summary).
 
     Returns:
         ``{"krippendorff_alpha": float | None, "level": str, "unanimous_share": float | None,
@@ -126,7 +127,11 @@ def judge_reliability(rows: Sequence[dict[str, Any]], protocol: str) -> dict[str
     """
     from locomo_exp.judge.protocols import get_protocol
 
-    level = get_protocol(protocol).krippendorff_level
+    level = (
+        get_protocol(protocol).krippendorff_level
+        if protocol not in ("interval", "nominal")
+        else ("interval" if protocol == "interval" else "nominal")
+    )
     matrix = _run_matrix(rows)
     result: dict[str, Any] = {
         "krippendorff_alpha": None,

@@ -22,6 +22,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from locomo_exp.results.template_note import template_note
+
 logger = logging.getLogger(__name__)
 
 CARD_VERSION = 1
@@ -148,7 +150,16 @@ def _judge_section(summary: Mapping[str, Any]) -> dict[str, Any] | None:
         "runs": judge.get("runs"),
         "aggregation": judge.get("aggregation") or "mean over runs",
         "categories": judge.get("categories"),
+        **_template_fields(judge),
     }
+
+
+def _template_fields(judge: Mapping[str, Any]) -> dict[str, Any]:
+    """The template of a ``judge.protocol=template`` run (absent for other protocols)."""
+    template = judge.get("template")
+    if not isinstance(template, Mapping):
+        return {}
+    return {"template_sha256": template.get("sha256"), "template": dict(template)}
 
 
 def build_card(
@@ -270,6 +281,9 @@ def render_card_markdown(card: Mapping[str, Any]) -> str:
         )
     else:
         lines.append("- Judge: not run")
+    note = template_note(judge) if judge else None
+    if note:
+        lines.append(f"- Judge prompt: {note}")
     if card.get("stored_judge"):
         lines.append("- Stored J: verdicts stored in the input file by another judge")
     if key.get("corrected_scored_beside"):
@@ -350,6 +364,7 @@ COMPARED_FIELDS = (
     "judge.model_snapshot",
     "judge.protocol",
     "judge.prompt_version",
+    "judge.template_sha256",
     "judge.parser_version",
     "judge.temperature",
     "judge.runs",

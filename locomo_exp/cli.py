@@ -22,6 +22,10 @@ from locomo_exp.data import DataValidationError
 from locomo_exp.experiment import ExperimentResult, JudgeErrorRateExceeded, run_experiment
 from locomo_exp.judge import JudgeBatchPending
 from locomo_exp.judge.errors import JudgeInterrupted
+from locomo_exp.judge.templates.settings import (
+    apply_template_settings,
+    command_line_template_problems,
+)
 from locomo_exp.overrides import UnknownConfigKeyError, keep_typed_text
 from locomo_exp.records import CATEGORY_GROUPS, overall_group_for
 from locomo_exp.results import ByCategory, RunSummary
@@ -107,6 +111,10 @@ def check_command_line(argv: list[str]) -> None:
     wrong_choices = unknown_group_options(argv)
     if wrong_choices:
         print(f"error: {'; '.join(wrong_choices)}", file=sys.stderr)
+        raise SystemExit(1)
+    template_problems = command_line_template_problems(argv)  # before Hydra writes anything
+    if template_problems:
+        print(f"error: {'; '.join(template_problems)}", file=sys.stderr)
         raise SystemExit(1)
 
 
@@ -197,6 +205,7 @@ def run_sweep_job(cfg: DictConfig) -> ExperimentResult | None:
     started = time.monotonic()
     try:
         keep_typed_text(cfg, overrides)
+        apply_template_settings(cfg, overrides)
         typed = to_experiment_config(cfg)
         record.f1_variant = typed.f1.variant.value
         if swept:
@@ -354,6 +363,7 @@ def run_from_hydra(cfg: DictConfig) -> ExperimentResult | None:
             _exit_interrupted(stop)
     keep_typed_text(cfg, task_overrides())
     try:
+        apply_template_settings(cfg, task_overrides())
         typed = to_experiment_config(cfg)
     except MissingMandatoryValue as error:
         key = error.full_key or "a required value"

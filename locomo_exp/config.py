@@ -272,8 +272,10 @@ class JudgeConfig:
     """
 
     model: str = "claude-sonnet-4-6"
-    # a name in locomo_exp.judge.protocols (rubric, binary); checked before any call
+    # a name in locomo_exp.judge.protocols (rubric, binary, template); checked before any call
     protocol: str = "rubric"
+    # judge.protocol=template: the YAML file with your prompt and reply rule (docs/judge.md)
+    template: Optional[str] = None
     temperature: Optional[float] = 0.5
     max_tokens: int = 256
     runs: int = 10

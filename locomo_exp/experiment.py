@@ -216,7 +216,8 @@ def _write_outputs(
     rows = score_rows(loaded.records, lexical, cfg.category_names, judge_rows)
     analysis = analyse(
         rows,
-        protocol=judge_summary.get("protocol") if judge_summary else None,
+        protocol=(judge_summary.get("krippendorff_level") or judge_summary.get("protocol"))
+        if judge_summary else None,
         bootstrap_samples=cfg.report.bootstrap_samples,
         seed=cfg.report.seed,
     )

@@ -58,6 +58,8 @@ class JudgeResult:
         label: binary protocol label, if any.
         batch_id: the Message Batch that produced the reply (billed at batch prices),
             ``None`` for a realtime call or an API error.
+        unparsed_scored: a reply the template could not read, scored by its
+            ``on_unparsed`` (``error`` keeps the reason).
     """
 
     score: float | None
@@ -72,6 +74,7 @@ class JudgeResult:
     cached: bool = False
     label: str | None = None
     batch_id: str | None = None
+    unparsed_scored: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The ``j_runs`` entry of ``scores.jsonl`` (``batch_id`` only for batch replies)."""

@@ -59,6 +59,7 @@ from locomo_exp.judge.client import (
 )
 from locomo_exp.judge.errors import JudgeBatchPending, JudgeCallError, JudgeError
 from locomo_exp.judge.progress import format_seconds, make_bar
+from locomo_exp.judge.protocols import protocol_spec
 from locomo_exp.judge.retry import fatal_api_error
 from locomo_exp.judge.runner import JudgePool
 from locomo_exp.judge.session import judge_client
@@ -297,7 +298,7 @@ class BatchJudge(BatchSubmitter):
             JudgeFatalAPIError: a non-retryable API error of the canary or a create call.
             JudgeError: a batch could not be created after retries.
         """
-        results, uncached = split_cached(specs, self.cache, self.cfg.protocol)
+        results, uncached = split_cached(specs, self.cache, protocol_spec(self.cfg))
         pending: dict[str, list[CallSpec]] = {}
         for spec in uncached:
             pending.setdefault(spec.digest, []).append(spec)
@@ -378,7 +379,7 @@ class BatchJudge(BatchSubmitter):
 
     def _result_for(self, spec: CallSpec, item: BatchItemResult | None, reply: Any) -> JudgeResult:
         if item is not None and item.result_type == "succeeded" and reply is not None:
-            return result_from_reply(reply, self.cfg.protocol, spec.run, cached=False)
+            return result_from_reply(reply, protocol_spec(self.cfg), spec.run, cached=False)
         if item is None:
             reason = self._unavailable.get(spec.digest, "no batch result")
             error = f"batch_unavailable: {reason}; submitted again by the next run"

@@ -16,7 +16,8 @@ from locomo_exp.judge.cache import CacheKey, JudgeCache
 from locomo_exp.judge.client import JudgeReply, JudgeRequest
 from locomo_exp.judge.models import uses_structured_output
 from locomo_exp.judge.parsing import parse_judge_reply
-from locomo_exp.judge.protocols import get_protocol
+from locomo_exp.judge.protocols import ProtocolSpec, get_protocol, protocol_spec
+from locomo_exp.judge.protocols.template import template_card
 from locomo_exp.records import QARecord
 
 logger = logging.getLogger(__name__)
@@ -56,21 +57,22 @@ def build_call_specs(
     Returns:
         The call specs.
     """
-    spec = get_protocol(cfg.protocol)
+    spec = protocol_spec(cfg)
     schema = spec.output_schema if uses_structured_output(cfg) else None
+    if spec.response_format is not None:  # a template asks for its own reply format
+        schema = spec.output_schema if spec.response_format == "json_schema" else None
+    template = template_card(spec)
     temperature = None if cfg.temperature is None else float(cfg.temperature)
     calls: list[CallSpec] = []
     for record in records:
-        prompt = spec.build_prompt(
-            record.question, record.ground_truth, record.prediction, record.category
-        )
         request = JudgeRequest(
             model=cfg.model,
             system=spec.system_prompt,
-            prompt=prompt,
+            prompt=spec.build_record_prompt(record),
             max_tokens=cfg.max_tokens,
             temperature=temperature,
             output_schema=schema,
+            response_format=spec.response_format,
         )
         for run in range(cfg.runs):
             key = CacheKey(
@@ -86,6 +88,7 @@ def build_call_specs(
                 prediction=record.prediction,
                 category=record.category,
                 run_index=run,
+                template_sha256=template["sha256"] if template else None,
             )
             calls.append(
                 CallSpec(record.question_id, record.category, run, request, key, key.digest())
@@ -93,20 +96,24 @@ def build_call_specs(
     return calls
 
 
-def result_from_reply(reply: JudgeReply, protocol: str, run: int, *, cached: bool) -> JudgeResult:
+def result_from_reply(
+    reply: JudgeReply, protocol: str | ProtocolSpec, run: int, *, cached: bool
+) -> JudgeResult:
     """Parse an API reply into a valid or parse-failure :class:`JudgeResult`.
 
     Args:
         reply: the API reply (fresh or cached).
-        protocol: judge protocol.
+        protocol: judge protocol (a name, or a spec such as a template's).
         run: run index.
         cached: whether it came from the cache.
 
     Returns:
         A valid result (score 0-100), or an unscored parse failure (score ``None``,
-        the reason in ``error``).
+        the reason in ``error``). A template with ``on_unparsed: {score: N}`` scores a
+        reply it cannot read N instead (``unparsed_scored`` set, the reason kept).
     """
-    parsed = parse_judge_reply(reply.text, protocol, stop_reason=reply.stop_reason)
+    spec = get_protocol(protocol)
+    parsed = parse_judge_reply(reply.text, spec, stop_reason=reply.stop_reason)
     common = {
         "run": run,
         "raw": reply.text,
@@ -120,6 +127,12 @@ def result_from_reply(reply: JudgeReply, protocol: str, run: int, *, cached: boo
     }
     if parsed.ok:
         return JudgeResult(score=parsed.score, outcome="valid", **common)  # type: ignore[arg-type]
+    if spec.unparsed_score is not None and reply.text.strip():
+        return JudgeResult(
+            score=spec.unparsed_score, outcome="valid", unparsed_scored=True,
+            error=f"{parsed.failure_reason} (scored {spec.unparsed_score:g}: on_unparsed)",
+            **common,  # type: ignore[arg-type]
+        )  # fmt: skip
     return JudgeResult(
         score=None,
         outcome="parse_failure",
@@ -173,7 +186,7 @@ def no_verdict_result(reply: JudgeReply, run: int, attempts: int) -> JudgeResult
 
 
 def split_cached(
-    specs: list[CallSpec], cache: JudgeCache | None, protocol: str
+    specs: list[CallSpec], cache: JudgeCache | None, protocol: str | ProtocolSpec
 ) -> tuple[dict[tuple[str, int], JudgeResult], list[CallSpec]]:
     """Answer the specs the cache has a reply for; return the others, in order.
 

@@ -111,7 +111,7 @@ def build_request_kwargs(request: JudgeRequest) -> dict[str, Any]:
     kwargs: dict[str, Any] = {
         "model": request.model,
         "max_tokens": request.max_tokens,
-        "system": request.system,
+        **({"system": request.system} if request.system else {}),  # a template may have none
         "messages": [{"role": "user", "content": request.prompt}],
     }
     if request.output_schema is not None:

@@ -36,7 +36,8 @@ from locomo_exp.judge.preflight import (
     judged_records,
     preflight_judge,
 )
-from locomo_exp.judge.prompts import get_protocol
+from locomo_exp.judge.protocols import protocol_spec
+from locomo_exp.judge.protocols.template import template_card
 from locomo_exp.judge.runner import CallSpec, PoolInterrupted, build_call_specs
 from locomo_exp.judge.session import judge_calls_async
 from locomo_exp.records import DEFAULT_CATEGORY_NAMES, QARecord
@@ -111,10 +112,13 @@ def _dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) 
 
 
 def _summary_header(cfg: JudgeConfig, api_version: str) -> dict[str, Any]:
-    spec = get_protocol(cfg.protocol)
+    spec = protocol_spec(cfg)
+    template = template_card(spec)
     return {
         "protocol": spec.name,
         "prompt_version": spec.prompt_version,
+        **({"template": template} if template else {}),
+        "krippendorff_level": spec.krippendorff_level,
         "parser_version": PARSER_VERSION,
         "model": cfg.model,
         "temperature": cfg.temperature,
@@ -211,6 +215,8 @@ def build_run_result(
         "cache_hits": len(cached),
         "runs_total": len(all_runs),
     }
+    if protocol_spec(cfg).unparsed_score is not None:  # a template's on_unparsed: {score: N}
+        counts["unparsed_scored"] = sum(r.unparsed_scored for r in all_runs)
     # a prompt the API rejects as too long is that question's problem, not the API's
     error_rate = (counts["api_error"] - too_long_runs) / len(all_runs) if all_runs else 0.0
     summary: dict[str, Any] = {

@@ -27,6 +27,11 @@ class JudgeRequest:
         max_tokens: output token limit.
         temperature: sampling temperature in [0, 1], or ``None`` to send none.
         output_schema: JSON schema for structured output, or ``None`` for free text.
+        response_format: the reply format a template asks for, provider-neutral (``text``,
+            ``json_object``, ``json_schema`` with ``output_schema``), or ``None`` (the
+            protocol's default: the schema when one is given). Each provider maps it to its
+            API (Anthropic: ``json_schema`` -> structured output; ``text`` and
+            ``json_object`` -> no format field, the prompt asks for JSON).
     """
 
     model: str
@@ -35,6 +40,7 @@ class JudgeRequest:
     max_tokens: int
     temperature: float | None = None
     output_schema: dict[str, Any] | None = None
+    response_format: str | None = None
 
 
 @dataclass(frozen=True)

@@ -208,6 +208,8 @@ def parse_judge_reply(
         return _fail("the model refused to answer (stop_reason=refusal)")
     if text is None or not text.strip():
         return _fail("empty reply")
+    if spec.read_reply is not None:  # a template's contains/regex rule reads the whole reply
+        return _reading(spec.read_reply(text), text.strip())
 
     candidates: list[ParsedReply] = []
     failures: list[ParsedReply] = []

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 from locomo_exp.config import JudgeConfig, JudgeMode
 from locomo_exp.judge.errors import JudgeError
 from locomo_exp.judge.models import accepts_temperature
-from locomo_exp.judge.protocols import get_protocol
+from locomo_exp.judge.protocols import protocol_spec
 from locomo_exp.records import CATEGORY_IDS, QARecord
 
 logger = logging.getLogger(__name__)
@@ -135,8 +135,8 @@ def check_config(cfg: JudgeConfig) -> None:
     if JudgeMode(cfg.mode) is JudgeMode.batch:
         problems.extend(_batch_problems(cfg))
     try:
-        get_protocol(cfg.protocol)
-    except ValueError as exc:
+        protocol_spec(cfg)
+    except ValueError as exc:  # incl. a template file's one-line TemplateError
         problems.append(str(exc))
     if not cfg.dry_run and not os.environ.get(API_KEY_ENV):
         problems.append(
@@ -183,14 +183,15 @@ def overlong_prompts(records: list[QARecord], cfg: JudgeConfig) -> list[tuple[st
         ``(question_id, estimated_tokens)`` in input order (see :func:`estimate_prompt_tokens`).
     """
     try:
-        spec = get_protocol(cfg.protocol)
+        spec = protocol_spec(cfg)
     except ValueError:
         return []
     found: list[tuple[str, int]] = []
     for record in judged_records(records, cfg):
-        prompt = spec.build_prompt(
-            record.question, record.ground_truth, record.prediction, record.category
-        )
+        try:
+            prompt = spec.build_record_prompt(record)
+        except ValueError:  # a kind the template has no text for: preflight_judge names it
+            continue
         tokens = estimate_prompt_tokens(spec.system_prompt, prompt)
         if tokens > cfg.max_prompt_tokens:
             found.append((record.question_id, tokens))
@@ -246,6 +247,9 @@ def preflight_judge(
     if duplicates:
         shown = ", ".join(sorted(duplicates)[:5])
         raise JudgeError(f"duplicate question ids among judged records: {shown}")
+    kind_problems = protocol_spec(cfg).record_problems(judged)
+    if kind_problems:
+        raise JudgeError("; ".join(kind_problems))
     if records and not judged:
         logger.warning(
             "judge: no record is in judge.categories=%s; nothing will be judged",

@@ -50,6 +50,7 @@ from locomo_exp.judge.errors import JudgeCallError, JudgeJobStopped, PoolInterru
 from locomo_exp.judge.interrupt import catch_signals, drain_or_cancel
 from locomo_exp.judge.pacing import RateLimiter
 from locomo_exp.judge.progress import ProgressReporter
+from locomo_exp.judge.protocols import protocol_spec
 from locomo_exp.judge.retry import (
     RetryPolicy,
     claim_poll_delay,
@@ -196,7 +197,8 @@ class JudgePool:
             return await self._one(spec, first=first), True
         claim = claims.acquire(spec.digest, peek=peek)
         if claim.reply is not None:
-            return result_from_reply(claim.reply, self.cfg.protocol, spec.run, cached=True), False
+            result = result_from_reply(claim.reply, protocol_spec(self.cfg), spec.run, cached=True)
+            return result, False
         if not claim.acquired:
             return None
         stored = False
@@ -316,7 +318,7 @@ class JudgePool:
             self.responses += 1
             self.connection_errors_in_a_row = 0
             self._observe(reply.rate_limit)
-            result = result_from_reply(reply, self.cfg.protocol, spec.run, cached=False)
+            result = result_from_reply(reply, protocol_spec(self.cfg), spec.run, cached=False)
             if lacks_verdict(reply, result):
                 if no_verdict_tries < NO_VERDICT_RETRIES and not self.halted:
                     no_verdict_tries += 1
@@ -361,7 +363,7 @@ class JudgePool:
             PoolInterrupted: SIGINT/SIGTERM (with ``handle_signals``), after the calls in
                 flight finished or ``judge.drain_s`` passed.
         """
-        results, pending = split_cached(specs, self.cache, self.cfg.protocol)
+        results, pending = split_cached(specs, self.cache, protocol_spec(self.cfg))
         self.total_calls = len(specs)
         progress = ProgressReporter(
             len(specs),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from locomo_exp.report.format import fmt_num
 from locomo_exp.results import RunSummary
+from locomo_exp.results.template_note import template_note
 
 
 def render_judge_section(summary: RunSummary) -> str:
@@ -27,6 +28,9 @@ def render_judge_section(summary: RunSummary) -> str:
         f"{judge.runs} run(s) per question, mode {judge.mode}.",
         "",
     ]
+    note = template_note(judge.raw)
+    if note:
+        lines[-1:-1] = ["", f"Judge prompt: {note}."]
     if judge.j:
         lines += [
             "| category | n | J | ± across runs | pooled within-question std |",

@@ -240,6 +240,10 @@ def judge_params(judge: Mapping[str, Any]) -> dict[str, str]:
         "judge.api_version": str(judge.get("api_version")),
         "judge.parser_version": str(judge.get("parser_version")),
     }
+    template = judge.get("template")
+    if isinstance(template, Mapping):  # judge.protocol=template: the file's name and sha256
+        params["judge.template_name"] = f"{template.get('name')}@{template.get('version')}"
+        params["judge.template_sha256"] = str(template.get("sha256"))
     batch = judge.get("batch")
     if batch is not None:
         params["judge.batch_ids"] = joined_ids(batch.get("batch_ids") or [])

@@ -130,6 +130,8 @@ class CacheKey:
         prediction: predicted answer text.
         category: LoCoMo category id.
         run_index: 0-based run number.
+        template_sha256: sha256 of the template file (``judge.protocol=template``), else
+            ``None`` and left out of the key (keys of other protocols are unchanged).
     """
 
     model: str
@@ -144,11 +146,14 @@ class CacheKey:
     prediction: str
     category: int
     run_index: int
+    template_sha256: str | None = None
 
     def fields_json(self) -> str:
         """Canonical JSON of the key fields (sorted keys, no whitespace)."""
+        extra = {} if self.template_sha256 is None else {"template_sha256": self.template_sha256}
         return json.dumps(
             {
+                **extra,
                 "v": CACHE_SCHEMA_VERSION,
                 "model": self.model,
                 "api_version": self.api_version,

@@ -18,7 +18,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from locomo_exp.records import QARecord
 
 CATEGORY_LABELS: dict[int, str] = {
     1: "multi-hop",
@@ -175,6 +178,11 @@ class ProtocolSpec:
             ``(verdicts, "")``, or ``([], reason)`` when one is invalid or negated.
         bare: a reply that is only a verdict (``"85"``, ``"WRONG"``) -> :data:`Reading`,
             ``None`` when the reply is not one.
+        read_reply: reads a whole reply instead of the JSON rules (a template's
+            ``contains``/``regex``), or ``None``.
+        unparsed_score: score (0-100) of a reply nothing reads, or ``None`` (unscored).
+        response_format: the reply format asked of the API (``text``, ``json_object``,
+            ``json_schema``), or ``None``: the schema when structured output is on.
     """
 
     name: str
@@ -189,6 +197,9 @@ class ProtocolSpec:
     plain_verdicts: Callable[[str], tuple[list[Verdict], str]]
     bare: Callable[[str], Reading | None]
     label_scores: Mapping[str, float] = field(default_factory=dict)
+    read_reply: Callable[[str], Reading] | None = None
+    unparsed_score: float | None = None
+    response_format: str | None = None
 
     @property
     def protocol(self) -> str:
@@ -206,3 +217,13 @@ class ProtocolSpec:
         return render_user_prompt(
             question, ground_truth, predicted_answer, category, self.reply_format
         )
+
+    def build_record_prompt(self, record: QARecord) -> str:
+        """The user prompt of one record (a template may choose its text by the record's kind)."""
+        return self.build_prompt(
+            record.question, record.ground_truth, record.prediction, record.category
+        )
+
+    def record_problems(self, records: list[QARecord]) -> list[str]:
+        """Why some records cannot be judged by this protocol (none for built-in ones)."""
+        return []
