@@ -1,7 +1,7 @@
 """The plain command reads every layout of issue 10 with no option.
 
 ``python -m locomo_exp data=file data.path=FILE tracking=none`` (or ``data.runs=[...]``): each
-README formats-table layout as an invented miniature, composed through Hydra with exactly
+docs/formats.md layout-table row as an invented miniature, composed through Hydra with exactly
 those overrides and run in process (fast); one subprocess runs the literal command (slow).
 """
 

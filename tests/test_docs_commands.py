@@ -1,0 +1,191 @@
+"""Every ```bash block of README.md and docs/*.md runs, so the documentation cannot drift.
+
+Each block runs with ``bash -eo pipefail`` in its own temporary directory against the installed
+package: ``.venv/bin/python`` (and a bare ``python -m``) becomes this interpreter,
+``../shared/data`` the real shared data folder (the block is skipped when it is absent), and a
+``locomo_exp`` command that does not mention tracking gets ``tracking=none`` (MLflow blocks that
+name a tracking setting log into the temporary directory). No API key is passed and the judge's
+base URL points at a closed local port, so a block that would call an API fails instead of
+spending. A block preceded by ``<!-- no-test: reason -->`` is not run; the list stays short.
+The selected blocks run concurrently (one process per CPU) in one module fixture.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = ROOT.parent / "shared" / "data"
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+NO_TEST = re.compile(r"^<!--\s*no-test\b:?\s*(?P<reason>.*?)\s*-->$")
+MAX_NO_TEST = 12  # blocks that cannot run here; keep it small
+
+
+@dataclass(frozen=True)
+class Block:
+    """One ```bash block: where it is, its text, and why it is not run (if it is not)."""
+
+    page: str
+    line: int
+    text: str
+    no_test: str | None
+
+    @property
+    def id(self) -> str:
+        return f"{self.page}:{self.line}"
+
+
+def read_blocks(path: Path) -> list[Block]:
+    """The ```bash blocks of one markdown page, in order."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    page = path.relative_to(ROOT).as_posix()
+    blocks: list[Block] = []
+    i = 0
+    while i < len(lines):
+        if lines[i].strip() == "```bash":
+            start = i
+            body: list[str] = []
+            i += 1
+            while i < len(lines) and lines[i].strip() != "```":
+                body.append(lines[i])
+                i += 1
+            assert i < len(lines), f"{page}:{start + 1}: unclosed ```bash block"
+            before = next((ln.strip() for ln in reversed(lines[:start]) if ln.strip()), "")
+            marker = NO_TEST.match(before)
+            blocks.append(
+                Block(page, start + 1, "\n".join(body) + "\n", marker["reason"] if marker else None)
+            )
+        i += 1
+    return blocks
+
+
+ALL_BLOCKS = [block for page in PAGES for block in read_blocks(page)]
+RUN_BLOCKS = [block for block in ALL_BLOCKS if block.no_test is None]
+
+
+def _comment_start(line: str) -> int:
+    """Index of a shell comment's ``#`` outside quotes, or ``len(line)``."""
+    quote = ""
+    for index, char in enumerate(line):
+        if quote:
+            if char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char == "#" and (index == 0 or line[index - 1].isspace()):
+            return index
+    return len(line)
+
+
+def prepare(text: str) -> str:
+    """The block's text as this test runs it (interpreter, data path, tracking off)."""
+    python = shlex.quote(sys.executable)
+    text = text.replace(".venv/bin/python", python)
+    text = re.sub(r"(?<![\w/.-])python3? -m ", f"{python} -m ", text)
+    text = text.replace("../shared/data", str(SHARED_DATA))
+    lines: list[str] = []
+    for line in text.replace("\\\n", " ").splitlines():
+        if "-m locomo_exp" in line and "tracking" not in line and "--help" not in line:
+            cut = _comment_start(line)
+            line = f"{line[:cut].rstrip()} tracking=none {line[cut:]}".rstrip()
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def _env(home: Path) -> dict[str, str]:
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("ANTHROPIC_", "OPENAI_", "MLFLOW_", "HYDRA_"))
+    }
+    env["ANTHROPIC_BASE_URL"] = "http://127.0.0.1:9"  # discard port: nothing answers
+    env["MLFLOW_TRACKING_URI"] = f"sqlite:///{home / 'mlflow.db'}"
+    return env
+
+
+def _run(block: Block, workdir: Path) -> subprocess.CompletedProcess[str]:
+    workdir.mkdir(parents=True)
+    return subprocess.run(
+        ["bash", "-eo", "pipefail", "-c", prepare(block.text)],
+        cwd=workdir,
+        env=_env(workdir),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def results(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, subprocess.CompletedProcess[str]]:
+    """Run every selected, runnable block concurrently; results keyed by block id."""
+    selected = {
+        item.callspec.params["block"].id
+        for item in request.session.items
+        if item.path == Path(__file__) and hasattr(item, "callspec") and "block" in item.callspec.params
+    }
+    todo = [
+        block
+        for block in RUN_BLOCKS
+        if block.id in selected and ("../shared/data" not in block.text or SHARED_DATA.is_dir())
+    ]
+    base = tmp_path_factory.mktemp("docs_commands")
+    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
+        futures = {
+            block.id: pool.submit(_run, block, base / f"block{number}")
+            for number, block in enumerate(todo)
+        }
+        return {key: future.result() for key, future in futures.items()}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("block", RUN_BLOCKS, ids=[block.id for block in RUN_BLOCKS])
+def test_doc_block_runs(block: Block, results: dict[str, subprocess.CompletedProcess[str]]) -> None:
+    if "../shared/data" in block.text and not SHARED_DATA.is_dir():
+        pytest.skip(f"{SHARED_DATA} is absent")
+    done = results[block.id]
+    assert done.returncode == 0, (
+        f"{block.id} exited {done.returncode}\n--- script\n{prepare(block.text)}"
+        f"--- stdout (end)\n{done.stdout[-3000:]}\n--- stderr (end)\n{done.stderr[-3000:]}"
+    )
+
+
+def test_blocks_found_and_no_test_list_short() -> None:
+    pages = {block.page for block in RUN_BLOCKS}
+    assert "README.md" in pages
+    assert len(RUN_BLOCKS) >= 10
+    skipped = [block for block in ALL_BLOCKS if block.no_test is not None]
+    assert len(skipped) <= MAX_NO_TEST, [block.id for block in skipped]
+    assert all(block.no_test for block in skipped), "every no-test marker gives its reason"
+
+
+def test_prepare_rewrites_interpreter_data_and_tracking() -> None:
+    text = (
+        ".venv/bin/python -m locomo_exp f1=squad   # the SQuAD variant\n"
+        "python -m locomo_exp -m f1=locomo,mem0 \\\n    data.path=../shared/data/x.json\n"
+        ".venv/bin/python -m locomo_exp tracking.experiment=t\n"
+        "cat a.md\n"
+    )
+    python = shlex.quote(sys.executable)
+    assert prepare(text).splitlines() == [
+        f"{python} -m locomo_exp f1=squad tracking=none # the SQuAD variant",
+        f"{python} -m locomo_exp -m f1=locomo,mem0      data.path={SHARED_DATA}/x.json tracking=none",
+        f"{python} -m locomo_exp tracking.experiment=t",
+        "cat a.md",
+    ]
+
+
+def test_readme_test_command_is_the_ci_command() -> None:
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()[-1]
+    assert ci in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
