@@ -41,7 +41,7 @@ sys.path.insert(0, str(REPO))
 from locomo_exp.config import JudgeConfig  # noqa: E402
 from locomo_exp.judge import run_judge  # noqa: E402
 from locomo_exp.judge.calls import build_call_specs  # noqa: E402
-from locomo_exp.judge.client import AnthropicJudgeClient  # noqa: E402
+from locomo_exp.judge.providers.anthropic import AnthropicJudgeClient  # noqa: E402
 from locomo_exp.records import DEFAULT_CATEGORY_NAMES, QARecord  # noqa: E402
 
 FAKE_KEY = "fake-key-for-benchmark"

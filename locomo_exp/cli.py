@@ -89,6 +89,36 @@ def task_overrides() -> list[str]:
     return [str(o) for o in task] if isinstance(task, list) else []
 
 
+_KEY_OVERRIDE_RE = re.compile(
+    r"^[+~]{0,2}(?:[\w.-]*\.)?(api_key|apikey|auth_token|api_token)=", re.I
+)
+
+
+def key_overrides(argv: list[str]) -> str | None:
+    """The refusal of an API key on the command line, or ``None`` when there is none.
+
+    Checked before Hydra runs: Hydra would already have copied the key into
+    ``.hydra/config.yaml``, ``hydra.yaml`` and ``overrides.yaml`` by the time the config
+    is validated. The key itself is never repeated.
+
+    Args:
+        argv: the command-line arguments after the program name.
+
+    Returns:
+        One line naming the override's key and where a key goes instead.
+    """
+    for arg in argv:
+        match = _KEY_OVERRIDE_RE.match(arg)
+        if match:
+            name = arg.split("=", 1)[0]
+            return (
+                f"{name}=...: an API key is never accepted on the command line (it would be "
+                "written to the run's saved config); export it in its environment variable "
+                "(ANTHROPIC_API_KEY, OPENAI_API_KEY, or the one named by judge.api_key_env)"
+            )
+    return None
+
+
 def check_command_line(argv: list[str]) -> None:
     """Refuse unknown keys and group choices before Hydra composes, in one line each.
 
@@ -99,11 +129,19 @@ def check_command_line(argv: list[str]) -> None:
     Args:
         argv: the command-line arguments after the program name.
 
+    An API key given as an override (``judge.api_key=...``, ``+judge.api_key=...``) is
+    refused first (:func:`key_overrides`), before Hydra writes anything.
+
     Raises:
-        SystemExit: with status 1 when a key or a group choice (``scorer=f2``) is unknown.
+        SystemExit: with status 1 when a key or a group choice (``scorer=f2``) is unknown,
+            or an API key is given.
     """
     from locomo_exp.overrides import unknown_group_options, unknown_override_keys
 
+    secret = key_overrides(argv)
+    if secret:
+        print(f"error: {secret}", file=sys.stderr)
+        raise SystemExit(1)
     unknown = unknown_override_keys(argv)
     if unknown:
         print(f"error: {UnknownConfigKeyError(unknown)}", file=sys.stderr)

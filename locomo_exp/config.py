@@ -271,7 +271,12 @@ class JudgeConfig:
     group's preset (``judge=sonnet-4-6`` by default); these defaults match it.
     """
 
+    # a name in locomo_exp.judge.providers.PROVIDERS (anthropic, openai); checked before any call
+    provider: str = "anthropic"
     model: str = "claude-sonnet-4-6"
+    # the environment variable holding the key: auto = the provider's own (ANTHROPIC_API_KEY,
+    # OPENAI_API_KEY); null = none (a local server). A key is never taken on the command line.
+    api_key_env: Optional[str] = "auto"
     # a name in locomo_exp.judge.protocols (rubric, binary, template); checked before any call
     protocol: str = "rubric"
     # judge.protocol=template: the YAML file with your prompt and reply rule (docs/judge.md)

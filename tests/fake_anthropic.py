@@ -87,6 +87,7 @@ class RecordedRequest:
         headers: header names lower-cased.
         body: decoded JSON body (``None`` if empty or not JSON).
         received_at: ``time.monotonic()`` at arrival.
+        raw: the body's bytes as received.
     """
 
     method: str
@@ -94,13 +95,16 @@ class RecordedRequest:
     headers: dict[str, str]
     body: Any
     received_at: float
+    raw: bytes = b""
 
     @property
     def prompt(self) -> str:
-        """Text of the first user message of a Messages request ("" if none)."""
+        """Text of the first user message of a Messages (or Chat Completions) request."""
         try:
-            content = self.body["messages"][0]["content"]
-        except (KeyError, IndexError, TypeError):
+            messages = self.body["messages"]
+            users = [m for m in messages if m.get("role", "user") == "user"]
+            content = (users or messages)[0]["content"]
+        except (KeyError, IndexError, TypeError, AttributeError):
             return ""
         if isinstance(content, str):
             return content
@@ -744,6 +748,7 @@ class _Handler(BaseHTTPRequestHandler):
             headers={k.lower(): v for k, v in self.headers.items()},
             body=body,
             received_at=time.monotonic(),
+            raw=raw,
         )
         fake = self.fake
         fake._record(request)

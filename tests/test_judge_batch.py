@@ -364,7 +364,7 @@ def test_temperature_goes_in_each_requests_params_with_the_version_that_accepts_
     version: str | None,
     params_temperature: float | None,
 ) -> None:
-    from locomo_exp.judge.client import SDK_DEFAULT_API_VERSION
+    from locomo_exp.judge.providers.anthropic import SDK_DEFAULT_API_VERSION
 
     cfg = batch_config(fake_anthropic, tmp_path, runs=2, temperature=temperature)
     result = run(make_records(3), cfg, tmp_path)
@@ -392,7 +392,7 @@ def test_an_unknown_model_stops_at_the_canary_before_any_batch_is_submitted(
 def test_a_temperature_rejected_on_batch_create_stops_the_job(
     fake_anthropic: FakeAnthropicServer, tmp_path: Path
 ) -> None:
-    from locomo_exp.judge.client import TEMPERATURE_API_VERSION
+    from locomo_exp.judge.providers.anthropic import TEMPERATURE_API_VERSION
 
     fake_anthropic.routes[("POST", "/v1/messages/batches")] = lambda request: error(
         400,

@@ -23,8 +23,8 @@ from locomo_exp.judge.cache import (
     pid_alive,
     resolve_cache_path,
 )
-from locomo_exp.judge.client import JudgeReply
 from locomo_exp.judge.errors import JudgeFatalAPIError
+from locomo_exp.judge.messages import JudgeReply
 from locomo_exp.records import QARecord
 
 
@@ -124,7 +124,7 @@ def plant_claims(db: Path, digests: list[str], pid: int, heartbeat_at: float) ->
 
 
 def digests_of(cfg, recs: list[QARecord]) -> list[str]:
-    from locomo_exp.judge.client import api_version_for
+    from locomo_exp.judge.providers.anthropic import api_version_for
     from locomo_exp.judge.runner import build_call_specs
 
     return [s.digest for s in build_call_specs(recs, cfg, api_version=api_version_for(0.5))]

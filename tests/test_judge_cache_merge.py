@@ -18,8 +18,8 @@ from locomo_exp.judge.cache import (
     merge_caches,
 )
 from locomo_exp.judge.cache.__main__ import main
-from locomo_exp.judge.client import JudgeReply
 from locomo_exp.judge.errors import JudgeError
+from locomo_exp.judge.messages import JudgeReply
 
 
 def key(run: int, question: str = "q") -> CacheKey:

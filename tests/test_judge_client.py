@@ -8,13 +8,12 @@ import pytest
 from fake_anthropic import FAKE_API_KEY, FakeAnthropicServer, make_judge_config, rubric
 
 from locomo_exp.judge import judge_answer
-from locomo_exp.judge.client import (
+from locomo_exp.judge.messages import JudgeRequest, parse_retry_after
+from locomo_exp.judge.providers.anthropic import (
     SDK_DEFAULT_API_VERSION,
     TEMPERATURE_API_VERSION,
-    JudgeRequest,
     api_version_for,
     build_request_kwargs,
-    parse_retry_after,
 )
 
 

@@ -11,8 +11,9 @@ import pytest
 from fake_anthropic import FakeAnthropicServer, make_judge_config
 from judge_helpers import make_records
 
-from locomo_exp.judge.client import AnthropicJudgeClient, RateLimitInfo, parse_rate_limit_headers
+from locomo_exp.judge.messages import RateLimitInfo, parse_rate_limit_headers
 from locomo_exp.judge.pacing import RateLimiter
+from locomo_exp.judge.providers.anthropic import AnthropicJudgeClient
 from locomo_exp.judge.runner import JudgePool, PoolInterrupted, build_call_specs
 
 

@@ -11,7 +11,8 @@ Public API:
   submitted and still processing (not an error; the same command later collects).
 
 Modules: :mod:`.prompts` (versioned prompts), :mod:`.parsing` (reply parsing),
-:mod:`.client` (the only module importing ``anthropic``), :mod:`.cache` (SQLite cache),
+:mod:`.providers` (one module per API, the only ones
+importing an SDK), :mod:`.cache` (SQLite cache),
 :mod:`.preflight` (checks before spending), :mod:`.runner` (asyncio pool, retries),
 :mod:`.batch` (Message Batches mode), :mod:`.job` (run_judge, dry run),
 :mod:`.aggregate` (J, spreads, cost).

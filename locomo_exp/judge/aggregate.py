@@ -60,6 +60,7 @@ class JudgeResult:
             ``None`` for a realtime call or an API error.
         unparsed_scored: a reply the template could not read, scored by its
             ``on_unparsed`` (``error`` keeps the reason).
+        model: the model id the API answered with (its snapshot), "" when unknown.
     """
 
     score: float | None
@@ -75,6 +76,7 @@ class JudgeResult:
     label: str | None = None
     batch_id: str | None = None
     unparsed_scored: bool = False
+    model: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """The ``j_runs`` entry of ``scores.jsonl`` (``batch_id`` only for batch replies)."""

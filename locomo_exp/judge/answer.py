@@ -10,9 +10,10 @@ from locomo_exp.config import JudgeConfig
 from locomo_exp.judge.aggregate import JudgeAggregation, JudgeResult, aggregate_question
 from locomo_exp.judge.cache import JudgeCache, resolve_cache_path
 from locomo_exp.judge.calls import build_call_specs
-from locomo_exp.judge.client import JudgeClient, api_version_for
 from locomo_exp.judge.errors import JudgeInterrupted, PoolInterrupted
+from locomo_exp.judge.messages import JudgeClient
 from locomo_exp.judge.preflight import check_config
+from locomo_exp.judge.providers import api_version
 from locomo_exp.judge.session import judge_calls_async
 from locomo_exp.records import QARecord
 
@@ -47,9 +48,9 @@ def _judge_one_question(
     client: JudgeClient | None,
 ) -> list[JudgeResult]:
     check_config(cfg)
-    api_version = client.api_version if client is not None else api_version_for(cfg.temperature)
+    version = client.api_version if client is not None else api_version(cfg)
     specs = [
-        s for s in build_call_specs([record], cfg, api_version=api_version) if s.run in set(runs)
+        s for s in build_call_specs([record], cfg, api_version=version) if s.run in set(runs)
     ]
     cache = _open_cache(cfg, Path(start_dir) if start_dir is not None else Path.cwd())
     try:

@@ -50,14 +50,14 @@ from locomo_exp.judge.cache import (
     Submission,
 )
 from locomo_exp.judge.calls import CallSpec, result_from_reply, split_cached
-from locomo_exp.judge.client import (
+from locomo_exp.judge.errors import JudgeBatchPending, JudgeCallError, JudgeError
+from locomo_exp.judge.messages import (
     BATCH_COUNT_KINDS,
     BatchItemResult,
     BatchStatus,
     JudgeBatchClient,
     JudgeClient,
 )
-from locomo_exp.judge.errors import JudgeBatchPending, JudgeCallError, JudgeError
 from locomo_exp.judge.progress import format_seconds, make_bar
 from locomo_exp.judge.protocols import protocol_spec
 from locomo_exp.judge.retry import fatal_api_error
@@ -212,7 +212,7 @@ class BatchJudge(BatchSubmitter):
                         del active[sid]
                         continue
                     if not err.retryable:
-                        raise fatal_api_error(err, self.cfg.model) from None
+                        raise fatal_api_error(err, self.cfg) from None
                     logger.warning(
                         "judge batch: polling %s failed (%s); trying again later",
                         batch_id,
@@ -296,7 +296,8 @@ class BatchJudge(BatchSubmitter):
         Raises:
             JudgeBatchPending: ``judge.batch.wait=false`` and a batch is still processing.
             JudgeFatalAPIError: a non-retryable API error of the canary or a create call.
-            JudgeError: a batch could not be created after retries.
+            JudgeError: a batch could not be created after retries, or the endpoint has
+                no Batch API (the client's ``check_batch_support``; nothing submitted).
         """
         results, uncached = split_cached(specs, self.cache, protocol_spec(self.cfg))
         pending: dict[str, list[CallSpec]] = {}
@@ -323,6 +324,10 @@ class BatchJudge(BatchSubmitter):
                 ", ".join(self.info.resumed_batch_ids) or "being created",
             )
         to_submit = [d for d in pending if d not in in_flight]
+        # a provider whose servers may lack a Batch API checks it before anything is sent
+        probe = getattr(self.client, "check_batch_support", None)
+        if to_submit and probe is not None:
+            await probe()
 
         if to_submit and self.cfg.batch.canary:
             digest = to_submit[0]
@@ -419,7 +424,8 @@ async def judge_batch_async(
         ``(results, info)``.
 
     Raises:
-        JudgeError: no cache, or a client without the batch methods.
+        JudgeError: no cache, or a client without the batch methods; see also
+            :meth:`BatchJudge.run`.
         JudgeBatchPending: see :meth:`BatchJudge.run`.
         JudgeFatalAPIError: see :meth:`BatchJudge.run`.
     """

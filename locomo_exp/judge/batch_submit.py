@@ -32,8 +32,9 @@ from locomo_exp.judge.cache import (
     pid_alive,
 )
 from locomo_exp.judge.calls import CallSpec
-from locomo_exp.judge.client import BatchStatus, JudgeBatchClient, build_batch_request
 from locomo_exp.judge.errors import JudgeCallError, JudgeError
+from locomo_exp.judge.messages import BatchStatus, JudgeBatchClient
+from locomo_exp.judge.providers import get_provider
 from locomo_exp.judge.retry import RetryPolicy, fatal_api_error
 
 logger = logging.getLogger(__name__)
@@ -205,12 +206,14 @@ class BatchSubmitter:
         Returns:
             The submissions made, and digest -> batch id.
         """
-        entries = [build_batch_request(custom_id_for(d), pending[d][0].request) for d in digests]
+        entry = self.client.batch_entry
+        entries = [entry(custom_id_for(d), pending[d][0].request) for d in digests]
         bodies = [json.dumps(e, separators=(",", ":"), ensure_ascii=False) for e in entries]
+        limits = get_provider(self.cfg.provider)
         ranges = split_batches(
             [len(b.encode("utf-8")) for b in bodies],
-            max_requests=self.cfg.batch.max_requests,
-            max_bytes=self.cfg.batch.max_bytes,
+            max_requests=min(self.cfg.batch.max_requests, limits.max_batch_requests),
+            max_bytes=min(self.cfg.batch.max_bytes, limits.max_batch_bytes),
         )
         chunks = [
             [
@@ -243,7 +246,7 @@ class BatchSubmitter:
                     ) from None
                 for later in submissions[index:]:
                     self.ledger.set_status(later.submission_id, FAILED)
-                raise fatal_api_error(err, self.cfg.model) from None
+                raise fatal_api_error(err, self.cfg) from None
             self.ledger.set_batch_id(sub.submission_id, status.batch_id, status.created_at)
             self.info.submitted_batch_ids.append(status.batch_id)
             self.info.requests_submitted += sub.request_count

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from locomo_exp.config import JudgeConfig
 from locomo_exp.judge.aggregate import JudgeResult
 from locomo_exp.judge.cache import CacheKey, JudgeCache
-from locomo_exp.judge.client import JudgeReply, JudgeRequest
+from locomo_exp.judge.messages import JudgeReply, JudgeRequest
 from locomo_exp.judge.models import uses_structured_output
 from locomo_exp.judge.parsing import parse_judge_reply
 from locomo_exp.judge.protocols import ProtocolSpec, get_protocol, protocol_spec
@@ -89,6 +89,7 @@ def build_call_specs(
                 category=record.category,
                 run_index=run,
                 template_sha256=template["sha256"] if template else None,
+                provider=cfg.provider,
             )
             calls.append(
                 CallSpec(record.question_id, record.category, run, request, key, key.digest())
@@ -124,6 +125,7 @@ def result_from_reply(
         "explanation": parsed.explanation,
         "label": parsed.label,
         "batch_id": reply.batch_id,
+        "model": reply.model,
     }
     if parsed.ok:
         return JudgeResult(score=parsed.score, outcome="valid", **common)  # type: ignore[arg-type]

@@ -73,7 +73,7 @@ class JudgeInterrupted(KeyboardInterrupt):
 
 
 class JudgeCallError(Exception):
-    """One judge call failed; raised by a :class:`~locomo_exp.judge.client.JudgeClient`.
+    """One judge call failed; raised by a :class:`~locomo_exp.judge.messages.JudgeClient`.
 
     Attributes:
         message: the API's message (or the transport error's), never containing the key.
@@ -86,7 +86,7 @@ class JudgeCallError(Exception):
         retryable: whether trying again may succeed.
         retry_after_s: the server's ``retry-after`` (seconds), when it sent one.
         rate_limit: the response's rate-limit state
-            (:class:`~locomo_exp.judge.client.RateLimitInfo`), when it sent one.
+            (:class:`~locomo_exp.judge.messages.RateLimitInfo`), when it sent one.
     """
 
     def __init__(

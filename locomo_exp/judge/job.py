@@ -25,8 +25,8 @@ from locomo_exp.judge.aggregate import (
 )
 from locomo_exp.judge.batch import BatchRunInfo, judge_batch_async
 from locomo_exp.judge.cache import BatchLedger, JudgeCache, resolve_cache_path
-from locomo_exp.judge.client import JudgeClient, api_version_for
 from locomo_exp.judge.errors import JudgeInterrupted
+from locomo_exp.judge.messages import JudgeClient
 from locomo_exp.judge.models import model_price, uses_structured_output
 from locomo_exp.judge.parsing import PARSER_VERSION
 from locomo_exp.judge.preflight import (
@@ -38,6 +38,8 @@ from locomo_exp.judge.preflight import (
 )
 from locomo_exp.judge.protocols import protocol_spec
 from locomo_exp.judge.protocols.template import template_card
+from locomo_exp.judge.providers import api_version as provider_api_version
+from locomo_exp.judge.providers import endpoint
 from locomo_exp.judge.runner import CallSpec, PoolInterrupted, build_call_specs
 from locomo_exp.judge.session import judge_calls_async
 from locomo_exp.records import DEFAULT_CATEGORY_NAMES, QARecord
@@ -114,12 +116,16 @@ def _dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) 
 def _summary_header(cfg: JudgeConfig, api_version: str) -> dict[str, Any]:
     spec = protocol_spec(cfg)
     template = template_card(spec)
+    where = endpoint(cfg)
     return {
         "protocol": spec.name,
         "prompt_version": spec.prompt_version,
         **({"template": template} if template else {}),
         "krippendorff_level": spec.krippendorff_level,
         "parser_version": PARSER_VERSION,
+        "provider": where["provider"],
+        "endpoint": where["endpoint"],
+        "endpoint_kind": where["endpoint_kind"],
         "model": cfg.model,
         "temperature": cfg.temperature,
         "api_version": api_version,
@@ -225,6 +231,7 @@ def build_run_result(
         "j": j,
         "counts": counts,
         "api_error_rate": error_rate,
+        **answering_models(all_runs),
         "prompt_too_long_questions": too_long,
         "stop_reasons": _stop_reasons(all_runs),
         "tokens": tokens,
@@ -241,6 +248,20 @@ def build_run_result(
         summary=summary,
         error_rate_exceeded=error_rate > cfg.max_error_rate,
     )
+
+
+def answering_models(runs: list[JudgeResult]) -> dict[str, Any]:
+    """The snapshot(s) the API answered with (each reply's ``model``), fresh and cached.
+
+    Returns:
+        ``{"model_snapshot": the most frequent one or None, "response_models": {id: runs}}``.
+    """
+    counts: dict[str, int] = {}
+    for run in runs:
+        if run.model:
+            counts[run.model] = counts.get(run.model, 0) + 1
+    ordered = dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+    return {"model_snapshot": next(iter(ordered), None), "response_models": ordered}
 
 
 def _stop_reasons(runs: list[JudgeResult]) -> dict[str, int]:
@@ -298,7 +319,7 @@ def run_judge(
             start directory, not Hydra's run directory).
         category_names: display names by category id (unused: MLflow names are built by
             :mod:`locomo_exp.tracking`).
-        client: a :class:`~locomo_exp.judge.client.JudgeClient` to use instead of the
+        client: a :class:`~locomo_exp.judge.messages.JudgeClient` to use instead of the
             Anthropic SDK client built from the config (tests, other transports).
 
     Returns:
@@ -321,7 +342,7 @@ def run_judge(
     names = category_names or DEFAULT_CATEGORY_NAMES
     preflight_judge(cfg, records, start_dir=start_dir)
     judged = judged_records(records, cfg)
-    api_version = client.api_version if client is not None else api_version_for(cfg.temperature)
+    api_version = client.api_version if client is not None else provider_api_version(cfg)
     specs = build_call_specs(judged, cfg, api_version=api_version)
 
     if cfg.dry_run:

@@ -1,9 +1,9 @@
 """What the judge sends and gets back, independent of the SDK: requests, replies, protocols.
 
-:mod:`locomo_exp.judge.client` (the only module that imports ``anthropic``) turns these into
-SDK calls and back; everything else in the judge uses these types and the
-:class:`JudgeClient` / :class:`JudgeBatchClient` protocols, so tests and other clients need
-no SDK.
+Each provider module (:mod:`locomo_exp.judge.providers`, the only modules that import an
+SDK) turns these into SDK calls and back; everything else in the judge uses these types and
+the :class:`JudgeClient` / :class:`JudgeBatchClient` protocols, so tests and other clients
+need no SDK.
 """
 
 from __future__ import annotations
@@ -207,8 +207,17 @@ class BatchItemResult:
 class JudgeBatchClient(JudgeClient, Protocol):
     """What ``judge.mode=batch`` needs from an API client, beyond :class:`JudgeClient`."""
 
+    def batch_entry(self, custom_id: str, request: JudgeRequest) -> dict[str, Any]:
+        """One request of a batch in the API's own form (JSON-ready; a pure function).
+
+        Args:
+            custom_id: 1-64 characters of ``[a-zA-Z0-9_-]``, unique within the batch.
+            request: the judge call.
+        """
+        ...
+
     async def create_batch(self, requests: list[dict[str, Any]]) -> BatchStatus:
-        """Create one Message Batch from :func:`build_batch_request` entries (no retries).
+        """Create one batch from :meth:`batch_entry` entries (no retries).
 
         Raises:
             JudgeCallError: on any API or transport failure, classified.

@@ -12,14 +12,15 @@ import re
 
 from locomo_exp.config import JudgeConfig, JudgeModelInfo
 
-_DATED_ID_RE = re.compile(r"^(.+?)-\d{8}$")
+_DATED_ID_RE = re.compile(r"^(.+?)-(?:\d{8}|\d{4}-\d{2}-\d{2})$")
 
 
 def model_info(cfg: JudgeConfig) -> JudgeModelInfo | None:
     """``judge.model_info`` when it describes ``judge.model``, else ``None``.
 
     It does when its ``id`` is null, equals the model id, or equals the model id without
-    a date suffix (``claude-sonnet-4-5-20250929`` -> ``claude-sonnet-4-5``).
+    a date suffix (``claude-sonnet-4-5-20250929`` -> ``claude-sonnet-4-5``,
+    ``gpt-4o-mini-2024-07-18`` -> ``gpt-4o-mini``).
 
     Args:
         cfg: the judge config.

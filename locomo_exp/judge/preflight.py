@@ -17,12 +17,21 @@ from locomo_exp.config import JudgeConfig, JudgeMode
 from locomo_exp.judge.errors import JudgeError
 from locomo_exp.judge.models import accepts_temperature
 from locomo_exp.judge.protocols import protocol_spec
+from locomo_exp.judge.providers import (
+    custom_base_url,
+    get_provider,
+    is_reasoning_model,
+    key_env,
+    missing_key_message,
+    missing_sdk_message,
+    sdk_installed,
+)
 from locomo_exp.records import CATEGORY_IDS, QARecord
 
 logger = logging.getLogger(__name__)
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
-"""The only place the API key is read from."""
+"""Where the default provider's key is read from (``judge.api_key_env`` may name another)."""
 
 
 def judged_records(records: list[QARecord], cfg: JudgeConfig) -> list[QARecord]:
@@ -70,6 +79,39 @@ def _batch_problems(cfg: JudgeConfig) -> list[str]:
     return problems
 
 
+def provider_problems(cfg: JudgeConfig) -> list[str]:
+    """What is wrong with ``judge.provider`` and its endpoint, SDK and key (one line each).
+
+    A dry run needs neither the SDK nor the key. A reasoning model (o-series, gpt-5) with
+    a temperature is a problem: it accepts none.
+    """
+    try:
+        spec = get_provider(cfg.provider)
+    except JudgeError as exc:
+        return [str(exc)]
+    problems: list[str] = []
+    base_url, source = custom_base_url(cfg)
+    if base_url:
+        parts = urlsplit(str(base_url))
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            problems.append(
+                f"{source}={base_url!r} is not an http(s) URL; e.g. {spec.default_base_url}"
+            )
+    if spec.name == "openai" and cfg.temperature is not None and is_reasoning_model(cfg.model):
+        problems.append(
+            f"judge.model={cfg.model} is a reasoning model and accepts no temperature; set "
+            "judge.temperature=null"
+        )
+    if cfg.dry_run:
+        return problems
+    if not sdk_installed(spec):
+        problems.append(missing_sdk_message(spec))
+    env = key_env(cfg)
+    if env is not None and not os.environ.get(env):
+        problems.append(missing_key_message(cfg))
+    return problems
+
+
 def check_config(cfg: JudgeConfig) -> None:
     """Validate the judge config alone (no records).
 
@@ -82,14 +124,7 @@ def check_config(cfg: JudgeConfig) -> None:
             "judge.model is empty; set judge.model to a model id, "
             "e.g. judge.model=claude-sonnet-4-6"
         )
-    base_url = cfg.base_url or os.environ.get("ANTHROPIC_BASE_URL")
-    if base_url:
-        parts = urlsplit(str(base_url))
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            source = "judge.base_url" if cfg.base_url else "ANTHROPIC_BASE_URL"
-            problems.append(
-                f"{source}={base_url!r} is not an http(s) URL; e.g. https://api.anthropic.com"
-            )
+    problems.extend(provider_problems(cfg))
     if cfg.temperature is not None and not (0.0 <= float(cfg.temperature) <= 1.0):
         problems.append(
             f"judge.temperature={cfg.temperature} is outside [0, 1]; use a value in [0, 1] or null"
@@ -138,10 +173,6 @@ def check_config(cfg: JudgeConfig) -> None:
         protocol_spec(cfg)
     except ValueError as exc:  # incl. a template file's one-line TemplateError
         problems.append(str(exc))
-    if not cfg.dry_run and not os.environ.get(API_KEY_ENV):
-        problems.append(
-            f"{API_KEY_ENV} is not set; export your Anthropic API key, or use judge.dry_run=true"
-        )
     if problems:
         raise JudgeError("invalid judge configuration: " + "; ".join(problems))
 
@@ -215,7 +246,8 @@ def preflight_judge(
     """Validate a judge job before any call or spending.
 
     Checks: a non-empty model; temperature in [0, 1] or null; runs, max_tokens,
-    max_concurrency >= 1; ``ANTHROPIC_API_KEY`` set (unless ``judge.dry_run``); no
+    max_concurrency >= 1; a known ``judge.provider`` whose SDK is installed and whose key's
+    variable is set (unless ``judge.dry_run``; :func:`provider_problems`); no
     temperature for a model whose preset says it rejects one (``judge=opus-4-7``); for
     ``judge.mode=batch``, the
     cache on and the batch options in range; unique question ids among judged records;

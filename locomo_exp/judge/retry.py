@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from locomo_exp.config import JudgeConfig
 from locomo_exp.judge.errors import JudgeCallError, JudgeFatalAPIError
 from locomo_exp.judge.preflight import API_KEY_ENV
+from locomo_exp.judge.providers import key_env
 
 
 @dataclass
@@ -64,12 +65,15 @@ class RetryPolicy:
         return base * (1.0 - 0.25 * rand())
 
 
-def fatal_message(error: JudgeCallError, model: str) -> str:
+def fatal_message(
+    error: JudgeCallError, model: str, key_variable: str | None = API_KEY_ENV
+) -> str:
     """The message of a job stopped by a non-retryable API error (never contains the key).
 
     Args:
         error: the classified error.
         model: the judge model id.
+        key_variable: the variable the key came from (``None``: no key was sent).
 
     Returns:
         The API's message plus what to change.
@@ -87,7 +91,8 @@ def fatal_message(error: JudgeCallError, model: str) -> str:
             "wrong or retired; set judge.model to a current model id."
         )
     if error.kind == "authentication":
-        return f"the API rejected the credentials ({status}: {api}). Check {API_KEY_ENV}."
+        where = key_variable or "judge.api_key_env (no key was sent)"
+        return f"the API rejected the credentials ({status}: {api}). Check {where}."
     if error.kind == "permission":
         return f"the API denied access ({status}: {api}). Check the key's access to {model}."
     hint = ""
@@ -126,10 +131,15 @@ def claim_timeout_s(cfg: JudgeConfig) -> float:
     return 2.0 * float(cfg.timeout_s) * (int(cfg.max_retries) + 1)
 
 
-def fatal_api_error(error: JudgeCallError, model: str) -> JudgeFatalAPIError:
-    """The exception that stops a job at a non-retryable API error (see :func:`fatal_message`)."""
+def fatal_api_error(error: JudgeCallError, cfg: JudgeConfig) -> JudgeFatalAPIError:
+    """The exception that stops a job at a non-retryable API error (see :func:`fatal_message`).
+
+    Args:
+        error: the classified error.
+        cfg: the judge config (its model and the variable its key came from).
+    """
     return JudgeFatalAPIError(
-        fatal_message(error, model),
+        fatal_message(error, cfg.model, key_env(cfg)),
         status_code=error.status_code,
         kind=error.kind,
         api_message=error.message,

@@ -45,12 +45,13 @@ from locomo_exp.judge.calls import (
     result_from_reply,
     split_cached,
 )
-from locomo_exp.judge.client import JudgeClient, RateLimitInfo
 from locomo_exp.judge.errors import JudgeCallError, JudgeJobStopped, PoolInterrupted
 from locomo_exp.judge.interrupt import catch_signals, drain_or_cancel
+from locomo_exp.judge.messages import JudgeClient, RateLimitInfo
 from locomo_exp.judge.pacing import RateLimiter
 from locomo_exp.judge.progress import ProgressReporter
 from locomo_exp.judge.protocols import protocol_spec
+from locomo_exp.judge.providers import get_provider
 from locomo_exp.judge.retry import (
     RetryPolicy,
     claim_poll_delay,
@@ -256,7 +257,8 @@ class JudgePool:
         if self.stopped is None:
             self.stopped = JudgeJobStopped(
                 f"cannot connect to the judge API at {self.base_url} ({reason}); check "
-                "judge.base_url (or ANTHROPIC_BASE_URL) and the network"
+                f"judge.base_url (or {get_provider(self.cfg.provider).base_url_env}) and the "
+                "network"
             )
         return True
 
@@ -449,7 +451,7 @@ class JudgePool:
             cached = sum(1 for r in results.values() if r.outcome in STORED_OUTCOMES)
             raise PoolInterrupted(self.interrupted, cached)
         if self.fatal is not None:
-            raise fatal_api_error(self.fatal, self.cfg.model)
+            raise fatal_api_error(self.fatal, self.cfg)
         if self.stopped is not None:
             raise self.stopped
         return results
@@ -479,7 +481,7 @@ class JudgePool:
                 await self._sleep(claim_poll_delay(looks))
                 looks += 1
         if self.fatal is not None:
-            raise fatal_api_error(self.fatal, self.cfg.model)
+            raise fatal_api_error(self.fatal, self.cfg)
         if self.stopped is not None:
             raise self.stopped
         return result

@@ -3,35 +3,15 @@
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import AsyncIterator
 
 from locomo_exp.config import JudgeConfig
 from locomo_exp.judge.aggregate import JudgeResult
 from locomo_exp.judge.cache import JudgeCache
 from locomo_exp.judge.calls import CallSpec
-from locomo_exp.judge.client import AnthropicJudgeClient, JudgeClient
-from locomo_exp.judge.errors import JudgeError
-from locomo_exp.judge.preflight import API_KEY_ENV
+from locomo_exp.judge.messages import JudgeClient
+from locomo_exp.judge.providers import make_client
 from locomo_exp.judge.runner import JudgePool
-
-
-def make_client(cfg: JudgeConfig) -> AnthropicJudgeClient:
-    """Build the SDK-backed client from the config and ``ANTHROPIC_API_KEY``.
-
-    Raises:
-        JudgeError: if ``ANTHROPIC_API_KEY`` is not set.
-    """
-    api_key = os.environ.get(API_KEY_ENV)
-    if not api_key:
-        raise JudgeError(f"{API_KEY_ENV} is not set; export your Anthropic API key")
-    return AnthropicJudgeClient(
-        api_key=api_key,
-        temperature=cfg.temperature,
-        base_url=cfg.base_url,
-        timeout_s=cfg.timeout_s,
-        create_batch_timeout_s=cfg.batch.create_timeout_s,
-    )
 
 
 @contextlib.asynccontextmanager
@@ -48,7 +28,8 @@ async def judge_client(
         The client to use.
 
     Raises:
-        JudgeError: no client given and ``ANTHROPIC_API_KEY`` is not set.
+        JudgeError: no client given, and the provider's SDK is missing or its key's
+            environment variable is not set (:func:`~locomo_exp.judge.providers.make_client`).
     """
     if client is not None:
         yield client

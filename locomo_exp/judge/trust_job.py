@@ -23,10 +23,11 @@ from omegaconf.errors import OmegaConfBaseException
 
 from locomo_exp.config import JudgeAuditConfig, JudgeConfig
 from locomo_exp.judge.aggregate import JudgeRunResult
-from locomo_exp.judge.client import JudgeClient
 from locomo_exp.judge.errors import JudgeError
+from locomo_exp.judge.messages import JudgeClient
 from locomo_exp.judge.models import model_price
 from locomo_exp.judge.preflight import judged_records
+from locomo_exp.judge.providers import AUTO_KEY_ENV
 from locomo_exp.records import QARecord
 from locomo_exp.stats.correction import CorrectedJ, corrected_j
 from locomo_exp.trust.audit import (
@@ -136,6 +137,9 @@ def panel_preset_config(base: JudgeConfig, preset: str) -> JudgeConfig:
     except OmegaConfBaseException as error:
         raise JudgeError(f"judge.panel: preset {preset!r} cannot be used: {error}") from None
     assert isinstance(cfg, JudgeConfig)
+    if cfg.provider != base.provider:
+        # another provider's endpoint and key: its own defaults (e.g. OPENAI_BASE_URL)
+        cfg = replace(cfg, base_url=None, api_key_env=AUTO_KEY_ENV)
     # same temperature as the run's judge, unless the preset's model takes none
     temperature = base.temperature if cfg.model_info.temperature else cfg.temperature
     return replace(cfg, temperature=temperature, audit=JudgeAuditConfig(n=0), labels=None, panel=[])

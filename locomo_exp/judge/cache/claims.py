@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from locomo_exp.judge.cache.store import HOSTNAME, CacheKey, JudgeCache
-from locomo_exp.judge.client import JudgeReply
+from locomo_exp.judge.messages import JudgeReply
 
 logger = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from locomo_exp.judge.cache.store import HOSTNAME, Immediate, JudgeCache, in_clause_chunks
-from locomo_exp.judge.client import BatchItemResult
+from locomo_exp.judge.messages import BatchItemResult
 
 SUBMITTING = "submitting"
 """Ledger status: the create call is (or was, before a crash) on its way."""

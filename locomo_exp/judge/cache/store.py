@@ -30,8 +30,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from locomo_exp.judge.client import JudgeReply
 from locomo_exp.judge.errors import JudgeError
+from locomo_exp.judge.messages import JudgeReply
 
 logger = logging.getLogger(__name__)
 
@@ -132,6 +132,9 @@ class CacheKey:
         run_index: 0-based run number.
         template_sha256: sha256 of the template file (``judge.protocol=template``), else
             ``None`` and left out of the key (keys of other protocols are unchanged).
+        provider: ``judge.provider``; in the key's fields only when not ``anthropic``, so
+            every key made before providers existed is unchanged (an old command hits its
+            old cache).
     """
 
     model: str
@@ -147,10 +150,15 @@ class CacheKey:
     category: int
     run_index: int
     template_sha256: str | None = None
+    provider: str = "anthropic"
 
     def fields_json(self) -> str:
         """Canonical JSON of the key fields (sorted keys, no whitespace)."""
-        extra = {} if self.template_sha256 is None else {"template_sha256": self.template_sha256}
+        extra: dict[str, object] = {}
+        if self.template_sha256 is not None:
+            extra["template_sha256"] = self.template_sha256
+        if self.provider != "anthropic":
+            extra["provider"] = self.provider
         return json.dumps(
             {
                 **extra,

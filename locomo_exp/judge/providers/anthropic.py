@@ -1,6 +1,6 @@
-"""The boundary to the Anthropic Messages API: the only module that imports ``anthropic``.
+"""``judge.provider=anthropic``: the Messages API, the only module that imports ``anthropic``.
 
-The rest of the judge sees the :class:`JudgeClient` protocol and plain dataclasses
+The rest of the judge sees the :class:`~locomo_exp.judge.messages.JudgeClient` protocol
 (:class:`JudgeRequest` in, :class:`JudgeReply` out, :class:`JudgeCallError` on failure).
 
 Temperature (docs/field_notes.md §4): the ``anthropic`` 2.x SDK has no ``temperature`` argument,
@@ -9,7 +9,7 @@ A numeric temperature is therefore sent in the body (``extra_body``) together wi
 header ``anthropic-version: 2023-06-01``; with ``temperature=None`` nothing is added and the
 SDK's default version is kept.
 
-Retries are done by the caller (:mod:`locomo_exp.judge.runner`), so the SDK client is
+Retries are done by the caller (:class:`~locomo_exp.judge.runner.JudgePool`), so the SDK client is
 built with ``max_retries=0`` and each failure is classified once by :func:`classify_error`.
 """
 
@@ -20,7 +20,7 @@ import logging
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anthropic
 
@@ -29,33 +29,24 @@ from locomo_exp.judge.messages import (
     BATCH_COUNT_KINDS,
     BatchItemResult,
     BatchStatus,
-    JudgeBatchClient,
-    JudgeClient,
     JudgeReply,
     JudgeRequest,
-    RateLimitInfo,
     parse_rate_limit_headers,
     parse_retry_after,
 )
 
+if TYPE_CHECKING:
+    from locomo_exp.config import JudgeConfig
+
 logger = logging.getLogger(__name__)
 
 __all__ = [
-    "JudgeRequest",
-    "RateLimitInfo",
-    "parse_rate_limit_headers",
-    "JudgeReply",
-    "JudgeClient",
-    "BATCH_COUNT_KINDS",
-    "BatchStatus",
-    "BatchItemResult",
-    "JudgeBatchClient",
-    "parse_retry_after",
     "AnthropicJudgeClient",
     "api_version_for",
     "build_batch_request",
     "build_request_kwargs",
     "classify_error",
+    "make_client",
     "reply_from_message",
 ]
 
@@ -345,6 +336,10 @@ class AnthropicJudgeClient:
         reply = reply_from_message(message)
         return replace(reply, rate_limit=parse_rate_limit_headers(raw.headers))
 
+    def batch_entry(self, custom_id: str, request: JudgeRequest) -> dict[str, Any]:
+        """One entry of a Message Batch (:func:`build_batch_request`)."""
+        return build_batch_request(custom_id, request)
+
     async def create_batch(self, requests: list[dict[str, Any]]) -> BatchStatus:
         """Create one Message Batch; see :class:`JudgeBatchClient`.
 
@@ -398,3 +393,20 @@ class AnthropicJudgeClient:
     async def aclose(self) -> None:
         """Close the underlying HTTP client."""
         await self._client.close()
+
+
+def make_client(cfg: JudgeConfig, *, api_key: str, base_url: str | None) -> AnthropicJudgeClient:
+    """The provider's client for a judge config (:func:`locomo_exp.judge.providers.make_client`).
+
+    Args:
+        cfg: the judge config (temperature, timeouts).
+        api_key: the key, read by the caller from its environment variable; never logged.
+        base_url: a custom endpoint, or ``None`` for the SDK's default.
+    """
+    return AnthropicJudgeClient(
+        api_key=api_key,
+        temperature=cfg.temperature,
+        base_url=base_url,
+        timeout_s=cfg.timeout_s,
+        create_batch_timeout_s=cfg.batch.create_timeout_s,
+    )
