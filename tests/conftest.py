@@ -49,3 +49,4 @@ def typed_config() -> Iterator[Composer]:
 
 
 from fake_anthropic import fake_anthropic  # noqa: E402,F401  (fixture registration)
+from fake_openai import fake_openai  # noqa: E402,F401  (fixture registration)

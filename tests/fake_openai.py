@@ -50,7 +50,6 @@ from fake_anthropic import (  # noqa: E402
     RecordedRequest,
     Reply,
     TokenBucket,
-    error,
 )
 
 FAKE_OPENAI_KEY = "fake-openai-key-for-tests-0000"

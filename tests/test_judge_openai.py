@@ -10,11 +10,9 @@ from pathlib import Path
 
 import pytest
 from fake_anthropic import JudgedItem, text, verdict_responder
-from fake_openai import (  # noqa: F401  (fixture registration)
+from fake_openai import (
     FAKE_OPENAI_KEY,
     FakeOpenAIServer,
-    fake_openai,
-    oa_error,
     oa_rate_limited,
     oa_server_error,
     openai_judge_config,
