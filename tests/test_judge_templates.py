@@ -287,3 +287,36 @@ def test_yes_and_no_are_words_not_booleans(tmp_path: Path) -> None:
     template = load_template(_write(tmp_path, YES_NO.replace("{yes: 100}", "{yes: 100, no: 0, on: 50}")))
     assert template.rule.contains == (("yes", 100.0), ("no", 0.0), ("on", 50.0))
     assert json.dumps(template.fixed) == '{"temperature": 0.0, "max_tokens": 10}'
+
+
+def test_templates_named_on_the_command_line_are_checked_before_hydra(tmp_path: Path, capsys) -> None:
+    from locomo_exp.cli import check_command_line
+
+    good = _write(tmp_path, YES_NO, "good.yaml")
+    bad = _write(tmp_path, "name: x\nversion: 1\nuser: '{q} {gold_answer} {predicted_answer}'\ncontains: {yes: 1}\n", "bad.yaml")
+    check_command_line([f"judge.template={good}", "judge.protocol=template"])
+    with pytest.raises(SystemExit) as raised:
+        check_command_line(["-m", f"judge.template={good},{bad}"])
+    assert raised.value.code == 1
+    err = capsys.readouterr().err.strip()
+    assert err == f"error: judge.template={bad}: user: unmapped placeholder {{q}}; use one of " + (
+        "{question}, {gold_answer}, {predicted_answer}, {category}, {category_name}, map it in "
+        "fields: (q: predicted_answer), or write literal braces as {{ }}"
+    )
+
+
+def test_the_templates_settings_apply_unless_the_command_line_sets_them(tmp_path: Path) -> None:
+    from omegaconf import OmegaConf
+
+    from locomo_exp.judge.templates.settings import apply_template_settings
+
+    path = _write(tmp_path, YES_NO)
+    cfg = OmegaConf.create({"judge": {"protocol": "template", "template": str(path),
+                                      "model": "claude-sonnet-4-6", "temperature": 0.5, "max_tokens": 256}})  # fmt: skip
+    assert apply_template_settings(cfg, ["judge.temperature=0.3"]) == {"max_tokens": 10}
+    assert (cfg.judge.temperature, cfg.judge.max_tokens) == (0.5, 10)  # temperature left as composed
+    fixed_model = _write(tmp_path, YES_NO + "model: gpt-4o-2024-08-06\n", "m.yaml")
+    cfg.judge.template = str(fixed_model)
+    with pytest.raises(TemplateError, match="fixes model gpt-4o-2024-08-06, the judge is claude-sonnet-4-6; add judge"):
+        apply_template_settings(cfg, [])
+    assert apply_template_settings(cfg, ["judge=sonnet-4-6"]) == {"temperature": 0.0, "max_tokens": 10}
