@@ -320,3 +320,20 @@ def test_the_templates_settings_apply_unless_the_command_line_sets_them(tmp_path
     with pytest.raises(TemplateError, match="fixes model gpt-4o-2024-08-06, the judge is claude-sonnet-4-6; add judge"):
         apply_template_settings(cfg, [])
     assert apply_template_settings(cfg, ["judge=sonnet-4-6"]) == {"temperature": 0.0, "max_tokens": 10}
+
+
+def test_the_shipped_examples_load_by_name_with_the_harnesses_settings() -> None:
+    from locomo_exp.judge.templates.schema import shipped_templates
+    from locomo_exp.longmemeval import ABSTENTION_KIND, QUESTION_TYPES
+
+    assert shipped_templates() == ["binary-label-own-words", "yes-no-by-kind-own-words"]
+    binary = load_template("binary-label-own-words")
+    assert binary.fixed == {"temperature": 0.0, "model": "gpt-4o-mini-2024-07-18"}
+    assert (binary.response_format, binary.rule.json_key, dict(binary.rule.labels)) == (
+        "json_object", "label", {"CORRECT": 100.0, "WRONG": 0.0})  # fmt: skip
+    yes_no = load_template("yes-no-by-kind-own-words")
+    assert yes_no.fixed == {"temperature": 0.0, "max_tokens": 10, "model": "gpt-4o-2024-08-06"}
+    assert set(yes_no.by_kind) == {*QUESTION_TYPES, ABSTENTION_KIND} and yes_no.user is None
+    assert yes_no.rule.contains == (("yes", 100.0),) and yes_no.rule.otherwise == 0.0
+    with pytest.raises(TemplateError, match="shipped examples: binary-label-own-words, yes-no"):
+        load_template("no-such-template")

@@ -27,6 +27,7 @@ from locomo_exp.judge.errors import JudgeError
 from locomo_exp.judge.messages import JudgeClient
 from locomo_exp.judge.models import model_price
 from locomo_exp.judge.preflight import judged_records
+from locomo_exp.judge.protocols import protocol_spec
 from locomo_exp.judge.providers import AUTO_KEY_ENV
 from locomo_exp.records import QARecord
 from locomo_exp.stats.correction import CorrectedJ, corrected_j
@@ -446,7 +447,8 @@ def run_trust(
             panel_cost = _add_costs(panel_cost, result.summary.get("estimated_cost_usd"))
         panel = judge_panel(
             per_model,
-            protocol=cfg.protocol if cfg.protocol in ("binary", "rubric") else "rubric",
+            # alpha's level: nominal for labels (binary, a template's labels), else interval
+            protocol="binary" if protocol_spec(cfg).krippendorff_level == "nominal" else "rubric",
             threshold=THRESHOLD,
             question_ids=[r.question_id for r in judged],
         )

@@ -25,7 +25,11 @@ from locomo_exp.judge.protocols.base import (
     Verdict,
     escape_untrusted,
 )
-from locomo_exp.judge.templates.schema import JudgeTemplate, load_template
+from locomo_exp.judge.templates.schema import (
+    JudgeTemplate,
+    load_template,
+    resolve_template_path,
+)
 
 if TYPE_CHECKING:
     from locomo_exp.records import QARecord
@@ -153,7 +157,7 @@ def load_template_protocol(path: str | Path) -> TemplateProtocol:
     Raises:
         TemplateError: one line naming the file and the problem.
     """
-    file = Path(path).expanduser()
+    file = resolve_template_path(path)
     try:
         stat = file.stat()
         key: tuple[str, int, int] | None = (str(file.resolve()), stat.st_mtime_ns, stat.st_size)

@@ -60,6 +60,28 @@ KNOWN_KEYS = (
 """Every key a template file may have."""
 
 
+SHIPPED_DIR = Path(__file__).resolve().parents[2] / "conf" / "templates"
+"""Example templates shipped with the package, in the project's own words."""
+
+
+def shipped_templates() -> list[str]:
+    """Names of the shipped example templates (``judge.template=<name>``), sorted."""
+    return sorted(p.stem for p in SHIPPED_DIR.glob("*.yaml"))
+
+
+def resolve_template_path(value: str | Path) -> Path:
+    """The file ``judge.template`` names: a path, or the name of a shipped example.
+
+    A value that is not an existing file and has no directory part or suffix is looked up
+    as ``locomo_exp/conf/templates/<name>.yaml``.
+    """
+    path = Path(value).expanduser()
+    if path.exists() or path.parent != Path(".") or path.suffix:
+        return path
+    shipped = SHIPPED_DIR / f"{path.name}.yaml"
+    return shipped if shipped.is_file() else path
+
+
 class TemplateError(ValueError):
     """A template file that cannot be used: one line naming the file and the key."""
 
@@ -350,7 +372,8 @@ def load_template(path: str | Path) -> JudgeTemplate:
     """Read and validate a template file.
 
     Args:
-        path: the YAML file (``judge.template``).
+        path: the YAML file (``judge.template``), or the name of a shipped example
+            (:func:`resolve_template_path`).
 
     Returns:
         The :class:`JudgeTemplate` (``sha256`` of the file's bytes).
@@ -359,11 +382,14 @@ def load_template(path: str | Path) -> JudgeTemplate:
         TemplateError: one line naming the file and the problem (missing, not YAML,
             unknown key, unmapped placeholder, no verdict rule, ...).
     """
-    file = Path(path)
+    file = resolve_template_path(path)
     try:
         data = file.read_bytes()
     except OSError as exc:
-        raise _fail(file, f"cannot be read ({exc.strerror or exc})") from None
+        shipped = ", ".join(shipped_templates()) or "none"
+        raise _fail(
+            file, f"cannot be read ({exc.strerror or exc}); shipped examples: {shipped}"
+        ) from None
     try:
         raw = yaml.load(data.decode("utf-8"), Loader=_Loader)  # noqa: S506 - a SafeLoader
     except UnicodeDecodeError:

@@ -90,10 +90,15 @@ def apply_template_settings(cfg: DictConfig, overrides: list[str]) -> dict[str, 
     chosen = str(judge.get("model") or "")
     if model and not _same_model(model, chosen) and not {"judge", "judge.model"} & explicit:
         presets = presets_for_model(model)
-        hint = f"judge={presets[0]}" if presets else f"judge.model={model}"
+        hint = (
+            f"judge={presets[0]}"
+            if presets
+            else f"judge.model={model} with a judge preset whose API serves it"
+        )
         raise TemplateError(
             f"judge.template={template.path}: the template fixes model {model}, the judge is "
-            f"{chosen}; add {hint} (or judge.model=... to judge with another model on purpose)"
+            f"{chosen}; add {hint}, or name a judge explicitly (judge=<preset> or "
+            "judge.model=<id>) to judge with another model on purpose"
         )
     with open_dict(judge):
         for key, value in applied.items():
