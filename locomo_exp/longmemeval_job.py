@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import logging
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from omegaconf import OmegaConf
 
 from locomo_exp import __version__, tracking
 from locomo_exp import longmemeval as lme
-from locomo_exp.config import DataFormat, ExperimentConfig
+from locomo_exp.config import DataFormat, ExperimentConfig, JudgeConfig
 from locomo_exp.data.input_file import DataValidationError, check_regular_file, read_results_file
 from locomo_exp.data.lme_answers import (
     LmeItem,
@@ -32,15 +32,19 @@ from locomo_exp.data.lme_answers import (
 )
 from locomo_exp.data.lme_reference import LmeReference, read_lme_reference
 from locomo_exp.data.several import expand_paths
+from locomo_exp.judge.aggregate import JudgeRunResult
+from locomo_exp.judge.protocols import get_protocol
 from locomo_exp.outputs import (
     atomic_write_jsonl,
     atomic_write_text,
     check_writable,
     prepare_output_dir,
 )
+from locomo_exp.records import QARecord
 from locomo_exp.report.lme import render_lme_report
 from locomo_exp.report.lme_baselines import LME_BASELINES
 from locomo_exp.scoring.lme import METRIC_VERSION, lme_accuracies
+from locomo_exp.stats.agreement import binary_agreement
 from locomo_exp.tracking import lme as lme_tracking
 
 log = logging.getLogger(__name__)
@@ -135,11 +139,77 @@ def _verdicts(items: list[LmeItem], source: str) -> list[tuple[str, str, bool | 
     ]
 
 
-def score_rows(matched: LmeMatched) -> list[dict[str, Any]]:
+ACCEPT_AT = 50.0
+"""A question's mean verdict (0-100) at or above which it counts as correct (yes = 100)."""
+
+
+def judge_records(matched: LmeMatched) -> list[QARecord]:
+    """The judge engine's records: the kind of each question is carried as its category code.
+
+    Args:
+        matched: answer rows matched to the dataset.
+
+    Returns:
+        One :class:`~locomo_exp.records.QARecord` per answered question, ``category`` =
+        :data:`locomo_exp.longmemeval.KIND_CODES` of its kind (``abstention`` for ``_abs``).
+    """
+    return [
+        QARecord(
+            question_id=item.question.question_id,
+            question=item.question.question,
+            ground_truth=item.question.gold_text,
+            prediction=item.answer.hypothesis,
+            category=lme.KIND_CODES[item.question.kind],
+            position=index,
+        )
+        for index, item in enumerate(matched.items)
+    ]
+
+
+def lme_judge_config(judge: JudgeConfig) -> JudgeConfig:
+    """The judge settings of a LongMemEval run: every kind code judged.
+
+    Raises:
+        ValueError: when ``judge.protocol`` is not a protocol that judges LongMemEval's kinds
+            (one line, naming the fix).
+    """
+    spec = get_protocol(judge.protocol)
+    if dict(getattr(spec, "kinds", {}) or {}) != lme.KIND_OF_CODE:
+        raise ValueError(
+            f"judge.protocol={judge.protocol} judges LoCoMo's categories; LongMemEval answers "
+            "are judged with judge.protocol=longmemeval (benchmark=longmemeval sets it, with "
+            "temperature 0 and max_tokens 10)"
+        )
+    return replace(judge, categories=sorted(lme.KIND_OF_CODE))
+
+
+def judge_verdicts(result: JudgeRunResult, matched: LmeMatched) -> dict[str, bool | None]:
+    """Question id -> correct (mean verdict >= :data:`ACCEPT_AT`), ``None`` when unscored."""
+    out: dict[str, bool | None] = {}
+    for item in matched.items:
+        agg = result.per_question.get(item.question.question_id)
+        mean = agg.mean_score if agg is not None else None
+        out[item.question.question_id] = None if mean is None else mean >= ACCEPT_AT
+    return out
+
+
+def judge_section(result: JudgeRunResult) -> dict[str, Any]:
+    """What ``summary.json`` keeps of the judge run (settings, counts, tokens, cost)."""
+    keep = (
+        "protocol", "prompt_version", "parser_version", "model", "temperature", "max_tokens",
+        "runs", "api_version", "counts", "tokens", "estimated_cost_usd", "mode",
+    )
+    return {k: result.summary[k] for k in keep if k in result.summary}
+
+
+def score_rows(
+    matched: LmeMatched, judge: JudgeRunResult | None = None
+) -> list[dict[str, Any]]:
     """One row per scored question, as written to ``scores.jsonl``.
 
     Args:
         matched: answer rows matched to the dataset.
+        judge: this project's judge run, when it ran (adds ``j_mean``, ``j_runs``...).
 
     Returns:
         Rows ``{question_id, question_type, abstention, judge_kind, question, answer,
@@ -160,6 +230,8 @@ def score_rows(matched: LmeMatched) -> list[dict[str, Any]]:
         if a.label is not None:
             row["stored_label"] = a.label
             row["stored_label_model"] = a.label_model
+        if judge is not None:
+            row.update(judge.question_json(q.question_id))
         rows.append(row)
     return rows
 
@@ -174,6 +246,8 @@ def build_lme_summary(
     null_hypotheses: int,
     stored_models: list[str],
     seed: int,
+    judged: tuple[dict[str, bool | None], dict[str, Any]] | None = None,
+    judge_status: str | None = None,
 ) -> dict[str, Any]:
     """The ``summary.json`` content of a LongMemEval run (numbers and words only).
 
@@ -186,6 +260,9 @@ def build_lme_summary(
         null_hypotheses: rows whose hypothesis was null.
         stored_models: judge models of the stored verdicts (empty: none stored).
         seed: seed of the task average's bootstrap interval.
+        judged: this project's verdicts (question id -> correct or ``None``) and the judge
+            section (:func:`judge_section`), when the judge ran.
+        judge_status: the judge's status text when it was asked for.
 
     Returns:
         ``{"benchmark", "input", "versions", "status", "stored", "headline"}``: ``stored`` and
@@ -199,6 +276,23 @@ def build_lme_summary(
             "judge_model": ", ".join(stored_models),
             "figures": figures,
         }
+    judge = None
+    if judged is not None:
+        verdicts, section = judged
+        judge = {
+            "source": "judge",
+            "judge_model": f"{section.get('model')}, protocol {section.get('protocol')}",
+            "figures": lme_accuracies(
+                [(i.question.question_id, i.question.question_type,
+                  verdicts.get(i.question.question_id)) for i in matched.items],
+                seed=seed,
+            ).to_json(),
+            "settings": section,
+            "agreement_with_stored": _agreement(matched, verdicts) if stored else None,
+        }
+    status = {"j": "ok (stored verdicts)" if stored else "not measured: no stored verdicts"}
+    if judge_status is not None:
+        status["judge"] = judge_status
     return {
         "benchmark": lme.NAME,
         "input": {
@@ -216,11 +310,10 @@ def build_lme_summary(
             "skipped_examples": matched.skipped_ids[:5],
         },
         "versions": {"metrics": METRIC_VERSION, "lexical": "off (not in LongMemEval's protocol)"},
-        "status": {
-            "j": "ok (stored verdicts)" if stored else "not measured: no stored verdicts",
-        },
+        "status": status,
         "stored": stored,
-        "headline": stored,
+        "judge": judge,
+        "headline": judge or stored,
     }
 
 
@@ -237,6 +330,10 @@ def build_lme_card(summary: dict[str, Any]) -> dict[str, Any]:
         ),
         "metric_version": summary["versions"]["metrics"],
         "lexical": "off",
+        "judge": {
+            k: (summary.get("judge") or {}).get("settings", {}).get(k)
+            for k in ("model", "protocol", "prompt_version", "temperature", "max_tokens", "runs")
+        } if summary.get("judge") else None,
     }
 
 
@@ -256,6 +353,68 @@ def _write(
         atomic_write_text(output_dir / name, text)
         paths.append(output_dir / name)
     return paths
+
+
+def _agreement(matched: LmeMatched, verdicts: dict[str, bool | None]) -> dict[str, Any] | None:
+    """This judge's verdicts against the file's stored ones (Cohen's kappa, Wilson agreement)."""
+    pairs = [
+        (bool(i.answer.label), verdict)
+        for i in matched.items
+        if i.answer.label is not None
+        and (verdict := verdicts.get(i.question.question_id)) is not None
+    ]
+    if not pairs:
+        return None
+    found = binary_agreement([p[0] for p in pairs], [p[1] for p in pairs])
+    return {
+        "n": found.n,
+        "agreement": found.agreement.rate,
+        "agreement_ci": [found.agreement.ci_low, found.agreement.ci_high],
+        "kappa": found.kappa,
+        "stored_yes_judge_no": found.fn,
+        "stored_no_judge_yes": found.fp,
+    }
+
+
+RUNNING = "running: not finished (the job stopped before the judge ended)"
+
+
+def _run_judge(
+    cfg: ExperimentConfig,
+    judge_cfg: JudgeConfig,
+    matched: LmeMatched,
+    common: dict[str, Any],
+    start_dir: Path,
+    output_dir: Path,
+) -> tuple[JudgeRunResult, dict[str, Any]]:
+    """Judge every answered question; on failure record the status in the outputs and raise."""
+    from locomo_exp.judge import run_judge
+
+    records = judge_records(matched)
+    try:
+        result = run_judge(
+            records, judge_cfg, start_dir=start_dir, category_names=dict(lme.KIND_OF_CODE)
+        )
+    except BaseException as error:  # the outputs say the judge did not finish
+        status = f"failed: {str(error).strip() or type(error).__name__}"
+        if isinstance(error, KeyboardInterrupt):
+            status = "interrupted"
+        try:
+            _write(output_dir, cfg, build_lme_summary(**common, judge_status=status),
+                   score_rows(matched))
+        except Exception:  # never hide the judge's own error
+            log.exception("could not record the judge status in %s", output_dir)
+        raise
+    section = judge_section(result)
+    if result.dry_run_estimate is not None:
+        summary = build_lme_summary(**common, judge_status="dry run: nothing judged")
+        summary["judge_dry_run"] = result.dry_run_estimate
+        return result, summary
+    status = result.finished_status(judge_cfg.max_error_rate)
+    summary = build_lme_summary(
+        **common, judged=(judge_verdicts(result, matched), section), judge_status=status
+    )
+    return result, summary
 
 
 def run_longmemeval(
@@ -286,7 +445,6 @@ def run_longmemeval(
     start_dir = (start_dir or Path.cwd()).resolve()
     output_dir = Path(output_dir).resolve()
     check_writable(output_dir)
-    prepare_output_dir(output_dir, cfg.overwrite)
     path = _data_file(cfg, start_dir)
     if path is None:
         raise ValueError("benchmark=longmemeval scores one answer file: give one data.path")
@@ -300,20 +458,25 @@ def run_longmemeval(
             "scored without a judge: add scorer=judge benchmark=longmemeval (e.g. judge=gpt-4o, "
             "LongMemEval's judge)"
         )
+    judge_cfg = lme_judge_config(cfg.judge) if cfg.scorer.uses_judge else None
+    if judge_cfg is not None:
+        from locomo_exp.judge import preflight_judge
+
+        preflight_judge(judge_cfg, [], start_dir=start_dir)  # settings, key: before any reading
     reference_path = expand_paths(cfg.data.reference, start_dir)[0]
     reference = read_lme_reference(reference_path)
     matched = match_reference(answers, reference)
-    summary = build_lme_summary(
-        answers_path=answers.path,
-        answers_sha256=answers.sha256,
-        reference=reference,
-        matched=matched,
-        n_rows=len(answers.rows),
-        null_hypotheses=len(answers.missing_hypotheses),
-        stored_models=answers.label_models or (["unnamed"] if answers.labelled else []),
-        seed=cfg.report.seed,
-    )
-    rows = score_rows(matched)
+    prepare_output_dir(output_dir, cfg.overwrite)  # an old run is removed only for valid input
+    common: dict[str, Any] = {
+        "answers_path": answers.path,
+        "answers_sha256": answers.sha256,
+        "reference": reference,
+        "matched": matched,
+        "n_rows": len(answers.rows),
+        "null_hypotheses": len(answers.missing_hypotheses),
+        "stored_models": answers.label_models or (["unnamed"] if answers.labelled else []),
+        "seed": cfg.report.seed,
+    }
     tracking_uri = None
     run_context: Any = nullcontext()
     if cfg.tracking.enabled:
@@ -327,12 +490,21 @@ def run_longmemeval(
             log_file=output_dir / "locomo_exp.log",
         )
     with run_context as run:
-        files = _write(output_dir, cfg, summary, rows)
+        summary = build_lme_summary(**common, judge_status=RUNNING if judge_cfg else None)
+        files = _write(output_dir, cfg, summary, score_rows(matched))  # stored J first
+        judge_result = None
+        if judge_cfg is not None:
+            judge_result, summary = _run_judge(cfg, judge_cfg, matched, common, start_dir,
+                                               output_dir)
+            files = _write(output_dir, cfg, summary, score_rows(matched, judge_result))
         metrics = lme_tracking.run_metrics(summary)
         if run is not None:
             tracking.log_params(lme_tracking.run_params(summary))
             tracking.log_metrics(metrics)
             tracking.log_artifacts(files)
+        judge_status = str(summary["status"].get("judge", "ok"))
+        if judge_status.startswith("failed"):
+            raise ValueError(f"judge {judge_status}; outputs are in {output_dir}")
     return LmeRunResult(
         output_dir=output_dir,
         summary=summary,

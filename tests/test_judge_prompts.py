@@ -86,5 +86,5 @@ def test_binary_prompt_is_generous_about_date_formats() -> None:
 
 
 def test_unknown_protocol_lists_available_ones() -> None:
-    with pytest.raises(ValueError, match="unknown judge protocol .likert.. Available: binary, rubric"):
+    with pytest.raises(ValueError, match="unknown judge protocol .likert.. Available: binary, longmemeval, rubric"):
         get_protocol("likert")

@@ -34,6 +34,16 @@ API_KEY_ENV = "ANTHROPIC_API_KEY"
 """Where the default provider's key is read from (``judge.api_key_env`` may name another)."""
 
 
+def _protocol_kinds(protocol: str) -> dict[int, str]:
+    """Kind code -> kind of a protocol that judges its own kinds; ``{}`` for LoCoMo's."""
+    try:
+        spec = get_protocol(protocol)
+    except ValueError:
+        return {}
+    kinds = getattr(spec, "kinds", None)
+    return dict(kinds) if kinds else {}
+
+
 def judged_records(records: list[QARecord], cfg: JudgeConfig) -> list[QARecord]:
     """The records whose category is in ``judge.categories``, in input order."""
     wanted = {int(c) for c in cfg.categories}
@@ -131,8 +141,15 @@ def check_config(cfg: JudgeConfig) -> None:
         )
     if cfg.runs < 1:
         problems.append(f"judge.runs={cfg.runs} must be at least 1")
-    unknown_categories = sorted({int(c) for c in cfg.categories} - set(CATEGORY_IDS))
-    if unknown_categories or not cfg.categories:
+    kinds = _protocol_kinds(cfg.protocol)  # a protocol judging its own kinds (longmemeval)
+    if kinds and sorted(int(c) for c in cfg.categories) != sorted(kinds):
+        problems.append(
+            f"judge.protocol={cfg.protocol} judges LongMemEval answers (rows of {{question_id, "
+            "hypothesis}) by kind of question, not LoCoMo's categories; for a LoCoMo file use "
+            "judge.protocol=rubric or binary"
+        )
+    unknown_categories = sorted({int(c) for c in cfg.categories} - set(kinds or CATEGORY_IDS))
+    if not kinds and (unknown_categories or not cfg.categories):
         problems.append(
             f"judge.categories={list(cfg.categories)} must be a non-empty list of LoCoMo "
             "categories 1-5"

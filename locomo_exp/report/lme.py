@@ -82,6 +82,15 @@ def _card_lines(card: Mapping[str, Any]) -> list[str]:
         f"- answers: `{card['input']['path']}`, sha256 `{card['input']['sha256']}`",
         f"- verdicts: {card['verdicts']}",
         f"- metrics: {card['metric_version']}; lexical F1: {card['lexical']}",
+    ]
+    judge = card.get("judge")
+    if judge:
+        lines.append(
+            f"- judge: {judge['model']}, protocol {judge['protocol']} ({judge['prompt_version']}),"
+            f" temperature {judge['temperature']}, max_tokens {judge['max_tokens']}, "
+            f"{judge['runs']} run(s)"
+        )
+    lines += [
         f"- tool: locomo_exp {card['tool_version']}",
     ]
     return lines
@@ -146,6 +155,18 @@ def render_lme_report(
             figures_table(stored["figures"]),
             "",
         ]
+        agreement = headline.get("agreement_with_stored")
+        if agreement:
+            kappa = agreement["kappa"]
+            out += [
+                f"This judge agrees with the stored verdicts on {_pct(agreement['agreement'])}% "
+                f"of {agreement['n']} questions (95% interval "
+                f"{_pct(agreement['agreement_ci'][0])}–{_pct(agreement['agreement_ci'][1])}), "
+                f"Cohen's κ {'n/a' if kappa is None else f'{kappa:.3f}'}; stored yes / judge "
+                f"no: {agreement['stored_yes_judge_no']}, stored no / judge yes: "
+                f"{agreement['stored_no_judge_yes']}.",
+                "",
+            ]
     if baselines:
         out += [
             "## Published LongMemEval figures",

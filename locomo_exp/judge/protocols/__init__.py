@@ -1,8 +1,8 @@
 """Judge protocols: one :class:`ProtocolSpec` per protocol, looked up by name.
 
-``rubric`` (0-100 score, the default) and ``binary`` (CORRECT/WRONG as 100/0, the Mem0
-harness's protocol) are fixed; ``template`` is built from the user's file
-(``judge.template``, :mod:`.template`): :func:`protocol_spec` resolves a judge config to its
+``rubric`` (0-100 score, the default), ``binary`` (CORRECT/WRONG as 100/0, the Mem0
+harness's protocol) and ``longmemeval`` (yes/no by kind of LongMemEval question) are
+fixed; ``template`` is built from the user's file (``judge.template``, :mod:`.template`): :func:`protocol_spec` resolves a judge config to its
 spec. Adding a protocol = one module here defining its spec + one entry in
 :data:`PROTOCOLS`; every list of protocol names is derived from that table.
 """
@@ -20,13 +20,14 @@ from locomo_exp.judge.protocols.base import (
     escape_untrusted,
 )
 from locomo_exp.judge.protocols.binary import BINARY
+from locomo_exp.judge.protocols.longmemeval import LONGMEMEVAL
 from locomo_exp.judge.protocols.rubric import RUBRIC
 from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL, load_template_protocol
 
 if TYPE_CHECKING:
     from locomo_exp.config import JudgeConfig
 
-PROTOCOLS: dict[str, ProtocolSpec] = {spec.name: spec for spec in (RUBRIC, BINARY)}
+PROTOCOLS: dict[str, ProtocolSpec] = {spec.name: spec for spec in (RUBRIC, BINARY, LONGMEMEVAL)}
 """Every judge protocol, by name."""
 
 
@@ -46,7 +47,7 @@ def get_protocol(protocol: object) -> ProtocolSpec:
         The protocol's :class:`ProtocolSpec`.
 
     Raises:
-        ValueError: ``unknown judge protocol 'x'. Available: binary, rubric, template``;
+        ValueError: ``unknown judge protocol 'x'. Available: binary, longmemeval, rubric, template``;
             for ``template`` (its spec comes from a file: :func:`protocol_spec`).
     """
     if isinstance(protocol, ProtocolSpec):

@@ -1,0 +1,193 @@
+"""The ``longmemeval`` protocol: a yes/no verdict by kind of LongMemEval question.
+
+LongMemEval's own judge (``src/evaluation/evaluate_qa.py``; docs/field_notes.md §11) asks a
+yes/no question whose criterion depends on the kind of question, at temperature 0 with
+``max_tokens`` 10, and counts a reply as correct when ``"yes"`` occurs in it, lower-cased. This
+protocol keeps that design -- the kinds, the criteria, the reply and the verdict rule -- in this
+project's own words (no sentence of the authors' prompts; a user who needs byte-exact parity
+brings a copy of them through ``judge.protocol=template`` with ``by_kind:``). Criteria:
+
+* single-session (user, assistant) and multi-session: the response gives the answer, an
+  equivalent, or every intermediate step to it; part of it is not enough;
+* temporal reasoning: the same, and a count of days, weeks or months may be off by one;
+* knowledge update: the updated answer counts even when the old one is mentioned too;
+* preference: the gold answer is a rubric of the user's preference; the response must use
+  the user's information correctly, not meet the rubric point by point;
+* abstention (``_abs`` ids, whatever their type): the response must say the question cannot
+  be answered from what it knows.
+
+The judge engine carries the kind as the record's category code
+(:data:`locomo_exp.longmemeval.KIND_CODES`, 1-7).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from locomo_exp import longmemeval as lme
+from locomo_exp.judge.protocols.base import DATA_RULES, ProtocolSpec, Reading, Verdict
+
+PROMPT_VERSION = "longmemeval-v1"
+"""Version of the ``longmemeval`` prompts and verdict rule."""
+
+SYSTEM_PROMPT = (
+    "You check answers of a chat assistant that remembers past conversations with its user. "
+    "You are shown a question the user asked, the reference answer (or, for some questions, "
+    "a rubric or an explanation) and the assistant's response, but not the conversations.\n\n"
+    f"{DATA_RULES}\n\n"
+    "Reply with the single word yes or no."
+)
+
+_STEPS = (
+    "Say yes if the response gives the reference answer, something equivalent to it, or "
+    "every intermediate step needed to reach it. Say no if it gives only part of the answer "
+    "or only some of the steps, or if it contradicts the reference."
+)
+
+CRITERIA: dict[str, str] = {
+    "single-session-user": _STEPS,
+    "single-session-assistant": _STEPS,
+    "multi-session": _STEPS,
+    "temporal-reasoning": (
+        _STEPS + " For a number of days, weeks or months, a response that is off by one from "
+        "the reference (for example 19 days where the reference says 18) still counts as yes."
+    ),
+    "knowledge-update": (
+        "The reference is the user's most recent information. Say yes if the response gives "
+        "that updated answer, even if it also mentions an earlier, outdated one. Say no if "
+        "it gives only the outdated answer or another one."
+    ),
+    "single-session-preference": (
+        "The reference is a rubric describing what a reply suited to this user's preferences "
+        "would do. Say yes if the response draws on the user's own information and "
+        "preferences correctly, in the spirit of the rubric; it does not have to satisfy every "
+        "point of the rubric. Say no if it ignores or misuses them."
+    ),
+    lme.ABSTENTION_KIND: (
+        "This question cannot be answered from the user's past conversations; the reference "
+        "explains why. Say yes if the response says it cannot answer, or that the information "
+        "is not available or was never mentioned. Say no if it gives an answer as if it knew."
+    ),
+}
+"""Our wording of each kind's criterion (:data:`locomo_exp.longmemeval.JUDGE_KINDS` keys)."""
+
+REFERENCE_LABEL = {
+    "single-session-preference": "rubric",
+    lme.ABSTENTION_KIND: "explanation",
+}
+
+OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"verdict": {"type": "string", "enum": ["yes", "no"]}},
+    "required": ["verdict"],
+    "additionalProperties": False,
+}
+
+LABEL_SCORES = {"YES": 100.0, "NO": 0.0}
+"""Label -> score (0-100)."""
+
+_SALVAGE_RE = re.compile(r'"verdict"\s*:\s*"(yes|no)"', re.I)
+
+
+def read_verdict(value: Any) -> Reading:
+    """A ``verdict`` value by LongMemEval's rule: ``yes`` in it (lower-cased) is YES, else NO."""
+    if not isinstance(value, str):
+        return None, f"verdict is {value!r}, not text"
+    return contains_yes(value)
+
+
+def contains_yes(text: str) -> Reading:
+    """LongMemEval's verdict rule on a whole reply: ``"yes" in text.lower()`` -> YES (100).
+
+    Any other non-empty reply is NO (0), as in the authors' scorer; an empty reply is not a
+    verdict (the engine retries it).
+    """
+    if not text.strip():
+        return None, "empty reply"
+    label = "YES" if "yes" in text.lower() else "NO"
+    return Verdict(LABEL_SCORES[label], label), ""
+
+
+def _no_plain(text: str) -> tuple[list[Verdict], str]:
+    return [], ""
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def render_prompt(question: str, reference: str | None, response: str, kind: str) -> str:
+    """The user prompt of one question of a given kind.
+
+    Args:
+        question: the question.
+        reference: the gold answer (a rubric for preference questions, an explanation for
+            abstention ones).
+        response: the assistant's answer being judged.
+        kind: one of :data:`locomo_exp.longmemeval.JUDGE_KINDS`.
+
+    Returns:
+        The prompt; the untrusted texts are escaped inside ``<question>``, ``<gold_answer>``
+        and ``<predicted_answer>``.
+    """
+    criterion = CRITERIA[kind]
+    label = REFERENCE_LABEL.get(kind, "reference answer")
+    return (
+        f"Kind of question: {kind}\n"
+        f"Criterion: {criterion}\n\n"
+        f"<question>\n{_escape(question)}\n</question>\n\n"
+        f"The {label} is in <gold_answer>.\n"
+        f"<gold_answer>\n{_escape(reference or '')}\n</gold_answer>\n\n"
+        f"<predicted_answer>\n{_escape(response)}\n</predicted_answer>\n\n"
+        "Does the response meet the criterion? Answer yes or no."
+    )
+
+
+@dataclass(frozen=True)
+class KindProtocol(ProtocolSpec):
+    """A protocol whose prompt depends on a kind carried as the record's category code.
+
+    Attributes:
+        kinds: category code -> kind name; the only codes this protocol judges.
+    """
+
+    kinds: dict[int, str] = field(default_factory=dict)
+
+    def build_prompt(
+        self,
+        question: str,
+        ground_truth: str | None,
+        predicted_answer: str,
+        category: int,
+    ) -> str:
+        """The user prompt for the kind coded by ``category`` (see :func:`render_prompt`).
+
+        Raises:
+            ValueError: for a code that is not one of :attr:`kinds`.
+        """
+        kind = self.kinds.get(category)
+        if kind is None:
+            raise ValueError(f"protocol {self.name}: no kind has code {category}")
+        return render_prompt(question, ground_truth, predicted_answer, kind)
+
+
+LONGMEMEVAL = KindProtocol(
+    name="longmemeval",
+    prompt_version=PROMPT_VERSION,
+    system_prompt=SYSTEM_PROMPT,
+    reply_format="Answer yes or no.",
+    verdict_field="verdict",
+    output_schema=OUTPUT_SCHEMA,
+    krippendorff_level="nominal",
+    read=read_verdict,
+    salvage_pattern=_SALVAGE_RE,
+    plain_verdicts=_no_plain,
+    bare=contains_yes,
+    label_scores=LABEL_SCORES,
+    kinds=dict(lme.KIND_OF_CODE),
+)
+"""The ``longmemeval`` protocol."""
+
+__all__ = ["CRITERIA", "LONGMEMEVAL", "KindProtocol", "contains_yes", "render_prompt"]
