@@ -34,6 +34,7 @@ from locomo_exp.data.lme_reference import LmeReference, read_lme_reference
 from locomo_exp.data.several import expand_paths
 from locomo_exp.judge.aggregate import JudgeRunResult
 from locomo_exp.judge.protocols import get_protocol
+from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL
 from locomo_exp.outputs import (
     atomic_write_jsonl,
     atomic_write_text,
@@ -161,6 +162,7 @@ def judge_records(matched: LmeMatched) -> list[QARecord]:
             prediction=item.answer.hypothesis,
             category=lme.KIND_CODES[item.question.kind],
             position=index,
+            question_type=item.question.question_type,
         )
         for index, item in enumerate(matched.items)
     ]
@@ -173,12 +175,14 @@ def lme_judge_config(judge: JudgeConfig) -> JudgeConfig:
         ValueError: when ``judge.protocol`` is not a protocol that judges LongMemEval's kinds
             (one line, naming the fix).
     """
+    if judge.protocol == TEMPLATE_PROTOCOL:  # the user's copy, one text per kind (by_kind)
+        return replace(judge, categories=sorted(lme.KIND_OF_CODE))
     spec = get_protocol(judge.protocol)
     if dict(getattr(spec, "kinds", {}) or {}) != lme.KIND_OF_CODE:
         raise ValueError(
             f"judge.protocol={judge.protocol} judges LoCoMo's categories; LongMemEval answers "
             "are judged with judge.protocol=longmemeval (benchmark=longmemeval sets it, with "
-            "temperature 0 and max_tokens 10)"
+            "temperature 0 and max_tokens 10), or judge.protocol=template with by_kind texts"
         )
     return replace(judge, categories=sorted(lme.KIND_OF_CODE))
 

@@ -67,6 +67,8 @@ class QARecord:
         references: every gold reference when the file gives a list of golds (scored as the
             best match over them, as SQuAD does); empty means the single ``gold_text``.
         prediction_missing: the file's prediction was ``null``, NaN or infinite (scored 0).
+        question_type: another benchmark's kind of question (LongMemEval's
+            ``question_type``), ``None`` for LoCoMo; a judge template's ``by_kind`` reads it.
     """
 
     question_id: str
@@ -85,6 +87,7 @@ class QARecord:
     references: tuple[str, ...] = ()
     prediction_missing: bool = False
     stored_judgments: tuple[float, ...] = ()
+    question_type: str | None = None
 
     @property
     def gold_references(self) -> tuple[str, ...]:

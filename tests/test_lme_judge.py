@@ -120,3 +120,39 @@ def test_rejudged_hypotheses_replaying_the_stored_labels_give_the_published_figu
         assert "agrees with the stored verdicts on 100.00% of 500" in result.report_path.read_text()
     else:
         assert agreement is None and result.summary["stored"] is None
+
+
+BY_KIND = """\
+name: lme-by-kind-test
+version: "1"
+by_kind:
+{texts}
+fields: {{positional: [question, gold_answer, predicted_answer]}}
+contains: {{yes: 100}}
+otherwise: 0
+escape_untrusted: false
+temperature: 0
+max_tokens: 10
+"""
+
+
+def test_a_by_kind_template_judges_each_kind_with_its_own_text(typed_config, tmp_path, fake_anthropic):
+    need_shared()
+    texts = "\n".join(f'  {kind}: "KIND {kind}. {{}} | {{}} | {{}}"' for kind in lme.JUDGE_KINDS)
+    template = tmp_path / "lme.yaml"
+    template.write_text(BY_KIND.format(texts=texts))
+    fake_anthropic.responder = lambda request: text("yes")
+    cfg = typed_config(
+        "data=file", "tracking=none", "benchmark=longmemeval", "scorer=judge",
+        f"data.path={GPT4O}", f"data.reference={REFERENCE}", "judge.protocol=template",
+        f"judge.template={template}", f"judge.base_url={fake_anthropic.url}", "judge.progress=false",
+    )
+    result = run_longmemeval(cfg, tmp_path / "out", tmp_path)
+    kinds = [r.prompt.split(".")[0] for r in fake_anthropic.messages_requests()]
+    counts = {kind: kinds.count(f"KIND {kind}") for kind in lme.JUDGE_KINDS}
+    assert counts == {
+        "single-session-user": 64, "single-session-assistant": 56,
+        "single-session-preference": 30, "multi-session": 121, "temporal-reasoning": 127,
+        "knowledge-update": 72, "abstention": 30,
+    }
+    assert result.summary["headline"]["figures"]["overall"]["accuracy"] == 1.0

@@ -13,10 +13,12 @@ import os
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from locomo_exp import longmemeval as lme
 from locomo_exp.config import JudgeConfig, JudgeMode
 from locomo_exp.judge.errors import JudgeError
 from locomo_exp.judge.models import accepts_temperature
-from locomo_exp.judge.protocols import protocol_spec
+from locomo_exp.judge.protocols import get_protocol, protocol_spec
+from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL
 from locomo_exp.judge.providers import (
     custom_base_url,
     get_provider,
@@ -148,7 +150,10 @@ def check_config(cfg: JudgeConfig) -> None:
             "hypothesis}) by kind of question, not LoCoMo's categories; for a LoCoMo file use "
             "judge.protocol=rubric or binary"
         )
-    unknown_categories = sorted({int(c) for c in cfg.categories} - set(kinds or CATEGORY_IDS))
+    allowed = set(kinds or CATEGORY_IDS)
+    if cfg.protocol == TEMPLATE_PROTOCOL and sorted(cfg.categories) == sorted(lme.KIND_OF_CODE):
+        allowed = set(lme.KIND_OF_CODE)  # a template judging LongMemEval's kinds (by_kind)
+    unknown_categories = sorted({int(c) for c in cfg.categories} - allowed)
     if not kinds and (unknown_categories or not cfg.categories):
         problems.append(
             f"judge.categories={list(cfg.categories)} must be a non-empty list of LoCoMo "

@@ -2,9 +2,10 @@
 
 ``rubric`` (0-100 score, the default), ``binary`` (CORRECT/WRONG as 100/0, the Mem0
 harness's protocol) and ``longmemeval`` (yes/no by kind of LongMemEval question) are
-fixed; ``template`` is built from the user's file (``judge.template``, :mod:`.template`): :func:`protocol_spec` resolves a judge config to its
-spec. Adding a protocol = one module here defining its spec + one entry in
-:data:`PROTOCOLS`; every list of protocol names is derived from that table.
+fixed; ``template`` is built from the user's file (``judge.template``, :mod:`.template`):
+:func:`protocol_spec` resolves a judge config to its spec. Adding a protocol = one module
+here defining its spec + one entry in :data:`PROTOCOLS`; every list of protocol names is
+derived from that table.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ def get_protocol(protocol: object) -> ProtocolSpec:
         The protocol's :class:`ProtocolSpec`.
 
     Raises:
-        ValueError: ``unknown judge protocol 'x'. Available: binary, longmemeval, rubric, template``;
+        ValueError: ``unknown judge protocol 'x'. Available: binary, longmemeval, rubric,
+            template``;
             for ``template`` (its spec comes from a file: :func:`protocol_spec`).
     """
     if isinstance(protocol, ProtocolSpec):
