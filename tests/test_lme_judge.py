@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from fake_anthropic import judged_item, text
@@ -156,3 +157,28 @@ def test_a_by_kind_template_judges_each_kind_with_its_own_text(typed_config, tmp
         "knowledge-update": 72, "abstention": 30,
     }
     assert result.summary["headline"]["figures"]["overall"]["accuracy"] == 1.0
+
+
+def test_the_authors_judge_model_through_the_openai_provider(typed_config, tmp_path, fake_openai):
+    """judge=gpt-4o (LongMemEval's judge) replaying the gpt-4o file's labels gives its figures."""
+    need_shared()
+    labels = {json.loads(line)["hypothesis"]: json.loads(line)["autoeval_label"]["label"]
+              for line in GPT4O.open()}
+
+    def replay(request):
+        user = next(m["content"] for m in request.body["messages"] if m["role"] == "user")
+        hypothesis = re.search(r"<predicted_answer>\n(.*?)\n</predicted_answer>", user, re.S)
+        answer = hypothesis.group(1).replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+        return text("Yes." if labels[answer] else "No.")
+
+    fake_openai.responder = replay
+    cfg = typed_config(
+        "data=file", "tracking=none", "benchmark=longmemeval", "scorer=judge", "judge=gpt-4o",
+        f"data.path={HYPOTHESES}", f"data.reference={REFERENCE}",
+        f"judge.base_url={fake_openai.base_url}", "judge.progress=false",
+    )
+    result = run_longmemeval(cfg, tmp_path / "out", tmp_path)
+    assert _printed(result.summary["headline"]["figures"]) == GPT4O_FIGURES
+    body = fake_openai.messages_requests()[0].body
+    assert (body["model"], body["temperature"], body["max_tokens"]) == ("gpt-4o-2024-08-06", 0.0, 10)
+    assert "response_format" not in body
