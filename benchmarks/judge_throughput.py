@@ -38,11 +38,12 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from locomo_exp.benchmark.locomo import DEFAULT_CATEGORY_NAMES  # noqa: E402
 from locomo_exp.config import JudgeConfig  # noqa: E402
 from locomo_exp.judge import run_judge  # noqa: E402
 from locomo_exp.judge.calls import build_call_specs  # noqa: E402
 from locomo_exp.judge.providers.anthropic import AnthropicJudgeClient  # noqa: E402
-from locomo_exp.records import DEFAULT_CATEGORY_NAMES, QARecord  # noqa: E402
+from locomo_exp.results import QARecord  # noqa: E402
 
 FAKE_KEY = "fake-key-for-benchmark"
 

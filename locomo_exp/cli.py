@@ -17,7 +17,9 @@ from omegaconf import DictConfig
 from omegaconf.errors import MissingMandatoryValue, OmegaConfBaseException
 
 from locomo_exp import sweep, tracking
+from locomo_exp.benchmark.locomo import CATEGORY_GROUPS, overall_group_for
 from locomo_exp.config import ExperimentConfig, Mode, to_experiment_config
+from locomo_exp.config.checks import UnknownConfigKeyError, keep_typed_text
 from locomo_exp.data import DataValidationError
 from locomo_exp.experiment import ExperimentResult, JudgeErrorRateExceeded, run_experiment
 from locomo_exp.judge import JudgeBatchPending
@@ -26,8 +28,6 @@ from locomo_exp.judge.templates.settings import (
     apply_template_settings,
     command_line_template_problems,
 )
-from locomo_exp.overrides import UnknownConfigKeyError, keep_typed_text
-from locomo_exp.records import CATEGORY_GROUPS, overall_group_for
 from locomo_exp.results import ByCategory, RunSummary
 
 log = logging.getLogger(__name__)
@@ -136,7 +136,7 @@ def check_command_line(argv: list[str]) -> None:
         SystemExit: with status 1 when a key or a group choice (``scorer=f2``) is unknown,
             or an API key is given.
     """
-    from locomo_exp.overrides import unknown_group_options, unknown_override_keys
+    from locomo_exp.config.checks import unknown_group_options, unknown_override_keys
 
     secret = key_overrides(argv)
     if secret:

@@ -16,31 +16,29 @@ from typing import Any, cast
 from omegaconf import OmegaConf
 
 from locomo_exp import __version__, tracking
-from locomo_exp.analysis import analyse
-from locomo_exp.card import build_card
 from locomo_exp.config import ExperimentConfig
 from locomo_exp.data import LoadedResults, LoadedRuns, expand_paths, load_data
 from locomo_exp.data.info import input_info, stored_judge_section
 from locomo_exp.data.input_file import absolute_path, check_regular_file
-from locomo_exp.outputs import (
-    atomic_write_jsonl,
-    atomic_write_text,
-    check_output_dir,
-    check_writable,
-    clear_output_dir,
-)
-from locomo_exp.records import QARecord
 from locomo_exp.report import render_report
+from locomo_exp.report.card import build_card
 from locomo_exp.report.plots import (
     CATEGORY_PLOT,
     J_DISTRIBUTION_PLOT,
     plot_category_scores,
     plot_j_distribution,
 )
-from locomo_exp.results import InputInfo, RunSummary
+from locomo_exp.report.run_dir import (
+    atomic_write_jsonl,
+    atomic_write_text,
+    check_output_dir,
+    check_writable,
+    clear_output_dir,
+)
+from locomo_exp.results import InputInfo, QARecord, RunSummary
 from locomo_exp.scoring import F1_VERSIONS, LEXICAL_SPECS, score_lexical
 from locomo_exp.scoring.runs import runs_section
-from locomo_exp.summary import build_summary
+from locomo_exp.scoring.summary import analyse, build_summary
 
 log = logging.getLogger(__name__)
 
@@ -310,10 +308,10 @@ def run_experiment(
         :class:`ExperimentResult`.
 
     Raises:
-        locomo_exp.outputs.OutputDirInUse: ``output_dir`` already holds a run's
+        locomo_exp.report.run_dir.OutputDirInUse: ``output_dir`` already holds a run's
             ``report.md``/``summary.json``/``scores.jsonl`` and ``cfg.overwrite`` is false
             (with ``overwrite`` those files and the run's plots are removed first).
-        locomo_exp.outputs.OutputDirNotWritable: ``output_dir`` cannot be written.
+        locomo_exp.report.run_dir.OutputDirNotWritable: ``output_dir`` cannot be written.
         locomo_exp.data.DataValidationError: for unreadable or invalid input.
         locomo_exp.judge.JudgeError: for judge config or fatal API errors.
         JudgeErrorRateExceeded: when API errors exceed ``judge.max_error_rate``.
@@ -398,7 +396,7 @@ def run_experiment(
                 cfg.f1.variant.value, cfg.f1.bleu1))
         answer_key = None
         if cfg.data.errata and lexical:  # both keys, per category, with the ceilings
-            from locomo_exp.errata_scoring import score_errata
+            from locomo_exp.scoring.errata import score_errata
 
             answer_key = score_errata(
                 loaded.records, resolve_path(cfg.data.errata, start_dir), with_bleu1=cfg.f1.bleu1

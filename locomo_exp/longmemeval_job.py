@@ -35,15 +35,15 @@ from locomo_exp.data.several import expand_paths
 from locomo_exp.judge.aggregate import JudgeRunResult
 from locomo_exp.judge.protocols import get_protocol
 from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL
-from locomo_exp.outputs import (
+from locomo_exp.report.lme import render_lme_report
+from locomo_exp.report.lme_baselines import LME_BASELINES
+from locomo_exp.report.run_dir import (
     atomic_write_jsonl,
     atomic_write_text,
     check_writable,
     prepare_output_dir,
 )
-from locomo_exp.records import QARecord
-from locomo_exp.report.lme import render_lme_report
-from locomo_exp.report.lme_baselines import LME_BASELINES
+from locomo_exp.results import QARecord
 from locomo_exp.scoring.lme import METRIC_VERSION, lme_accuracies
 from locomo_exp.stats.agreement import binary_agreement
 from locomo_exp.tracking import lme as lme_tracking
@@ -151,7 +151,7 @@ def judge_records(matched: LmeMatched) -> list[QARecord]:
         matched: answer rows matched to the dataset.
 
     Returns:
-        One :class:`~locomo_exp.records.QARecord` per answered question, ``category`` =
+        One :class:`~locomo_exp.results.QARecord` per answered question, ``category`` =
         :data:`locomo_exp.longmemeval.KIND_CODES` of its kind (``abstention`` for ``_abs``).
     """
     return [
@@ -444,7 +444,7 @@ def run_longmemeval(
         DataValidationError: bad answers or dataset file (one line naming file, record, field).
         ValueError: no ``data.reference``, several files, or a hypothesis file without stored
             verdicts and no judge.
-        locomo_exp.outputs.OutputDirInUse / OutputDirNotWritable: as for LoCoMo runs.
+        locomo_exp.report.run_dir.OutputDirInUse / OutputDirNotWritable: as for LoCoMo runs.
     """
     start_dir = (start_dir or Path.cwd()).resolve()
     output_dir = Path(output_dir).resolve()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from fake_anthropic import FAKE_API_KEY, FakeAnthropicServer
 
-from locomo_exp.records import QARecord
+from locomo_exp.results import QARecord
 
 REPO = Path(__file__).resolve().parents[1]
 

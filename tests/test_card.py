@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from locomo_exp.card import (
+from locomo_exp.report.card import (
     build_card,
     card_differences,
     card_mismatches,

@@ -7,9 +7,9 @@ import json
 from conftest import PROJECT_ROOT
 from hydra import compose, initialize_config_dir
 
-from locomo_exp.card import baseline_card_differences
 from locomo_exp.config import register_configs, to_experiment_config
 from locomo_exp.experiment import run_experiment
+from locomo_exp.report.card import baseline_card_differences
 
 
 def _typed(*overrides: str):

@@ -14,9 +14,10 @@ import pytest
 from conftest import PROJECT_ROOT
 from omegaconf import OmegaConf
 
-from locomo_exp import outputs, tracking
-from locomo_exp.outputs import OutputDirNotWritable, check_writable
-from locomo_exp.overrides import keep_typed_text, unknown_override_keys
+from locomo_exp import tracking
+from locomo_exp.config.checks import keep_typed_text, unknown_override_keys
+from locomo_exp.report import run_dir as outputs
+from locomo_exp.report.run_dir import OutputDirNotWritable, check_writable
 
 EXAMPLE = PROJECT_ROOT / "locomo_exp" / "example" / "qa_results.json"
 
@@ -213,7 +214,7 @@ def test_bad_tracking_uri_is_one_line(tmp_path: Path) -> None:
 )
 def test_a_wrong_group_choice_is_one_line_before_hydra(override: str, message: str) -> None:
     # from a new user's trial: Hydra answered with ten lines and its config search path
-    from locomo_exp.overrides import unknown_group_options
+    from locomo_exp.config.checks import unknown_group_options
 
     problems = unknown_group_options([override])
     assert len(problems) == 1 and problems[0].startswith(message)

@@ -241,7 +241,7 @@ def test_relative_data_path_resolves_against_start_dir_not_cwd(
 
 
 def test_unknown_key_added_with_plus_is_refused_with_a_suggestion() -> None:
-    from locomo_exp.overrides import UnknownConfigKeyError
+    from locomo_exp.config.checks import UnknownConfigKeyError
 
     register_configs()
     with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "locomo_exp" / "conf")):

@@ -12,8 +12,7 @@ from locomo_exp import sweep
 from locomo_exp.config import DataConfig, ExperimentConfig, TrackingConfig
 from locomo_exp.data import load_results
 from locomo_exp.experiment import run_experiment
-from locomo_exp.records import QARecord
-from locomo_exp.results import RunSummary
+from locomo_exp.results import QARecord, RunSummary
 from locomo_exp.scoring import score_lexical
 from locomo_exp.scoring.aggregate import lexical_aggregates
 from locomo_exp.scoring.runs import mean_and_sample_std

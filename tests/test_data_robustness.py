@@ -28,7 +28,7 @@ from locomo_exp.config import (
 )
 from locomo_exp.data import DataValidationError, input_file, load_results
 from locomo_exp.experiment import run_experiment
-from locomo_exp.records import QARecord
+from locomo_exp.results import QARecord
 from locomo_exp.scoring import score_lexical
 from locomo_exp.tracking import run_metrics
 

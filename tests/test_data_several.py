@@ -19,7 +19,7 @@ from locomo_exp.data import (
 )
 from locomo_exp.data.sample import allocate
 from locomo_exp.experiment import run_experiment
-from locomo_exp.records import QARecord
+from locomo_exp.results import QARecord
 
 
 def _write(tmp_path: Path, obj: object, name: str) -> Path:

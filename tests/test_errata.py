@@ -7,15 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from locomo_exp.errata import (
-    UNANSWERABLE,
-    ErrataError,
-    ceilings,
-    corrected_gold,
-    load_errata,
-    match_errata,
-    score_both_keys,
-)
+from locomo_exp.data.errata import UNANSWERABLE, ErrataError, load_errata
+from locomo_exp.scoring.errata import ceilings, corrected_gold, match_errata, score_both_keys
 from locomo_exp.scoring.f1 import locomo_f1
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"

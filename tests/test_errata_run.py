@@ -13,8 +13,8 @@ from test_errata import QUESTIONS, _two_entries
 
 from locomo_exp.config import ExperimentConfig, register_configs, to_experiment_config
 from locomo_exp.data import DataValidationError
-from locomo_exp.errata_scoring import score_errata
 from locomo_exp.experiment import run_experiment
+from locomo_exp.scoring.errata import score_errata
 
 DATA = PROJECT_ROOT.parent / "shared" / "data"
 AUDIT = DATA / "locomo_audit_errors.json"

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import pytest
 from nltk.stem.porter import PorterStemmer
 
-from locomo_exp.records import QARecord
+from locomo_exp.results import QARecord
 from locomo_exp.scoring import BLEU1_VERSION, F1_VERSIONS, LEXICAL_METRICS, score_lexical
 from locomo_exp.scoring.f1 import (
     bleu1,

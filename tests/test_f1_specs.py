@@ -9,9 +9,8 @@ import yaml
 from conftest import PROJECT_ROOT
 
 from locomo_exp.config import F1Variant
-from locomo_exp.records import QARecord
 from locomo_exp.report.lexical import lexical_columns, render_lexical_table
-from locomo_exp.results import GroupStats, InputInfo, RunSummary
+from locomo_exp.results import GroupStats, InputInfo, QARecord, RunSummary
 from locomo_exp.scoring import score_lexical
 from locomo_exp.scoring.aggregate import lexical_aggregates
 from locomo_exp.scoring.specs import (
@@ -143,8 +142,8 @@ def test_a_metric_without_a_spec_is_shown_under_its_name_not_dropped() -> None:
 
 
 def test_adding_a_variant_touches_f1_py_specs_py_and_one_yaml() -> None:
-    # the registry is the only Python table of variants: config.py derives F1Variant from it
-    config_source = (PROJECT_ROOT / "locomo_exp" / "config.py").read_text(encoding="utf-8")
+    # the registry is the only Python table of variants: config/schema.py derives F1Variant from it
+    config_source = (PROJECT_ROOT / "locomo_exp" / "config" / "schema.py").read_text(encoding="utf-8")
     assert '"squad"' not in config_source and "squad =" not in config_source
     report_dir = PROJECT_ROOT / "locomo_exp" / "report"
     assert not any(

@@ -26,6 +26,7 @@ from fake_anthropic import (
 )
 from judge_helpers import make_records
 
+from locomo_exp.benchmark.locomo import DEFAULT_CATEGORY_NAMES
 from locomo_exp.config import JudgeBatchConfig, JudgeConfig, JudgeMode
 from locomo_exp.judge import (
     JudgeBatchPending,
@@ -37,7 +38,7 @@ from locomo_exp.judge import (
 )
 from locomo_exp.judge.batch_plan import BATCH_BODY_OVERHEAD_BYTES, split_batches
 from locomo_exp.judge.cache import JudgeCache
-from locomo_exp.records import DEFAULT_CATEGORY_NAMES, QARecord
+from locomo_exp.results import QARecord
 from locomo_exp.tracking import judge_metrics, judge_params, judge_tags
 
 QUESTION_RE = re.compile(r"What did Ann do in week (\d+)\?")

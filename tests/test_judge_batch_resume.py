@@ -15,7 +15,7 @@ from judge_helpers import numbered_records, query_cache_file, start_worker
 
 from locomo_exp.config import JudgeBatchConfig, JudgeMode
 from locomo_exp.judge import run_judge
-from locomo_exp.records import QARecord
+from locomo_exp.results import QARecord
 
 REPO = Path(__file__).resolve().parents[1]
 QUESTIONS = 30
@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 from locomo_exp.config import JudgeBatchConfig, JudgeConfig, JudgeMode
 from locomo_exp.judge import run_judge
-from locomo_exp.records import QARecord
+from locomo_exp.results import QARecord
 
 url, cache_dir = sys.argv[1], Path(sys.argv[2])
 records = [

@@ -25,7 +25,7 @@ from locomo_exp.judge.cache import (
 )
 from locomo_exp.judge.errors import JudgeFatalAPIError
 from locomo_exp.judge.messages import JudgeReply
-from locomo_exp.records import QARecord
+from locomo_exp.results import QARecord
 
 
 def key(run: int, question: str = "q") -> CacheKey:

@@ -12,7 +12,7 @@ from locomo_exp.config import JudgeConfig
 from locomo_exp.judge import JudgeError, preflight_judge, run_judge
 from locomo_exp.judge.cache import JudgeCache
 from locomo_exp.judge.preflight import check_config, estimate_prompt_tokens, overlong_prompts
-from locomo_exp.records import QARecord
+from locomo_exp.results import QARecord
 
 
 def _records(long_prediction_chars: int = 0) -> list[QARecord]:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from locomo_exp.analysis import judge_reliability
 from locomo_exp.config import JudgeConfig
 from locomo_exp.judge.errors import JudgeError
 from locomo_exp.judge.parsing import parse_judge_reply
 from locomo_exp.judge.preflight import check_config
 from locomo_exp.judge.protocols import PROTOCOLS, available_protocols, get_protocol
+from locomo_exp.scoring.summary import judge_reliability
 
 
 def test_registry_lists_protocols_sorted_and_unknown_names_fail_lm_eval_style() -> None:

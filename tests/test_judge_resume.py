@@ -14,7 +14,7 @@ from fake_anthropic import FakeAnthropicServer, make_judge_config
 from judge_helpers import numbered_records, query_cache_file, start_worker
 
 from locomo_exp.judge import run_judge
-from locomo_exp.records import QARecord
+from locomo_exp.results import QARecord
 
 REPO = Path(__file__).resolve().parents[1]
 QUESTIONS = 20
@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 from locomo_exp.config import JudgeConfig
 from locomo_exp.judge import run_judge
-from locomo_exp.records import QARecord
+from locomo_exp.results import QARecord
 
 url, cache_dir = sys.argv[1], Path(sys.argv[2])
 records = [

@@ -24,6 +24,7 @@ from fake_anthropic import (
 )
 from judge_helpers import make_records
 
+from locomo_exp.benchmark.locomo import DEFAULT_CATEGORY_NAMES
 from locomo_exp.config import JudgeModelInfo, JudgeProtocol
 from locomo_exp.judge import (
     JudgeError,
@@ -35,7 +36,7 @@ from locomo_exp.judge import (
 )
 from locomo_exp.judge.cache import JudgeCache
 from locomo_exp.judge.runner import RetryPolicy
-from locomo_exp.records import DEFAULT_CATEGORY_NAMES, QARecord
+from locomo_exp.results import QARecord
 from locomo_exp.tracking import judge_metrics, judge_params
 
 

@@ -20,7 +20,7 @@ from locomo_exp.judge.protocols import protocol_spec
 from locomo_exp.judge.protocols.base import escape_untrusted
 from locomo_exp.judge.protocols.template import load_template_protocol
 from locomo_exp.judge.templates import TemplateError, load_template
-from locomo_exp.records import QARecord
+from locomo_exp.results import QARecord
 
 YES_NO = """\
 name: test-yes-no

@@ -19,7 +19,7 @@ from omegaconf import OmegaConf
 
 from locomo_exp.data import DataValidationError
 from locomo_exp.experiment import run_experiment
-from locomo_exp.outputs import (
+from locomo_exp.report.run_dir import (
     OutputDirInUse,
     check_output_dir,
     refuse_input_as_output,

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from conftest import PROJECT_ROOT, Composer
 
-from locomo_exp import outputs
 from locomo_exp.experiment import JUDGE_RUNNING, judge_status, run_experiment
-from locomo_exp.outputs import (
+from locomo_exp.report import run_dir as outputs
+from locomo_exp.report.run_dir import (
     OutputDirInUse,
     atomic_write_jsonl,
     atomic_write_text,

@@ -8,8 +8,6 @@ import pytest
 from conftest import PROJECT_ROOT
 from hydra import compose, initialize_config_dir
 
-from locomo_exp.analysis import analyse, bootstrap_ci, judge_reliability
-from locomo_exp.baselines import values_by_category, weighted_overall
 from locomo_exp.config import (
     DataConfig,
     DataFormat,
@@ -20,10 +18,12 @@ from locomo_exp.config import (
 )
 from locomo_exp.data import load_results
 from locomo_exp.experiment import score_rows
-from locomo_exp.records import QARecord
 from locomo_exp.report import render_report
+from locomo_exp.report.baselines import values_by_category, weighted_overall
+from locomo_exp.results import QARecord
 from locomo_exp.scoring import score_lexical
-from locomo_exp.summary import build_summary
+from locomo_exp.scoring.summary import analyse, build_summary, judge_reliability
+from locomo_exp.stats.bootstrap import bootstrap_ci
 from locomo_exp.tracking import run_metrics
 
 
@@ -232,7 +232,7 @@ def test_chunked_bootstrap_gives_the_interval_of_one_full_draw(
 ) -> None:
     import numpy as np
 
-    import locomo_exp.analysis as analysis
+    import locomo_exp.stats.bootstrap as analysis
 
     values = [((i * 37) % 101) / 100 for i in range(n)]
     data = np.asarray(values)
@@ -246,7 +246,7 @@ def test_chunked_bootstrap_gives_the_interval_of_one_full_draw(
 def test_bootstrap_never_draws_more_than_one_chunk_of_indices(monkeypatch: pytest.MonkeyPatch) -> None:
     import numpy as np
 
-    import locomo_exp.analysis as analysis
+    import locomo_exp.stats.bootstrap as analysis
 
     sizes: list[int] = []
     real = np.random.Generator.integers

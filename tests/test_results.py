@@ -12,7 +12,6 @@ from hydra import compose, initialize_config_dir
 from locomo_exp.cli import console_table
 from locomo_exp.config import register_configs, to_experiment_config
 from locomo_exp.experiment import run_experiment
-from locomo_exp.records import QARecord
 from locomo_exp.results import (
     SCHEMA_VERSION,
     BootstrapCI,
@@ -20,10 +19,11 @@ from locomo_exp.results import (
     InputInfo,
     JudgeSummary,
     LatencyStats,
+    QARecord,
     RunSummary,
 )
 from locomo_exp.scoring import score_lexical
-from locomo_exp.summary import build_summary
+from locomo_exp.scoring.summary import build_summary
 
 JUDGE = {
     "protocol": "rubric",

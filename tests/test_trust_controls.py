@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from statsmodels.stats.proportion import proportion_confint
 
-from locomo_exp.records import QARecord
+from locomo_exp.results import QARecord
 from locomo_exp.trust.audit import audit_pairs, summarise_audit
 from locomo_exp.trust.controls import (
     ADVERSARIAL_TRAP,

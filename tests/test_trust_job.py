@@ -37,7 +37,7 @@ from locomo_exp.judge.job import ESTIMATED_OUTPUT_TOKENS
 from locomo_exp.judge.preflight import estimate_prompt_tokens
 from locomo_exp.judge.protocols import get_protocol
 from locomo_exp.judge.trust_job import plan_trust, run_trust
-from locomo_exp.records import QARecord
+from locomo_exp.results import QARecord
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = PROJECT_ROOT / "locomo_exp" / "example" / "qa_results.json"

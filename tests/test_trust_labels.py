@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from statsmodels.stats.inter_rater import cohens_kappa as sm_kappa
 
-from locomo_exp.records import QARecord
+from locomo_exp.results import QARecord
 from locomo_exp.stats.correction import corrected_j, rogan_gladen
 from locomo_exp.trust.labels import (
     LabelsError,

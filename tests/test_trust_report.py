@@ -8,7 +8,8 @@ import pytest
 from test_trust_labels import _records as _labelled_records
 from test_trust_labels import _verdicts as _labelled_verdicts
 
-from locomo_exp.records import DEFAULT_CATEGORY_NAMES, QARecord
+from locomo_exp.benchmark.locomo import DEFAULT_CATEGORY_NAMES
+from locomo_exp.results import QARecord
 from locomo_exp.stats.correction import corrected_j
 from locomo_exp.trust.audit import summarise_audit
 from locomo_exp.trust.controls import GOLD_AS_ANSWER, NON_ANSWER, build_controls

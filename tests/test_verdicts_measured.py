@@ -15,9 +15,8 @@ import pytest
 from fake_anthropic import FakeAnthropicServer, accept_all, error, text
 from statsmodels.stats.proportion import proportion_confint
 
-from locomo_exp.records import QARecord
 from locomo_exp.report.header import render_status
-from locomo_exp.results import RunSummary
+from locomo_exp.results import QARecord, RunSummary
 from locomo_exp.tracking.metrics import judge_tags
 from locomo_exp.trust.audit import inflated_j_warning, summarise_audit
 from locomo_exp.trust.controls import AuditControl
@@ -158,7 +157,7 @@ def test_inflated_warning_opens_the_report_status_block_without_marking_it_incom
 
 
 def _summary(status: dict[str, str], judge: dict[str, object]) -> RunSummary:
-    from locomo_exp.summary import build_summary
+    from locomo_exp.scoring.summary import build_summary
 
     return build_summary(
         [],

@@ -10,10 +10,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from locomo_exp.card import card_differences, card_mismatches
-from locomo_exp.compare.config import CompareConfig
 from locomo_exp.compare.engine import CompareRow, apply_holm, compare_pair
-from locomo_exp.compare.match import Matching, match_questions
 from locomo_exp.compare.runs import (
     METRICS,
     METRICS_BY_NAME,
@@ -22,6 +19,9 @@ from locomo_exp.compare.runs import (
     load_run,
     unique_names,
 )
+from locomo_exp.config.compare import CompareConfig
+from locomo_exp.data.match import Matching, match_questions
+from locomo_exp.report.card import card_differences, card_mismatches
 
 logger = logging.getLogger(__name__)
 

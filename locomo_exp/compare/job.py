@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from locomo_exp.compare.api import CompareResult, run_compare
-from locomo_exp.compare.config import CompareConfig
 from locomo_exp.compare.render import group_label
 from locomo_exp.compare.runs import METRICS_BY_NAME, CompareError
+from locomo_exp.config.compare import CompareConfig
 
 logger = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from locomo_exp.card import build_card
+from locomo_exp.report.card import build_card
 
 logger = logging.getLogger(__name__)
 

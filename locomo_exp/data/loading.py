@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from locomo_exp.benchmark.locomo import DEFAULT_CATEGORY_NAMES
 from locomo_exp.config import DataConfig, DataFormat, OnInvalid, OnMissingPrediction
 from locomo_exp.data.answer_values import StoredScaleError, stored_judge_scale, stored_judge_score
 from locomo_exp.data.detect import Layout, detect_layout
@@ -29,7 +30,7 @@ from locomo_exp.data.sample import stratified_sample
 from locomo_exp.data.settings import SettingInfo, SeveralSettings, apply_setting
 from locomo_exp.data.verdicts import stored_judge_detail
 from locomo_exp.data.wrapped import file_aggregates
-from locomo_exp.records import DEFAULT_CATEGORY_NAMES, QARecord
+from locomo_exp.results import QARecord
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from locomo_exp.records import LOCOMO10_CATEGORY_SIZES, QARecord
+from locomo_exp.benchmark.locomo import LOCOMO10_CATEGORY_SIZES
+from locomo_exp.results import QARecord
 
 SET_1540 = "1540"
 SET_1542 = "1542"

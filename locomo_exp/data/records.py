@@ -1,4 +1,4 @@
-"""Turning one raw record into a :class:`~locomo_exp.records.QARecord`, collecting every problem.
+"""Turning one raw record into a :class:`~locomo_exp.results.QARecord`, collecting every problem.
 
 Each problem names the file, the record and the field (:class:`RecordProblem`); the
 loader (:mod:`.loading`) reports all of them at once before anything is scored.
@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from locomo_exp.benchmark.locomo import CATEGORY_IDS, DEFAULT_CATEGORY_NAMES
 from locomo_exp.config import FieldMap
 from locomo_exp.data.answer_values import (
     answer_text,
@@ -25,7 +26,7 @@ from locomo_exp.data.raw import MISSING as _MISSING
 from locomo_exp.data.raw import get_field as _get
 from locomo_exp.data.stored_metrics import stored_metric_values
 from locomo_exp.data.verdicts import verdict_list
-from locomo_exp.records import CATEGORY_IDS, DEFAULT_CATEGORY_NAMES, QARecord
+from locomo_exp.results import QARecord
 
 _CATEGORY_ALIASES = {"commonsense": 3, "open_domain_knowledge": 3}
 

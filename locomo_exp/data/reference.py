@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from locomo_exp.data.input_file import file_error, read_results_file
-from locomo_exp.records import QARecord
+from locomo_exp.results import QARecord
 
 log = logging.getLogger(__name__)
 

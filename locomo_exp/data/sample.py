@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from locomo_exp.records import QARecord
+from locomo_exp.results import QARecord
 
 
 def allocate(counts: dict[int, int], limit: int) -> dict[int, int]:

@@ -23,7 +23,8 @@ import statistics
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from locomo_exp.records import CATEGORY_GROUPS, QARecord
+from locomo_exp.benchmark.locomo import CATEGORY_GROUPS
+from locomo_exp.results import QARecord
 
 VERDICT_FIELDS: tuple[str, ...] = ("llm_score", "grade", "is_correct", "judgment", "llm_judgments")
 """Field names of stored verdicts that are detected, in order of preference."""

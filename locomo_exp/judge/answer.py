@@ -15,7 +15,7 @@ from locomo_exp.judge.messages import JudgeClient
 from locomo_exp.judge.preflight import check_config
 from locomo_exp.judge.providers import api_version
 from locomo_exp.judge.session import judge_calls_async
-from locomo_exp.records import QARecord
+from locomo_exp.results import QARecord
 
 
 def _open_cache(cfg: JudgeConfig, start_dir: Path) -> JudgeCache | None:

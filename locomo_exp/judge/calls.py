@@ -18,7 +18,7 @@ from locomo_exp.judge.models import uses_structured_output
 from locomo_exp.judge.parsing import parse_judge_reply
 from locomo_exp.judge.protocols import ProtocolSpec, get_protocol, protocol_spec
 from locomo_exp.judge.protocols.template import template_card
-from locomo_exp.records import QARecord
+from locomo_exp.results import QARecord
 
 logger = logging.getLogger(__name__)
 

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from locomo_exp.benchmark.locomo import DEFAULT_CATEGORY_NAMES
 from locomo_exp.config import JudgeConfig, JudgeMode
 from locomo_exp.judge.aggregate import (
     JudgeAggregation,
@@ -42,7 +43,7 @@ from locomo_exp.judge.providers import api_version as provider_api_version
 from locomo_exp.judge.providers import endpoint
 from locomo_exp.judge.runner import CallSpec, PoolInterrupted, build_call_specs
 from locomo_exp.judge.session import judge_calls_async
-from locomo_exp.records import DEFAULT_CATEGORY_NAMES, QARecord
+from locomo_exp.results import QARecord
 
 logger = logging.getLogger(__name__)
 

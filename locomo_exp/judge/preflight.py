@@ -14,6 +14,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from locomo_exp import longmemeval as lme
+from locomo_exp.benchmark.locomo import CATEGORY_IDS
 from locomo_exp.config import JudgeConfig, JudgeMode
 from locomo_exp.judge.errors import JudgeError
 from locomo_exp.judge.models import accepts_temperature
@@ -28,7 +29,7 @@ from locomo_exp.judge.providers import (
     missing_sdk_message,
     sdk_installed,
 )
-from locomo_exp.records import CATEGORY_IDS, QARecord
+from locomo_exp.results import QARecord
 
 logger = logging.getLogger(__name__)
 

@@ -29,7 +29,7 @@ from locomo_exp.judge.models import model_price
 from locomo_exp.judge.preflight import judged_records
 from locomo_exp.judge.protocols import protocol_spec
 from locomo_exp.judge.providers import AUTO_KEY_ENV
-from locomo_exp.records import QARecord
+from locomo_exp.results import QARecord
 from locomo_exp.stats.correction import CorrectedJ, corrected_j
 from locomo_exp.trust.audit import (
     AuditGate,

@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from locomo_exp.card import baseline_card_differences, render_card_markdown
 from locomo_exp.config import BaselineMetric, BaselineSet
-from locomo_exp.errata_scoring import render_errata_section
 from locomo_exp.report.baselines import (
     render_f1_comparison,
     render_j_comparison,
     render_latency_comparison,
 )
+from locomo_exp.report.card import baseline_card_differences, render_card_markdown
+from locomo_exp.report.errata import render_errata_section
 from locomo_exp.report.errors import render_error_analysis
 from locomo_exp.report.fidelity import fidelity_sections
 from locomo_exp.report.header import render_header, render_skipped, render_status
@@ -50,15 +50,15 @@ def render_report(
     latency, uncertainty, judge reliability, error analysis, plots, skipped records.
 
     Args:
-        summary: output of :func:`locomo_exp.summary.build_summary`, with an ``analysis``
-            from :func:`locomo_exp.analysis.analyse` when available.
+        summary: output of :func:`locomo_exp.scoring.summary.build_summary`, with an ``analysis``
+            from :func:`locomo_exp.scoring.summary.analyse` when available.
         baselines: selected baseline sets (``conf/baselines/``).
         plots: PNG file names (relative to the report) to embed.
-        card: the run's disclosure card (:func:`locomo_exp.card.build_card`): its "How this
+        card: the run's disclosure card (:func:`locomo_exp.report.card.build_card`): its "How this
             was measured" block follows the title, and the card fields a baseline set
             states and this run differs on are listed above that set's table.
         answer_key: the ``data.errata`` scores
-            (:func:`locomo_exp.errata_scoring.score_errata`): section "Answer key:
+            (:func:`locomo_exp.scoring.errata.score_errata`): section "Answer key:
             original vs corrected" after the lexical section.
 
     Returns:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from locomo_exp.records import CATEGORY_IDS, FULL_BENCHMARK_QUESTIONS
+from locomo_exp.benchmark.locomo import CATEGORY_IDS, FULL_BENCHMARK_QUESTIONS
 from locomo_exp.report.input import input_header_lines
 from locomo_exp.results import RunSummary
 
@@ -39,7 +39,7 @@ def render_header(summary: RunSummary) -> str:
 
     Returns:
         Markdown (no trailing newline). A run with fewer questions than the full
-        benchmark (:data:`~locomo_exp.records.FULL_BENCHMARK_QUESTIONS`) is marked as a
+        benchmark (:data:`~locomo_exp.benchmark.locomo.FULL_BENCHMARK_QUESTIONS`) is marked as a
         subset not comparable with full-benchmark baselines.
     """
     info = summary.input

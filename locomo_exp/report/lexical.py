@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from locomo_exp.records import CATEGORY_GROUPS
+from locomo_exp.benchmark.locomo import CATEGORY_GROUPS
 from locomo_exp.report.format import fmt_num, fmt_pct
 from locomo_exp.results import RunSummary
 from locomo_exp.scoring.specs import METRIC_TITLES, OFFICIAL_SUFFIX
@@ -30,7 +30,7 @@ def render_lexical_table(summary: RunSummary) -> str:
     """Per-category table of every lexical metric, as percentages (0-100).
 
     Args:
-        summary: output of :func:`locomo_exp.summary.build_summary`.
+        summary: output of :func:`locomo_exp.scoring.summary.build_summary`.
 
     Returns:
         A markdown table; empty string when no lexical metric was computed.

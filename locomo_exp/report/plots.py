@@ -6,9 +6,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from locomo_exp.baselines import values_by_category
 from locomo_exp.config import BaselineMetric, BaselineSet
-from locomo_exp.outputs import atomic_path
+from locomo_exp.report.baselines import values_by_category
+from locomo_exp.report.run_dir import atomic_path
 from locomo_exp.results import RunSummary
 
 CATEGORY_PLOT = "category_scores.png"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from locomo_exp.records import CATEGORY_GROUPS
+from locomo_exp.benchmark.locomo import CATEGORY_GROUPS
 from locomo_exp.report.format import fmt_num
 from locomo_exp.results import JudgeSummary, Reliability, RunSummary
 

@@ -1,6 +1,6 @@
 """Typed results of one run: what ``summary.json`` holds, as frozen dataclasses.
 
-:class:`RunSummary` is built by :func:`locomo_exp.summary.build_summary` and read by the
+:class:`RunSummary` is built by :func:`locomo_exp.scoring.summary.build_summary` and read by the
 report, the plots and the console table through attributes. Its :meth:`RunSummary.to_json`
 is the one place that produces the ``summary.json`` layout (the contract MLflow metric names
 and sweep summaries read), and :meth:`RunSummary.from_json` reads it back.
@@ -25,11 +25,12 @@ Layout (``schema_version`` 1)::
                   disagreements?, reliability?}?}
 
 Category keys are ``"1"``..``"5"``, ``"overall_1_4"`` and ``"overall"`` (see
-:data:`locomo_exp.records.CATEGORY_GROUPS`). This package imports nothing from the rest of
+`locomo_exp.benchmark.locomo.CATEGORY_GROUPS`). This package imports nothing from the rest of
 ``locomo_exp``, so every layer (scoring, judge, report, tracking) may use its types.
 
 Modules: :mod:`.run` (the run summary, input, lexical groups, latency), :mod:`.judge`
-(the judge's summary), :mod:`.analysis` (bootstrap intervals, extremes, reliability);
+(the judge's summary), :mod:`.analysis` (bootstrap intervals, extremes, reliability),
+:mod:`.record` (one answered question, the input of every scorer);
 :mod:`.convert` holds the JSON helpers they share. Import the types from
 ``locomo_exp.results``.
 """
@@ -42,6 +43,7 @@ from locomo_exp.results.analysis import (
     Reliability,
 )
 from locomo_exp.results.judge import JudgeGroup, JudgeSummary
+from locomo_exp.results.record import QARecord
 from locomo_exp.results.run import (
     SCHEMA_VERSION,
     ByCategory,
@@ -63,6 +65,7 @@ __all__ = [
     "JudgeGroup",
     "JudgeSummary",
     "LatencyStats",
+    "QARecord",
     "QuestionBrief",
     "Reliability",
     "RunSummary",

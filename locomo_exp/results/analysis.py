@@ -1,6 +1,6 @@
 """Typed analysis results of one run: bootstrap intervals, extremes, judge reliability.
 
-These are what ``summary.json`` -> ``analysis`` holds (built by :mod:`locomo_exp.analysis`).
+These are what ``summary.json`` -> ``analysis`` holds (built by :mod:`locomo_exp.scoring.summary`).
 Re-exported by :mod:`locomo_exp.results`.
 """
 
@@ -156,7 +156,7 @@ class Reliability:
 
 @dataclass(frozen=True)
 class Analysis:
-    """Uncertainty, judge reliability and error analysis (:func:`locomo_exp.analysis.analyse`).
+    """Uncertainty, judge reliability and error analysis (built by ``scoring.summary.analyse``).
 
     Attributes:
         confidence: coverage of the intervals (0.95).

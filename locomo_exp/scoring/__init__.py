@@ -6,7 +6,7 @@ titles) is :data:`locomo_exp.scoring.specs.LEXICAL_SPECS`.
 
 from __future__ import annotations
 
-from locomo_exp.records import QARecord
+from locomo_exp.results import QARecord
 from locomo_exp.scoring.f1 import BLEU1_VERSION
 from locomo_exp.scoring.specs import (
     BLEU1_SPEC,

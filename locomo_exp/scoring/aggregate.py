@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from locomo_exp.records import CATEGORY_GROUPS
+from locomo_exp.benchmark.locomo import CATEGORY_GROUPS
 from locomo_exp.results import ByCategory, GroupStats
 from locomo_exp.scoring.specs import LEXICAL_SPECS, OFFICIAL_SUFFIX
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import PurePath
 from typing import Any
 
-from locomo_exp.records import QARecord
+from locomo_exp.results import QARecord
 from locomo_exp.scoring import score_lexical
 from locomo_exp.scoring.aggregate import lexical_aggregates
 

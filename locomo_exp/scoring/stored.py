@@ -12,7 +12,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from locomo_exp.records import QARecord
+from locomo_exp.results import QARecord
 from locomo_exp.scoring.specs import REPORTED_F1
 
 FIRST_DIFFERENCES = 5

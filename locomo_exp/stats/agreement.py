@@ -16,6 +16,7 @@ Sources:
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -182,3 +183,34 @@ def binary_agreement(
         sensitivity=wilson_interval(tp, tp + fn, confidence),
         specificity=wilson_interval(tn, tn + fp, confidence),
     )
+
+
+def krippendorff_alpha(matrix: np.ndarray, level: str) -> float | None:
+    """Krippendorff's alpha of a coders x units matrix (NaN: no value); the one call site.
+
+    Krippendorff (2004), *Content Analysis*, ch. 11; computed by the ``krippendorff``
+    package. Used for the agreement of a judge's runs and of a panel's judges.
+
+    Args:
+        matrix: one row per coder (a run, a judge), one column per unit (a question);
+            NaN where the coder gave no value.
+        level: ``"nominal"``, ``"ordinal"``, ``"interval"`` or ``"ratio"``.
+
+    Returns:
+        Alpha (at most 1; 0 is chance agreement), or ``None`` when it is undefined: fewer
+        than two distinct values, no unit with two values, or a NaN result.
+    """
+    import krippendorff
+
+    values = matrix[~np.isnan(matrix)]
+    pairable = bool((np.sum(~np.isnan(matrix), axis=0) >= 2).any()) if matrix.size else False
+    if np.unique(values).size < 2 or not pairable:
+        return None
+    try:
+        value = float(
+            krippendorff.alpha(reliability_data=matrix, level_of_measurement=level)  # type: ignore[arg-type]
+        )
+    except (ValueError, ZeroDivisionError) as error:
+        logger.info("Krippendorff's alpha not computed: %s", error)
+        return None
+    return value if math.isfinite(value) else None

@@ -18,7 +18,7 @@ from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
 from locomo_exp import tracking
-from locomo_exp.outputs import atomic_write_text
+from locomo_exp.report.run_dir import atomic_write_text
 from locomo_exp.sweep.plan import SweepPlan, job_label, plan_sweep, swept_values, validate_jobs
 from locomo_exp.sweep.records import (
     COMPLETED,

@@ -215,7 +215,7 @@ def compose_job(master: DictConfig, overrides: list[str], job_num: int = 0) -> A
     from hydra.core.hydra_config import HydraConfig
 
     from locomo_exp.config import to_experiment_config
-    from locomo_exp.overrides import keep_typed_text
+    from locomo_exp.config.checks import keep_typed_text
 
     loader = GlobalHydra.instance().config_loader()
     job_cfg = loader.load_sweep_config(master_config=master, sweep_overrides=list(overrides))

@@ -13,7 +13,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from locomo_exp.outputs import atomic_write_text
+from locomo_exp.report.run_dir import atomic_write_text
 
 log = logging.getLogger(__name__)
 

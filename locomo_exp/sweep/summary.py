@@ -11,8 +11,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from locomo_exp.outputs import atomic_path
-from locomo_exp.records import CATEGORY_IDS
+from locomo_exp.benchmark.locomo import CATEGORY_IDS
+from locomo_exp.report.run_dir import atomic_path
 from locomo_exp.sweep.plan import job_label
 from locomo_exp.sweep.records import COMPLETED, FAILED, PENDING, JobRecord, SweepContext
 from locomo_exp.sweep.vs_baseline import vs_baseline_cells

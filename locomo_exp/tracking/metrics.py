@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from locomo_exp.records import CATEGORY_GROUPS, group_metric_name, overall_group_for
+from locomo_exp.benchmark.locomo import CATEGORY_GROUPS, group_metric_name, overall_group_for
 from locomo_exp.tracking.names import (
     MAX_PARAM_VALUE_CHARS,
     finite_metrics,

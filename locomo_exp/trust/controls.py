@@ -2,7 +2,7 @@
 
 Controls are built from the input's own records and judged exactly like the real answers
 (same model, prompt, temperature, runs); they are never mixed into J. Each control is a
-:class:`~locomo_exp.records.QARecord` copied from a real question with only the
+:class:`~locomo_exp.results.QARecord` copied from a real question with only the
 ``prediction`` (and the id) replaced; its id is ``audit:<kind>:<original question id>``.
 
 Kinds and rules (all deterministic given ``seed``):
@@ -51,7 +51,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from locomo_exp.records import QARecord
+from locomo_exp.results import QARecord
 from locomo_exp.trust.perturb import (
     change_number,
     shift_date,

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from locomo_exp.records import QARecord
+from locomo_exp.results import QARecord
 from locomo_exp.stats.agreement import BinaryAgreement, binary_agreement
 
 logger = logging.getLogger(__name__)

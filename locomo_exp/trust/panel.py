@@ -22,14 +22,12 @@ from __future__ import annotations
 
 import itertools
 import logging
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-import krippendorff
 import numpy as np
 
-from locomo_exp.stats.agreement import BinaryAgreement, binary_agreement
+from locomo_exp.stats.agreement import BinaryAgreement, binary_agreement, krippendorff_alpha
 
 logger = logging.getLogger(__name__)
 
@@ -96,17 +94,6 @@ def panel_cost_multiplier(
     if first <= 0:
         raise ValueError(f"judge.panel: the price of {models[0]!r} must be > 0, got {first}")
     return sum(float(price_per_call[m]) for m in models) / first
-
-
-def _alpha(matrix: np.ndarray, level: str) -> float | None:
-    values = matrix[~np.isnan(matrix)]
-    pairable = (np.sum(~np.isnan(matrix), axis=0) >= 2).any()
-    if np.unique(values).size < 2 or not pairable:
-        return None
-    value = float(
-        krippendorff.alpha(reliability_data=matrix, level_of_measurement=level)  # type: ignore[arg-type]
-    )
-    return None if math.isnan(value) else value
 
 
 def judge_panel(
@@ -196,7 +183,7 @@ def judge_panel(
         unscored_reasons=reasons,
         panel_j=float(np.mean(given)) if given else None,
         n_panel_scored=len(given),
-        alpha=_alpha(data, level),
+        alpha=krippendorff_alpha(data, level),
         alpha_level=level,
         pairwise=pairwise,
         cost_multiplier=panel_cost_multiplier(models, price_per_call),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from locomo_exp.records import category_slug
+from locomo_exp.benchmark.locomo import category_slug
 from locomo_exp.stats.agreement import BinaryAgreement, Proportion
 from locomo_exp.stats.correction import CorrectedJ
 from locomo_exp.trust.audit import AuditSummary, inflated_j_warning

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from locomo_exp.records import QARecord
+    from locomo_exp.results import QARecord
 
 CATEGORY_LABELS: dict[int, str] = {
     1: "multi-hop",

@@ -32,7 +32,7 @@ from locomo_exp.judge.templates.schema import (
 )
 
 if TYPE_CHECKING:
-    from locomo_exp.records import QARecord
+    from locomo_exp.results import QARecord
 
 TEMPLATE_PROTOCOL = "template"
 """The protocol name (``judge.protocol=template``)."""

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Optional
 
-from omegaconf import MISSING, DictConfig, OmegaConf
+from omegaconf import MISSING, OmegaConf
 
-from locomo_exp.compare.config import CompareConfig
-from locomo_exp.records import DEFAULT_CATEGORY_NAMES
+from locomo_exp.benchmark.locomo import DEFAULT_CATEGORY_NAMES
+from locomo_exp.config.compare import CompareConfig
 from locomo_exp.scoring.specs import F1_VARIANTS
 
 
@@ -367,7 +367,7 @@ class BaselineSet:
     label_to_category: dict[str, int] = field(default_factory=dict)
     systems: list[BaselineSystem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    # what is known of the disclosure card's fields (locomo_exp.card); unknown stays null
+    # what is known of the disclosure card's fields (locomo_exp.report.card); unknown stays null
     card: dict[str, Any] = field(default_factory=dict)
 
 
@@ -429,67 +429,6 @@ def register_configs() -> None:
     ConfigStore.instance().store(name="base_config", node=ExperimentConfig)
     # ${locomo_exp_dir:} lets conf/data/example.yaml name the example from any start
     # directory, in a checkout and in an installed wheel alike
-    package_dir = str(Path(__file__).resolve().parent)
+    package_dir = str(Path(__file__).resolve().parent.parent)
     OmegaConf.register_new_resolver("locomo_exp_dir", lambda: package_dir, replace=True)
     OmegaConf.register_new_resolver("project_root", lambda: package_dir, replace=True)
-
-
-class ConfigValueError(ValueError):
-    """A config value outside its allowed range; the message names the key and the range."""
-
-
-def validate_values(cfg: ExperimentConfig) -> None:
-    """Range checks the schema's types cannot express.
-
-    Raises:
-        ConfigValueError: ``judge.runs`` above :data:`MAX_JUDGE_RUNS`,
-            ``report.bootstrap_samples`` not in 0-:data:`MAX_BOOTSTRAP_SAMPLES` (0: no
-            intervals), or an empty ``tracking.experiment`` with tracking on.
-    """
-    problems = []
-    if cfg.judge.runs > MAX_JUDGE_RUNS:  # below 1: the judge's preflight says so
-        problems.append(f"judge.runs={cfg.judge.runs} must be between 1 and {MAX_JUDGE_RUNS}")
-    if not 0 <= cfg.report.bootstrap_samples <= MAX_BOOTSTRAP_SAMPLES:
-        problems.append(
-            f"report.bootstrap_samples={cfg.report.bootstrap_samples} must be between 0 and "
-            f"{MAX_BOOTSTRAP_SAMPLES:,}"
-        )
-    if cfg.tracking.enabled and not str(cfg.tracking.experiment or "").strip():
-        problems.append(
-            "tracking.experiment is empty: give an MLflow experiment name "
-            "(e.g. tracking.experiment=locomo_exp) or use tracking=none"
-        )
-    if problems:
-        raise ConfigValueError("; ".join(problems))
-
-
-def to_experiment_config(cfg: DictConfig | ExperimentConfig) -> ExperimentConfig:
-    """Convert a composed Hydra config into a typed :class:`ExperimentConfig`.
-
-    Args:
-        cfg: the composed config (or an already typed one, returned as is).
-
-    Returns:
-        An :class:`ExperimentConfig` instance with enums and nested dataclasses.
-
-    Raises:
-        omegaconf.errors.ValidationError: if a value does not fit the schema.
-        locomo_exp.overrides.UnknownConfigKeyError: for keys the schema does not have
-            (``+data.pathh=x`` passes Hydra's composition but is refused here).
-        ConfigValueError: for values out of range (:func:`validate_values`).
-    """
-    from locomo_exp.overrides import UnknownConfigKeyError, unknown_keys  # imports this module
-
-    if isinstance(cfg, ExperimentConfig):
-        return cfg
-    schema = OmegaConf.structured(ExperimentConfig)
-    unknown = unknown_keys(cfg, schema)
-    if unknown:
-        raise UnknownConfigKeyError(unknown)
-    merged = OmegaConf.merge(schema, cfg)
-    if merged.data.get("runs") and OmegaConf.is_missing(merged.data, "path"):
-        merged.data.path = None  # data.runs=[...] names the files; data.path is not needed
-    obj = OmegaConf.to_object(merged)
-    assert isinstance(obj, ExperimentConfig)
-    validate_values(obj)
-    return obj

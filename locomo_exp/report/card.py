@@ -12,7 +12,6 @@ Unknown values stay ``None`` ("unknown"), never guessed.
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
 import logging
 import shlex
 import subprocess
@@ -22,6 +21,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from locomo_exp.data.input_file import file_sha256
 from locomo_exp.results.template_note import template_note
 
 logger = logging.getLogger(__name__)
@@ -56,7 +56,7 @@ def git_commit(package_dir: Path | None = None) -> str | None:
         The 40-hex commit, or ``None`` when git is missing, the directory is not in a
         git work tree (e.g. installed from a wheel), or git fails.
     """
-    where = package_dir or Path(__file__).resolve().parent
+    where = package_dir or Path(__file__).resolve().parent.parent
     try:
         done = subprocess.run(
             ["git", "rev-parse", "HEAD"],
@@ -72,15 +72,6 @@ def git_commit(package_dir: Path | None = None) -> str | None:
     if done.returncode != 0 or len(commit) != 40:
         return None
     return commit
-
-
-def file_sha256(path: Path) -> str:
-    """Hex sha256 of a file's bytes (read in 1 MiB blocks)."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def question_set_label(counts: Mapping[str, Any]) -> str:
@@ -424,7 +415,6 @@ __all__ = [
     "build_card",
     "card_differences",
     "card_mismatches",
-    "file_sha256",
     "git_commit",
     "question_set_label",
     "render_card_markdown",

@@ -10,30 +10,14 @@ questions in a conversation are matched in order of appearance.
 from __future__ import annotations
 
 import logging
-import re
-import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from locomo_exp.benchmark.locomo import normalize_question
+
 logger = logging.getLogger(__name__)
-
-_NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
-
-
-def normalize_question(text: Any) -> str:
-    """Question text for matching: NFKC, lower case, punctuation and spacing dropped.
-
-    Args:
-        text: the question (non-strings are converted with ``str``).
-
-    Returns:
-        Lower-case words joined by single spaces (``"When did X go?"`` -> ``"when did x go"``).
-    """
-    folded = unicodedata.normalize("NFKC", str(text)).casefold()
-    return _NON_WORD.sub(" ", folded).strip()
-
 
 def align_conversations(
     questions_a: Mapping[str, Iterable[str]], questions_b: Mapping[str, Iterable[str]]

@@ -16,115 +16,23 @@ affected by a score-changing entry -- what a perfect system could score.
 
 from __future__ import annotations
 
-import json
 import logging
-import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from locomo_exp.compare.match import align_conversations, normalize_question
+from locomo_exp.benchmark.locomo import normalize_question
+from locomo_exp.data.errata import UNANSWERABLE, ErrataEntry, ErrataError, load_errata
+from locomo_exp.data.input_file import file_sha256
+from locomo_exp.data.match import align_conversations
+from locomo_exp.scoring.specs import LEXICAL_SPECS
 
 logger = logging.getLogger(__name__)
 
-UNANSWERABLE = "unanswerable"
-NON_SCORING_TYPES = frozenset({"WRONG_CITATION"})
-_AUDIT_ID = re.compile(r"^locomo_(\d+)_qa(\d+)$")
-_REQUIRED = ("question_id", "question", "error_type", "correct_answer")
 # what a system answers when it abstains (LoCoMo's category-5 rule)
 _ABSTAIN = ("no information available", "not mentioned")
-
-
-class ErrataError(ValueError):
-    """An errata file that cannot be used; the message names the file, entry and field."""
-
-
-@dataclass(frozen=True)
-class ErrataEntry:
-    """One audit entry.
-
-    Attributes:
-        question_id: the audit's id (``locomo_<conv>_qa<i>``).
-        conversation: the conversation index parsed from the id (``None`` if another form).
-        question: the question text.
-        golden_answer: the original gold (as the audit quotes it).
-        category: the category the audit lists (``None`` if absent).
-        error_type: e.g. ``HALLUCINATION``, ``WRONG_CITATION``.
-        correct_answer: the corrected answer, or :data:`UNANSWERABLE`.
-    """
-
-    question_id: str
-    conversation: int | None
-    question: str
-    golden_answer: str | None
-    category: int | None
-    error_type: str
-    correct_answer: str
-
-    @property
-    def changes_score(self) -> bool:
-        """True unless the entry only fixes evidence citations."""
-        return self.error_type.upper() not in NON_SCORING_TYPES
-
-
-def load_errata(path: str | Path) -> list[ErrataEntry]:
-    """Read and validate an errata file.
-
-    Args:
-        path: the JSON file (a list of audit entries).
-
-    Returns:
-        The entries, in file order.
-
-    Raises:
-        ErrataError: one line naming the file, the entry index and the field, when the
-            file is missing or not JSON, not a list, or an entry lacks a required field
-            (``question_id``, ``question``, ``error_type``, ``correct_answer``).
-    """
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ErrataError(f"{path}: errata file not found") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ErrataError(f"{path}: cannot be read as JSON ({exc})") from None
-    if not isinstance(data, list):
-        raise ErrataError(
-            f"{path}: expected a JSON list of audit entries, got {type(data).__name__}"
-        )
-    entries = []
-    for i, raw in enumerate(data):
-        if not isinstance(raw, dict):
-            raise ErrataError(f"{path}: entry {i}: expected an object")
-        for name in _REQUIRED:
-            if raw.get(name) is None or str(raw.get(name)).strip() == "":
-                raise ErrataError(
-                    f"{path}: entry {i} ({raw.get('question_id', '?')}): field '{name}' missing"
-                )
-        qid = str(raw["question_id"])
-        found = _AUDIT_ID.match(qid)
-        answer = str(raw["correct_answer"]).strip()
-        category = raw.get("category")
-        entries.append(
-            ErrataEntry(
-                question_id=qid,
-                conversation=int(found.group(1)) if found else None,
-                question=str(raw["question"]),
-                golden_answer=None
-                if raw.get("golden_answer") is None
-                else str(raw["golden_answer"]),
-                category=int(category)
-                if isinstance(category, (int, str)) and str(category).isdigit()
-                else None,
-                error_type=str(raw["error_type"]),
-                correct_answer=UNANSWERABLE
-                if answer.casefold().startswith(UNANSWERABLE)
-                else answer,
-            )
-        )
-    return entries
 
 
 def _field(item: Any, name: str) -> Any:
@@ -326,3 +234,64 @@ __all__ = [
     "match_errata",
     "score_both_keys",
 ]
+
+
+def score_errata(
+    records: Sequence[Any], errata_path: Path, *, with_bleu1: bool = True
+) -> dict[str, Any]:
+    """Score every lexical metric against both keys, per category, with the ceilings.
+
+    Args:
+        records: the scored questions (``QARecord`` or rows with ``conversation_id``,
+            ``question``, ``ground_truth``, ``prediction``, ``category``).
+        errata_path: the audit file (:func:`locomo_exp.data.errata.load_errata`).
+        with_bleu1: also score BLEU-1.
+
+    Returns:
+        The ``answer_key`` section of ``summary.json``: ``path``, ``sha256``,
+        ``n_entries``, ``n_matched``, ``n_score_changing``, ``ceilings`` (group ->
+        ``{n, affected, ceiling}``) and ``metrics``: metric (``f1_locomo``, ``f1_squad``,
+        ``f1_mem0``, ``bleu1``) -> group -> ``{n, original, corrected, ceiling,
+        above_ceiling}``, scores in points (0-100). A question whose prediction is missing
+        scores 0 under both keys.
+
+    Raises:
+        locomo_exp.data.errata.ErrataError: the file is missing or malformed (one line).
+    """
+    entries = load_errata(errata_path)
+    matched = match_errata(entries, records)
+    missing = {i for i, r in enumerate(records) if getattr(r, "prediction_missing", False)}
+    metrics: dict[str, Any] = {}
+    for spec in LEXICAL_SPECS:
+        if spec.kind != "f1" and not with_bleu1:
+            continue
+
+        def scorer(
+            pred: str, gold: str, category: int, fn: Callable[..., float] = spec.function
+        ) -> float:
+            return float(fn(pred, gold, category))
+
+        rows = [_Blank(r) if i in missing else r for i, r in enumerate(records)]
+        metrics[spec.metric] = score_both_keys(rows, matched, scorer)
+    logger.info("answer key: %d of %d errata entries matched", matched.n_matched, len(entries))
+    return {
+        "path": str(errata_path),
+        "sha256": file_sha256(errata_path),
+        "n_entries": len(entries),
+        "n_matched": matched.n_matched,
+        "n_score_changing": matched.n_score_changing,
+        "ceilings": ceilings(records, matched),
+        "metrics": metrics,
+    }
+
+
+class _Blank:
+    """A record whose prediction is missing: scored with an empty prediction (0)."""
+
+    def __init__(self, record: Any):
+        self._record = record
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "prediction":
+            return ""
+        return getattr(self._record, name)

@@ -7,7 +7,7 @@ that composition so mistakes get the project's own one-line messages:
   keys and group choices that do not exist, each with a suggestion;
 * after composing, :func:`unknown_keys` reports keys added with ``+key=value`` that the
   schema does not define (raised as :class:`UnknownConfigKeyError` by
-  :func:`locomo_exp.config.to_experiment_config`), and :func:`keep_typed_text` puts back
+  :func:`to_experiment_config`), and :func:`keep_typed_text` puts back
   the text a user typed for string options Hydra read as numbers.
 """
 
@@ -18,7 +18,11 @@ from typing import Any, Optional
 
 from omegaconf import DictConfig, OmegaConf, open_dict
 
-from locomo_exp.config import ExperimentConfig
+from locomo_exp.config.schema import (
+    MAX_BOOTSTRAP_SAMPLES,
+    MAX_JUDGE_RUNS,
+    ExperimentConfig,
+)
 
 
 class UnknownConfigKeyError(ValueError):
@@ -144,7 +148,7 @@ def unknown_group_options(overrides: list[str]) -> list[str]:
     """
     from hydra.core.override_parser.types import OverrideType
 
-    conf_dir = Path(__file__).parent / "conf"
+    conf_dir = Path(__file__).resolve().parent.parent / "conf"
     problems: list[str] = []
     for override in _parse_overrides(overrides):
         group = str(override.key_or_group)
@@ -209,3 +213,62 @@ def keep_typed_text(cfg: DictConfig, overrides: list[str]) -> list[str]:
                 OmegaConf.update(cfg, key, text, merge=False)
             restored.append(key)
     return restored
+
+
+class ConfigValueError(ValueError):
+    """A config value outside its allowed range; the message names the key and the range."""
+
+
+def validate_values(cfg: ExperimentConfig) -> None:
+    """Range checks the schema's types cannot express.
+
+    Raises:
+        ConfigValueError: ``judge.runs`` above :data:`MAX_JUDGE_RUNS`,
+            ``report.bootstrap_samples`` not in 0-:data:`MAX_BOOTSTRAP_SAMPLES` (0: no
+            intervals), or an empty ``tracking.experiment`` with tracking on.
+    """
+    problems = []
+    if cfg.judge.runs > MAX_JUDGE_RUNS:  # below 1: the judge's preflight says so
+        problems.append(f"judge.runs={cfg.judge.runs} must be between 1 and {MAX_JUDGE_RUNS}")
+    if not 0 <= cfg.report.bootstrap_samples <= MAX_BOOTSTRAP_SAMPLES:
+        problems.append(
+            f"report.bootstrap_samples={cfg.report.bootstrap_samples} must be between 0 and "
+            f"{MAX_BOOTSTRAP_SAMPLES:,}"
+        )
+    if cfg.tracking.enabled and not str(cfg.tracking.experiment or "").strip():
+        problems.append(
+            "tracking.experiment is empty: give an MLflow experiment name "
+            "(e.g. tracking.experiment=locomo_exp) or use tracking=none"
+        )
+    if problems:
+        raise ConfigValueError("; ".join(problems))
+
+
+def to_experiment_config(cfg: DictConfig | ExperimentConfig) -> ExperimentConfig:
+    """Convert a composed Hydra config into a typed :class:`ExperimentConfig`.
+
+    Args:
+        cfg: the composed config (or an already typed one, returned as is).
+
+    Returns:
+        An :class:`ExperimentConfig` instance with enums and nested dataclasses.
+
+    Raises:
+        omegaconf.errors.ValidationError: if a value does not fit the schema.
+        UnknownConfigKeyError: for keys the schema does not have
+            (``+data.pathh=x`` passes Hydra's composition but is refused here).
+        ConfigValueError: for values out of range (:func:`validate_values`).
+    """
+    if isinstance(cfg, ExperimentConfig):
+        return cfg
+    schema = OmegaConf.structured(ExperimentConfig)
+    unknown = unknown_keys(cfg, schema)
+    if unknown:
+        raise UnknownConfigKeyError(unknown)
+    merged = OmegaConf.merge(schema, cfg)
+    if merged.data.get("runs") and OmegaConf.is_missing(merged.data, "path"):
+        merged.data.path = None  # data.runs=[...] names the files; data.path is not needed
+    obj = OmegaConf.to_object(merged)
+    assert isinstance(obj, ExperimentConfig)
+    validate_values(obj)
+    return obj

@@ -1,69 +1,159 @@
-"""Uncertainty, judge reliability and error analysis over per-question rows.
+"""Build the run's typed results: the summary, its uncertainty and its error analysis.
 
-Rows are the dicts written to ``scores.jsonl``: ``question_id``, ``category``, ``question``,
-``ground_truth``, ``prediction``, lexical scores (0-1) and, when the judge ran, ``j_mean``
-(0-100) and ``j_runs`` (one entry per run with ``outcome`` and ``score``).
+:func:`build_summary` returns a :class:`~locomo_exp.results.RunSummary` (written as
+``summary.json`` by its ``to_json``); :func:`analyse` the
+:class:`~locomo_exp.results.Analysis` the report's uncertainty, reliability and
+error-analysis sections show. Analysis rows are the dicts written to ``scores.jsonl``:
+``question_id``, ``category``, ``question``, ``ground_truth``, ``prediction``, lexical
+scores (0-1) and, when the judge ran, ``j_mean`` (0-100) and ``j_runs`` (one entry per run
+with ``outcome`` and ``score``).
 """
 
 from __future__ import annotations
 
 import logging
-import math
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
 
 import numpy as np
 
-from locomo_exp.records import CATEGORY_GROUPS
-from locomo_exp.results import Analysis, BootstrapCI, Extremes, QuestionBrief, Reliability
+from locomo_exp.benchmark.locomo import CATEGORY_GROUPS, CATEGORY_IDS
+from locomo_exp.results import (
+    Analysis,
+    BootstrapCI,
+    Extremes,
+    InputInfo,
+    JudgeSummary,
+    LatencyStats,
+    QARecord,
+    QuestionBrief,
+    Reliability,
+    RunSummary,
+)
+from locomo_exp.scoring.aggregate import aggregate_by_category, lexical_aggregates
+from locomo_exp.scoring.specs import OFFICIAL_VERSIONS
+from locomo_exp.scoring.stored import compare_stored
+from locomo_exp.stats.agreement import krippendorff_alpha
+from locomo_exp.stats.bootstrap import CONFIDENCE, bootstrap_ci
 
 log = logging.getLogger(__name__)
 
-CONFIDENCE = 0.95
-"""Coverage of the bootstrap intervals."""
+LATENCY_FIELDS: tuple[str, ...] = ("search_latency_s", "total_latency_s", "context_tokens")
+"""Optional per-question fields summarised by :func:`latency_stats` (seconds; tokens)."""
+
+PERCENTILE_METHOD: Final = "linear"
+"""numpy's default percentile method (type 7 of Hyndman & Fan), stated in the report."""
 
 
-BOOTSTRAP_CHUNK_ELEMENTS = 2_000_000
-"""Resample indices drawn at once (int64: 16 MB, plus as many float64 values)."""
-
-
-def bootstrap_ci(
-    values: Sequence[float], n_samples: int = 1000, seed: int = 0, confidence: float = CONFIDENCE
-) -> tuple[float, float] | None:
-    """Percentile bootstrap confidence interval of a mean, resampling questions.
-
-    Efron & Tibshirani (1993), percentile method: draw ``n_samples`` resamples of the
-    questions with replacement, take the mean of each, report the (1-c)/2 and (1+c)/2
-    quantiles of those means. Resamples are drawn in chunks of about
-    :data:`BOOTSTRAP_CHUNK_ELEMENTS` indices, so memory is bounded whatever ``n_samples``
-    and the number of questions; the values equal one ``(n_samples, n)`` draw from the
-    same seed (the intervals are those of earlier versions).
+def latency_stats(records: Iterable[QARecord]) -> dict[str, LatencyStats]:
+    """p50/p95/mean of latency (seconds) and context-token fields present in the input.
 
     Args:
-        values: per-question scores (any unit; the interval has the same unit).
-        n_samples: number of bootstrap resamples.
-        seed: seed of numpy's ``default_rng`` (same seed, same interval).
-        confidence: coverage, e.g. 0.95.
+        records: the scored records.
 
     Returns:
-        ``(low, high)``, or ``None`` for no values or ``n_samples < 1``.
+        ``{field: LatencyStats}`` for each of :data:`LATENCY_FIELDS`; ``count`` 0 and
+        ``None`` values when the input lacks the field. Percentiles use numpy's
+        :data:`PERCENTILE_METHOD`.
     """
-    data = np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=float)
-    if data.size == 0 or n_samples < 1:
-        return None
-    rng = np.random.default_rng(seed)
-    means = np.empty(n_samples)
-    # resamples in chunks of about BOOTSTRAP_CHUNK_ELEMENTS indices: memory stays bounded
-    # (not n_samples x n), and the draws are the same stream as one big draw
-    rows = max(1, BOOTSTRAP_CHUNK_ELEMENTS // data.size)
-    for start in range(0, n_samples, rows):
-        stop = min(start + rows, n_samples)
-        indices = rng.integers(0, data.size, size=(stop - start, data.size))
-        means[start:stop] = data[indices].mean(axis=1)
-        del indices
-    alpha = (1.0 - confidence) / 2.0
-    low, high = np.quantile(means, [alpha, 1.0 - alpha])
-    return float(low), float(high)
+    records = list(records)
+    stats: dict[str, LatencyStats] = {}
+    for name in LATENCY_FIELDS:
+        present = [getattr(r, name) for r in records if getattr(r, name) is not None]
+        values = np.array(present, float)
+        if values.size == 0:
+            stats[name] = LatencyStats(count=0, p50=None, p95=None, mean=None)
+        else:
+            stats[name] = LatencyStats(
+                count=int(values.size),
+                p50=float(np.percentile(values, 50, method=PERCENTILE_METHOD)),
+                p95=float(np.percentile(values, 95, method=PERCENTILE_METHOD)),
+                mean=float(values.mean()),
+            )
+    return stats
+
+
+def build_summary(
+    records: list[QARecord],
+    lexical: list[dict[str, float]],
+    *,
+    input_info: InputInfo | Mapping[str, Any],
+    versions: dict[str, str],
+    category_names: dict[int, str],
+    judge: JudgeSummary | Mapping[str, Any] | None = None,
+    status: Mapping[str, str] | None = None,
+    analysis: Analysis | None = None,
+    stored_judge_detail: dict[str, Any] | None = None,
+    stored_metrics: Mapping[str, Mapping[str, float]] | None = None,
+    runs: dict[str, Any] | None = None,
+) -> RunSummary:
+    """Assemble the run's results (written as ``summary.json`` by :meth:`RunSummary.to_json`).
+
+    Args:
+        records: the scored records.
+        lexical: per-record lexical scores from :func:`locomo_exp.scoring.score_lexical`
+            (empty when F1 was not run).
+        input_info: the scored file (an :class:`InputInfo`, or its JSON: path, sha256,
+            format, skipped records...).
+        versions: metric -> version string (F1 variant, BLEU-1, judge prompt).
+        category_names: display names keyed by id.
+        judge: the judge's summary (J on 0-100; the judge package's dict is wrapped in a
+            :class:`JudgeSummary`), when the judge ran.
+        status: part (``f1``, ``judge``) -> ``"ok"`` or what happened.
+        analysis: output of :func:`locomo_exp.scoring.summary.analyse`.
+        stored_judge_detail: stored J as the file's authors compute it, from
+            :func:`locomo_exp.data.info.stored_judge_section`.
+        stored_metrics: question id -> the file's own per-question metrics
+            (``LoadedResults.stored_metrics``); compared with ``lexical`` into
+            ``stored_vs_recomputed`` (:func:`locomo_exp.scoring.stored.compare_stored`).
+        runs: per-run lexical means for ``data.runs``
+            (:func:`locomo_exp.scoring.runs.runs_section`).
+
+    A ``stored_judge`` section (0-100 per category) is added when the input carries
+    verdicts of another judge (``data.fields.judge_score``; the Mem0 harness's
+    ``llm_score``).
+
+    ``metrics`` also holds ``f1_locomo_official``: the mean of each question's
+    ``round(f1_locomo, 3)``, as LoCoMo's own aggregation computes it (its version text is
+    added to ``versions``); ``f1_locomo`` keeps the unrounded mean.
+
+    Returns:
+        A :class:`RunSummary`; F1 and BLEU-1 means are 0-1. Category keys are ``"1"``..``"5"``,
+        ``"overall_1_4"``, ``"overall"``.
+    """
+    categories = [r.category for r in records]
+    counts = {
+        key: sum(1 for c in categories if c in members) for key, members in CATEGORY_GROUPS.items()
+    }
+    conversations = {
+        str(c): len({r.conversation_id for r in records if r.category == c}) for c in CATEGORY_IDS
+    }
+    conversations["overall"] = len({r.conversation_id for r in records})
+    metrics = lexical_aggregates(lexical, categories)
+    versions = dict(versions)
+    versions.update({n: OFFICIAL_VERSIONS[n] for n in metrics if n in OFFICIAL_VERSIONS})
+    stored = [r.stored_judge_score for r in records]
+    stored_judge = (
+        aggregate_by_category(stored, categories) if any(v is not None for v in stored) else None
+    )
+    if judge is not None and not isinstance(judge, JudgeSummary):
+        judge = JudgeSummary.from_json(judge)
+    return RunSummary(
+        input=input_info if isinstance(input_info, InputInfo) else InputInfo.from_json(input_info),
+        versions=dict(versions),
+        category_names={str(k): v for k, v in category_names.items()},
+        counts=counts,
+        conversations=conversations,
+        metrics=metrics,
+        latency=latency_stats(records),
+        stored_judge=stored_judge,
+        judge=judge,
+        status=dict(status or {}),
+        analysis=analysis,
+        stored_judge_detail=stored_judge_detail,
+        stored_vs_recomputed=compare_stored(records, lexical, stored_metrics or {}),
+        runs=runs,
+    )
 
 
 def bootstrap_by_category(
@@ -110,7 +200,7 @@ def _run_matrix(rows: Sequence[dict[str, Any]]) -> np.ndarray:
 def judge_reliability(rows: Sequence[dict[str, Any]], protocol: str) -> dict[str, Any]:
     """Agreement between the judge's runs on the same questions.
 
-    Krippendorff's alpha (Krippendorff 2004; the ``krippendorff`` package) with runs as
+    Krippendorff's alpha (:func:`locomo_exp.stats.agreement.krippendorff_alpha`) with runs as
     coders and questions as units, at the protocol's level (its spec's
     ``krippendorff_level``: interval for the 0-100 ``rubric``, nominal for ``binary``).
     Also the share of questions whose valid runs all gave the same score.
@@ -149,14 +239,7 @@ def judge_reliability(rows: Sequence[dict[str, Any]], protocol: str) -> dict[str
     if unanimous:
         result["unanimous_share"] = sum(unanimous) / len(unanimous)
     if matrix.shape[0] >= 2:
-        try:
-            import krippendorff
-
-            alpha = krippendorff.alpha(reliability_data=matrix, level_of_measurement=level)
-            if math.isfinite(alpha):
-                result["krippendorff_alpha"] = float(alpha)
-        except (ValueError, ZeroDivisionError) as error:  # e.g. a single value overall
-            log.info("Krippendorff's alpha not computed: %s", error)
+        result["krippendorff_alpha"] = krippendorff_alpha(matrix, level)
     return result
 
 

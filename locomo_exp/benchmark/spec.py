@@ -1,0 +1,77 @@
+"""One spec per benchmark: the facts every layer reads about it, and the registry.
+
+A :class:`BenchmarkSpec` gathers what the scorers, the report and the comparison need to
+know about a benchmark's questions: its category ids and default names, the questions per
+category of the full set, the overall groups, and the one question normaliser used to
+match questions across files. :data:`BENCHMARKS` is the only list of benchmarks; a second
+benchmark is a second facts module plus one line here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from locomo_exp.benchmark import locomo
+
+
+@dataclass(frozen=True)
+class BenchmarkSpec:
+    """The facts of one benchmark.
+
+    Attributes:
+        name: the registry key (``locomo``).
+        title: the benchmark's name as shown in reports.
+        category_ids: the category ids, in report order.
+        category_names: default display names keyed by category id.
+        category_sizes: questions per category in the full benchmark.
+        overall_groups: overall keys and the categories each covers.
+        normalize_question: question text -> its matching key (the one normaliser).
+        source: where the facts come from.
+    """
+
+    name: str
+    title: str
+    category_ids: tuple[int, ...]
+    category_names: Mapping[int, str]
+    category_sizes: Mapping[int, int]
+    overall_groups: Mapping[str, tuple[int, ...]]
+    normalize_question: Callable[[Any], str]
+    source: str
+
+    @property
+    def full_questions(self) -> dict[str, int]:
+        """Questions of the full benchmark per overall group (LoCoMo: 1,540 and 1,986)."""
+        return {
+            key: sum(self.category_sizes[c] for c in members)
+            for key, members in self.overall_groups.items()
+        }
+
+
+LOCOMO = BenchmarkSpec(
+    name="locomo",
+    title="LoCoMo",
+    category_ids=locomo.CATEGORY_IDS,
+    category_names=locomo.DEFAULT_CATEGORY_NAMES,
+    category_sizes=locomo.LOCOMO10_CATEGORY_SIZES,
+    overall_groups=locomo.OVERALL_GROUPS,
+    normalize_question=locomo.normalize_question,
+    source="locomo10.json (snap-research/LoCoMo)",
+)
+"""LoCoMo-10: 10 conversations, 1,986 questions in five categories."""
+
+BENCHMARKS: dict[str, BenchmarkSpec] = {spec.name: spec for spec in (LOCOMO,)}
+"""Every benchmark by name; the only list of them."""
+
+
+def get_benchmark(name: str) -> BenchmarkSpec:
+    """The spec registered as ``name``.
+
+    Raises:
+        KeyError: naming the known benchmarks when ``name`` is not one of them.
+    """
+    try:
+        return BENCHMARKS[name]
+    except KeyError:
+        raise KeyError(f"unknown benchmark {name!r}; known: {', '.join(BENCHMARKS)}") from None
