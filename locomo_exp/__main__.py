@@ -21,7 +21,10 @@ def main(cfg: DictConfig) -> None:
 if __name__ == "__main__":
     import sys
 
-    from locomo_exp.cli import check_command_line
+    from locomo_exp.cli import HELP_FLAGS, app_help, check_command_line
 
     check_command_line(sys.argv[1:])  # the project's "did you mean" before Hydra's hint
+    if any(flag in sys.argv[1:] for flag in HELP_FLAGS):
+        print(app_help(sys.argv[1:]))  # Hydra's layout, without its per-group copies
+        raise SystemExit(0)
     main()

@@ -38,6 +38,7 @@ from locomo_exp.report.run_dir import (
 from locomo_exp.results import InputInfo, QARecord, RunSummary
 from locomo_exp.scoring import F1_VERSIONS, LEXICAL_SPECS, score_lexical
 from locomo_exp.scoring.runs import runs_section
+from locomo_exp.scoring.specs import output_version
 from locomo_exp.scoring.summary import analyse, build_summary
 
 log = logging.getLogger(__name__)
@@ -190,7 +191,11 @@ def metric_versions(cfg: ExperimentConfig, with_lexical: bool) -> dict[str, str]
     variant = cfg.f1.variant.value
     versions = {"f1": f"f1_{variant} (f1.variant={variant})"}
     versions.update(
-        {spec.metric: spec.version for spec in LEXICAL_SPECS if spec.kind == "f1" or cfg.f1.bleu1}
+        {
+            spec.metric: output_version(spec)
+            for spec in LEXICAL_SPECS
+            if spec.kind == "f1" or cfg.f1.bleu1
+        }
     )
     return versions
 

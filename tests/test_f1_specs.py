@@ -11,10 +11,9 @@ from conftest import PROJECT_ROOT
 from locomo_exp.config import F1Variant
 from locomo_exp.report.lexical import lexical_columns, render_lexical_table
 from locomo_exp.results import GroupStats, InputInfo, QARecord, RunSummary
-from locomo_exp.scoring import score_lexical
+from locomo_exp.scoring import BLEU1_VERSION, score_lexical
 from locomo_exp.scoring.aggregate import lexical_aggregates
 from locomo_exp.scoring.specs import (
-    BLEU1_VERSION,
     F1_FUNCTIONS,
     F1_VARIANTS,
     F1_VERSIONS,

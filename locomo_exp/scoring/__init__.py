@@ -7,7 +7,6 @@ titles) is :data:`locomo_exp.scoring.specs.LEXICAL_SPECS`.
 from __future__ import annotations
 
 from locomo_exp.results import QARecord
-from locomo_exp.scoring.f1 import BLEU1_VERSION
 from locomo_exp.scoring.specs import (
     BLEU1_SPEC,
     F1_SPECS,
@@ -69,6 +68,19 @@ def score_lexical(
             row[BLEU1_SPEC.metric] = _best_over_references(BLEU1_SPEC, record)
         scores.append(row)
     return scores
+
+
+BLEU1_VERSION: str
+"""BLEU-1's version text for the installed nltk (:data:`locomo_exp.scoring.f1.BLEU1_VERSION`)."""
+
+
+def __getattr__(name: str) -> str:
+    """:data:`BLEU1_VERSION` on first use (it checks nltk's tokenizer, which imports nltk)."""
+    if name == "BLEU1_VERSION":
+        from locomo_exp.scoring import f1
+
+        return f1.BLEU1_VERSION
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [

@@ -37,12 +37,7 @@ import string
 import unicodedata
 from collections import Counter
 from functools import cache, lru_cache
-
-import nltk
-import punkt
-from nltk.stem.porter import PorterStemmer
-from nltk.tokenize.destructive import NLTKWordTokenizer
-from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
+from typing import Any
 
 BLEU1_BASE_VERSION = (
     "mem0-harness-bleu1/v3 (nltk sentence_bleu (1,0,0,0), method1; word_tokenize as nltk<3.10.1: "
@@ -68,10 +63,51 @@ hyphens, dashes and the minus sign -> ``-`` (U+2212 and U+02BC/U+00B4 are not ca
 log = logging.getLogger(__name__)
 _ARTICLES_RE = re.compile(r"\b(a|an|the)\b")
 _LOCOMO_STOPWORDS_RE = re.compile(r"\b(a|an|the|and)\b")
-_STEMMER = PorterStemmer()  # NLTK_EXTENSIONS mode, as LoCoMo's scorer uses
-_WORD_TOKENIZER = NLTKWordTokenizer()
-_SENTENCE_TOKENIZER = punkt.PunktSentenceTokenizer(punkt.load_model("english"))
-_SMOOTHING = SmoothingFunction().method1
+_NLTK_NAMES = ("nltk", "_STEMMER", "_WORD_TOKENIZER", "_SENTENCE_TOKENIZER", "_SMOOTHING")
+"""Module attributes made from nltk and punkt on first use (importing nltk takes seconds,
+and ``python -m locomo_exp --help`` and the config need none of it)."""
+
+BLEU1_VERSION: str
+"""Version string of BLEU-1 for the installed nltk (:func:`bleu1_version`), on first use."""
+
+
+def _load_nltk() -> None:
+    """Import nltk and punkt and build the stemmer, tokenizers and smoothing, once.
+
+    Attributes a test has already replaced (``monkeypatch.setattr``) are kept.
+    """
+    import nltk
+    import punkt
+    from nltk.stem.porter import PorterStemmer
+    from nltk.tokenize.destructive import NLTKWordTokenizer
+    from nltk.translate.bleu_score import SmoothingFunction
+
+    made: dict[str, Any] = {
+        "nltk": nltk,
+        "_STEMMER": PorterStemmer(),  # NLTK_EXTENSIONS mode, as LoCoMo's scorer uses
+        "_WORD_TOKENIZER": NLTKWordTokenizer(),
+        "_SENTENCE_TOKENIZER": punkt.PunktSentenceTokenizer(punkt.load_model("english")),
+        "_SMOOTHING": SmoothingFunction().method1,
+    }
+    for name, value in made.items():
+        globals().setdefault(name, value)
+
+
+def _nltk(name: str) -> Any:
+    """One of :data:`_NLTK_NAMES`, importing nltk the first time."""
+    if name not in globals():
+        _load_nltk()
+    return globals()[name]
+
+
+def __getattr__(name: str) -> Any:
+    """Module attributes built on first use: the nltk objects and :data:`BLEU1_VERSION`."""
+    if name in _NLTK_NAMES:
+        return _nltk(name)
+    if name == "BLEU1_VERSION":
+        version = globals()["BLEU1_VERSION"] = bleu1_version()
+        return version
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def nfc(text: object) -> str:
@@ -158,7 +194,7 @@ def porter_stem(word: str) -> str:
     Returns:
         The stem, e.g. ``"running" -> "run"``, ``"quickly" -> "quickli"``.
     """
-    return str(_STEMMER.stem(word))
+    return str(_nltk("_STEMMER").stem(word))
 
 
 def tokenize(normalized_text: str) -> list[str]:
@@ -338,10 +374,11 @@ def bleu_tokenize(text: str) -> list[str]:
     Returns:
         Word tokens.
     """
+    words = _nltk("_WORD_TOKENIZER")
     return [
         token
-        for sentence in _SENTENCE_TOKENIZER.tokenize(str(text))
-        for token in _WORD_TOKENIZER.tokenize(sentence)
+        for sentence in _nltk("_SENTENCE_TOKENIZER").tokenize(str(text))
+        for token in words.tokenize(sentence)
     ]
 
 
@@ -361,7 +398,7 @@ def check_bleu_tokenizer() -> bool:
         ``True`` when the tokens equal :data:`BLEU_QUOTE_CHECK`.
     """
     text, expected = BLEU_QUOTE_CHECK
-    return bool(_WORD_TOKENIZER.tokenize(text) == expected)
+    return bool(_nltk("_WORD_TOKENIZER").tokenize(text) == expected)
 
 
 def bleu1_version(base: str = BLEU1_BASE_VERSION) -> str:
@@ -380,12 +417,10 @@ def bleu1_version(base: str = BLEU1_BASE_VERSION) -> str:
         "nltk %s tokenizes an opening single quote differently from the nltk (<3.10.1) the "
         "published LoCoMo files were made with: BLEU-1 may not match published files "
         "(install nltk>=3.9,<3.10.1)",
-        nltk.__version__,
+        _nltk("nltk").__version__,
     )
-    return f"{base} [nltk {nltk.__version__}: quote rule differs, may not match published files]"
-
-
-BLEU1_VERSION = bleu1_version()
+    installed = _nltk("nltk").__version__
+    return f"{base} [nltk {installed}: quote rule differs, may not match published files]"
 
 
 def bleu1(predicted: str, ground_truth: str) -> float:
@@ -407,8 +442,10 @@ def bleu1(predicted: str, ground_truth: str) -> float:
     gold_tokens = bleu_tokenize(nfc(ground_truth).lower())
     if not pred_tokens or not gold_tokens:
         return 0.0
+    from nltk.translate.bleu_score import sentence_bleu
+
     return float(
         sentence_bleu(
-            [gold_tokens], pred_tokens, weights=(1, 0, 0, 0), smoothing_function=_SMOOTHING
+            [gold_tokens], pred_tokens, weights=(1, 0, 0, 0), smoothing_function=_nltk("_SMOOTHING")
         )
     )

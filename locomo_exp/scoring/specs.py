@@ -25,7 +25,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from locomo_exp.scoring.f1 import BLEU1_VERSION, bleu1, compute_token_f1, locomo_f1, mem0_f1
+from locomo_exp.scoring.f1 import (
+    BLEU1_BASE_VERSION,
+    bleu1,
+    bleu1_version,
+    compute_token_f1,
+    locomo_f1,
+    mem0_f1,
+)
 
 ScoreFunction = Callable[[str, str, int], float]
 """``fn(predicted, ground_truth, category) -> score``; the category is a LoCoMo id 1-5."""
@@ -134,7 +141,7 @@ LEXICAL_SPECS: tuple[MetricSpec, ...] = (
         name="bleu1",
         kind="bleu1",
         function=_without_category(bleu1),
-        version=BLEU1_VERSION,
+        version=BLEU1_BASE_VERSION,  # outputs name a differing nltk: output_version()
         title="BLEU-1 (Mem0 harness)",
         source="mem0ai/mem0 evaluation/metrics/utils.py (nltk sentence_bleu)",
     ),
@@ -240,3 +247,19 @@ def lexical_spec(metric: str) -> MetricSpec:
             return spec
     available = ", ".join(s.metric for s in LEXICAL_SPECS)
     raise UnknownMetricError(f"unknown lexical metric {metric!r}. Available: {available}")
+
+
+def output_version(spec: MetricSpec) -> str:
+    """The version text written into the outputs for a spec.
+
+    BLEU-1's names the installed nltk when its tokenizer differs from the pinned one
+    (:func:`locomo_exp.scoring.f1.bleu1_version`, checked here on first use so that
+    importing the registry needs no nltk); every other spec's is its ``version``.
+
+    Args:
+        spec: a spec of :data:`LEXICAL_SPECS`.
+
+    Returns:
+        The version text.
+    """
+    return bleu1_version(spec.version) if spec.kind == "bleu1" else spec.version

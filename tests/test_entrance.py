@@ -1,0 +1,38 @@
+"""The entrance hall stays light: ``--help`` and the config load no heavy library (issue 17 §2)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from hydra.core.global_hydra import GlobalHydra
+
+from locomo_exp.cli import app_help
+from tests.conftest import CONF_DIR
+
+HEAVY = ("scipy", "statsmodels", "nltk", "numpy", "mlflow", "anthropic", "openai", "matplotlib")
+
+
+def _loaded_after(statement: str) -> list[str]:
+    code = f"import sys; {statement}; print(' '.join(m for m in {HEAVY!r} if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return done.stdout.split()
+
+
+def test_importing_the_config_loads_no_heavy_library() -> None:
+    assert _loaded_after("import locomo_exp.config") == []
+
+
+def test_the_command_line_module_loads_no_job_until_it_runs_one() -> None:
+    assert _loaded_after("import locomo_exp.cli") == []
+
+
+def test_app_help_lists_every_config_group_and_the_composed_config() -> None:
+    GlobalHydra.instance().clear()
+    text = app_help(["--help", "scorer=both"])
+    groups = sorted(p.name for p in CONF_DIR.iterdir() if p.is_dir())
+    for group in groups:
+        options = ", ".join(sorted(p.stem for p in (CONF_DIR / group).glob("*.yaml")))
+        assert f"\n{group}: {options}\n" in text
+    assert "== Config ==" in text and "scorer:\n  name: both\n" in text
+    assert "hydra:" not in text  # Hydra's own node is left out, as in Hydra's help
