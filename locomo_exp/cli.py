@@ -131,7 +131,7 @@ def check_command_line(argv: list[str]) -> None:
             or an API key is given.
     """
     from locomo_exp.config.checks import unknown_group_options, unknown_override_keys
-    from locomo_exp.judge.templates.settings import command_line_template_problems
+    from locomo_exp.judge.protocols.templates.settings import command_line_template_problems
 
     secret = key_overrides(argv)
     if secret:
@@ -278,7 +278,7 @@ def run_sweep_job(cfg: DictConfig) -> ExperimentResult | None:
     from locomo_exp.data import DataValidationError
     from locomo_exp.experiment import JudgeErrorRateExceeded, run_experiment
     from locomo_exp.judge import JudgeBatchPending
-    from locomo_exp.judge.templates.settings import apply_template_settings
+    from locomo_exp.judge.protocols.templates.settings import apply_template_settings
 
 
     hydra_cfg = HydraConfig.get()
@@ -463,7 +463,7 @@ def run_from_hydra(cfg: DictConfig) -> ExperimentResult | None:
     from locomo_exp.data import DataValidationError
     from locomo_exp.experiment import JudgeErrorRateExceeded, run_experiment
     from locomo_exp.judge import JudgeBatchPending
-    from locomo_exp.judge.templates.settings import apply_template_settings
+    from locomo_exp.judge.protocols.templates.settings import apply_template_settings
 
 
     for noisy in ("httpx2", "httpx", "httpcore2", "httpcore", "matplotlib"):

@@ -19,7 +19,7 @@ from locomo_exp.judge.parsing import parse_judge_reply
 from locomo_exp.judge.protocols import protocol_spec
 from locomo_exp.judge.protocols.base import escape_untrusted
 from locomo_exp.judge.protocols.template import load_template_protocol
-from locomo_exp.judge.templates import TemplateError, load_template
+from locomo_exp.judge.protocols.templates import TemplateError, load_template
 from locomo_exp.results import QARecord
 
 YES_NO = """\
@@ -308,7 +308,7 @@ def test_templates_named_on_the_command_line_are_checked_before_hydra(tmp_path: 
 def test_the_templates_settings_apply_unless_the_command_line_sets_them(tmp_path: Path) -> None:
     from omegaconf import OmegaConf
 
-    from locomo_exp.judge.templates.settings import apply_template_settings
+    from locomo_exp.judge.protocols.templates.settings import apply_template_settings
 
     path = _write(tmp_path, YES_NO)
     cfg = OmegaConf.create({"judge": {"protocol": "template", "template": str(path),
@@ -323,7 +323,7 @@ def test_the_templates_settings_apply_unless_the_command_line_sets_them(tmp_path
 
 
 def test_the_shipped_examples_load_by_name_with_the_harnesses_settings() -> None:
-    from locomo_exp.judge.templates.schema import shipped_templates
+    from locomo_exp.judge.protocols.templates.schema import shipped_templates
     from locomo_exp.longmemeval import ABSTENTION_KIND, QUESTION_TYPES
 
     assert shipped_templates() == ["binary-label-own-words", "yes-no-by-kind-own-words"]

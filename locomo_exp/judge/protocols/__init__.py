@@ -77,7 +77,7 @@ def protocol_spec(cfg: JudgeConfig) -> ProtocolSpec:
     Raises:
         ValueError: an unknown protocol; ``template`` without ``judge.template``;
             ``judge.template`` with another protocol; a bad template file
-            (:class:`~locomo_exp.judge.templates.TemplateError`, one line naming it).
+            (:class:`~locomo_exp.judge.protocols.templates.TemplateError`, one line naming it).
     """
     template = getattr(cfg, "template", None)
     name = cfg.protocol.value if isinstance(cfg.protocol, Enum) else cfg.protocol

@@ -1,6 +1,6 @@
 """The ``template`` protocol: the judge prompt and reply rule come from the user's YAML file.
 
-``judge.protocol=template judge.template=FILE.yaml`` (:mod:`locomo_exp.judge.templates`).
+``judge.protocol=template judge.template=FILE.yaml`` (:mod:`locomo_exp.judge.protocols.templates`).
 The file's text is sent as written, with its placeholders filled; the question and
 answers are escaped (``&``, ``<``, ``>``) unless the file says ``escape_untrusted: false``.
 The protocol's ``prompt_version`` names the template and the first 12 hex digits of the
@@ -25,7 +25,7 @@ from locomo_exp.judge.protocols.base import (
     Verdict,
     escape_untrusted,
 )
-from locomo_exp.judge.templates.schema import (
+from locomo_exp.judge.protocols.templates.schema import (
     JudgeTemplate,
     load_template,
     resolve_template_path,

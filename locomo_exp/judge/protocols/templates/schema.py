@@ -40,7 +40,7 @@ from typing import Any, Literal
 
 import yaml
 
-from locomo_exp.judge.templates.verdicts import VerdictRule
+from locomo_exp.judge.protocols.templates.verdicts import VerdictRule
 
 OUR_FIELDS = ("question", "gold_answer", "predicted_answer", "category", "category_name")
 """The values a template can place, in this project's terms."""

@@ -8,12 +8,12 @@ the command line does not set them.
 
 from __future__ import annotations
 
-from locomo_exp.judge.templates.schema import (
+from locomo_exp.judge.protocols.templates.schema import (
     OUR_FIELDS,
     JudgeTemplate,
     TemplateError,
     load_template,
 )
-from locomo_exp.judge.templates.verdicts import VerdictRule
+from locomo_exp.judge.protocols.templates.verdicts import VerdictRule
 
 __all__ = ["OUR_FIELDS", "JudgeTemplate", "TemplateError", "VerdictRule", "load_template"]

@@ -21,7 +21,7 @@ from typing import Any
 
 from omegaconf import DictConfig, open_dict
 
-from locomo_exp.judge.templates.schema import TemplateError, load_template
+from locomo_exp.judge.protocols.templates.schema import TemplateError, load_template
 
 logger = logging.getLogger(__name__)
 
