@@ -37,7 +37,7 @@ from locomo_exp.report.run_dir import (
 )
 from locomo_exp.results import InputInfo, QARecord, RunSummary
 from locomo_exp.scoring import F1_VERSIONS, LEXICAL_SPECS, score_lexical
-from locomo_exp.scoring.runs import runs_section
+from locomo_exp.scoring.repeated_runs import runs_section
 from locomo_exp.scoring.specs import output_version
 from locomo_exp.scoring.summary import analyse, build_summary
 

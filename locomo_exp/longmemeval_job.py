@@ -31,7 +31,7 @@ from locomo_exp.data.lme_answers import (
     read_lme_answers,
 )
 from locomo_exp.data.lme_reference import LmeReference, read_lme_reference
-from locomo_exp.data.several import expand_paths
+from locomo_exp.data.load import expand_paths
 from locomo_exp.judge.aggregate import JudgeRunResult
 from locomo_exp.judge.protocols import get_protocol
 from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL

@@ -258,7 +258,7 @@ def test_questions_match_by_text_when_ids_and_conversation_names_differ(tmp_path
     # B names conversations and ids differently, and writes questions in other case/spacing
     b_qs = [dict(q, question=q["question"].upper().replace("?", " ?")) for q in shuffled]
     write_run(tmp_path / "B", b_qs, [0.5] * 60, ids=False, conv_prefix="user_")
-    from locomo_exp.compare.runs import read_scores
+    from locomo_exp.compare.run_dirs import read_scores
 
     rows_a = read_scores(tmp_path / "A" / "scores.jsonl")
     rows_b = read_scores(tmp_path / "B" / "scores.jsonl")

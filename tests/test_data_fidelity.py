@@ -15,9 +15,9 @@ from locomo_exp.experiment import run_experiment
 from locomo_exp.results import QARecord, RunSummary
 from locomo_exp.scoring import score_lexical
 from locomo_exp.scoring.aggregate import lexical_aggregates
-from locomo_exp.scoring.runs import mean_and_sample_std
+from locomo_exp.scoring.repeated_runs import mean_and_sample_std
 from locomo_exp.scoring.specs import OFFICIAL_VERSIONS
-from locomo_exp.scoring.stored import compare_stored, file_rounding
+from locomo_exp.scoring.stored_vs_recomputed import compare_stored, file_rounding
 from locomo_exp.tracking import run_metrics
 
 

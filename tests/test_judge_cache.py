@@ -124,8 +124,8 @@ def plant_claims(db: Path, digests: list[str], pid: int, heartbeat_at: float) ->
 
 
 def digests_of(cfg, recs: list[QARecord]) -> list[str]:
+    from locomo_exp.judge.pool import build_call_specs
     from locomo_exp.judge.providers.anthropic import api_version_for
-    from locomo_exp.judge.runner import build_call_specs
 
     return [s.digest for s in build_call_specs(recs, cfg, api_version=api_version_for(0.5))]
 

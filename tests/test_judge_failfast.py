@@ -25,8 +25,8 @@ from judge_helpers import make_records, query_cache_file
 from locomo_exp.benchmark.locomo import DEFAULT_CATEGORY_NAMES
 from locomo_exp.judge import JudgeFatalAPIError, judge_answer, run_judge
 from locomo_exp.judge.errors import JudgeJobStopped
+from locomo_exp.judge.pool import JudgePool, build_call_specs
 from locomo_exp.judge.providers.anthropic import AnthropicJudgeClient
-from locomo_exp.judge.runner import JudgePool, build_call_specs
 
 
 def closed_port_url() -> str:

@@ -350,8 +350,8 @@ def test_sdk_client_closes(fake_openai: FakeOpenAIServer) -> None:
 def _run_against_bucket(server: FakeOpenAIServer, tmp_path: Path, *, pace: bool) -> tuple[int, int]:
     from test_judge_pacing import VirtualClock
 
+    from locomo_exp.judge.pool import JudgePool, build_call_specs
     from locomo_exp.judge.providers.openai import OpenAIJudgeClient
-    from locomo_exp.judge.runner import JudgePool, build_call_specs
 
     clock = VirtualClock()
     server.clock = clock.now

@@ -13,8 +13,8 @@ from judge_helpers import make_records
 
 from locomo_exp.judge.messages import RateLimitInfo, parse_rate_limit_headers
 from locomo_exp.judge.pacing import RateLimiter
+from locomo_exp.judge.pool import JudgePool, PoolInterrupted, build_call_specs
 from locomo_exp.judge.providers.anthropic import AnthropicJudgeClient
-from locomo_exp.judge.runner import JudgePool, PoolInterrupted, build_call_specs
 
 
 class VirtualClock:

@@ -35,7 +35,7 @@ from locomo_exp.judge import (
     run_judge,
 )
 from locomo_exp.judge.cache import JudgeCache
-from locomo_exp.judge.runner import RetryPolicy
+from locomo_exp.judge.pool import RetryPolicy
 from locomo_exp.results import QARecord
 from locomo_exp.tracking import judge_metrics, judge_params
 

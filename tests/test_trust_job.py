@@ -30,7 +30,7 @@ from fake_anthropic import (
 )
 
 from locomo_exp.config import JudgeAuditConfig
-from locomo_exp.data.loading import load_results
+from locomo_exp.data.read_file import load_results
 from locomo_exp.judge import run_judge
 from locomo_exp.judge.errors import JudgeError
 from locomo_exp.judge.job import ESTIMATED_OUTPUT_TOKENS

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from locomo_exp.compare.runs import METRICS_BY_NAME, RunData
+from locomo_exp.compare.run_dirs import METRICS_BY_NAME, RunData
 from locomo_exp.data.match import Matching
 from locomo_exp.stats.bootstrap import cluster_bootstrap_mean_diff, question_bootstrap_mean_diff
 from locomo_exp.stats.paired import (

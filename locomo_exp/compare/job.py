@@ -7,9 +7,9 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from locomo_exp.compare.api import CompareResult, run_compare
+from locomo_exp.compare.comparison import CompareResult, run_compare
 from locomo_exp.compare.render import group_label
-from locomo_exp.compare.runs import METRICS_BY_NAME, CompareError
+from locomo_exp.compare.run_dirs import METRICS_BY_NAME, CompareError
 from locomo_exp.config.compare import CompareConfig
 
 logger = logging.getLogger(__name__)

@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from locomo_exp.compare.engine import CompareRow
-from locomo_exp.compare.runs import METRICS_BY_NAME
+from locomo_exp.compare.run_dirs import METRICS_BY_NAME
 
 if TYPE_CHECKING:
-    from locomo_exp.compare.api import CompareResult
+    from locomo_exp.compare.comparison import CompareResult
 
 logger = logging.getLogger(__name__)
 

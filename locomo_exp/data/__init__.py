@@ -15,7 +15,7 @@ Layouts, all detected with no option (``data.format=auto``):
   holds the file's own aggregates; ``data.records_key`` when ambiguous.
 
 Stored verdicts of another judge are detected with their field (:mod:`.verdicts`);
-several files pool into one result or load as runs (:mod:`.several`); the question set
+several files pool into one result or load as runs (:mod:`.load`); the question set
 is named (:mod:`.question_set`); ``data.reference`` checks questions against LoCoMo's
 dataset (:mod:`.reference`); ``data.limit`` samples per category (:mod:`.sample`).
 """
@@ -24,12 +24,12 @@ from __future__ import annotations
 
 from locomo_exp.data.detect import Layout, detect_format, detect_layout
 from locomo_exp.data.input_file import DataValidationError, RecordProblem, read_results_file
-from locomo_exp.data.loading import LoadedResults, load_results, read_json_or_jsonl
+from locomo_exp.data.load import LoadedRuns, expand_paths, load_data, load_runs, pool_results
 from locomo_exp.data.locomo import detect_prediction_key
+from locomo_exp.data.parse_record import parse_category
 from locomo_exp.data.question_set import QuestionSet, detect_question_set
-from locomo_exp.data.records import parse_category
+from locomo_exp.data.read_file import LoadedResults, load_results, read_json_or_jsonl
 from locomo_exp.data.reference import Reference, ReferenceCheck
-from locomo_exp.data.several import LoadedRuns, expand_paths, load_data, load_runs, pool_results
 from locomo_exp.data.verdicts import stored_judge_detail
 
 __all__ = [

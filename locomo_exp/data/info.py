@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from locomo_exp.data.loading import LoadedResults
+from locomo_exp.data.read_file import LoadedResults
 
 
 def input_info(loaded: LoadedResults) -> dict[str, Any]:

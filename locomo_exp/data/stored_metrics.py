@@ -3,7 +3,7 @@
 Published files store their authors' per-question scores beside the answers: the Mem0
 harness writes ``f1_score`` and ``bleu_score``, LoCoMo's ``evaluate_qa.py`` writes
 ``<name>_f1`` (rounded to 3 decimals). They are read here, never scored with; the run
-compares them with its own scores (:mod:`locomo_exp.scoring.stored`) so a user learns
+compares them with its own scores (:mod:`locomo_exp.scoring.stored_vs_recomputed`) so a user learns
 which variant the file used.
 """
 

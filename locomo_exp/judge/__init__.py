@@ -13,7 +13,7 @@ Public API:
 Modules: :mod:`.prompts` (versioned prompts), :mod:`.parsing` (reply parsing),
 :mod:`.providers` (one module per API, the only ones
 importing an SDK), :mod:`.cache` (SQLite cache),
-:mod:`.preflight` (checks before spending), :mod:`.runner` (asyncio pool, retries),
+:mod:`.preflight` (checks before spending), :mod:`.pool` (asyncio pool, retries),
 :mod:`.batch` (Message Batches mode), :mod:`.job` (run_judge, dry run),
 :mod:`.aggregate` (J, spreads, cost).
 """

@@ -58,10 +58,10 @@ from locomo_exp.judge.messages import (
     JudgeBatchClient,
     JudgeClient,
 )
+from locomo_exp.judge.pool import JudgePool
 from locomo_exp.judge.progress import format_seconds, make_bar
 from locomo_exp.judge.protocols import protocol_spec
 from locomo_exp.judge.retry import fatal_api_error
-from locomo_exp.judge.runner import JudgePool
 from locomo_exp.judge.session import judge_client
 
 logger = logging.getLogger(__name__)

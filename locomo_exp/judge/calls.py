@@ -1,6 +1,6 @@
 """Judge calls: one :class:`CallSpec` per (question, run), and replies turned into results.
 
-Building a request is separate from sending it (:mod:`.runner`, :mod:`.batch`): a spec holds
+Building a request is separate from sending it (:mod:`.pool`, :mod:`.batch`): a spec holds
 the request and its cache key; :func:`result_from_reply` parses a reply (fresh or cached)
 into a valid or unscored :class:`~locomo_exp.judge.aggregate.JudgeResult`.
 """

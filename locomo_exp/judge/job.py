@@ -1,7 +1,7 @@
 """A whole judge job: :func:`run_judge` and the seed's per-answer functions.
 
 :func:`run_judge` validates (:mod:`.preflight`), builds one call per judged question and
-run, runs them through the pool (:mod:`.runner`) with the cache (:mod:`.cache`), and
+run, runs them through the pool (:mod:`.pool`) with the cache (:mod:`.cache`), and
 aggregates (:mod:`.aggregate`). ``judge.dry_run`` stops before any call and estimates the
 calls, tokens and cost instead.
 """
@@ -30,6 +30,7 @@ from locomo_exp.judge.errors import JudgeInterrupted
 from locomo_exp.judge.messages import JudgeClient
 from locomo_exp.judge.models import model_price, uses_structured_output
 from locomo_exp.judge.parsing import PARSER_VERSION
+from locomo_exp.judge.pool import CallSpec, PoolInterrupted, build_call_specs
 from locomo_exp.judge.preflight import (
     CHARS_PER_TOKEN,
     REQUEST_OVERHEAD_TOKENS,
@@ -41,7 +42,6 @@ from locomo_exp.judge.protocols import protocol_spec
 from locomo_exp.judge.protocols.template import template_card
 from locomo_exp.judge.providers import api_version as provider_api_version
 from locomo_exp.judge.providers import endpoint
-from locomo_exp.judge.runner import CallSpec, PoolInterrupted, build_call_specs
 from locomo_exp.judge.session import judge_calls_async
 from locomo_exp.results import QARecord
 

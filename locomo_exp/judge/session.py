@@ -10,8 +10,8 @@ from locomo_exp.judge.aggregate import JudgeResult
 from locomo_exp.judge.cache import JudgeCache
 from locomo_exp.judge.calls import CallSpec
 from locomo_exp.judge.messages import JudgeClient
+from locomo_exp.judge.pool import JudgePool
 from locomo_exp.judge.providers import make_client
-from locomo_exp.judge.runner import JudgePool
 
 
 @contextlib.asynccontextmanager

@@ -164,7 +164,7 @@ def _panel_multiplier(cfg: JudgeConfig, panel: list[tuple[str, JudgeConfig]]) ->
 
 def _user_controls(cfg: JudgeConfig, start_dir: Path) -> list[AuditControl]:
     from locomo_exp.data import DataValidationError
-    from locomo_exp.data.loading import load_results
+    from locomo_exp.data.read_file import load_results
 
     out: list[AuditControl] = []
     for number, entry in enumerate(cfg.audit.controls):

@@ -3,7 +3,7 @@
 One module per section: :mod:`.header` (status, input, versions), :mod:`.lexical` (F1 and
 BLEU-1 tables, stored verdicts), :mod:`.judge` (J), :mod:`.baselines` (comparisons with
 published numbers, latency), :mod:`.uncertainty` (bootstrap intervals, judge reliability),
-:mod:`.errors` (error analysis), :mod:`.plots` (PNG figures); :mod:`.document` puts them in
+:mod:`.error_analysis` (error analysis), :mod:`.plots` (PNG figures); :mod:`.document` puts them in
 order. Only :mod:`.plots` writes files.
 """
 
@@ -15,7 +15,7 @@ from locomo_exp.report.baselines import (
     render_latency_comparison,
 )
 from locomo_exp.report.document import render_report
-from locomo_exp.report.errors import render_error_analysis
+from locomo_exp.report.error_analysis import render_error_analysis
 from locomo_exp.report.format import fmt_num, fmt_pct, table_cell
 from locomo_exp.report.header import render_header, render_status
 from locomo_exp.report.judge import render_judge_section

@@ -13,7 +13,7 @@ from locomo_exp.report.baselines import (
 )
 from locomo_exp.report.card import baseline_card_differences, render_card_markdown
 from locomo_exp.report.errata import render_errata_section
-from locomo_exp.report.errors import render_error_analysis
+from locomo_exp.report.error_analysis import render_error_analysis
 from locomo_exp.report.fidelity import fidelity_sections
 from locomo_exp.report.header import render_header, render_skipped, render_status
 from locomo_exp.report.input import render_stored_judge_detail

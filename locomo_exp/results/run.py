@@ -213,7 +213,7 @@ class RunSummary:
             judgments, majority vote, per-run J, mean ± std across runs; 0-100), or ``None``.
         stored_vs_recomputed: the file's own per-question metrics (``f1_score``,
             ``<name>_f1``...) against this run's, per stored field
-            (:func:`locomo_exp.scoring.stored.compare_stored`; 0-1), or ``None``.
+            (:func:`locomo_exp.scoring.stored_vs_recomputed.compare_stored`; 0-1), or ``None``.
         runs: ``data.runs``: ``{"n_runs", "files", "lexical": {metric: {category key:
             {"per_run", "mean", "std"}}}}`` (0-1; sample std across runs), or ``None``.
     """

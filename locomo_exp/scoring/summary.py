@@ -32,7 +32,7 @@ from locomo_exp.results import (
 )
 from locomo_exp.scoring.aggregate import aggregate_by_category, lexical_aggregates
 from locomo_exp.scoring.specs import OFFICIAL_VERSIONS
-from locomo_exp.scoring.stored import compare_stored
+from locomo_exp.scoring.stored_vs_recomputed import compare_stored
 from locomo_exp.stats.agreement import krippendorff_alpha
 from locomo_exp.stats.bootstrap import CONFIDENCE, bootstrap_ci
 
@@ -105,9 +105,10 @@ def build_summary(
             :func:`locomo_exp.data.info.stored_judge_section`.
         stored_metrics: question id -> the file's own per-question metrics
             (``LoadedResults.stored_metrics``); compared with ``lexical`` into
-            ``stored_vs_recomputed`` (:func:`locomo_exp.scoring.stored.compare_stored`).
+            ``stored_vs_recomputed``
+            (:func:`locomo_exp.scoring.stored_vs_recomputed.compare_stored`).
         runs: per-run lexical means for ``data.runs``
-            (:func:`locomo_exp.scoring.runs.runs_section`).
+            (:func:`locomo_exp.scoring.repeated_runs.runs_section`).
 
     A ``stored_judge`` section (0-100 per category) is added when the input carries
     verdicts of another judge (``data.fields.judge_score``; the Mem0 harness's

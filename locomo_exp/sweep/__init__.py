@@ -9,7 +9,7 @@ makes the sweep one unit:
    here: nothing is launched, no store is created, no API call is made.
 2. The MLflow experiment is created once, then one **parent run** named after the sweep,
    tagged with the swept keys and with them as params. Its id, the store and the swept
-   keys are written to ``<sweep dir>/sweep_context.json`` (:mod:`.records`), which every
+   keys are written to ``<sweep dir>/sweep_context.json`` (:mod:`.job_files`), which every
    job reads: this works with Hydra's basic launcher, joblib's worker processes and
    submitit's SLURM (or local) jobs, and shares nothing else.
 3. **Each job** (:func:`locomo_exp.cli.run_sweep_job`) is a child run (``parent_run_id``
@@ -27,6 +27,16 @@ makes the sweep one unit:
 from __future__ import annotations
 
 from locomo_exp.sweep.callback import EXIT_INVALID_SWEEP, EXIT_JOB_FAILED, SweepCallback
+from locomo_exp.sweep.job_files import (
+    COMPLETED,
+    CONTEXT_FILE,
+    FAILED,
+    JOB_RECORD_FILE,
+    PENDING,
+    JobRecord,
+    SweepContext,
+    read_job_records,
+)
 from locomo_exp.sweep.plan import (
     BASIC_SWEEPER,
     SweepPlan,
@@ -38,16 +48,6 @@ from locomo_exp.sweep.plan import (
     plan_sweep,
     swept_values,
     validate_jobs,
-)
-from locomo_exp.sweep.records import (
-    COMPLETED,
-    CONTEXT_FILE,
-    FAILED,
-    JOB_RECORD_FILE,
-    PENDING,
-    JobRecord,
-    SweepContext,
-    read_job_records,
 )
 from locomo_exp.sweep.summary import (
     SUMMARY_JSON,

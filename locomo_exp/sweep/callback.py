@@ -19,14 +19,14 @@ from omegaconf import DictConfig, OmegaConf
 
 from locomo_exp import tracking
 from locomo_exp.report.run_dir import atomic_write_text
-from locomo_exp.sweep.plan import SweepPlan, job_label, plan_sweep, swept_values, validate_jobs
-from locomo_exp.sweep.records import (
+from locomo_exp.sweep.job_files import (
     COMPLETED,
     FAILED,
     JobRecord,
     SweepContext,
     read_job_records,
 )
+from locomo_exp.sweep.plan import SweepPlan, job_label, plan_sweep, swept_values, validate_jobs
 from locomo_exp.sweep.summary import (
     SUMMARY_JSON,
     SUMMARY_MD,
@@ -37,7 +37,7 @@ from locomo_exp.sweep.summary import (
     summary_row,
 )
 from locomo_exp.sweep.vs_baseline import compare_with_baseline
-from locomo_exp.tracking import sweep_runs
+from locomo_exp.tracking import sweep as sweep_runs
 
 log = logging.getLogger(__name__)
 

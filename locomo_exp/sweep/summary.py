@@ -13,8 +13,8 @@ from typing import Any
 
 from locomo_exp.benchmark.locomo import CATEGORY_IDS
 from locomo_exp.report.run_dir import atomic_path
+from locomo_exp.sweep.job_files import COMPLETED, FAILED, PENDING, JobRecord, SweepContext
 from locomo_exp.sweep.plan import job_label
-from locomo_exp.sweep.records import COMPLETED, FAILED, PENDING, JobRecord, SweepContext
 from locomo_exp.sweep.vs_baseline import vs_baseline_cells
 
 SUMMARY_JSON = "sweep_summary.json"

@@ -12,8 +12,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from locomo_exp.sweep.job_files import COMPLETED
 from locomo_exp.sweep.plan import job_label
-from locomo_exp.sweep.records import COMPLETED
 
 logger = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@
 - :mod:`.run_names`: sweep child run names and swept-value labels (pure).
 - :mod:`.store`: the store (URI, experiment created as a model-training experiment) and
   one job's run (MLflow's fluent API).
-- :mod:`.sweep_runs`: a sweep's parent run and its children (``MlflowClient``).
+- :mod:`.sweep`: a sweep's parent run and its children (``MlflowClient``).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ A numeric temperature is therefore sent in the body (``extra_body``) together wi
 header ``anthropic-version: 2023-06-01``; with ``temperature=None`` nothing is added and the
 SDK's default version is kept.
 
-Retries are done by the caller (:class:`~locomo_exp.judge.runner.JudgePool`), so the SDK client is
+Retries are done by the caller (:class:`~locomo_exp.judge.pool.JudgePool`), so the SDK client is
 built with ``max_retries=0`` and each failure is classified once by :func:`classify_error`.
 """
 

@@ -1,7 +1,7 @@
 """Turning one raw record into a :class:`~locomo_exp.results.QARecord`, collecting every problem.
 
 Each problem names the file, the record and the field (:class:`RecordProblem`); the
-loader (:mod:`.loading`) reports all of them at once before anything is scored.
+loader (:mod:`.read_file`) reports all of them at once before anything is scored.
 """
 
 from __future__ import annotations

@@ -20,8 +20,8 @@ from typing import Any
 from locomo_exp.benchmark.locomo import CATEGORY_GROUPS
 from locomo_exp.config import DataConfig
 from locomo_exp.data.input_file import absolute_path, file_error
-from locomo_exp.data.loading import LoadedResults, load_results, load_setting
 from locomo_exp.data.question_set import detect_question_set
+from locomo_exp.data.read_file import LoadedResults, load_results, load_setting
 from locomo_exp.data.settings import SeveralSettings
 from locomo_exp.data.verdicts import mean_and_std
 from locomo_exp.results import QARecord

@@ -169,7 +169,7 @@ def load_run(run_dir: Path, name: str | None = None) -> RunData:
     Returns:
         :class:`RunData`. When ``scores.jsonl`` has no per-question stored verdicts but
         ``summary.json`` has stored J, they are recovered from the input file
-        (:func:`locomo_exp.compare.stored.recover_stored_judge`).
+        (:func:`locomo_exp.compare.stored_verdicts.recover_stored_judge`).
 
     Raises:
         CompareError: a missing directory or file, or an unreadable line or field.
@@ -199,7 +199,7 @@ def load_run(run_dir: Path, name: str | None = None) -> RunData:
     values = metric_values(rows, run_dir / "scores.jsonl")
     run = RunData(run_dir, name or run_dir.name, rows, values, summary, config, card)
     if "stored_j" not in values and summary.get("stored_judge"):
-        from locomo_exp.compare.stored import recover_stored_judge
+        from locomo_exp.compare.stored_verdicts import recover_stored_judge
 
         recovered, note = recover_stored_judge(run)
         run.notes.append(note)

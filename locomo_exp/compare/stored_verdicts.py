@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from locomo_exp.compare.runs import RunData
+    from locomo_exp.compare.run_dirs import RunData
 
 logger = logging.getLogger(__name__)
 

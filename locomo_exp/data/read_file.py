@@ -22,9 +22,9 @@ from locomo_exp.data.input_file import (
     read_results_file,
 )
 from locomo_exp.data.locomo import iter_raw as iter_locomo
+from locomo_exp.data.parse_record import CategoryLookup, RecordBuilder
 from locomo_exp.data.question_set import QuestionSet, detect_question_set
 from locomo_exp.data.raw import MISSING, RawItem, get_field, iter_records
-from locomo_exp.data.records import CategoryLookup, RecordBuilder
 from locomo_exp.data.reference import Reference, ReferenceCheck
 from locomo_exp.data.sample import stratified_sample
 from locomo_exp.data.settings import SettingInfo, SeveralSettings, apply_setting
@@ -67,7 +67,7 @@ class LoadedResults:
             (``{"f1_score": 0.5, "bleu_score": 0.4}``), for questions that have any.
         runs: when this is the first of ``data.runs``, every run (this one first).
         runs_summary: each run scored, mean ± std across runs
-            (:func:`locomo_exp.scoring.runs.runs_section`), set by the experiment.
+            (:func:`locomo_exp.scoring.repeated_runs.runs_section`), set by the experiment.
         setting: for a file with answers under per-setting keys, the setting read
             (:class:`~.settings.SettingInfo`), else ``None``.
     """

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from locomo_exp.compare.engine import CompareRow, apply_holm, compare_pair
-from locomo_exp.compare.runs import (
+from locomo_exp.compare.run_dirs import (
     METRICS,
     METRICS_BY_NAME,
     CompareError,
