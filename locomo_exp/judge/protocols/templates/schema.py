@@ -60,7 +60,7 @@ KNOWN_KEYS = (
 """Every key a template file may have."""
 
 
-SHIPPED_DIR = Path(__file__).resolve().parents[2] / "conf" / "templates"
+SHIPPED_DIR = Path(__file__).resolve().parents[3] / "conf" / "templates"
 """Example templates shipped with the package, in the project's own words."""
 
 

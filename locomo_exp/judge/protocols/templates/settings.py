@@ -25,7 +25,7 @@ from locomo_exp.judge.protocols.templates.schema import TemplateError, load_temp
 
 logger = logging.getLogger(__name__)
 
-PRESET_DIR = Path(__file__).resolve().parents[2] / "conf" / "judge"
+PRESET_DIR = Path(__file__).resolve().parents[3] / "conf" / "judge"
 """The judge presets (``conf/judge/<name>.yaml``)."""
 
 _KEY_RE = re.compile(r"^[+~]{0,2}([\w.\-/]+)=")
