@@ -416,7 +416,9 @@ def run_experiment(
         judge_result = None
         if cfg.scorer.uses_judge:
             from locomo_exp.judge import JudgeBatchPending, preflight_judge, run_judge
-            from locomo_exp.judge.trust_job import plan_trust, run_trust
+            from locomo_exp.report.trust import render_trust_sections
+            from locomo_exp.tracking.trust import trust_metrics
+            from locomo_exp.trust.job import plan_trust, run_trust
 
             try:
                 preflight_judge(cfg.judge, loaded.records)
@@ -431,6 +433,16 @@ def run_experiment(
                     trust_plan, loaded.records, cfg.judge, judge_result,
                     start_dir=start_dir, category_names=cfg.category_names,
                 )
+                if not cfg.judge.dry_run:  # a dry run's are empty
+                    trust.summary["sections"] = render_trust_sections(trust, cfg.category_names)
+                    trust.summary["metrics"] = trust_metrics(
+                        audit=trust.audit,
+                        labels=trust.labels,
+                        stored=trust.stored,
+                        corrected=trust.corrected,
+                        panel=trust.panel,
+                        category_names=dict(cfg.category_names) if cfg.category_names else None,
+                    )
                 judge_result.summary["trust"] = trust.summary
             except BaseException as error:  # the report says the judge did not finish
                 status["judge"] = judge_status(error)
@@ -478,7 +490,7 @@ def run_experiment(
                 f"{judge_result.summary.get('counts')}; outputs are in {output_dir}"
             )
         if judge_result is not None and status.get("judge_audit", "ok") != "ok":
-            from locomo_exp.judge.trust_job import JudgeAuditFailed
+            from locomo_exp.trust.job import JudgeAuditFailed
 
             gate_message = trust.gate.message if trust.gate is not None else "judge audit failed"
             raise JudgeAuditFailed(f"{gate_message}; outputs are in {output_dir}")

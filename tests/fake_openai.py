@@ -444,7 +444,7 @@ def openai_judge_config(
     from omegaconf import OmegaConf
 
     from locomo_exp.config import JudgeConfig
-    from locomo_exp.judge.trust_job import panel_preset_config
+    from locomo_exp.trust.job import panel_preset_config
 
     base = panel_preset_config(JudgeConfig(), preset)
     values: dict[str, Any] = {

@@ -36,11 +36,21 @@ from locomo_exp.judge.errors import JudgeError
 from locomo_exp.judge.job import ESTIMATED_OUTPUT_TOKENS
 from locomo_exp.judge.preflight import estimate_prompt_tokens
 from locomo_exp.judge.protocols import get_protocol
-from locomo_exp.judge.trust_job import plan_trust, run_trust
 from locomo_exp.results import QARecord
+from locomo_exp.report.trust import render_trust_sections
+from locomo_exp.tracking.trust import trust_metrics
+from locomo_exp.trust.job import TrustOutcome, plan_trust, run_trust
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = PROJECT_ROOT / "locomo_exp" / "example" / "qa_results.json"
+
+
+def _metrics(outcome: TrustOutcome) -> dict[str, float]:
+    """The MLflow numbers of a trust outcome, as the experiment logs them."""
+    return trust_metrics(
+        audit=outcome.audit, labels=outcome.labels, stored=outcome.stored,
+        corrected=outcome.corrected, panel=outcome.panel,
+    )
 REJECT_KINDS_IN_EXAMPLE = ("other_gold", "perturbed_date", "perturbed_number", "non_answer")
 
 
@@ -119,7 +129,7 @@ def test_truth_replaying_judge_has_zero_false_accepts_and_zero_false_rejects(
         audit=JudgeAuditConfig(n=5, max_false_accept=0.0, max_false_reject=0.0),
     )
     _, _, outcome = _trust(records, cfg, tmp_path)
-    metrics = outcome.summary["metrics"]
+    metrics = _metrics(outcome)
     assert outcome.gate is not None and outcome.gate.passed
     assert metrics["audit/false_accept_rate"] == 0.0
     assert metrics["audit/false_reject_rate"] == 0.0
@@ -159,7 +169,7 @@ def test_labels_give_exact_kappa_sensitivity_specificity_and_corrected_j(
         audit=JudgeAuditConfig(n=0), labels=str(labels),
     )
     _, _, outcome = _trust(_forty(), cfg, tmp_path)
-    m = outcome.summary["metrics"]
+    m = _metrics(outcome)
     # agreement (15 + 16) / 40; kappa: p_o 0.775, p_e 0.5*0.475 + 0.5*0.525 = 0.5
     assert m["labels/overall/agreement"] == pytest.approx(77.5)
     assert m["labels/overall/kappa"] == pytest.approx(0.55)
@@ -169,7 +179,7 @@ def test_labels_give_exact_kappa_sensitivity_specificity_and_corrected_j(
     # J = 19/40 = 0.475; (0.475 + 0.8 - 1) / (0.75 + 0.8 - 1) = 0.275 / 0.55
     assert m["j_corrected/overall"] == pytest.approx(50.0)
     assert m["j_corrected/overall_ci_low"] < 50.0 < m["j_corrected/overall_ci_high"]
-    sections = "\n".join(outcome.summary["sections"])
+    sections = "\n".join(render_trust_sections(outcome))
     assert "## Agreement with human labels" in sections
     assert "- Labels matching no question: 1" in sections
     assert "### Disagreements (9 of 9 shown)" in sections
@@ -185,10 +195,10 @@ def test_stored_verdicts_in_the_input_give_agreement_and_kappa_with_our_judge(
     records = [replace(r, stored_judge_score=100.0 if LABELS[i] else 0.0) for i, r in enumerate(_forty())]
     cfg = make_judge_config(fake_anthropic, tmp_path, runs=1, min_successful_runs=1, audit=JudgeAuditConfig(n=0))
     _, _, outcome = _trust(records, cfg, tmp_path)
-    m = outcome.summary["metrics"]
+    m = _metrics(outcome)
     assert m["stored_agreement/overall/agreement"] == pytest.approx(77.5)
     assert m["stored_agreement/overall/kappa"] == pytest.approx(0.55)
-    assert "## Agreement with stored verdicts" in "\n".join(outcome.summary["sections"])
+    assert "## Agreement with stored verdicts" in "\n".join(render_trust_sections(outcome))
 
 
 # panel: sonnet and haiku on 10 questions: both accept 0-3, both reject 4-6,
@@ -218,14 +228,14 @@ def test_panel_of_two_fake_models_gives_exact_majority_j_alpha_and_kappa(
     assert panel["n_unscored"] == 3  # 3 ties
     # coincidences: o00 = 6, o11 = 8, o01 = o10 = 3; D_o = 6/20, D_e = 2*9*11/(20*19)
     assert panel["alpha"] == pytest.approx(14 / 33)
-    m = outcome.summary["metrics"]
+    m = _metrics(outcome)
     assert m["panel/kappa/claude-sonnet-4-6__claude-haiku-4-5"] == pytest.approx(0.4)
     # sonnet is the main judge: its panel calls are cache hits; haiku adds 10 calls
     assert len(fake_anthropic.messages_requests()) == 20
     assert panel["calls_made"] == 10
     # (3900 + 1300) / 3900 USD per notional call (1000 in, 60 out)
     assert plan.panel_cost_multiplier == pytest.approx(4 / 3)
-    assert "  - tie: 1 accept, 1 reject: 3" in "\n".join(outcome.summary["sections"])
+    assert "  - tie: 1 accept, 1 reject: 3" in "\n".join(render_trust_sections(outcome))
 
 
 def _sized(decide):
@@ -313,7 +323,7 @@ def test_user_control_file_is_judged_as_its_own_kind(
                                controls=[AuditControlFile(path=str(wrong), expected="wrong")]),
     )
     _, _, outcome = _trust(_forty()[:4], cfg, tmp_path)
-    m = outcome.summary["metrics"]
+    m = _metrics(outcome)
     assert m["audit/user_wrong_answers/n"] == 3.0
     assert m["audit/user_wrong_answers/error_rate"] == 100.0
     assert outcome.summary["audit"]["controls"] == 4
@@ -363,4 +373,4 @@ def test_audit_off_makes_no_control_call_and_no_audit_section(
     plan, _, outcome = _trust(load_results(EXAMPLE).records, cfg, tmp_path)
     assert plan.controls == [] and plan.audit_calls == 0
     assert len(fake_anthropic.messages_requests()) == 16
-    assert outcome.gate is None and outcome.summary["sections"] == []
+    assert outcome.gate is None and render_trust_sections(outcome) == []

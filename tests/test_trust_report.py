@@ -9,19 +9,19 @@ from test_trust_labels import _records as _labelled_records
 from test_trust_labels import _verdicts as _labelled_verdicts
 
 from locomo_exp.benchmark.locomo import DEFAULT_CATEGORY_NAMES
-from locomo_exp.results import QARecord
-from locomo_exp.stats.correction import corrected_j
-from locomo_exp.trust.audit import summarise_audit
-from locomo_exp.trust.controls import GOLD_AS_ANSWER, NON_ANSWER, build_controls
-from locomo_exp.trust.labels import compare_with_labels, compare_with_stored, load_labels
-from locomo_exp.trust.panel import judge_panel
-from locomo_exp.trust.report import (
+from locomo_exp.report.trust import (
     render_audit_section,
     render_corrected_section,
     render_labels_section,
     render_panel_section,
-    trust_metrics,
 )
+from locomo_exp.results import QARecord
+from locomo_exp.stats.correction import corrected_j
+from locomo_exp.tracking.trust import trust_metrics
+from locomo_exp.trust.audit import summarise_audit
+from locomo_exp.trust.controls import GOLD_AS_ANSWER, NON_ANSWER, build_controls
+from locomo_exp.trust.labels import compare_with_labels, compare_with_stored, load_labels
+from locomo_exp.trust.panel import judge_panel
 
 
 def _audit():

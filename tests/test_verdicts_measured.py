@@ -16,11 +16,12 @@ from fake_anthropic import FakeAnthropicServer, accept_all, error, text
 from statsmodels.stats.proportion import proportion_confint
 
 from locomo_exp.report.header import render_status
+from locomo_exp.report.trust import render_audit_section
 from locomo_exp.results import QARecord, RunSummary
 from locomo_exp.tracking.metrics import judge_tags
+from locomo_exp.tracking.trust import trust_metrics
 from locomo_exp.trust.audit import inflated_j_warning, summarise_audit
 from locomo_exp.trust.controls import AuditControl
-from locomo_exp.trust.report import render_audit_section, trust_metrics
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 

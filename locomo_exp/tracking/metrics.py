@@ -202,7 +202,7 @@ def judge_metrics(judge: Mapping[str, Any], category_names: Mapping[int, str]) -
         metrics["judge/batch_requests_submitted"] = batch.get("requests_submitted")
         for kind, value in (batch.get("results") or {}).items():
             metrics[f"judge/batch_{kind}"] = value
-    # judge trust (audit, labels, corrected J, panel): built by trust.report.trust_metrics
+    # judge trust (audit, labels, corrected J, panel): built by tracking.trust.trust_metrics
     metrics.update((judge.get("trust") or {}).get("metrics") or {})
     return finite_metrics(metrics)
 

@@ -4,8 +4,9 @@
 panel presets, audit options) and counts the extra calls; :func:`run_trust` judges the
 controls and the panel through :func:`~locomo_exp.judge.job.run_judge` (same prompt,
 temperature, runs, cache and client as the real answers; controls never enter J) and
-returns the summary section, the report sections and the MLflow numbers
-(:mod:`locomo_exp.trust.report`). With ``judge.dry_run`` no call is made: the audit's and
+returns the summary section and the typed results the report
+(:mod:`locomo_exp.report.trust`) and MLflow (:mod:`locomo_exp.tracking.trust`) are made
+from. With ``judge.dry_run`` no call is made: the audit's and
 the panel's calls and cost are estimated instead.
 """
 
@@ -48,13 +49,6 @@ from locomo_exp.trust.labels import (
     load_labels,
 )
 from locomo_exp.trust.panel import PanelResult, judge_panel
-from locomo_exp.trust.report import (
-    render_audit_section,
-    render_corrected_section,
-    render_labels_section,
-    render_panel_section,
-    trust_metrics,
-)
 
 logger = logging.getLogger(__name__)
 
@@ -101,13 +95,23 @@ class TrustOutcome:
     """The trust results of a judge job.
 
     Attributes:
-        summary: JSON-ready section for ``summary["judge"]["trust"]`` (includes the
-            report sections ``sections`` and the MLflow numbers ``metrics``).
+        summary: JSON-ready section for ``summary["judge"]["trust"]`` (the experiment adds
+            the report sections ``sections`` and the MLflow numbers ``metrics``).
         gate: the audit gate, or ``None`` without an audit.
+        audit: the audit's summary, or ``None`` without an audit.
+        labels: agreement with the human labels, or ``None``.
+        stored: agreement with the verdicts stored in the file, or ``None``.
+        corrected: J corrected for the judge's measured errors, or ``None``.
+        panel: the panel's result, or ``None``.
     """
 
     summary: dict[str, Any]
     gate: AuditGate | None = None
+    audit: AuditSummary | None = None
+    labels: AgreementReport | None = None
+    stored: AgreementReport | None = None
+    corrected: CorrectedJ | None = None
+    panel: PanelResult | None = None
 
 
 def panel_preset_config(base: JudgeConfig, preset: str) -> JudgeConfig:
@@ -382,9 +386,8 @@ def run_trust(
         client: the judge client (tests); ``None`` builds the SDK client per config.
 
     Returns:
-        The :class:`TrustOutcome`; ``summary["sections"]`` are Markdown report sections in
-        order (audit, labels, stored verdicts, corrected J, panel) and
-        ``summary["metrics"]`` the MLflow numbers (percent scale).
+        The :class:`TrustOutcome`: the summary section and the typed results (audit,
+        labels, stored verdicts, corrected J, panel).
 
     Raises:
         Whatever :func:`~locomo_exp.judge.job.run_judge` raises for the extra calls.
@@ -463,28 +466,12 @@ def run_trust(
             "estimated_cost_usd": panel_cost,
             "cost_multiplier": panel.cost_multiplier,
         }
-    sections = []
-    if audit is not None:
-        sections.append(render_audit_section(audit, names))
-    if labels is not None:
-        sections.append(render_labels_section(labels, names))
-    if stored is not None:
-        sections.append(render_labels_section(stored, names))
-    if corrected is not None:
-        sections.append(render_corrected_section(corrected))
-    elif "corrected_j_unavailable" in summary:
-        sections.append(
-            "## Corrected J\n\nNot available: " + summary["corrected_j_unavailable"] + "."
-        )
-    if panel is not None:
-        sections.append(render_panel_section(panel))
-    summary["sections"] = sections
-    summary["metrics"] = trust_metrics(
+    return TrustOutcome(
+        summary=summary,
+        gate=audit.gate if audit is not None else None,
         audit=audit,
         labels=labels,
         stored=stored,
         corrected=corrected,
         panel=panel,
-        category_names=names,
     )
-    return TrustOutcome(summary=summary, gate=audit.gate if audit is not None else None)
