@@ -36,8 +36,8 @@ from locomo_exp.judge.errors import JudgeError
 from locomo_exp.judge.job import ESTIMATED_OUTPUT_TOKENS
 from locomo_exp.judge.preflight import estimate_prompt_tokens
 from locomo_exp.judge.protocols import get_protocol
-from locomo_exp.results import QARecord
 from locomo_exp.report.trust import render_trust_sections
+from locomo_exp.results import QARecord
 from locomo_exp.tracking.trust import trust_metrics
 from locomo_exp.trust.job import TrustOutcome, plan_trust, run_trust
 
