@@ -136,6 +136,9 @@ def test_on_unparsed_score_counts_unreadable_replies_as_the_harness_did(
     assert result.summary["counts"]["unparsed_scored"] == 3
     assert result.summary["counts"]["parse_failure"] == 0
     assert result.summary["template"]["on_unparsed"] == "score 0"
+    from locomo_exp.tracking.metrics import judge_metrics
+
+    assert judge_metrics(result.summary, {})["judge/unparsed_scored"] == 3
 
 
 def test_the_template_sha256_is_in_the_cache_key_so_two_templates_never_share_replies(
@@ -337,3 +340,31 @@ def test_the_shipped_examples_load_by_name_with_the_harnesses_settings() -> None
     assert yes_no.rule.contains == (("yes", 100.0),) and yes_no.rule.otherwise == 0.0
     with pytest.raises(TemplateError, match="shipped examples: binary-label-own-words, yes-no"):
         load_template("no-such-template")
+
+
+def test_the_reply_format_is_provider_neutral_and_openai_maps_it(fake_openai, tmp_path: Path) -> None:
+    from fake_openai import openai_judge_config
+
+    fake_openai.responder = lambda request: text('{"label": "CORRECT"}')
+    records = make_records(2)
+    cfg = openai_judge_config(
+        fake_openai, tmp_path, protocol="template", template="binary-label-own-words",
+        temperature=0.0, runs=1,
+    )  # fmt: skip
+    result = run_judge(records, cfg, start_dir=tmp_path)
+    assert [a.mean_score for a in result.per_question.values()] == [100.0, 100.0]
+    bodies = [r.body for r in fake_openai.messages_requests()]
+    assert {json.dumps(b["response_format"]) for b in bodies} == {'{"type": "json_object"}'}
+    assert {b["model"] for b in bodies} == {"gpt-4o-mini-2024-07-18"}
+    assert all([m["role"] for m in b["messages"]] == ["user"] for b in bodies)  # no system text
+
+    schema_file = _write(tmp_path, LABEL_JSON.replace("json_object", "json_schema"), "schema.yaml")
+    fake_openai.clear()
+    run_judge(records, openai_judge_config(fake_openai, tmp_path, protocol="template",
+              template=str(schema_file), runs=1), start_dir=tmp_path)  # fmt: skip
+    formats = [r.body["response_format"] for r in fake_openai.messages_requests()]
+    assert formats[0]["type"] == "json_schema"
+    assert formats[0]["json_schema"]["schema"] == {
+        "type": "object", "properties": {"label": {"type": "string", "enum": ["CORRECT", "WRONG"]}},
+        "required": ["label"], "additionalProperties": False,
+    }  # fmt: skip

@@ -185,6 +185,7 @@ def judge_metrics(judge: Mapping[str, Any], category_names: Mapping[int, str]) -
     for name, key in (
         ("valid_runs", "valid"),
         ("parse_failures", "parse_failure"),
+        ("unparsed_scored", "unparsed_scored"),  # a template's on_unparsed: {score: N}
         ("api_errors", "api_error"),
         ("no_verdict", "no_verdict"),
         ("prompt_too_long", "prompt_too_long"),
