@@ -368,3 +368,12 @@ def test_the_reply_format_is_provider_neutral_and_openai_maps_it(fake_openai, tm
         "type": "object", "properties": {"label": {"type": "string", "enum": ["CORRECT", "WRONG"]}},
         "required": ["label"], "additionalProperties": False,
     }  # fmt: skip
+
+
+def test_category_name_is_the_longmemeval_question_type_when_the_record_has_one(tmp_path: Path) -> None:
+    body = YES_NO.replace("Q: {}", "Q: {} [{category_name}]")
+    spec = load_template_protocol(_write(tmp_path, body))
+    lme = QARecord("q1_abs", "When?", "never said", "I do not know", 3, question_type="temporal-reasoning")
+    assert spec.build_record_prompt(lme).startswith("Q: When? [temporal-reasoning]\n")
+    locomo = QARecord("conv-1:0", "When?", "May", "May", 2)
+    assert spec.build_record_prompt(locomo).startswith("Q: When? [temporal]\n")

@@ -9,6 +9,8 @@ file's sha256; the whole sha256 is part of every cache key.
 The kind of a record, which selects a ``by_kind`` text, is tried in this order: ``abstention``
 for a question id ending in ``_abs`` (LongMemEval's abstention questions), the record's
 ``question_type`` when it has one, its category id, its category label (``multi-hop``, ...).
+``{category_name}`` is the record's ``question_type`` when it has one (LongMemEval), else the
+LoCoMo category label.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ def record_kinds(question_id: str, category: int, question_type: str | None = No
 
 
 def _kinds_of(record: QARecord) -> list[str]:
-    return record_kinds(record.question_id, record.category, getattr(record, "question_type", None))
+    return record_kinds(record.question_id, record.category, record.question_type)
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,7 @@ class TemplateProtocol(ProtocolSpec):
     template: JudgeTemplate | None = None
 
     def _fill(self, kinds: list[str], question: str, gold: str | None, prediction: str,
-              category: int) -> str:  # fmt: skip
+              category: int, category_name: str | None = None) -> str:  # fmt: skip
         assert self.template is not None
         user = self.template.user_text(kinds)
         if user is None:
@@ -74,7 +76,7 @@ class TemplateProtocol(ProtocolSpec):
             "gold_answer": escape("" if gold is None else str(gold)),
             "predicted_answer": escape("" if prediction is None else str(prediction)),
             "category": str(category),
-            "category_name": CATEGORY_LABELS.get(category, "unknown"),
+            "category_name": category_name or CATEGORY_LABELS.get(category, "unknown"),
         }
         return user.fill(values)
 
@@ -93,7 +95,7 @@ class TemplateProtocol(ProtocolSpec):
         """
         return self._fill(
             _kinds_of(record), record.question, record.ground_truth, record.prediction,
-            record.category,
+            record.category, record.question_type,
         )  # fmt: skip
 
     def record_problems(self, records: list[QARecord]) -> list[str]:
