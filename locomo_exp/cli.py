@@ -373,6 +373,20 @@ def run_compare_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir: Pat
     from locomo_exp import tracking
     from locomo_exp.compare import CompareError
     from locomo_exp.compare.job import headline_table, run_compare_job
+    from locomo_exp.compare.lme_job import lme_run_dirs, run_lme_compare
+
+    lme_dirs = lme_run_dirs(cfg.compare, start_dir)
+    if lme_dirs is not None:  # LongMemEval runs: paired by question_id (docs/longmemeval.md)
+        from locomo_exp.report.lme_compare import console_lines
+
+        try:
+            lme_job = run_lme_compare(cfg.compare, lme_dirs, output_dir)
+        except (CompareError, ValueError, OSError) as error:
+            print(f"error: {error}", file=sys.stderr)
+            raise SystemExit(1) from None
+        print(console_lines(lme_job.pairs))
+        print(f"\nComparison: {lme_job.markdown}")
+        return
 
     uri = None
     if cfg.tracking.enabled:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import logging
 from contextlib import nullcontext
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,17 +24,23 @@ from locomo_exp import longmemeval as lme
 from locomo_exp.config import DataFormat, ExperimentConfig, JudgeConfig
 from locomo_exp.data.input_file import DataValidationError, check_regular_file, read_results_file
 from locomo_exp.data.lme_answers import (
-    LmeItem,
     LmeMatched,
     looks_like_lme,
     match_reference,
     read_lme_answers,
 )
-from locomo_exp.data.lme_reference import LmeReference, read_lme_reference
+from locomo_exp.data.lme_reference import read_lme_reference
 from locomo_exp.data.load import expand_paths
 from locomo_exp.judge.aggregate import JudgeRunResult
-from locomo_exp.judge.protocols import get_protocol
-from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL
+from locomo_exp.longmemeval_results import (
+    build_lme_card,
+    build_lme_summary,
+    judge_records,
+    judge_section,
+    judge_verdicts,
+    lme_judge_config,
+    score_rows,
+)
 from locomo_exp.report.lme import render_lme_report
 from locomo_exp.report.lme_baselines import LME_BASELINES
 from locomo_exp.report.run_dir import (
@@ -43,9 +49,6 @@ from locomo_exp.report.run_dir import (
     check_writable,
     prepare_output_dir,
 )
-from locomo_exp.results import QARecord
-from locomo_exp.scoring.lme import METRIC_VERSION, lme_accuracies
-from locomo_exp.stats.agreement import binary_agreement
 from locomo_exp.tracking import lme as lme_tracking
 
 log = logging.getLogger(__name__)
@@ -129,218 +132,6 @@ def is_longmemeval(cfg: ExperimentConfig, start_dir: Path) -> bool:
         return False
 
 
-def _verdicts(items: list[LmeItem], source: str) -> list[tuple[str, str, bool | None]]:
-    return [
-        (
-            item.question.question_id,
-            item.question.question_type,
-            item.answer.label if source == "stored" else None,
-        )
-        for item in items
-    ]
-
-
-ACCEPT_AT = 50.0
-"""A question's mean verdict (0-100) at or above which it counts as correct (yes = 100)."""
-
-
-def judge_records(matched: LmeMatched) -> list[QARecord]:
-    """The judge engine's records: the kind of each question is carried as its category code.
-
-    Args:
-        matched: answer rows matched to the dataset.
-
-    Returns:
-        One :class:`~locomo_exp.results.QARecord` per answered question, ``category`` =
-        :data:`locomo_exp.longmemeval.KIND_CODES` of its kind (``abstention`` for ``_abs``).
-    """
-    return [
-        QARecord(
-            question_id=item.question.question_id,
-            question=item.question.question,
-            ground_truth=item.question.gold_text,
-            prediction=item.answer.hypothesis,
-            category=lme.KIND_CODES[item.question.kind],
-            position=index,
-            question_type=item.question.question_type,
-        )
-        for index, item in enumerate(matched.items)
-    ]
-
-
-def lme_judge_config(judge: JudgeConfig) -> JudgeConfig:
-    """The judge settings of a LongMemEval run: every kind code judged.
-
-    Raises:
-        ValueError: when ``judge.protocol`` is not a protocol that judges LongMemEval's kinds
-            (one line, naming the fix).
-    """
-    if judge.protocol == TEMPLATE_PROTOCOL:  # the user's copy, one text per kind (by_kind)
-        return replace(judge, categories=sorted(lme.KIND_OF_CODE))
-    spec = get_protocol(judge.protocol)
-    if dict(getattr(spec, "kinds", {}) or {}) != lme.KIND_OF_CODE:
-        raise ValueError(
-            f"judge.protocol={judge.protocol} judges LoCoMo's categories; LongMemEval answers "
-            "are judged with judge.protocol=longmemeval (benchmark=longmemeval sets it, with "
-            "temperature 0 and max_tokens 10), or judge.protocol=template with by_kind texts"
-        )
-    return replace(judge, categories=sorted(lme.KIND_OF_CODE))
-
-
-def judge_verdicts(result: JudgeRunResult, matched: LmeMatched) -> dict[str, bool | None]:
-    """Question id -> correct (mean verdict >= :data:`ACCEPT_AT`), ``None`` when unscored."""
-    out: dict[str, bool | None] = {}
-    for item in matched.items:
-        agg = result.per_question.get(item.question.question_id)
-        mean = agg.mean_score if agg is not None else None
-        out[item.question.question_id] = None if mean is None else mean >= ACCEPT_AT
-    return out
-
-
-def judge_section(result: JudgeRunResult) -> dict[str, Any]:
-    """What ``summary.json`` keeps of the judge run (settings, counts, tokens, cost)."""
-    keep = (
-        "protocol", "prompt_version", "parser_version", "model", "temperature", "max_tokens",
-        "runs", "api_version", "counts", "tokens", "estimated_cost_usd", "mode",
-    )
-    return {k: result.summary[k] for k in keep if k in result.summary}
-
-
-def score_rows(
-    matched: LmeMatched, judge: JudgeRunResult | None = None
-) -> list[dict[str, Any]]:
-    """One row per scored question, as written to ``scores.jsonl``.
-
-    Args:
-        matched: answer rows matched to the dataset.
-        judge: this project's judge run, when it ran (adds ``j_mean``, ``j_runs``...).
-
-    Returns:
-        Rows ``{question_id, question_type, abstention, judge_kind, question, answer,
-        hypothesis, stored_label?, stored_label_model?}``.
-    """
-    rows = []
-    for item in matched.items:
-        q, a = item.question, item.answer
-        row: dict[str, Any] = {
-            "question_id": q.question_id,
-            "question_type": q.question_type,
-            "abstention": q.abstention,
-            "judge_kind": q.kind,
-            "question": q.question,
-            "answer": q.answer,
-            "hypothesis": a.hypothesis,
-        }
-        if a.label is not None:
-            row["stored_label"] = a.label
-            row["stored_label_model"] = a.label_model
-        if judge is not None:
-            row.update(judge.question_json(q.question_id))
-        rows.append(row)
-    return rows
-
-
-def build_lme_summary(
-    *,
-    answers_path: Path,
-    answers_sha256: str,
-    reference: LmeReference,
-    matched: LmeMatched,
-    n_rows: int,
-    null_hypotheses: int,
-    stored_models: list[str],
-    seed: int,
-    judged: tuple[dict[str, bool | None], dict[str, Any]] | None = None,
-    judge_status: str | None = None,
-) -> dict[str, Any]:
-    """The ``summary.json`` content of a LongMemEval run (numbers and words only).
-
-    Args:
-        answers_path: the answer file.
-        answers_sha256: its hash.
-        reference: the dataset's questions.
-        matched: rows matched to it.
-        n_rows: rows in the answer file.
-        null_hypotheses: rows whose hypothesis was null.
-        stored_models: judge models of the stored verdicts (empty: none stored).
-        seed: seed of the task average's bootstrap interval.
-        judged: this project's verdicts (question id -> correct or ``None``) and the judge
-            section (:func:`judge_section`), when the judge ran.
-        judge_status: the judge's status text when it was asked for.
-
-    Returns:
-        ``{"benchmark", "input", "versions", "status", "stored", "headline"}``: ``stored`` and
-        ``headline`` hold the figures (0-1) of the stored verdicts, or are ``None``.
-    """
-    stored = None
-    if stored_models:
-        figures = lme_accuracies(_verdicts(matched.items, "stored"), seed=seed).to_json()
-        stored = {
-            "source": "stored",
-            "judge_model": ", ".join(stored_models),
-            "figures": figures,
-        }
-    judge = None
-    if judged is not None:
-        verdicts, section = judged
-        judge = {
-            "source": "judge",
-            "judge_model": f"{section.get('model')}, protocol {section.get('protocol')}",
-            "figures": lme_accuracies(
-                [(i.question.question_id, i.question.question_type,
-                  verdicts.get(i.question.question_id)) for i in matched.items],
-                seed=seed,
-            ).to_json(),
-            "settings": section,
-            "agreement_with_stored": _agreement(matched, verdicts) if stored else None,
-        }
-    status = {"j": "ok (stored verdicts)" if stored else "not measured: no stored verdicts"}
-    if judge_status is not None:
-        status["judge"] = judge_status
-    return {
-        "benchmark": lme.NAME,
-        "input": {
-            "path": str(answers_path),
-            "sha256": answers_sha256,
-            "format": "longmemeval (eval-results)" if stored_models else "longmemeval",
-            "reference": reference.to_json(),
-            "counts": {
-                "rows": n_rows,
-                "matched": len(matched.items),
-                "skipped_ids": len(matched.skipped_ids),
-                "unanswered": len(matched.unanswered_ids),
-                "null_hypotheses": null_hypotheses,
-            },
-            "skipped_examples": matched.skipped_ids[:5],
-        },
-        "versions": {"metrics": METRIC_VERSION, "lexical": "off (not in LongMemEval's protocol)"},
-        "status": status,
-        "stored": stored,
-        "judge": judge,
-        "headline": judge or stored,
-    }
-
-
-def build_lme_card(summary: dict[str, Any]) -> dict[str, Any]:
-    """The ``card.json`` of a LongMemEval run: benchmark, variant, hashes, verdict source."""
-    headline = summary.get("headline")
-    return {
-        "benchmark": lme.NAME,
-        "tool_version": __version__,
-        "reference": summary["input"]["reference"],
-        "input": {"path": summary["input"]["path"], "sha256": summary["input"]["sha256"]},
-        "verdicts": (
-            f"{headline['source']} ({headline['judge_model']})" if headline else "none"
-        ),
-        "metric_version": summary["versions"]["metrics"],
-        "lexical": "off",
-        "judge": {
-            k: (summary.get("judge") or {}).get("settings", {}).get(k)
-            for k in ("model", "protocol", "prompt_version", "temperature", "max_tokens", "runs")
-        } if summary.get("judge") else None,
-    }
-
-
 def _write(
     output_dir: Path, cfg: ExperimentConfig, summary: dict[str, Any], rows: list[dict[str, Any]]
 ) -> list[Path]:
@@ -357,27 +148,6 @@ def _write(
         atomic_write_text(output_dir / name, text)
         paths.append(output_dir / name)
     return paths
-
-
-def _agreement(matched: LmeMatched, verdicts: dict[str, bool | None]) -> dict[str, Any] | None:
-    """This judge's verdicts against the file's stored ones (Cohen's kappa, Wilson agreement)."""
-    pairs = [
-        (bool(i.answer.label), verdict)
-        for i in matched.items
-        if i.answer.label is not None
-        and (verdict := verdicts.get(i.question.question_id)) is not None
-    ]
-    if not pairs:
-        return None
-    found = binary_agreement([p[0] for p in pairs], [p[1] for p in pairs])
-    return {
-        "n": found.n,
-        "agreement": found.agreement.rate,
-        "agreement_ci": [found.agreement.ci_low, found.agreement.ci_high],
-        "kappa": found.kappa,
-        "stored_yes_judge_no": found.fn,
-        "stored_no_judge_yes": found.fp,
-    }
 
 
 RUNNING = "running: not finished (the job stopped before the judge ended)"

@@ -1,0 +1,85 @@
+"""Comparing LongMemEval runs: paired by question_id, bootstrap intervals, exact McNemar, Holm."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from conftest import PROJECT_ROOT
+from lme_helpers import GPT4O, HUNK_MINI, REFERENCE, need_shared
+from scipy.stats import binomtest
+
+from locomo_exp.compare.lme import compare_lme_runs, task_avg_row
+from locomo_exp.compare.run_dirs import CompareError
+from locomo_exp.longmemeval_job import run_longmemeval
+
+
+@pytest.fixture
+def two_runs(typed_config, tmp_path):
+    need_shared()
+    dirs = []
+    for name, path in (("gpt-4o", GPT4O), ("hunk-mini", HUNK_MINI)):
+        cfg = typed_config("data=file", "tracking=none", f"data.path={path}",
+                           f"data.reference={REFERENCE}")
+        run_longmemeval(cfg, tmp_path / name, tmp_path)
+        dirs.append(tmp_path / name)
+    return dirs
+
+
+def test_the_two_shared_files_compare_question_by_question(two_runs):
+    (pair,) = compare_lme_runs(two_runs, bootstrap_samples=500)
+    assert (pair.paired, pair.only_a, pair.only_b) == (500, 0, 0)
+    rows = {r.figure: r for r in pair.rows}
+    assert list(rows) == ["overall", "task_avg", "abstention", *[
+        "single-session-user", "single-session-assistant", "single-session-preference",
+        "multi-session", "temporal-reasoning", "knowledge-update"]]
+    overall = rows["overall"]
+    assert (round(overall.a * 100, 2), round(overall.b * 100, 2)) == (72.40, 62.00)
+    assert overall.diff == pytest.approx(10.40)
+    assert overall.ci[0] < 10.40 < overall.ci[1]
+    only_a, only_b = overall.discordant
+    assert only_a - only_b == 52  # 362 - 310
+    expected = binomtest(only_b, only_a + only_b, 0.5).pvalue  # exact McNemar, by scipy
+    assert overall.mcnemar_p == pytest.approx(expected, rel=1e-9)
+    assert rows["task_avg"].diff == pytest.approx(72.7529 - 65.9611, abs=0.01)
+    assert rows["abstention"].n == 30 and rows["abstention"].diff == pytest.approx(-20.0)
+    raw = sorted((rows[t].mcnemar_p, t) for t in (
+        "single-session-user", "single-session-assistant", "single-session-preference",
+        "multi-session", "temporal-reasoning", "knowledge-update"))
+    smallest_p, smallest = raw[0]
+    assert rows[smallest].holm_p == pytest.approx(min(1.0, 6 * smallest_p))  # Holm's first step
+    assert any("different judges" in w for w in pair.warnings)
+
+
+def test_task_average_interval_by_hand_when_every_pair_agrees():
+    a = np.array([1, 0, 1, 1], dtype=float)
+    row = task_avg_row(a, a.copy(), ["multi-session"] * 2 + ["knowledge-update"] * 2, 200, 0)
+    assert (row.diff, row.ci) == (0.0, (0.0, 0.0))
+    assert row.a == pytest.approx((0.5 + 1.0) / 2)
+
+
+def test_a_locomo_run_is_refused_beside_a_longmemeval_one(two_runs, tmp_path):
+    other = tmp_path / "locomo-run"
+    other.mkdir()
+    (other / "summary.json").write_text(json.dumps({"counts": {}}))
+    with pytest.raises(CompareError, match="not a LongMemEval run"):
+        compare_lme_runs([two_runs[0], other])
+
+
+@pytest.mark.slow
+def test_compare_command_runs_end_to_end(two_runs, tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "locomo_exp", "mode=compare", "tracking=none",
+         f"compare.runs=[{two_runs[0]},{two_runs[1]}]", f"hydra.run.dir={tmp_path}/cmp"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600,
+        env={"PYTHONPATH": str(PROJECT_ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "gpt-4o vs hunk-mini (500 paired questions)" in done.stdout
+    assert "A-B +10.40" in done.stdout
+    body = json.loads((tmp_path / "cmp" / "compare.json").read_text())
+    assert body["pairs"][0]["rows"][0]["figure"] == "overall"
+    assert "Holm p (6 types)" in (tmp_path / "cmp" / "compare.md").read_text()
