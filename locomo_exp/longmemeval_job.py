@@ -33,6 +33,7 @@ from locomo_exp.data.lme_reference import read_lme_reference
 from locomo_exp.data.load import expand_paths
 from locomo_exp.judge.aggregate import JudgeRunResult
 from locomo_exp.longmemeval_results import (
+    audit_section,
     build_lme_card,
     build_lme_summary,
     judge_records,
@@ -50,6 +51,7 @@ from locomo_exp.report.run_dir import (
     prepare_output_dir,
 )
 from locomo_exp.tracking import lme as lme_tracking
+from locomo_exp.trust.lme_controls import build_lme_controls
 
 log = logging.getLogger(__name__)
 
@@ -185,9 +187,16 @@ def _run_judge(
         summary["judge_dry_run"] = result.dry_run_estimate
         return result, summary
     status = result.finished_status(judge_cfg.max_error_rate)
-    summary = build_lme_summary(
-        **common, judged=(judge_verdicts(result, matched), section), judge_status=status
+    verdicts = judge_verdicts(result, matched)
+    summary = build_lme_summary(**common, judged=(verdicts, section), judge_status=status)
+    audit = judge_cfg.audit
+    controls = build_lme_controls(
+        records, n=audit.n, seed=audit.seed, kinds=tuple(str(k) for k in audit.kinds)
     )
+    if controls:  # judged like the real answers, never part of the accuracies
+        audited = run_judge([c.record for c in controls], judge_cfg, start_dir=start_dir,
+                            category_names=dict(lme.KIND_OF_CODE))
+        summary["audit"] = audit_section(controls, audited, verdicts, seed=cfg.report.seed)
     return result, summary
 
 

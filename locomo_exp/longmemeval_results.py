@@ -21,7 +21,9 @@ from locomo_exp.judge.protocols import get_protocol
 from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL
 from locomo_exp.results import QARecord
 from locomo_exp.scoring.lme import METRIC_VERSION, lme_accuracies
-from locomo_exp.stats.agreement import binary_agreement
+from locomo_exp.stats.agreement import binary_agreement, wilson_interval
+from locomo_exp.stats.correction import corrected_j
+from locomo_exp.trust.lme_controls import LmeControl
 
 
 def _verdicts(items: list[LmeItem], source: str) -> list[tuple[str, str, bool | None]]:
@@ -257,7 +259,76 @@ def _agreement(matched: LmeMatched, verdicts: dict[str, bool | None]) -> dict[st
     }
 
 
+def _rate(successes: int, n: int) -> dict[str, Any]:
+    p = wilson_interval(successes, n)
+    return {"count": successes, "n": n, "rate": p.rate, "ci_low": p.ci_low, "ci_high": p.ci_high}
+
+
+def audit_section(
+    controls: list[LmeControl],
+    result: JudgeRunResult,
+    verdicts: dict[str, bool | None],
+    *,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """The audit of a LongMemEval judge run: controls by kind and the corrected accuracy.
+
+    Args:
+        controls: the controls judged (:func:`locomo_exp.trust.lme_controls.build_lme_controls`).
+        result: their judge run.
+        verdicts: the real questions' verdicts (for the corrected overall accuracy).
+        seed: bootstrap seed of the corrected accuracy's interval.
+
+    Returns:
+        ``{"kinds": {kind: {"n", "expected_yes", "agreed", "false_accept", "false_reject"}},
+        "sensitivity", "specificity", "corrected_overall"}``, rates on 0-1 with Wilson
+        intervals; the corrected overall accuracy is Rogan-Gladen's (J + sp - 1) / (se + sp - 1)
+        with a bootstrap interval (:func:`locomo_exp.stats.correction.corrected_j`), from
+        controls -- weaker evidence than human labels.
+    """
+    judged = []
+    for control in controls:
+        agg = result.per_question.get(control.record.question_id)
+        if agg is not None and agg.mean_score is not None:
+            judged.append((control, agg.mean_score >= ACCEPT_AT))
+    kinds: dict[str, Any] = {}
+    for kind in dict.fromkeys(c.kind for c in controls):
+        rows = [(c, v) for c, v in judged if c.kind == kind]
+        yes = [v for c, v in rows if c.expected]
+        no = [v for c, v in rows if not c.expected]
+        kinds[kind] = {
+            "n": len(rows),
+            "expected_yes": len(yes),
+            "agreed": _rate(sum(v == c.expected for c, v in rows), len(rows)),
+            "false_accept": _rate(sum(no), len(no)),
+            "false_reject": _rate(len(yes) - sum(yes), len(yes)),
+        }
+    positives = [v for c, v in judged if c.expected]
+    negatives = [v for c, v in judged if not c.expected]
+    out: dict[str, Any] = {
+        "kinds": kinds,
+        "sensitivity": _rate(sum(positives), len(positives)),
+        "specificity": _rate(len(negatives) - sum(negatives), len(negatives)),
+        "corrected_overall": None,
+    }
+    accepts = [v for v in verdicts.values() if v is not None]
+    if accepts and positives and negatives:
+        corrected = corrected_j(
+            accepts, [c.expected for c, _ in judged], [v for _, v in judged],
+            source="audit", seed=seed,
+        )
+        out["corrected_overall"] = {
+            "accuracy": corrected.estimate.value,
+            "ci_low": corrected.ci_low,
+            "ci_high": corrected.ci_high,
+            "reason": corrected.estimate.reason,
+            "method": corrected.method,
+        }
+    return out
+
+
 __all__ = [
+    "audit_section",
     "ACCEPT_AT",
     "build_lme_card",
     "build_lme_summary",

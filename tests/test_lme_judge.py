@@ -96,7 +96,7 @@ def test_rejudged_hypotheses_replaying_the_stored_labels_give_the_published_figu
     cfg = typed_config(
         "data=file", "tracking=none", "benchmark=longmemeval", "scorer=judge",
         f"data.path={answers}", f"data.reference={REFERENCE}",
-        f"judge.base_url={fake_anthropic.url}", "judge.progress=false",
+        f"judge.base_url={fake_anthropic.url}", "judge.progress=false", "judge.audit.n=0",
     )
     result = run_longmemeval(cfg, tmp_path / "out", tmp_path)
     headline = result.summary["headline"]
@@ -147,6 +147,7 @@ def test_a_by_kind_template_judges_each_kind_with_its_own_text(typed_config, tmp
         "data=file", "tracking=none", "benchmark=longmemeval", "scorer=judge",
         f"data.path={GPT4O}", f"data.reference={REFERENCE}", "judge.protocol=template",
         f"judge.template={template}", f"judge.base_url={fake_anthropic.url}", "judge.progress=false",
+        "judge.audit.n=0",
     )
     result = run_longmemeval(cfg, tmp_path / "out", tmp_path)
     kinds = [r.prompt.split(".")[0] for r in fake_anthropic.messages_requests()]
@@ -175,10 +176,40 @@ def test_the_authors_judge_model_through_the_openai_provider(typed_config, tmp_p
     cfg = typed_config(
         "data=file", "tracking=none", "benchmark=longmemeval", "scorer=judge", "judge=gpt-4o",
         f"data.path={HYPOTHESES}", f"data.reference={REFERENCE}",
-        f"judge.base_url={fake_openai.base_url}", "judge.progress=false",
+        f"judge.base_url={fake_openai.base_url}", "judge.progress=false", "judge.audit.n=0",
     )
     result = run_longmemeval(cfg, tmp_path / "out", tmp_path)
     assert _printed(result.summary["headline"]["figures"]) == GPT4O_FIGURES
     body = fake_openai.messages_requests()[0].body
     assert (body["model"], body["temperature"], body["max_tokens"]) == ("gpt-4o-2024-08-06", 0.0, 10)
     assert "response_format" not in body
+
+
+def test_audit_controls_with_a_truthful_judge(typed_config, tmp_path, fake_anthropic):
+    """A judge that says yes to the gold, and to a non-answer only on abstention questions."""
+    need_shared()
+
+    def truthful(request):
+        item = judged_item(request)
+        abstention = "Kind of question: abstention" in request.prompt
+        non_answer = item.prediction in ("I don't know.", "I don't have that information.")
+        return text("yes" if item.prediction == item.gold or (abstention and non_answer) else "no")
+
+    fake_anthropic.responder = truthful
+    cfg = typed_config(
+        "data=file", "tracking=none", "benchmark=longmemeval", "scorer=judge",
+        f"data.path={GPT4O}", f"data.reference={REFERENCE}", "judge.audit.n=30",
+        f"judge.base_url={fake_anthropic.url}", "judge.progress=false",
+    )
+    result = run_longmemeval(cfg, tmp_path / "out", tmp_path)
+    audit = result.summary["audit"]
+    assert set(audit["kinds"]) == {"gold_as_answer", "other_gold", "non_answer"}
+    for row in audit["kinds"].values():
+        assert row["n"] == 30 and row["agreed"]["rate"] == 1.0
+    non_answer = audit["kinds"]["non_answer"]
+    assert 0 < non_answer["expected_yes"] < 30  # abstention questions invert the expectation
+    assert audit["sensitivity"]["rate"] == 1.0 and audit["specificity"]["rate"] == 1.0
+    overall = result.summary["headline"]["figures"]["overall"]["accuracy"]
+    assert audit["corrected_overall"]["accuracy"] == pytest.approx(overall)
+    assert "## Judge audit" in result.report_path.read_text()
+    assert len(fake_anthropic.messages_requests()) == 500 + 90

@@ -96,6 +96,54 @@ def _card_lines(card: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def _rate_text(rate: Mapping[str, Any]) -> str:
+    if not rate["n"]:
+        return "not measured (no control)"
+    return (
+        f"{rate['count']}/{rate['n']} = {_pct(rate['rate'])}% "
+        f"({_pct(rate['ci_low'])}–{_pct(rate['ci_high'])})"
+    )
+
+
+def _audit_lines(audit: Mapping[str, Any] | None) -> list[str]:
+    """The judge audit: controls by kind, sensitivity/specificity, the corrected accuracy."""
+    if not audit:
+        return []
+    lines = [
+        "## Judge audit (controls with a known verdict)",
+        "",
+        "Controls are the run's own questions with a response whose verdict is known (gold as "
+        "answer: yes; another question's gold of the same type: no; a non-answer: no, and yes "
+        "for abstention questions). They are judged like the answers and never counted in the "
+        "accuracies. Rates with 95% Wilson intervals.",
+        "",
+        "| control | n | expected yes | agreed with expected | false accept | false reject |",
+        "|---|---:|---:|---|---|---|",
+    ]
+    for kind, row in audit["kinds"].items():
+        lines.append(
+            f"| {kind} | {row['n']} | {row['expected_yes']} | {_rate_text(row['agreed'])} "
+            f"| {_rate_text(row['false_accept'])} | {_rate_text(row['false_reject'])} |"
+        )
+    lines += [
+        "",
+        f"Sensitivity (yes when yes is expected): {_rate_text(audit['sensitivity'])}; "
+        f"specificity (no when no is expected): {_rate_text(audit['specificity'])}.",
+    ]
+    corrected = audit.get("corrected_overall")
+    if corrected and corrected.get("accuracy") is not None:
+        lines.append(
+            f"Overall accuracy corrected for these error rates (Rogan–Gladen, from controls, "
+            f"not human labels): {_pct(corrected['accuracy'])}% "
+            f"({_pct(corrected['ci_low'])}–{_pct(corrected['ci_high'])})."
+        )
+    elif corrected:
+        lines.append(f"Corrected accuracy: {NOT_MEASURED} ({corrected.get('reason')}).")
+    else:
+        lines.append(f"Corrected accuracy: {NOT_MEASURED} (controls of both kinds needed).")
+    return [*lines, ""]
+
+
 def _input_lines(summary: Mapping[str, Any]) -> list[str]:
     counts = summary["input"]["counts"]
     lines = [
@@ -167,6 +215,7 @@ def render_lme_report(
                 f"{agreement['stored_no_judge_yes']}.",
                 "",
             ]
+    out += _audit_lines(summary.get("audit"))
     if baselines:
         out += [
             "## Published LongMemEval figures",

@@ -65,6 +65,14 @@ def run_metrics(summary: Mapping[str, Any]) -> dict[str, float]:
         out.update(accuracy_metrics(headline["figures"]))
         if headline["source"] == "judge" and summary.get("stored"):
             out.update(accuracy_metrics(summary["stored"]["figures"], STORED_PREFIX))
+    audit = summary.get("audit")
+    if audit:
+        for kind, row in audit["kinds"].items():
+            if row["agreed"]["rate"] is not None:
+                out[f"{PREFIX}/audit/{kind}_agreed"] = row["agreed"]["rate"] * PERCENT
+        corrected = audit.get("corrected_overall") or {}
+        if corrected.get("accuracy") is not None:
+            out[f"{PREFIX}/corrected_overall"] = corrected["accuracy"] * PERCENT
     counts = summary["input"]["counts"]
     out[f"{PREFIX}/skipped_ids"] = float(counts["skipped_ids"])
     out[f"{PREFIX}/unanswered"] = float(counts["unanswered"])
