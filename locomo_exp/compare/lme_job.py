@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from locomo_exp.config import CompareConfig
 from locomo_exp.compare.lme import compare_lme_runs, is_lme_run
+from locomo_exp.config import CompareConfig
 from locomo_exp.report.lme_compare import render_lme_compare
 from locomo_exp.report.run_dir import atomic_write_text
 

@@ -24,7 +24,7 @@ import zlib
 from dataclasses import dataclass, replace
 
 from locomo_exp import longmemeval as lme
-from locomo_exp.records import QARecord
+from locomo_exp.results import QARecord
 
 GOLD_AS_ANSWER = "gold_as_answer"
 OTHER_GOLD = "other_gold"
