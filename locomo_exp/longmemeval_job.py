@@ -13,14 +13,14 @@ from __future__ import annotations
 import json
 import logging
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from omegaconf import OmegaConf
 
 from locomo_exp import __version__, tracking
-from locomo_exp import longmemeval as lme
+from locomo_exp.benchmark import longmemeval as lme
 from locomo_exp.config import DataFormat, ExperimentConfig, JudgeConfig
 from locomo_exp.data.input_file import DataValidationError, check_regular_file, read_results_file
 from locomo_exp.data.lme_answers import (
@@ -32,24 +32,23 @@ from locomo_exp.data.lme_answers import (
 from locomo_exp.data.lme_reference import read_lme_reference
 from locomo_exp.data.load import expand_paths
 from locomo_exp.judge.aggregate import JudgeRunResult
-from locomo_exp.longmemeval_results import (
+from locomo_exp.judge.protocols import get_protocol
+from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL
+from locomo_exp.report.lme import render_lme_report
+from locomo_exp.report.lme_baselines import LME_BASELINES
+from locomo_exp.report.lme_summary import (
     audit_section,
     build_lme_card,
     build_lme_summary,
-    judge_records,
-    judge_section,
-    judge_verdicts,
-    lme_judge_config,
     score_rows,
 )
-from locomo_exp.report.lme import render_lme_report
-from locomo_exp.report.lme_baselines import LME_BASELINES
 from locomo_exp.report.run_dir import (
     atomic_write_jsonl,
     atomic_write_text,
     check_writable,
     prepare_output_dir,
 )
+from locomo_exp.results import QARecord
 from locomo_exp.tracking import lme as lme_tracking
 from locomo_exp.trust.lme_controls import build_lme_controls
 
@@ -150,6 +149,69 @@ def _write(
         atomic_write_text(output_dir / name, text)
         paths.append(output_dir / name)
     return paths
+
+
+def judge_records(matched: LmeMatched) -> list[QARecord]:
+    """The judge engine's records: the kind of each question is carried as its category code.
+
+    Args:
+        matched: answer rows matched to the dataset.
+
+    Returns:
+        One :class:`~locomo_exp.results.QARecord` per answered question, ``category`` =
+        :data:`locomo_exp.benchmark.longmemeval.KIND_CODES` of its kind (``abstention`` for
+        ``_abs``).
+    """
+    return [
+        QARecord(
+            question_id=item.question.question_id,
+            question=item.question.question,
+            ground_truth=item.question.gold_text,
+            prediction=item.answer.hypothesis,
+            category=lme.KIND_CODES[item.question.kind],
+            position=index,
+            question_type=item.question.question_type,
+        )
+        for index, item in enumerate(matched.items)
+    ]
+
+
+def lme_judge_config(judge: JudgeConfig) -> JudgeConfig:
+    """The judge settings of a LongMemEval run: every kind code judged.
+
+    Raises:
+        ValueError: when ``judge.protocol`` is not a protocol that judges LongMemEval's kinds
+            (one line, naming the fix).
+    """
+    if judge.protocol == TEMPLATE_PROTOCOL:  # the user's copy, one text per kind (by_kind)
+        return replace(judge, categories=sorted(lme.KIND_OF_CODE))
+    spec = get_protocol(judge.protocol)
+    if dict(getattr(spec, "kinds", {}) or {}) != lme.KIND_OF_CODE:
+        raise ValueError(
+            f"judge.protocol={judge.protocol} judges LoCoMo's categories; LongMemEval answers "
+            "are judged with judge.protocol=longmemeval (benchmark=longmemeval sets it, with "
+            "temperature 0 and max_tokens 10), or judge.protocol=template with by_kind texts"
+        )
+    return replace(judge, categories=sorted(lme.KIND_OF_CODE))
+
+
+def judge_verdicts(result: JudgeRunResult, matched: LmeMatched) -> dict[str, bool | None]:
+    """Question id -> correct (mean verdict >= :data:`lme.ACCEPT_AT`), ``None`` when unscored."""
+    out: dict[str, bool | None] = {}
+    for item in matched.items:
+        agg = result.per_question.get(item.question.question_id)
+        mean = agg.mean_score if agg is not None else None
+        out[item.question.question_id] = None if mean is None else mean >= lme.ACCEPT_AT
+    return out
+
+
+def judge_section(result: JudgeRunResult) -> dict[str, Any]:
+    """What ``summary.json`` keeps of the judge run (settings, counts, tokens, cost)."""
+    keep = (
+        "protocol", "prompt_version", "parser_version", "model", "temperature", "max_tokens",
+        "runs", "api_version", "counts", "tokens", "estimated_cost_usd", "mode",
+    )
+    return {k: result.summary[k] for k in keep if k in result.summary}
 
 
 RUNNING = "running: not finished (the job stopped before the judge ended)"

@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 from lme_helpers import REFERENCE, dataset_item, need_shared, write_json
 
-from locomo_exp import longmemeval as lme
+from locomo_exp.benchmark import longmemeval as lme
 from locomo_exp.data.input_file import DataValidationError
 from locomo_exp.data.lme_reference import read_lme_reference
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from locomo_exp.benchmark import locomo
+from locomo_exp.benchmark import locomo, longmemeval
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,20 @@ LOCOMO = BenchmarkSpec(
 )
 """LoCoMo-10: 10 conversations, 1,986 questions in five categories."""
 
-BENCHMARKS: dict[str, BenchmarkSpec] = {spec.name: spec for spec in (LOCOMO,)}
+LONGMEMEVAL = BenchmarkSpec(
+    name=longmemeval.NAME,
+    title="LongMemEval",
+    category_ids=longmemeval.TYPE_CODES,
+    category_names={longmemeval.KIND_CODES[t]: t for t in longmemeval.QUESTION_TYPES},
+    category_sizes={longmemeval.KIND_CODES[t]: n for t, n in longmemeval.QUESTION_TYPES.items()},
+    overall_groups={"overall": longmemeval.TYPE_CODES},
+    normalize_question=locomo.normalize_question,
+    source="longmemeval_oracle.json (xiaowu0162/LongMemEval, Wu et al., ICLR 2025)",
+)
+"""LongMemEval: 500 questions of six types, 30 abstention ids (categories are the type codes
+1-6 of :data:`locomo_exp.benchmark.longmemeval.KIND_CODES`; 7 is the abstention judge kind)."""
+
+BENCHMARKS: dict[str, BenchmarkSpec] = {spec.name: spec for spec in (LOCOMO, LONGMEMEVAL)}
 """Every benchmark by name; the only list of them."""
 
 

@@ -21,13 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from locomo_exp import longmemeval as lme
+from locomo_exp.benchmark import longmemeval as lme
 from locomo_exp.compare.run_dirs import CompareError
 from locomo_exp.stats.bootstrap import question_bootstrap_mean_diff
 from locomo_exp.stats.paired import holm_adjust, mcnemar_exact
-
-ACCEPT_AT = 50.0
-"""``j_mean`` (0-100) at or above which this project's judge counted a question correct."""
 
 
 @dataclass
@@ -84,7 +81,7 @@ def load_lme_run(run_dir: Path) -> LmeRun:
         types[qid] = str(row["question_type"])
         if headline["source"] == "judge":
             if row.get("j_mean") is not None:
-                verdicts[qid] = float(row["j_mean"]) >= ACCEPT_AT
+                verdicts[qid] = float(row["j_mean"]) >= lme.ACCEPT_AT
         elif row.get("stored_label") is not None:
             verdicts[qid] = bool(row["stored_label"])
     source = f"{headline['source']} ({headline['judge_model']})"

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from locomo_exp import longmemeval as lme
+from locomo_exp.benchmark import longmemeval as lme
 from locomo_exp.benchmark.locomo import CATEGORY_IDS
 from locomo_exp.config import JudgeConfig, JudgeMode
 from locomo_exp.judge.errors import JudgeError

@@ -1,7 +1,8 @@
 """Audit controls for LongMemEval: answers whose verdict is known, judged like the real ones.
 
-Built from the run's own questions (kind codes as categories, :mod:`locomo_exp.longmemeval`);
-never part of the accuracies. Kinds (a subset of the LoCoMo audit's, same names):
+Built from the run's own questions (kind codes as categories,
+:mod:`locomo_exp.benchmark.longmemeval`); never part of the accuracies. Kinds (a subset of
+the LoCoMo audit's, same names):
 
 * ``gold_as_answer``: the gold answer given as the response. Expected: yes. For an abstention
   question the gold explains why it cannot be answered, so a response repeating it abstains:
@@ -23,7 +24,7 @@ import re
 import zlib
 from dataclasses import dataclass, replace
 
-from locomo_exp import longmemeval as lme
+from locomo_exp.benchmark import longmemeval as lme
 from locomo_exp.results import QARecord
 
 GOLD_AS_ANSWER = "gold_as_answer"

@@ -17,7 +17,7 @@ brings a copy of them through ``judge.protocol=template`` with ``by_kind:``). Cr
   be answered from what it knows.
 
 The judge engine carries the kind as the record's category code
-(:data:`locomo_exp.longmemeval.KIND_CODES`, 1-7).
+(:data:`locomo_exp.benchmark.longmemeval.KIND_CODES`, 1-7).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from locomo_exp import longmemeval as lme
+from locomo_exp.benchmark import longmemeval as lme
 from locomo_exp.judge.protocols.base import DATA_RULES, ProtocolSpec, Reading, Verdict
 
 PROMPT_VERSION = "longmemeval-v1"
@@ -71,7 +71,8 @@ CRITERIA: dict[str, str] = {
         "is not available or was never mentioned. Say no if it gives an answer as if it knew."
     ),
 }
-"""Our wording of each kind's criterion (:data:`locomo_exp.longmemeval.JUDGE_KINDS` keys)."""
+"""Our wording of each kind's criterion (keyed by
+:data:`locomo_exp.benchmark.longmemeval.JUDGE_KINDS`)."""
 
 REFERENCE_LABEL = {
     "single-session-preference": "rubric",
@@ -126,7 +127,7 @@ def render_prompt(question: str, reference: str | None, response: str, kind: str
         reference: the gold answer (a rubric for preference questions, an explanation for
             abstention ones).
         response: the assistant's answer being judged.
-        kind: one of :data:`locomo_exp.longmemeval.JUDGE_KINDS`.
+        kind: one of :data:`locomo_exp.benchmark.longmemeval.JUDGE_KINDS`.
 
     Returns:
         The prompt; the untrusted texts are escaped inside ``<question>``, ``<gold_answer>``

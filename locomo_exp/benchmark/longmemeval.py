@@ -49,8 +49,14 @@ JUDGE_KINDS: tuple[str, ...] = (*QUESTION_TYPES, ABSTENTION_KIND)
 KIND_CODES: dict[str, int] = {kind: index + 1 for index, kind in enumerate(JUDGE_KINDS)}
 """Kind -> the integer code the judge engine carries as a record's category (1-7)."""
 
+TYPE_CODES: tuple[int, ...] = tuple(KIND_CODES[t] for t in QUESTION_TYPES)
+"""The codes of the six question types (1-6), in report order."""
+
 KIND_OF_CODE: dict[int, str] = {code: kind for kind, code in KIND_CODES.items()}
 """Code -> kind."""
+
+ACCEPT_AT = 50.0
+"""A question's mean verdict (0-100; yes = 100, no = 0) at or above which it counts correct."""
 
 REFERENCE_FIELDS: tuple[str, ...] = (
     "question_id",

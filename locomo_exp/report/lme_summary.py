@@ -1,25 +1,19 @@
-"""What a LongMemEval run writes, and its judge's records and verdicts.
+"""What a LongMemEval run writes: ``scores.jsonl`` rows, ``summary.json``, ``card.json``.
 
-Pure builders of ``scores.jsonl`` rows, ``summary.json`` and ``card.json`` from the matched
-answers (:mod:`locomo_exp.data.lme_answers`) and, when the judge ran, its result; and the glue
-between LongMemEval's questions and the judge engine (kinds carried as category codes 1-7).
+Pure builders from the matched answers (:mod:`locomo_exp.data.lme_answers`) and, when the judge
+ran, its result and audit (numbers and words only; markdown is :mod:`.lme`).
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from locomo_exp import __version__
-from locomo_exp import longmemeval as lme
-from locomo_exp.config import JudgeConfig
+from locomo_exp.benchmark import longmemeval as lme
 from locomo_exp.data.lme_answers import LmeItem, LmeMatched
 from locomo_exp.data.lme_reference import LmeReference
 from locomo_exp.judge.aggregate import JudgeRunResult
-from locomo_exp.judge.protocols import get_protocol
-from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL
-from locomo_exp.results import QARecord
 from locomo_exp.scoring.lme import METRIC_VERSION, lme_accuracies
 from locomo_exp.stats.agreement import binary_agreement, wilson_interval
 from locomo_exp.stats.correction import corrected_j
@@ -35,72 +29,6 @@ def _verdicts(items: list[LmeItem], source: str) -> list[tuple[str, str, bool | 
         )
         for item in items
     ]
-
-
-ACCEPT_AT = 50.0
-"""A question's mean verdict (0-100) at or above which it counts as correct (yes = 100)."""
-
-
-def judge_records(matched: LmeMatched) -> list[QARecord]:
-    """The judge engine's records: the kind of each question is carried as its category code.
-
-    Args:
-        matched: answer rows matched to the dataset.
-
-    Returns:
-        One :class:`~locomo_exp.records.QARecord` per answered question, ``category`` =
-        :data:`locomo_exp.longmemeval.KIND_CODES` of its kind (``abstention`` for ``_abs``).
-    """
-    return [
-        QARecord(
-            question_id=item.question.question_id,
-            question=item.question.question,
-            ground_truth=item.question.gold_text,
-            prediction=item.answer.hypothesis,
-            category=lme.KIND_CODES[item.question.kind],
-            position=index,
-            question_type=item.question.question_type,
-        )
-        for index, item in enumerate(matched.items)
-    ]
-
-
-def lme_judge_config(judge: JudgeConfig) -> JudgeConfig:
-    """The judge settings of a LongMemEval run: every kind code judged.
-
-    Raises:
-        ValueError: when ``judge.protocol`` is not a protocol that judges LongMemEval's kinds
-            (one line, naming the fix).
-    """
-    if judge.protocol == TEMPLATE_PROTOCOL:  # the user's copy, one text per kind (by_kind)
-        return replace(judge, categories=sorted(lme.KIND_OF_CODE))
-    spec = get_protocol(judge.protocol)
-    if dict(getattr(spec, "kinds", {}) or {}) != lme.KIND_OF_CODE:
-        raise ValueError(
-            f"judge.protocol={judge.protocol} judges LoCoMo's categories; LongMemEval answers "
-            "are judged with judge.protocol=longmemeval (benchmark=longmemeval sets it, with "
-            "temperature 0 and max_tokens 10), or judge.protocol=template with by_kind texts"
-        )
-    return replace(judge, categories=sorted(lme.KIND_OF_CODE))
-
-
-def judge_verdicts(result: JudgeRunResult, matched: LmeMatched) -> dict[str, bool | None]:
-    """Question id -> correct (mean verdict >= :data:`ACCEPT_AT`), ``None`` when unscored."""
-    out: dict[str, bool | None] = {}
-    for item in matched.items:
-        agg = result.per_question.get(item.question.question_id)
-        mean = agg.mean_score if agg is not None else None
-        out[item.question.question_id] = None if mean is None else mean >= ACCEPT_AT
-    return out
-
-
-def judge_section(result: JudgeRunResult) -> dict[str, Any]:
-    """What ``summary.json`` keeps of the judge run (settings, counts, tokens, cost)."""
-    keep = (
-        "protocol", "prompt_version", "parser_version", "model", "temperature", "max_tokens",
-        "runs", "api_version", "counts", "tokens", "estimated_cost_usd", "mode",
-    )
-    return {k: result.summary[k] for k in keep if k in result.summary}
 
 
 def score_rows(
@@ -290,7 +218,7 @@ def audit_section(
     for control in controls:
         agg = result.per_question.get(control.record.question_id)
         if agg is not None and agg.mean_score is not None:
-            judged.append((control, agg.mean_score >= ACCEPT_AT))
+            judged.append((control, agg.mean_score >= lme.ACCEPT_AT))
     kinds: dict[str, Any] = {}
     for kind in dict.fromkeys(c.kind for c in controls):
         rows = [(c, v) for c, v in judged if c.kind == kind]
@@ -329,12 +257,7 @@ def audit_section(
 
 __all__ = [
     "audit_section",
-    "ACCEPT_AT",
     "build_lme_card",
     "build_lme_summary",
-    "judge_records",
-    "judge_section",
-    "judge_verdicts",
-    "lme_judge_config",
     "score_rows",
 ]
