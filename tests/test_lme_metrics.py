@@ -68,3 +68,13 @@ def test_task_average_interval_matches_the_normal_approximation():
 def test_unknown_type_is_refused():
     with pytest.raises(ValueError, match="unknown LongMemEval question_type 'x'"):
         lme_accuracies([("a", "x", True)])
+
+
+def test_longmemeval_is_the_second_registered_benchmark_spec():
+    from locomo_exp.benchmark import BENCHMARKS, get_benchmark
+
+    assert list(BENCHMARKS) == ["locomo", "longmemeval"]
+    spec = get_benchmark("longmemeval")
+    assert spec.full_questions == {"overall": 500}
+    assert [spec.category_names[c] for c in spec.category_ids] == list(lme.QUESTION_TYPES)
+    assert lme.KIND_OF_CODE[7] == "abstention" and 7 not in spec.category_ids
