@@ -329,6 +329,7 @@ def run_sweep_job(cfg: DictConfig) -> ExperimentResult | None:
             parent_run_id=context.parent_run_id if context is not None else None,
             extra_tags=tags,
             run_name=run_name,
+            swept_keys=list(swept),
         )
     except JudgeBatchPending as waiting:  # judge.batch.wait=false: not a failure
         record.status = sweep.PENDING

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
@@ -22,6 +23,7 @@ from locomo_exp.data.info import input_info, stored_judge_section
 from locomo_exp.data.input_file import absolute_path, check_regular_file
 from locomo_exp.report import render_report
 from locomo_exp.report.card import build_card
+from locomo_exp.report.html import render_report_html
 from locomo_exp.report.plots import (
     CATEGORY_PLOT,
     J_DISTRIBUTION_PLOT,
@@ -45,6 +47,8 @@ log = logging.getLogger(__name__)
 
 OUTPUT_FILES = ("report.md", "scores.jsonl", "summary.json", "config.yaml")
 CARD_FILE = "card.json"
+REPORT_HTML = "report.html"
+"""The report as one HTML page with its plots inline (MLflow's artifact viewer renders it)."""
 """Files written to the output directory of every run."""
 
 LOG_FILE = "locomo_exp.log"
@@ -257,10 +261,14 @@ def _write_outputs(
     card = build_card(tree, summary_json)
     atomic_write_jsonl(scores, rows)
     atomic_write_text(summary_path, json.dumps(summary_json, indent=2, ensure_ascii=False) + "\n")
-    atomic_write_text(report, render_report(summary, cfg.baselines, plots, card, answer_key))
+    report_text = render_report(summary, cfg.baselines, plots, card, answer_key)
+    atomic_write_text(report, report_text)
+    html_path = output_dir / REPORT_HTML
+    images = {name: (output_dir / name).read_bytes() for name in plots}
+    atomic_write_text(html_path, render_report_html(report_text, images, loaded.path.name))
     atomic_write_text(config_path, OmegaConf.to_yaml(OmegaConf.structured(cfg)))
     atomic_write_text(output_dir / CARD_FILE, json.dumps(card, indent=2, ensure_ascii=False) + "\n")
-    paths += [output_dir / CARD_FILE]
+    paths += [output_dir / CARD_FILE, html_path]
     paths += [output_dir / name for name in plots]
     return summary, paths, rows
 
@@ -292,6 +300,7 @@ def run_experiment(
     parent_run_id: str | None = None,
     extra_tags: dict[str, str] | None = None,
     run_name: str | None = None,
+    swept_keys: Sequence[str] = (),
 ) -> ExperimentResult:
     """Score one results file and write its outputs.
 
@@ -308,6 +317,8 @@ def run_experiment(
         extra_tags: extra MLflow tags.
         run_name: the MLflow run name (sweeps name children by their swept values);
             default ``tracking.run_name``, else ``<file> · <scorer>``.
+        swept_keys: the keys a sweep varies, logged as params with the measurement's
+            settings (:func:`locomo_exp.tracking.config_measurement_params`).
 
     Returns:
         :class:`ExperimentResult`.
@@ -376,8 +387,8 @@ def run_experiment(
     pending: Exception | None = None
     with run_context as run:
         if run is not None:
-            logged_params = tracking.config_params(
-                _config_tree(cfg), judge_ran=cfg.scorer.uses_judge
+            logged_params = tracking.config_measurement_params(
+                _config_tree(cfg), judge_ran=cfg.scorer.uses_judge, swept_keys=swept_keys
             )
             tracking.log_params(logged_params)
         log.info(
@@ -477,11 +488,24 @@ def run_experiment(
                 format_detected=loaded.format,
                 f1_version=F1_VERSIONS[cfg.f1.variant.value],
             )
+            card = json.loads((output_dir / CARD_FILE).read_text(encoding="utf-8"))
+            extra_params.update(tracking.card_params(card))
             if judge_result is not None:
                 extra_params.update(tracking.judge_params(judge_result.summary))
             # each key once: MLflow refuses a second, different value (docs/field_notes.md §5)
             tracking.log_params({k: v for k, v in extra_params.items() if k not in logged_params})
-            tracking.log_metrics(metrics)
+            tracking.log_metrics(tracking.headline_metrics(metrics))  # the rest: metrics.json
+            tracking.log_dict(tracking.finite_metrics(metrics), tracking.METRICS_ARTIFACT)
+            tracking.log_dict(
+                tracking.resolved_config(_config_tree(cfg)), tracking.RESOLVED_CONFIG_ARTIFACT
+            )
+            tracking.set_tags(
+                {
+                    tracking.NOTE_TAG: tracking.run_description(
+                        metrics, card, summary.to_json().get("status") or {}
+                    )
+                }
+            )
             tracking.log_artifacts(files)
             tracking.log_table(rows, "scores_table.json")
         if judge_result is not None and status["judge"] != "ok":  # rate exceeded, no verdict

@@ -246,6 +246,21 @@ def test_judge_run_logs_judge_params_and_j_overall_1_4(
     assert run.data.metrics["j/overall"] == 80.0
     assert run.data.metrics["j/overall_1_4"] == 80.0  # judged categories 1-4 (the default)
     assert "j/overall_1_4_ci_low" in run.data.metrics
+    # what MLflow's pages show first (issue 20 §3): the headline, the measurement, the note
+    metrics = run.data.metrics
+    assert len(metrics) <= 60
+    assert {"f1/cat3_open_domain_ci_high", "j/cat3_open_domain_ci_low", "judge/api_errors"} <= set(metrics)
+    assert not [name for name in metrics if name.startswith(("bleu1/", "f1_squad/", "f1_mem0/"))]
+    params = run.data.params
+    assert len(params) <= 40, sorted(params)
+    assert {"judge.temperature", "judge.protocol", "judge.prompt_version", "question_set", "data.sha256",
+            "f1.version"} <= set(params)
+    assert not [key for key in params if key.startswith(("judge.batch.", "judge.model_info.", "tracking."))]
+    note = run.data.tags["mlflow.note.content"]
+    low, high = metrics["j/overall_ci_low"], metrics["j/overall_ci_high"]
+    assert note.startswith(f"**J 80.00** [{low:.2f}, {high:.2f}] · **F1 (locomo) ")
+    assert f"Judge: {cfg.judge.model} (rubric, temperature 0.5, 1 run(s)" in note
+    assert "Status: f1 ok, judge ok" in note
 
 
 @pytest.mark.parametrize("fails", [False, True], ids=["finished", "failed"])

@@ -115,8 +115,14 @@ def test_accept_all_judge_fails_the_audit_gate_one_line_exit_1_outputs_kept_run_
     mlflow.set_tracking_uri(f"sqlite:///{db}")
     run = mlflow.search_runs(experiment_names=["locomo_exp"], output_format="list")[0]
     assert run.data.tags["judge.audit_gate"] == "failed"
-    assert run.data.metrics["audit/non_answer/accept_rate"] == 100.0
-    assert run.data.metrics["audit/non_answer/accept_rate_ci_low"] == pytest.approx(56.55, abs=0.01)
+    # MLflow holds the pooled rates (issue 20 §3); the per-kind bounds are in metrics.json
+    assert run.data.metrics["audit/false_accept_rate"] == 100.0
+    assert "audit/non_answer/accept_rate" not in run.data.metrics
+    assert len(run.data.metrics) <= 60
+    every = json.loads(Path(mlflow.artifacts.download_artifacts(
+        run_id=run.info.run_id, artifact_path="metrics.json", dst_path=str(tmp_path / "dl"))).read_text())
+    assert every["audit/non_answer/accept_rate"] == 100.0
+    assert every["audit/non_answer/accept_rate_ci_low"] == pytest.approx(56.55, abs=0.01)
 
 
 def test_truth_replaying_judge_has_zero_false_accepts_and_zero_false_rejects(

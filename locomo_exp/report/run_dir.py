@@ -29,6 +29,7 @@ RUN_MARKERS = ("report.md", "summary.json", "scores.jsonl")
 
 TOOL_FILES = (
     "report.md",
+    "report.html",
     "scores.jsonl",
     "summary.json",
     "config.yaml",

@@ -253,7 +253,11 @@ class SweepCallback(Callback):
                 context.tracking_uri,
                 context.parent_run_id,
                 files=files,
-                tags={"sweep.n_failed": str(summary["n_failed"]), "sweep.failed_jobs": failed_jobs},
+                tags={
+                    "sweep.n_failed": str(summary["n_failed"]),
+                    "sweep.failed_jobs": failed_jobs,
+                    tracking.NOTE_TAG: tracking.sweep_description(summary),
+                },
                 metrics=tracking.parent_metrics(summary["rows"]),
                 table=tracking.sweep_table(summary["rows"], context.swept_keys),
                 status="FAILED" if (summary["n_failed"] or interrupted) else "FINISHED",

@@ -28,6 +28,16 @@ def _mean(by_key: dict[str, Any], key: str) -> float | None:
     return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else None
 
 
+def _interval(by_key: Any) -> list[float] | None:
+    """The ``overall`` ``[low, high]`` of one bootstrap entry, when both bounds are finite."""
+    bounds = (by_key or {}).get("overall") if isinstance(by_key, dict) else None
+    if not bounds or len(bounds) != 2:
+        return None
+    low, high = bounds
+    ok = all(isinstance(v, (int, float)) and math.isfinite(v) for v in (low, high))
+    return [float(low), float(high)] if ok else None
+
+
 def summary_row(record: JobRecord, summary: dict[str, Any] | None) -> dict[str, Any]:
     """One row of the sweep summary from a job's record and its ``summary.json``.
 
@@ -41,7 +51,8 @@ def summary_row(record: JobRecord, summary: dict[str, Any] | None) -> dict[str, 
         ``overall_1_4``, ``overall``), ``f1_variant``, ``j_overall`` and
         ``j_std_across_runs`` (0-100), ``j`` (category key -> mean, 0-100),
         ``stored_j_overall`` (the input's stored verdicts, 0-100, over categories 1-4 when
-        present),
+        present), ``f1_ci`` (0-1) and ``j_ci`` (0-100): the job's 95% bootstrap interval of
+        F1 and J overall (``[low, high]`` or ``None``),
         ``parse_failures``, ``api_errors``, ``input_tokens``, ``output_tokens``,
         ``estimated_cost_usd``. Missing values are ``None``.
     """
@@ -61,6 +72,8 @@ def summary_row(record: JobRecord, summary: dict[str, Any] | None) -> dict[str, 
         "j_std_across_runs": None,
         "j": {},
         "stored_j_overall": None,
+        "f1_ci": None,
+        "j_ci": None,
         "parse_failures": None,
         "api_errors": None,
         "input_tokens": None,
@@ -69,6 +82,9 @@ def summary_row(record: JobRecord, summary: dict[str, Any] | None) -> dict[str, 
     }
     if summary is None:
         return row
+    bootstrap = (summary.get("analysis") or {}).get("bootstrap") or {}
+    row["f1_ci"] = _interval(bootstrap.get("f1"))
+    row["j_ci"] = _interval(bootstrap.get("j_mean"))
     row["n_questions"] = (summary.get("counts") or {}).get("overall")
     f1 = (summary.get("metrics") or {}).get("f1") or {}
     row["f1"] = {key: _mean(f1, key) for key in f1}
@@ -252,11 +268,56 @@ def numeric_axis(summary: dict[str, Any]) -> str | None:
     return str(keys[0])
 
 
-def plot_sweep(summary: dict[str, Any], path: Path) -> Path | None:
-    """Main metric against the swept value, for a sweep with one numeric axis.
+VERDICT_MARKERS = {"higher": "^", "lower": "v", "not distinguishable": "o", "baseline": "s"}
+"""Marker of each vs-baseline verdict on the sweep plot (filled when distinguishable)."""
 
-    J overall (0-100) with error bars of ± its standard deviation across runs when the
-    judge ran, and F1 overall in percent; failed jobs are left out.
+
+def _verdict(row: dict[str, Any], column: str, baseline_job: Any) -> str | None:
+    """``higher``/``lower``/``not distinguishable``/``baseline`` of one job, or ``None``."""
+    if baseline_job is not None and row["job"] == baseline_job:
+        return "baseline"
+    cell = (row.get("vs_baseline") or {}).get(column) or {}
+    verdict = cell.get("verdict")
+    return {"A higher": "higher", "B higher": "lower"}.get(verdict, verdict) if verdict else None
+
+
+def _series(
+    done: list[tuple[float, dict[str, Any]]], baseline_job: Any
+) -> list[tuple[str, list[tuple[float, float, list[float] | None, str | None]]]]:
+    """(label, [(x, y, [low, high] or None, verdict)]) for J and F1 overall."""
+    series = []
+    j_points = [
+        (x, r["j_overall"], r.get("j_ci"), _verdict(r, "j", baseline_job))
+        for x, r in done
+        if r["j_overall"] is not None
+    ]
+    if j_points:
+        series.append(("J overall (0-100)", j_points))
+    f1_points = [
+        (
+            x,
+            r["f1"]["overall"] * 100.0,
+            [b * 100.0 for b in r["f1_ci"]] if r.get("f1_ci") else None,
+            _verdict(r, "f1", baseline_job),
+        )
+        for x, r in done
+        if r["f1"].get("overall") is not None
+    ]
+    if f1_points:
+        series.append(("F1 overall (percent)", f1_points))
+    return series
+
+
+def plot_sweep(summary: dict[str, Any], path: Path) -> Path | None:
+    """J and F1 overall against the swept value, with 95% intervals and verdicts vs the baseline.
+
+    One numeric swept key only. Each point is a completed job: J overall (0-100) and F1
+    overall (percent), with error bars from the job's own 95% bootstrap interval
+    (``summary.json`` -> ``analysis.bootstrap``, resampling questions). The marker says
+    how the job compares with the baseline job (``sweep.baseline``: conversation-cluster
+    bootstrap and Holm-adjusted paired test, :mod:`.vs_baseline`): a square for the
+    baseline, a filled up/down triangle for *higher*/*lower*, a hollow circle for *not
+    distinguishable*, a small dot when not compared. Failed jobs are left out.
 
     Returns:
         ``path``, or ``None`` when there is no numeric axis or nothing to plot.
@@ -265,34 +326,42 @@ def plot_sweep(summary: dict[str, Any], path: Path) -> Path | None:
     if key is None:
         return None
     done = sorted((float(r["swept"][key]), r) for r in summary["rows"] if r["status"] == COMPLETED)
-    series = []
-    j_points = [
-        (x, r["j_overall"], r["j_std_across_runs"]) for x, r in done if r["j_overall"] is not None
-    ]
-    if j_points:
-        series.append(("J overall (0-100)", j_points))
-    f1_points = [
-        (x, r["f1"]["overall"] * 100.0, None) for x, r in done if r["f1"].get("overall") is not None
-    ]
-    if f1_points:
-        series.append(("F1 overall (percent)", f1_points))
+    baseline_job = (summary.get("baseline") or {}).get("job")
+    series = _series(done, baseline_job)
     if not series:
         return None
     from matplotlib.figure import Figure  # no pyplot: no global state, no GUI backend
 
-    figure = Figure(figsize=(7, 4))
+    figure = Figure(figsize=(8, 4.5))
     axis = figure.subplots()
-    for label, points in series:
+    for index, (label, points) in enumerate(series):
+        color = f"C{index}"
         xs = [p[0] for p in points]
         ys = [p[1] for p in points]
-        errors = [p[2] if p[2] is not None else 0.0 for p in points]
+        low = [p[1] - p[2][0] if p[2] else 0.0 for p in points]
+        high = [p[2][1] - p[1] if p[2] else 0.0 for p in points]
+        has_ci = any(low) or any(high)
         axis.errorbar(
-            xs, ys, yerr=errors if any(errors) else None, marker="o", capsize=3, label=label
+            xs, ys, yerr=[low, high] if has_ci else None, color=color, capsize=4,
+            label=label + (" with 95% interval" if has_ci else ""),
         )
+        for x, y, _, verdict in points:
+            marker = VERDICT_MARKERS.get(verdict or "", ".")
+            hollow = verdict == "not distinguishable"
+            axis.plot(
+                [x], [y], marker=marker, markersize=9 if verdict else 5, color=color,
+                markerfacecolor="white" if hollow else color, linestyle="none",
+            )
+            if verdict:
+                axis.annotate(
+                    verdict, (x, y), textcoords="offset points", xytext=(6, 6), fontsize=8,
+                    color=color,
+                )
     axis.set_xlabel(key)
-    axis.set_ylabel("score")
-    axis.set_title(summary["sweep"][:80])
-    axis.legend()
+    axis.set_ylabel("score (0-100)")
+    axis.margins(x=0.15)  # room for the verdict labels of the last value
+    axis.set_title(summary["sweep"][:80], fontsize=10)
+    axis.legend(fontsize=8, loc="best")
     axis.grid(alpha=0.3)
     figure.tight_layout()
     with atomic_path(path) as temporary:

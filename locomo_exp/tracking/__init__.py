@@ -3,6 +3,8 @@
 - :mod:`.names`: legal names, one param stringification, secrets left out (pure).
 - :mod:`.metrics`: every metric, param and tag, from ``summary.json``'s layout and the
   sweep summary's rows (pure); every score metric in percent (0-100).
+- :mod:`.headline`: what MLflow's pages show first: the measurement's params, the
+  headline metrics (the rest in ``metrics.json``), the run's description (pure).
 - :mod:`.run_names`: sweep child run names and swept-value labels (pure).
 - :mod:`.store`: the store (URI, experiment created as a model-training experiment) and
   one job's run (MLflow's fluent API).
@@ -11,6 +13,18 @@
 
 from __future__ import annotations
 
+from locomo_exp.tracking.headline import (
+    CONFIG_PARAM_KEYS,
+    METRICS_ARTIFACT,
+    NOTE_TAG,
+    RESOLVED_CONFIG_ARTIFACT,
+    card_params,
+    config_measurement_params,
+    headline_metrics,
+    resolved_config,
+    run_description,
+    sweep_description,
+)
 from locomo_exp.tracking.metrics import (
     PERCENT,
     child_tags,
@@ -53,6 +67,7 @@ from locomo_exp.tracking.store import (
     ensure_experiment,
     ignore_ambient_run_id,
     log_artifacts,
+    log_dict,
     log_metrics,
     log_params,
     log_table,
@@ -64,6 +79,17 @@ from locomo_exp.tracking.store import (
 )
 
 __all__ = [
+    "CONFIG_PARAM_KEYS",
+    "METRICS_ARTIFACT",
+    "NOTE_TAG",
+    "RESOLVED_CONFIG_ARTIFACT",
+    "card_params",
+    "config_measurement_params",
+    "headline_metrics",
+    "log_dict",
+    "resolved_config",
+    "run_description",
+    "sweep_description",
     "EXPERIMENT_KIND",
     "EXPERIMENT_KIND_TAG",
     "MAX_PARAM_VALUE_CHARS",

@@ -233,6 +233,13 @@ def log_artifacts(paths: list[Path]) -> None:
             mlflow.log_artifact(str(path))
 
 
+def log_dict(content: Any, artifact_file: str) -> None:
+    """Log a JSON-ready object as a JSON artifact of the active run (``metrics.json``)."""
+    import mlflow
+
+    mlflow.log_dict(content, artifact_file)
+
+
 def table_columns(rows: list[dict[str, Any]]) -> dict[str, list[Any]]:
     """Rows as the columns ``mlflow.log_table`` takes; nested values become JSON text.
 

@@ -1,0 +1,347 @@
+"""What MLflow's pages show first: the measurement's params, the headline metrics, the note.
+
+MLflow's compare page lines runs up by params and metrics, and opens its plots on the first
+of each. A run logged with every flattened config key (about 90) and every metric (over 250
+with the judge's audit) buries the two numbers a sweep is about. So (issue 20 §3):
+
+* params are the settings that define the measurement -- the disclosure card's fields
+  (:data:`CONFIG_PARAM_KEYS` from the config, :func:`card_params` from ``card.json``) plus
+  the keys a sweep varies; the full resolved config is an artifact
+  (:func:`resolved_config`);
+* metrics logged to MLflow are the headline (:func:`headline_metrics`: F1 and J overall and
+  per category with their 95% intervals, stored J, the audit's pooled rates, the judge's
+  error counts and cost) -- at most about 60; every metric stays in the ``metrics.json``
+  artifact;
+* the run's description (``mlflow.note.content``) says the result in a few lines
+  (:func:`run_description`).
+
+Pure functions (no MLflow import).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from locomo_exp.tracking.names import flatten_params, format_param, is_secret_key
+
+NOTE_TAG = "mlflow.note.content"
+"""The tag MLflow's run page shows as the run's description (markdown)."""
+
+METRICS_ARTIFACT = "metrics.json"
+"""Every metric of a run (name -> value), beside the headline logged as MLflow metrics."""
+
+RESOLVED_CONFIG_ARTIFACT = "config_resolved.json"
+"""The full resolved config (secrets left out), beside the params that define the measurement."""
+
+CONFIG_PARAM_KEYS: tuple[str, ...] = (
+    "benchmark",
+    "scorer.name",
+    "f1.variant",
+    "f1.bleu1",
+    "data.path",
+    "data.runs",
+    "data.format",
+    "data.setting",
+    "data.limit",
+    "data.seed",
+    "data.errata",
+    "judge.provider",
+    "judge.model",
+    "judge.protocol",
+    "judge.template",
+    "judge.temperature",
+    "judge.runs",
+    "judge.max_tokens",
+    "judge.categories",
+    "judge.mode",
+    "judge.audit.n",
+    "judge.labels",
+    "judge.panel",
+)
+"""Config keys logged as params when the config has them (``judge.*`` only when the judge
+ran): the choices that change what is measured, not how fast or where it is stored."""
+
+JUDGE_CARD_FIELDS = (
+    "model_snapshot",
+    "prompt_version",
+    "prompt_hash",
+    "parser_version",
+    "aggregation",
+)
+"""Fields of the card's ``judge`` section logged as ``judge.<field>`` params."""
+
+_HEADLINE_PATTERNS = (
+    r"(f1|j)/(overall|overall_1_4|cat\d+_[a-z0-9_]+)(_ci_low|_ci_high)?",
+    r"j/overall_std_across_runs",
+    r"stored_judge/[^/]+",
+    r"n_questions/overall",
+    r"data/[^/]+",
+    r"judge/(api_errors|parse_failures|calls_made|estimated_cost_usd)",
+    r"judge/dry_run_[a-z_]+",
+    r"audit/(false_accept_rate|false_reject_rate)(_ci_low|_ci_high)?",
+    r"audit/gate_passed",
+    r"j_corrected/overall(_ci_low|_ci_high)?",
+    r"labels/overall/(kappa|agreement)",
+    r"panel/(j|alpha)",
+    r"latency/(search|total)_latency_s_mean",
+)
+_HEADLINE = re.compile("^(?:" + "|".join(_HEADLINE_PATTERNS) + ")$")
+_SPREADS = ("_std_across_runs", "_pooled_within_std", "_count")
+"""Suffixes of per-group spreads and counts: in ``metrics.json``, except J overall's spread."""
+
+FIRST_METRICS = (
+    "j/overall",
+    "stored_judge/overall",
+    "f1/overall",
+    "j/overall_ci_low",
+    "j/overall_ci_high",
+    "f1/overall_ci_low",
+    "f1/overall_ci_high",
+)
+"""Logged first, in this order: what the compare page's plot and a reader look at first."""
+
+MAX_HEADLINE_METRICS = 64
+"""A guard: more headline metrics than this means a pattern above matches too much."""
+
+
+def headline_metrics(metrics: Mapping[str, float]) -> dict[str, float]:
+    """The metrics logged to MLflow: the headline of a run, at most about 60.
+
+    Kept: the reported F1 (``f1/<group>`` with ``_ci_low``/``_ci_high``), J per group with
+    its 95% interval and the spread of J overall across runs, stored J per group,
+    ``n_questions/overall``, ``data/*`` counts, the judge's API errors, parse failures,
+    calls and cost (or a dry run's estimate), the audit's pooled false-accept and
+    false-reject rates with intervals and its gate, corrected J overall, agreement with
+    labels overall, the panel's J and alpha, and mean latencies (seconds). Everything
+    else (other F1 variants, BLEU-1, per-kind audit rates, panel pairs, spreads per
+    category) stays in :data:`METRICS_ARTIFACT`.
+
+    MLflow's compare page opens its parallel-coordinates plot on the first metric the
+    runs share, in the order logged: so the headline comes first (:data:`FIRST_METRICS`).
+
+    Args:
+        metrics: every metric of the run (``tracking.run_metrics``).
+
+    Returns:
+        The kept subset: :data:`FIRST_METRICS` that are present, then the rest in the order
+        given.
+    """
+    kept = {
+        name: value
+        for name, value in metrics.items()
+        if _HEADLINE.match(name)
+        and (name == "j/overall_std_across_runs" or not name.endswith(_SPREADS))
+    }
+    first = {name: kept[name] for name in FIRST_METRICS if name in kept}
+    return first | {name: value for name, value in kept.items() if name not in first}
+
+
+def config_measurement_params(
+    tree: Mapping[str, Any], *, judge_ran: bool, swept_keys: Iterable[str] = ()
+) -> dict[str, str]:
+    """Params from the config: :data:`CONFIG_PARAM_KEYS` present in it, and swept keys.
+
+    Args:
+        tree: the resolved config as nested dicts.
+        judge_ran: without the judge, ``judge.*`` keys are left out (so filtering on
+            ``params.judge.temperature`` finds only runs that called the judge).
+        swept_keys: keys a sweep varies (``judge.temperature``, ``+judge.x``), logged even
+            when they are not in :data:`CONFIG_PARAM_KEYS`, so the compare page can plot
+            metrics against them.
+
+    Returns:
+        ``{"scorer.name": "both", "judge.temperature": "0.5", ...}`` (secrets never).
+    """
+    flat = flatten_params(dict(tree))
+    wanted = list(CONFIG_PARAM_KEYS) + [key.lstrip("+~") for key in swept_keys]
+    params: dict[str, str] = {}
+    for key in wanted:
+        if key.startswith("judge.") and not judge_ran and key not in set(swept_keys):
+            continue
+        if key in flat and not is_secret_key(key):
+            params[key] = flat[key]
+        elif key not in flat:
+            prefix = key + "."
+            params.update((k, v) for k, v in flat.items() if k.startswith(prefix))
+    return params
+
+
+def card_params(card: Mapping[str, Any]) -> dict[str, str]:
+    """Params from a run's ``card.json``: what was measured, as the card states it.
+
+    Returns:
+        ``data.file``, ``data.sha256``, ``data.format_detected``, ``question_set``,
+        ``category_5_policy``, ``f1.version``, ``bleu1.version``, ``answer_key`` (and
+        ``answer_key.errata_sha256``), ``stored_judge``, ``tool.version``,
+        ``tool.git_commit``, ``dataset_reference_sha256``, and with a judge
+        ``judge.model_snapshot``, ``judge.prompt_version``, ``judge.prompt_hash``,
+        ``judge.parser_version``, ``judge.aggregation``; values that are unknown are left
+        out.
+    """
+    inp = card.get("input") or {}
+    tool = card.get("tool") or {}
+    key = card.get("answer_key") or {}
+    judge = card.get("judge") or {}
+    values: dict[str, Any] = {
+        "data.file": inp.get("name"),
+        "data.sha256": inp.get("sha256"),
+        "data.format_detected": inp.get("format"),
+        "question_set": card.get("question_set"),
+        "category_5_policy": card.get("category_5_policy"),
+        "f1.version": (card.get("f1") or {}).get("version"),
+        "bleu1.version": (card.get("bleu1") or {}).get("version"),
+        "answer_key": key.get("version"),
+        "answer_key.errata_sha256": key.get("errata_sha256"),
+        "stored_judge": card.get("stored_judge"),
+        "tool.version": tool.get("version"),
+        "tool.git_commit": tool.get("git_commit"),
+        "dataset_reference_sha256": card.get("dataset_reference_sha256"),
+    }
+    for name in JUDGE_CARD_FIELDS:
+        values[f"judge.{name}"] = judge.get(name)
+    return {k: format_param(v) for k, v in values.items() if v is not None}
+
+
+def resolved_config(tree: Any) -> Any:
+    """The resolved config with every secret-looking key left out (for the artifact)."""
+    if isinstance(tree, Mapping):
+        return {k: resolved_config(v) for k, v in tree.items() if not is_secret_key(str(k))}
+    if isinstance(tree, list):
+        return [resolved_config(v) for v in tree]
+    return tree
+
+
+def _interval(metrics: Mapping[str, float], name: str) -> str:
+    low, high = metrics.get(f"{name}_ci_low"), metrics.get(f"{name}_ci_high")
+    return "" if low is None or high is None else f" [{low:.2f}, {high:.2f}]"
+
+
+def run_description(
+    metrics: Mapping[str, float], card: Mapping[str, Any], status: Mapping[str, str]
+) -> str:
+    """The run page's description: the result in a few markdown lines.
+
+    Args:
+        metrics: the run's metrics (percent).
+        card: the run's ``card.json``.
+        status: ``summary["status"]`` (``{"f1": "ok", "judge": "ok"}``).
+
+    Returns:
+        Lines such as ``**J 80.00** [72.50, 87.50] (95% bootstrap interval over questions)
+        · F1 (locomo) 61.20 [...]``, then the question set and input, the judge, and the
+        status; a measure that was not computed reads "not measured".
+    """
+    f1 = card.get("f1") or {}
+    j = metrics.get("j/overall")
+    stored = metrics.get("stored_judge/overall")
+    if j is not None:
+        j_text = f"**J {j:.2f}**{_interval(metrics, 'j/overall')}"
+    elif stored is not None:
+        j_text = f"**stored J {stored:.2f}** (the file's own verdicts; no judge ran)"
+    else:
+        j_text = "J not measured (no judge ran)"
+    f1_value = metrics.get("f1/overall")
+    f1_text = (
+        f"**F1 ({f1.get('variant')}) {f1_value:.2f}**{_interval(metrics, 'f1/overall')}"
+        if f1_value is not None
+        else "F1 not measured"
+    )
+    inp = card.get("input") or {}
+    lines = [
+        f"{j_text} · {f1_text} (0-100; 95% bootstrap intervals over questions)",
+        "",
+        f"Questions: {card.get('question_set')} ({metrics.get('n_questions/overall', 0):.0f} "
+        f"scored) from `{inp.get('name')}` (format {inp.get('format')})",
+    ]
+    judge = card.get("judge")
+    if judge:
+        lines += [
+            "",
+            f"Judge: {judge.get('model')} ({judge.get('protocol')}, temperature "
+            f"{judge.get('temperature')}, {judge.get('runs')} run(s), prompt "
+            f"{judge.get('prompt_version')})",
+        ]
+    lines += ["", "Status: " + (", ".join(f"{k} {v}" for k, v in status.items()) or "unknown")]
+    lines += ["", "Everything measured: `report.html` (Artifacts); all metrics: `metrics.json`."]
+    return "\n".join(lines)
+
+
+def _cell(value: float | None, ci: Any, scale: float = 1.0) -> str:
+    if value is None:
+        return "not measured"
+    text = f"{value * scale:.2f}"
+    if ci:
+        text += f" [{ci[0] * scale:.2f}, {ci[1] * scale:.2f}]"
+    return text
+
+
+def _vs(row: Mapping[str, Any], column: str, baseline_job: Any) -> str:
+    if row.get("job") == baseline_job:
+        return "baseline"
+    cell = (row.get("vs_baseline") or {}).get(column) or {}
+    if not cell.get("verdict"):
+        return "not compared"
+    verdict = {"A higher": "higher", "B higher": "lower"}.get(cell["verdict"], cell["verdict"])
+    return f"{verdict} ({cell['diff']:+.2f})"
+
+
+def sweep_description(summary: Mapping[str, Any]) -> str:
+    """The sweep parent's description: J and F1 per swept value, vs the baseline job.
+
+    Args:
+        summary: ``sweep_summary.json``'s content (rows with ``swept``, ``j_overall``,
+            ``j_ci``, ``f1``, ``f1_ci``, ``vs_baseline``; ``baseline``).
+
+    Returns:
+        Markdown: one line naming the swept keys and the baseline, then one bullet per job
+        (its swept values, J and F1 overall with 95% intervals, 0-100, each with its
+        verdict vs the baseline and the difference in points).
+    """
+    keys = list(summary.get("swept_keys") or [])
+    baseline = summary.get("baseline") or {}
+    base_job = baseline.get("job")
+    base_text = (
+        f"baseline: {baseline.get('label')}"
+        if base_job is not None
+        else "no baseline comparison" + (f" ({baseline['error']})" if baseline.get("error") else "")
+    )
+    lines = [
+        f"Sweep over {', '.join(f'`{k}`' for k in keys) or 'nothing'}: "
+        f"{summary.get('n_jobs')} job(s), {summary.get('n_failed')} failed; {base_text}.",
+        "",
+    ]
+    for row in summary.get("rows") or []:
+        swept = row.get("swept") or {}
+        label = ", ".join(f"{k}={swept.get(k)}" for k in keys)
+        if row.get("status") != "COMPLETED":
+            lines.append(f"- {label}: {row.get('status')}")
+            continue
+        f1 = (row.get("f1") or {}).get("overall")
+        lines.append(
+            f"- {label}: **J {_cell(row.get('j_overall'), row.get('j_ci'))}** "
+            f"{_vs(row, 'j', base_job)}; F1 {_cell(f1, row.get('f1_ci'), 100.0)} "
+            f"{_vs(row, 'f1', base_job)}"
+        )
+    lines += [
+        "",
+        "0-100, 95% bootstrap intervals; vs baseline: conversation-cluster bootstrap and "
+        "Holm-adjusted paired test. Plot: `sweep_plot.png` (Artifacts).",
+    ]
+    return "\n".join(lines)
+
+
+__all__ = [
+    "CONFIG_PARAM_KEYS",
+    "MAX_HEADLINE_METRICS",
+    "METRICS_ARTIFACT",
+    "NOTE_TAG",
+    "RESOLVED_CONFIG_ARTIFACT",
+    "card_params",
+    "config_measurement_params",
+    "headline_metrics",
+    "resolved_config",
+    "run_description",
+    "sweep_description",
+]
