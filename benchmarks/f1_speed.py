@@ -6,8 +6,9 @@ Usage (from the project root)::
 
 Times :func:`locomo_exp.scoring.score_lexical` (all three F1 variants, with and without
 BLEU-1) with ``time.perf_counter``. The first pass runs with an empty stemming cache
-(``porter_stem`` is ``lru_cache``d, so each distinct word is stemmed once); later passes
-are warm. Peak memory of one cold pass comes from ``tracemalloc`` (which itself slows the
+(``porter_stem`` and the LoCoMo token lists are cached, so each distinct word is stemmed
+once); later passes are warm. ``benchmarks/f1_vs_official.py`` compares with the official
+logic. Peak memory of one cold pass comes from ``tracemalloc`` (which itself slows the
 pass, so it is measured separately). Not a test: numbers depend on the machine.
 """
 
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from locomo_exp.data import load_results
 from locomo_exp.scoring import score_lexical
-from locomo_exp.scoring.f1 import porter_stem
+from locomo_exp.scoring.f1 import _locomo_tokens, porter_stem
 
 DEFAULT_PATH = (
     Path(__file__).resolve().parents[1].parent / "shared/data/predictions/honcho_locomo10_qa.json"
@@ -68,6 +69,7 @@ def main() -> int:
     for with_bleu1 in (True, False):
         print(f"score_lexical(records, 'locomo', with_bleu1={with_bleu1}):")
         porter_stem.cache_clear()
+        _locomo_tokens.cache_clear()
         cold = _timed(lambda bleu=with_bleu1: score_lexical(records, "locomo", bleu))
         distinct = porter_stem.cache_info().currsize
         warm = [

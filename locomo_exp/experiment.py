@@ -7,6 +7,8 @@ against ``start_dir`` (the directory the user started in).
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import json
 import logging
 from collections.abc import Sequence
@@ -126,8 +128,31 @@ def resolve_path(path: str, start_dir: Path) -> Path:
     return candidate if candidate.is_absolute() else absolute_path(start_dir / candidate)
 
 
+def _plain(value: Any) -> Any:
+    """Dataclasses as dicts, enums as their values, lists and dicts walked.
+
+    What ``OmegaConf.to_container(OmegaConf.structured(cfg), enum_to_str=True)`` gives
+    for the typed config, without building an OmegaConf node tree (0.1 s per call with
+    the baselines loaded).
+    """
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    if isinstance(value, enum.Enum):
+        return value.value
+    return value
+
+
+def _config_yaml(cfg: ExperimentConfig) -> str:
+    """The resolved config as YAML (``config.yaml``), every value as the job used it."""
+    return OmegaConf.to_yaml(OmegaConf.create(_plain(cfg)))
+
+
 def _config_tree(cfg: ExperimentConfig) -> dict[str, Any]:
-    tree = cast(dict[str, Any], OmegaConf.to_container(OmegaConf.structured(cfg), enum_to_str=True))
+    tree = cast(dict[str, Any], _plain(cfg))
     tree["baselines"] = sorted(tree.get("baselines") or {})  # names only; numbers live in conf/
     return tree
 
@@ -266,7 +291,7 @@ def _write_outputs(
     html_path = output_dir / REPORT_HTML
     images = {name: (output_dir / name).read_bytes() for name in plots}
     atomic_write_text(html_path, render_report_html(report_text, images, loaded.path.name))
-    atomic_write_text(config_path, OmegaConf.to_yaml(OmegaConf.structured(cfg)))
+    atomic_write_text(config_path, _config_yaml(cfg))
     atomic_write_text(output_dir / CARD_FILE, json.dumps(card, indent=2, ensure_ascii=False) + "\n")
     paths += [output_dir / CARD_FILE, html_path]
     paths += [output_dir / name for name in plots]

@@ -15,18 +15,21 @@ CATEGORY_PLOT = "category_scores.png"
 J_DISTRIBUTION_PLOT = "j_distribution.png"
 
 
-def pyplot() -> Any:
-    """``matplotlib.pyplot`` with the headless ``Agg`` backend (imported on first use).
+def new_figure(**kwargs: Any) -> Any:
+    """A ``matplotlib.figure.Figure`` drawn with the headless Agg canvas (no pyplot).
+
+    Importing ``matplotlib.pyplot`` costs about a third of a second and keeps global
+    state; a plain ``Figure`` saves to PNG through Agg without it.
+
+    Args:
+        kwargs: passed to ``Figure`` (``figsize``...).
 
     Returns:
-        The ``matplotlib.pyplot`` module.
+        The figure.
     """
-    import matplotlib
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+    return Figure(**kwargs)
 
 
 def _our_series(summary: RunSummary, metric: str, scale: float) -> dict[int, float]:
@@ -78,8 +81,8 @@ def plot_category_scores(
     panels = [(title, s) for title, s in panels if any(s.values())]
     if not panels:
         return None
-    plt = pyplot()
-    figure, axes = plt.subplots(len(panels), 1, figsize=(10, 4 * len(panels)), squeeze=False)
+    figure = new_figure(figsize=(10, 4 * len(panels)))
+    axes = figure.subplots(len(panels), 1, squeeze=False)
     for axis, (title, series) in zip(axes[:, 0], panels, strict=True):
         categories = sorted({c for values in series.values() for c in values})
         width = 0.8 / max(len(series), 1)
@@ -94,7 +97,6 @@ def plot_category_scores(
     figure.tight_layout()
     with atomic_path(path) as temporary:
         figure.savefig(temporary, dpi=100, format="png")
-    plt.close(figure)
     return path
 
 
@@ -111,13 +113,12 @@ def plot_j_distribution(rows: Sequence[dict[str, Any]], path: Path) -> Path | No
     values = [row["j_mean"] for row in rows if row.get("j_mean") is not None]
     if not values:
         return None
-    plt = pyplot()
-    figure, axis = plt.subplots(figsize=(7, 3.5))
+    figure = new_figure(figsize=(7, 3.5))
+    axis = figure.subplots()
     axis.hist(values, bins=20, range=(0, 100))
     axis.set_xlabel("per-question J (mean over runs, 0-100)")
     axis.set_ylabel("questions")
     figure.tight_layout()
     with atomic_path(path) as temporary:
         figure.savefig(temporary, dpi=100, format="png")
-    plt.close(figure)
     return path

@@ -1,0 +1,102 @@
+"""The judge as a user runs it: the whole command against the ideal, with CPU per call.
+
+Runs ``python -m locomo_exp`` in a fresh process on Zep's 1,540 published answers with
+``scorer=judge judge.runs=2 judge.audit.n=0`` (3,080 calls) against the fake Messages API
+served from this process (100 ms per reply by default), concurrency 32, MLflow on (a store
+in a temporary directory), a new judge cache. Prints:
+
+* the whole command's wall time against the ideal ``calls x latency / concurrency`` (the
+  reference), and the target ``1.10 x ideal + 3 s``;
+* the span of the calls (first request to last reply, from the server's clock) and the
+  time before the first call and after the last reply (start-up, reading, writing);
+* the command's CPU time (user + system) per call; target <= 2 ms.
+
+``--py-spy FILE`` records the command with py-spy (``--format speedscope`` if FILE ends in
+``.json``, else a flame graph SVG) to see where the time before and after the calls goes.
+
+Usage::
+
+    .venv/bin/python benchmarks/judge_whole_command.py [--latency 0.1] [--runs 2]
+        [--concurrency 32] [--path FILE] [--py-spy profile.svg] [--no-mlflow]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+
+from fake_anthropic import FakeAnthropicServer  # noqa: E402
+
+DEFAULT_PATH = REPO.parent / "shared/data/predictions/zep_locomo_grades.json"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--path", type=Path, default=DEFAULT_PATH)
+    parser.add_argument("--latency", type=float, default=0.1)
+    parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--py-spy", type=Path, default=None)
+    parser.add_argument("--no-mlflow", action="store_true")
+    args = parser.parse_args()
+    if not args.path.is_file():
+        print(f"not found: {args.path} (the read-only ../shared/data folder)", file=sys.stderr)
+        return 2
+    server = FakeAnthropicServer(latency_s=args.latency).start()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            command = [
+                sys.executable, "-m", "locomo_exp", "data=zep", f"data.path={args.path}",
+                "scorer=judge", f"judge.runs={args.runs}", "judge.audit.n=0",
+                f"judge.max_concurrency={args.concurrency}", f"judge.base_url={server.url}",
+                f"judge.cache_path={tmp}/cache.sqlite", "judge.progress=false",
+                f"hydra.run.dir={tmp}/run",
+                "tracking=none" if args.no_mlflow else f"tracking.uri=sqlite:///{tmp}/mlflow.db",
+            ]
+            if args.py_spy:
+                fmt = {".json": "speedscope", ".txt": "raw"}.get(args.py_spy.suffix, "flamegraph")
+                command = ["py-spy", "record", "--subprocesses", "-r", "200", "-f", fmt,
+                           "-o", str(args.py_spy), "--", *command]
+            env = {**os.environ, "ANTHROPIC_API_KEY": "fake-key-for-benchmark"}
+            before = os.times()
+            start = time.monotonic()
+            done = subprocess.run(command, cwd=tmp, env=env, capture_output=True, text=True)
+            end = time.monotonic()
+            after = os.times()
+        if done.returncode != 0:
+            print(done.stdout[-3000:], done.stderr[-3000:], file=sys.stderr)
+            return 1
+        arrivals = sorted(r.received_at for r in server.messages_requests())
+    finally:
+        server.stop()
+    calls = len(arrivals)
+    ideal = calls * args.latency / args.concurrency
+    wall = end - start
+    cpu = (after.children_user - before.children_user) + (
+        after.children_system - before.children_system
+    )
+    first, last_reply = arrivals[0], arrivals[-1] + args.latency
+    span = last_reply - first
+    print(f"{calls} calls, {args.latency * 1e3:.0f} ms each, concurrency {args.concurrency}; "
+          f"load {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+    print(f"  ideal (reference)          {ideal:6.2f} s")
+    print(f"  whole command              {wall:6.2f} s = {wall / ideal:.2f}x ideal "
+          f"(target <= 1.10 x ideal + 3 s = {1.10 * ideal + 3:.2f} s)")
+    print(f"  calls span                 {span:6.2f} s = {span / ideal:.2f}x ideal")
+    print(f"  before the first call      {first - start:6.2f} s")
+    print(f"  after the last reply       {end - last_reply:6.2f} s")
+    print(f"  command CPU                {cpu:6.2f} s = {1e3 * cpu / calls:.2f} ms per call "
+          "(target <= 2 ms)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
