@@ -84,11 +84,17 @@ def mlflow_run(
     ignore_ambient_run_id()
     try:
         mlflow.set_tracking_uri(tracking_uri)
-        ensure_experiment(tracking_uri, experiment)
-        mlflow.set_experiment(experiment)
-        run = mlflow.start_run(
-            run_name=run_name, tags=dict(tags or {}), parent_run_id=parent_run_id
+        experiment_id = ensure_experiment(tracking_uri, experiment)
+        run_tags = {**source_tags(), **dict(tags or {})}
+        if parent_run_id:
+            run_tags[PARENT_RUN_TAG] = parent_run_id
+        # created with the client, then made active: the fluent start_run of a new run
+        # would also import GitPython and probe the working tree for source tags the card
+        # already records (tool.git_commit)
+        created = mlflow.MlflowClient(tracking_uri=tracking_uri).create_run(
+            experiment_id, run_name=run_name, tags=run_tags
         )
+        run = mlflow.start_run(run_id=created.info.run_id)
     except Exception as error:  # bad scheme, unwritable sqlite path, server down ...
         raise TrackingStoreError(tracking_uri, error) from error
     status = "FAILED"
@@ -110,6 +116,30 @@ def mlflow_run(
                 log.warning("could not upload %s to the MLflow run", log_file, exc_info=True)
         mlflow.end_run(status=status)
         log.info("MLflow run %s ended %s", run.info.run_id, status)
+
+
+PARENT_RUN_TAG = "mlflow.parentRunId"
+"""The tag by which MLflow nests a run under its parent (a sweep's children)."""
+
+
+def source_tags() -> dict[str, str]:
+    """MLflow's own source tags of a local run: user, entry point and source type.
+
+    What the run page shows as "Created by" and "Source" (the git commit is the card's
+    ``tool.git_commit`` param).
+    """
+    import getpass
+    import sys
+
+    try:
+        user = getpass.getuser()
+    except Exception:  # no user name in this environment (a container without passwd)
+        user = "unknown"
+    return {
+        "mlflow.user": user,
+        "mlflow.source.name": sys.argv[0] if sys.argv and sys.argv[0] else "locomo_exp",
+        "mlflow.source.type": "LOCAL",
+    }
 
 
 class TrackingStoreError(ValueError):
