@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
-import hydra
-from omegaconf import DictConfig
+import gc
 
-from locomo_exp.config import register_configs
+# One job builds a large heap once -- Hydra, MLflow, SQLAlchemy, pandas, the judge's SDK --
+# and keeps it to the end. With CPython's default thresholds (700, 10, 10) the collector
+# walks it again and again: about a fifth of the main job's CPU time. Collect the young
+# generation every 50,000 allocations instead; garbage cycles are still collected.
+gc.set_threshold(50_000, 20, 20)
+
+import hydra  # noqa: E402
+from omegaconf import DictConfig  # noqa: E402
+
+from locomo_exp.config import register_configs  # noqa: E402
 
 register_configs()
 
@@ -27,4 +35,10 @@ if __name__ == "__main__":
     if any(flag in sys.argv[1:] for flag in HELP_FLAGS):
         print(app_help(sys.argv[1:]))  # Hydra's layout, without its per-group copies
         raise SystemExit(0)
-    main()
+    try:
+        main()
+    finally:
+        # Everything is written, flushed and closed: skip the interpreter's last garbage
+        # collection over every object the imported libraries made (MLflow, SQLAlchemy,
+        # pandas), which takes about a second at exit; the objects are freed with the process.
+        gc.freeze()
