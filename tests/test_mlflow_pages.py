@@ -136,7 +136,7 @@ def test_sweep_plot_is_drawn_with_intervals(tmp_path: Path) -> None:
 
 
 def test_summary_row_reads_each_jobs_95_interval(tmp_path: Path) -> None:
-    from locomo_exp.sweep.records import JobRecord
+    from locomo_exp.sweep.job_files import JobRecord
 
     record = JobRecord(job=0, overrides=[], swept={"judge.temperature": "0.0"}, run_name="T=0.0",
                        status="COMPLETED", output_dir=str(tmp_path))
