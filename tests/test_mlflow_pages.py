@@ -77,8 +77,10 @@ def test_config_params_are_the_measurements_settings_plus_swept_keys() -> None:
             "tracking": {"uri": None}}
     params = config_measurement_params(tree, judge_ran=True, swept_keys=["judge.max_concurrency"])
     assert params == {"scorer.name": "both", "f1.variant": "locomo", "f1.bleu1": "true", "data.path": "a.json",
-                      "data.limit": "null", "judge.model": "m", "judge.temperature": "0.5", "judge.audit.n": "50",
-                      "judge.max_concurrency": "32"}
+                      "judge.model": "m", "judge.temperature": "0.5", "judge.audit.n": "50",
+                      "judge.max_concurrency": "32"}  # data.limit is unset (null): not logged
+    swept = config_measurement_params(tree, judge_ran=True, swept_keys=["data.limit"])
+    assert swept["data.limit"] == "null"
     assert not [k for k in config_measurement_params(tree, judge_ran=False) if k.startswith("judge.")]
 
 

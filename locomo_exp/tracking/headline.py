@@ -72,6 +72,10 @@ JUDGE_CARD_FIELDS = (
 )
 """Fields of the card's ``judge`` section logged as ``judge.<field>`` params."""
 
+UNSET = frozenset({"null", "[]", "{}"})
+"""Param values of an option left unset (``data.limit``, ``judge.panel``): not logged, so the
+params table holds only what shaped the measurement (a swept key is logged whatever its value)."""
+
 _HEADLINE_PATTERNS = (
     r"(f1|j)/(overall|overall_1_4|cat\d+_[a-z0-9_]+)(_ci_low|_ci_high)?",
     r"j/overall_std_across_runs",
@@ -152,16 +156,19 @@ def config_measurement_params(
             metrics against them.
 
     Returns:
-        ``{"scorer.name": "both", "judge.temperature": "0.5", ...}`` (secrets never).
+        ``{"scorer.name": "both", "judge.temperature": "0.5", ...}`` (secrets never; options
+        left unset -- ``null``, ``[]`` -- not logged unless swept).
     """
     flat = flatten_params(dict(tree))
+    swept = {key.lstrip("+~") for key in swept_keys}
     wanted = list(CONFIG_PARAM_KEYS) + [key.lstrip("+~") for key in swept_keys]
     params: dict[str, str] = {}
     for key in wanted:
-        if key.startswith("judge.") and not judge_ran and key not in set(swept_keys):
+        if key.startswith("judge.") and not judge_ran and key not in swept:
             continue
         if key in flat and not is_secret_key(key):
-            params[key] = flat[key]
+            if flat[key] not in UNSET or key in swept:
+                params[key] = flat[key]
         elif key not in flat:
             prefix = key + "."
             params.update((k, v) for k, v in flat.items() if k.startswith(prefix))
