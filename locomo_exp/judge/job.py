@@ -26,6 +26,7 @@ from locomo_exp.judge.aggregate import (
 )
 from locomo_exp.judge.batch import BatchRunInfo, judge_batch_async
 from locomo_exp.judge.cache import BatchLedger, JudgeCache, resolve_cache_path
+from locomo_exp.judge.cache.health import check_cache
 from locomo_exp.judge.errors import JudgeInterrupted
 from locomo_exp.judge.messages import JudgeClient
 from locomo_exp.judge.models import model_price, uses_structured_output
@@ -381,6 +382,8 @@ def run_judge(
             dry_run_estimate=estimate,
         )
 
+    if cfg.cache:  # opened, written, read back, free space: before the first paid call
+        check_cache(resolve_cache_path(cfg.cache_path, start_dir), specs, int(cfg.max_tokens))
     cache = _open_cache(cfg, start_dir)
     started = time.monotonic()
     batch_info: BatchRunInfo | None = None

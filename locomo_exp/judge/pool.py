@@ -35,6 +35,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from locomo_exp.config import JudgeConfig
 from locomo_exp.judge.aggregate import JudgeResult
 from locomo_exp.judge.cache import CallClaims, ClaimOwners, JudgeCache
+from locomo_exp.judge.cache.health import store_or_stop
 from locomo_exp.judge.calls import (
     NO_VERDICT_RETRIES,
     STORED_OUTCOMES,
@@ -334,12 +335,8 @@ class JudgePool:
                     no_verdict_tries + 1,
                 )
                 return no_verdict_result(reply, spec.run, no_verdict_tries + 1)
-            if self._claims is not None:
-                self._claims.complete(
-                    spec.key, reply, question_id=spec.question_id, digest=spec.digest
-                )
-            elif self.cache is not None:
-                self.cache.put(spec.key, reply, question_id=spec.question_id)
+            # a reply the cache cannot store stops new calls at once (counted, one line)
+            self.stopped = store_or_stop(self._claims, self.cache, spec, reply, self.stopped)
             return result
 
     async def _until_done_or_interrupted(self, work: Awaitable[object]) -> None:

@@ -313,3 +313,27 @@ def preflight_judge(
     overlong = overlong_prompts(judged, cfg)
     if overlong:
         logger.warning("%s", describe_overlong(overlong, cfg.max_prompt_tokens))
+
+
+def check_panel_members(panel: list[tuple[str, JudgeConfig]]) -> None:
+    """Refuse, before any call, a panel the judging would refuse after paying for it.
+
+    Args:
+        panel: ``(preset, judge config)`` per member.
+
+    Raises:
+        JudgeError: a model named twice (a panel of one model measures nothing), or a
+            member whose settings :func:`check_config` refuses.
+    """
+    models = [member.model for _, member in panel]
+    repeated = sorted({m for m in models if models.count(m) > 1})
+    if repeated:
+        raise JudgeError(
+            f"judge.panel names the model {', '.join(repeated)} more than once "
+            f"({', '.join(p for p, _ in panel)}): a panel needs distinct judge models"
+        )
+    for preset, member in panel:
+        try:
+            check_config(member)
+        except JudgeError as error:
+            raise JudgeError(f"judge.panel: preset {preset!r}: {error}") from None

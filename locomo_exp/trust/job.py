@@ -27,7 +27,7 @@ from locomo_exp.judge.aggregate import JudgeRunResult
 from locomo_exp.judge.errors import JudgeError
 from locomo_exp.judge.messages import JudgeClient
 from locomo_exp.judge.models import model_price
-from locomo_exp.judge.preflight import judged_records
+from locomo_exp.judge.preflight import check_panel_members, judged_records
 from locomo_exp.judge.protocols import protocol_spec
 from locomo_exp.judge.providers import AUTO_KEY_ENV
 from locomo_exp.results import QARecord
@@ -229,6 +229,7 @@ def plan_trust(records: list[QARecord], cfg: JudgeConfig, *, start_dir: Path) ->
     panel = [(str(p), panel_preset_config(cfg, str(p))) for p in cfg.panel]
     if len(panel) == 1:
         raise JudgeError("judge.panel needs at least two judge presets (or none)")
+    check_panel_members(panel)
     n_judged = len(judged_records(records, cfg))
     plan = TrustPlan(
         controls=controls,

@@ -10,12 +10,20 @@ copies every completed call (``judge_calls``) and the batch ledgers (``judge_bat
 submitting them again) into ``OUT.sqlite``. The first reply stored for a key wins (``OUT``
 first, then the sources in order), exactly as when jobs share one file, so merging again
 changes nothing. Claims of calls in flight are not copied: they belong to running processes.
+
+Every source is checked (SQLite header and ``quick_check``) before anything is written, and
+the merge is made in a temporary copy of ``OUT`` beside it that is moved into place only
+when complete: a corrupt source, a full disk or a read-only directory leave ``OUT`` as it
+was, with one line naming the file.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import sqlite3
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,7 +65,34 @@ def _source_problem(path: Path, output: Path) -> str | None:
             return f"judge cache merge: {path} is not a judge cache (not an SQLite database)"
     if path.resolve() == output.resolve():
         return f"judge cache merge: {path} is the output file; give it only once, as OUT"
+    try:
+        with contextlib.closing(sqlite3.connect(str(path))) as conn:
+            check = conn.execute("PRAGMA quick_check").fetchone()
+    except sqlite3.Error as error:
+        return f"judge cache merge: {path} cannot be read as a judge cache ({error})"
+    if check is None or check[0] != "ok":
+        return f"judge cache merge: {path} is damaged (SQLite quick_check: {check and check[0]})"
     return None
+
+
+def _start_copy(output: Path) -> Path:
+    """A temporary copy of ``output`` beside it (an empty file when ``output`` is new)."""
+    output.parent.mkdir(parents=True, exist_ok=True)
+    handle, name = tempfile.mkstemp(
+        prefix=f".tmp-{output.name}.", suffix=".sqlite", dir=output.parent
+    )
+    os.close(handle)
+    temporary = Path(name)
+    try:
+        if output.is_file() and output.stat().st_size > 0:
+            with contextlib.closing(sqlite3.connect(str(output))) as old, contextlib.closing(
+                sqlite3.connect(str(temporary))
+            ) as new:
+                old.backup(new)  # includes what is still in OUT's write-ahead log
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    return temporary
 
 
 def _columns(conn: sqlite3.Connection, schema: str, table: str) -> list[str]:
@@ -75,8 +110,9 @@ def merge_caches(output: Path, sources: list[Path]) -> MergeReport:
         A :class:`MergeReport` with rows added per source and table.
 
     Raises:
-        JudgeError: a source is missing, not an SQLite database, or is ``output``
-            (checked for every source before anything is written); no source given.
+        JudgeError: a source is missing, not an SQLite database, damaged, or is ``output``
+            (checked for every source before anything is written); no source given;
+            ``output`` cannot be written (it is then unchanged).
     """
     output = Path(output)
     if not sources:
@@ -85,7 +121,31 @@ def merge_caches(output: Path, sources: list[Path]) -> MergeReport:
     if problems:
         raise JudgeError("; ".join(problems))
     report = MergeReport(output=output)
-    with JudgeCache(output) as cache:
+    try:
+        temporary = _start_copy(output)
+    except (OSError, sqlite3.Error) as error:
+        raise JudgeError(f"judge cache merge: cannot write {output}: {_reason(error)}") from None
+    try:
+        _merge_into(temporary, sources, report)
+        os.replace(temporary, output)
+    except (OSError, sqlite3.Error) as error:
+        raise JudgeError(
+            f"judge cache merge: cannot write {output}: {_reason(error)}; it is unchanged"
+        ) from None
+    finally:
+        for leftover in (temporary, Path(f"{temporary}-wal"), Path(f"{temporary}-shm")):
+            with contextlib.suppress(OSError):
+                leftover.unlink()
+    return report
+
+
+def _reason(error: BaseException) -> str:
+    return " ".join(str(getattr(error, "strerror", None) or error or type(error).__name__).split())
+
+
+def _merge_into(target: Path, sources: list[Path], report: MergeReport) -> None:
+    """Copy every source into ``target`` (a cache file), one transaction per source."""
+    with JudgeCache(target) as cache:
         conn = cache.connection
         for source in sources:
             name = str(source)
@@ -104,7 +164,6 @@ def merge_caches(output: Path, sources: list[Path]) -> MergeReport:
                 report.added[name]["judge_calls"],
                 report.conflicts[name],
             )
-    return report
 
 
 def _count_conflicts(conn: sqlite3.Connection) -> int:
