@@ -303,6 +303,12 @@ def run_sweep_job(cfg: DictConfig) -> ExperimentResult | None:
         status=sweep.FAILED,
         output_dir=str(output_dir),
     )
+    from locomo_exp.sweep.reuse import completed_job
+
+    done = None if cfg.get("overwrite") else completed_job(output_dir, overrides)
+    if done is not None:  # the same sweep run again: a completed job is kept, not re-run
+        print(f"sweep job {num} ({done.run_name}): done in an earlier run of this sweep; kept")
+        return None
     started = time.monotonic()
     try:
         keep_typed_text(cfg, overrides)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from fake_anthropic import FakeAnthropicServer, make_judge_config, rubric
 from judge_helpers import make_records
+from locomo_exp.records import DEFAULT_CATEGORY_NAMES
 
 from locomo_exp.judge import run_judge
 from locomo_exp.judge.cache import CacheKey, JudgeCache, health, merge_caches
@@ -21,7 +22,6 @@ from locomo_exp.judge.cache.health import CacheWriteFailed, reply_bytes
 from locomo_exp.judge.errors import JudgeError
 from locomo_exp.judge.messages import JudgeReply
 from locomo_exp.judge.trust_job import plan_trust
-from locomo_exp.records import DEFAULT_CATEGORY_NAMES
 
 
 def _run(records, cfg, tmp_path: Path):  # type: ignore[no-untyped-def]

@@ -161,3 +161,92 @@ def test_same_command_resumes_an_interrupted_run_in_a_fixed_dir(tmp_path: Path) 
     proc = _cli("tracking=none", "hydra.run.dir=fixed", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert json.loads((tmp_path / "fixed" / "summary.json").read_text())["status"] == {"f1": "ok"}
+
+
+# -- sweep directories ------------------------------------------------------------------
+
+
+def _sweep_dir(path: Path, jobs: list[list[str]], statuses: list[str] | None) -> Path:
+    from locomo_exp.sweep import SweepContext
+
+    SweepContext(name="s", sweep_dir=str(path), swept_keys=["f1"], swept_overrides=[],
+                 jobs=jobs).write()
+    if statuses is not None:
+        rows = [{"status": status} for status in statuses]
+        (path / "sweep_summary.json").write_text(json.dumps({"rows": rows}))
+    return path
+
+
+JOBS = [["f1=locomo"], ["f1=squad"]]
+
+
+@pytest.mark.parametrize(
+    ("jobs", "statuses", "overwrite", "refused"),
+    [
+        pytest.param(JOBS, ["COMPLETED", "COMPLETED"], False, "this sweep, finished", id="finished"),
+        pytest.param(JOBS, ["COMPLETED", "FAILED"], False, None, id="same-with-failed-job"),
+        pytest.param(JOBS, None, False, None, id="same-interrupted"),
+        pytest.param([["f1=mem0"]], ["COMPLETED"], False, "another sweep", id="another"),
+        pytest.param([["f1=mem0"]], ["FAILED"], False, "another sweep", id="another-failed"),
+        pytest.param(JOBS, ["COMPLETED", "COMPLETED"], True, None, id="overwrite"),
+    ],
+)
+def test_a_used_sweep_dir_is_refused_unless_the_same_sweep_is_unfinished(
+    tmp_path: Path,
+    jobs: list[list[str]],
+    statuses: list[str] | None,
+    overwrite: bool,
+    refused: str | None,
+) -> None:
+    from locomo_exp.sweep.reuse import sweep_dir_problem
+
+    _sweep_dir(tmp_path, jobs, statuses)
+    problem = sweep_dir_problem(tmp_path, JOBS, overwrite)
+    if refused is None:
+        assert problem is None
+        return
+    used = "sweep_summary.json, sweep_context.json"
+    assert problem == (
+        f"{tmp_path} already holds {refused} ({used}); choose another hydra.sweep.dir, or "
+        "pass overwrite=true to replace it"
+    )
+    assert sweep_dir_problem(tmp_path / "new", JOBS, False) is None
+
+
+def test_completed_jobs_are_kept_on_resume_and_others_run(tmp_path: Path) -> None:
+    from locomo_exp.sweep import COMPLETED, FAILED, JobRecord
+    from locomo_exp.sweep.reuse import clear_sweep_dir, completed_job
+
+    done, failed = tmp_path / "0", tmp_path / "1"
+    _write_run(done, {"f1": "ok"})
+    JobRecord(0, ["f1=locomo"], {}, "f1=locomo", COMPLETED, str(done)).write()
+    JobRecord(1, ["f1=squad"], {}, "f1=squad", FAILED, str(failed)).write()
+    assert completed_job(done, ["f1=locomo"]) is not None
+    assert completed_job(done, ["f1=mem0"]) is None  # another job in that dir: it runs
+    assert completed_job(failed, ["f1=squad"]) is None
+    (tmp_path / "sweep_summary.json").write_text("{}")
+    removed = clear_sweep_dir(tmp_path)
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in removed) == [
+        "0/sweep_job.json", "1/sweep_job.json", "sweep_summary.json",
+    ]
+    assert (done / "report.md").exists()  # the jobs' outputs are the jobs' to replace
+
+
+@pytest.mark.slow
+def test_a_second_sweep_into_a_used_sweep_dir_is_refused_and_the_first_summary_kept(
+    tmp_path: Path,
+) -> None:
+    first = _cli("-m", "f1=locomo,squad", "tracking=none", "hydra.sweep.dir=sw", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    summary = (tmp_path / "sw" / "sweep_summary.json").read_text()
+    second = _cli("-m", "f1=mem0", "tracking=none", "hydra.sweep.dir=sw", cwd=tmp_path)
+    assert second.returncode == 2
+    assert f"error: the sweep was not started: {tmp_path / 'sw'} already holds another sweep" in (
+        second.stderr
+    )
+    assert (tmp_path / "sw" / "sweep_summary.json").read_text() == summary
+    again = _cli("-m", "f1=mem0", "tracking=none", "hydra.sweep.dir=sw", "overwrite=true",
+                 cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    rows = json.loads((tmp_path / "sw" / "sweep_summary.json").read_text())["rows"]
+    assert [row["status"] for row in rows] == ["COMPLETED"]

@@ -27,6 +27,7 @@ from locomo_exp.sweep.job_files import (
     read_job_records,
 )
 from locomo_exp.sweep.plan import SweepPlan, job_label, plan_sweep, swept_values, validate_jobs
+from locomo_exp.sweep.reuse import clear_sweep_dir, sweep_dir_problem
 from locomo_exp.sweep.summary import (
     SUMMARY_JSON,
     SUMMARY_MD,
@@ -106,6 +107,13 @@ class SweepCallback(Callback):
             )
             raise SystemExit(EXIT_INVALID_SWEEP)
         sweep_dir = sweep_dir_of(config, start_dir)
+        overwrite = bool(OmegaConf.select(config, "overwrite", default=False))
+        used = sweep_dir_problem(sweep_dir, plan.jobs, overwrite)
+        if used:
+            sys.stderr.write(f"error: the sweep was not started: {used}\n")
+            raise SystemExit(EXIT_INVALID_SWEEP)
+        if overwrite:  # every job validated: the old sweep's summary and records go
+            clear_sweep_dir(sweep_dir)
         enabled, uri, experiment = target if target is not None else (False, None, "")
         run_name = OmegaConf.select(config, "tracking.run_name", default=None) or plan.name
         context = SweepContext(
