@@ -80,6 +80,7 @@ def test_accept_all_judge_fails_the_audit_gate_one_line_exit_1_outputs_kept_run_
         [
             "scorer=judge", "data=example", f"tracking.uri=sqlite:///{db}",
             "judge.runs=1", "judge.min_successful_runs=1", "judge.audit.n=5",
+            "judge.audit.max_share=null",
             "judge.audit.max_false_accept=0.2", f"judge.cache_path={tmp_path}/cache.sqlite",
             f"hydra.run.dir={out}",
         ],
@@ -132,7 +133,9 @@ def test_truth_replaying_judge_has_zero_false_accepts_and_zero_false_rejects(
     records = load_results(EXAMPLE).records
     cfg = make_judge_config(
         fake_anthropic, tmp_path, runs=1, min_successful_runs=1,
-        audit=JudgeAuditConfig(n=5, max_false_accept=0.0, max_false_reject=0.0),
+        audit=JudgeAuditConfig(
+            n=5, max_false_accept=0.0, max_false_reject=0.0, max_share=None
+        ),
     )
     _, _, outcome = _trust(records, cfg, tmp_path)
     metrics = _metrics(outcome)
@@ -265,22 +268,23 @@ def test_dry_run_calls_and_cost_match_the_real_run_with_audit_and_panel(
     fake_anthropic.responder = _sized(lambda item: item.prediction == item.gold)
     records = load_results(EXAMPLE).records
     base = dict(
-        runs=2, min_successful_runs=1, audit=JudgeAuditConfig(n=5),
+        runs=2, min_successful_runs=1, audit=JudgeAuditConfig(n=5, max_share=None),
         panel=["sonnet-4-6", "haiku-4-5"],
     )
     dry_cfg = make_judge_config(fake_anthropic, tmp_path, dry_run=True, **base)
     _, main, _ = _trust(records, dry_cfg, tmp_path)
     estimate = main.dry_run_estimate
     assert fake_anthropic.messages_requests() == []
-    # answers 16 x 2, controls 20 x 2, haiku 16 x 2 (sonnet's panel calls are the answers')
+    # answers 16 x 2, controls 20 x 1 (judge.audit.runs), haiku 16 x 2 (sonnet's panel
+    # calls are the answers')
     assert estimate["calls_to_make"] == 32
-    assert estimate["audit_calls_to_make"] == 40
+    assert estimate["audit_calls_to_make"] == 20
     assert estimate["panel_calls_to_make"] == 32
-    assert estimate["total_calls_to_make"] == 104
+    assert estimate["total_calls_to_make"] == 84
 
     real_cfg = make_judge_config(fake_anthropic, tmp_path, **base)
     _, real, outcome = _trust(records, real_cfg, tmp_path)
-    assert len(fake_anthropic.messages_requests()) == 104
+    assert len(fake_anthropic.messages_requests()) == 84
     real_cost = (
         real.summary["estimated_cost_usd"]
         + outcome.summary["audit"]["estimated_cost_usd"]
@@ -325,7 +329,7 @@ def test_user_control_file_is_judged_as_its_own_kind(
 
     cfg = make_judge_config(
         fake_anthropic, tmp_path, runs=1, min_successful_runs=1,
-        audit=JudgeAuditConfig(n=1, kinds=["gold_as_answer"],
+        audit=JudgeAuditConfig(n=1, kinds=["gold_as_answer"], max_share=None,
                                controls=[AuditControlFile(path=str(wrong), expected="wrong")]),
     )
     _, _, outcome = _trust(_forty()[:4], cfg, tmp_path)

@@ -232,7 +232,9 @@ def test_accept_all_judge_prints_and_reports_that_j_is_inflated(
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-fake")
     fake_anthropic.responder = accept_all()
-    result = _judge_run(fake_anthropic, tmp_path, typed_config, "judge.audit.n=5")
+    result = _judge_run(
+        fake_anthropic, tmp_path, typed_config, "judge.audit.n=5", "judge.audit.max_share=null"
+    )
     assert result.summary["status"] == {"f1": "ok", "judge": "ok"}
     audit = result.summary["judge"]["trust"]["audit"]
     assert audit["gate"] == "not set" and audit["gate_passed"] is False

@@ -241,7 +241,9 @@ class JudgeAuditConfig:
     On by default whenever the judge runs: ``n`` controls per kind (``n=0`` turns the
     audit off), judged like the real answers and never part of J. ``max_false_accept`` /
     ``max_false_reject`` are 0-1 rates checked per kind (null: no gate); a failed gate
-    exits non-zero after the outputs are written.
+    exits non-zero after the outputs are written. Each control is judged ``runs`` times
+    (1), and the audit's calls are capped at ``max_share`` (0.25) of the answers' calls by
+    judging fewer controls per kind (null: no cap).
     """
 
     n: int = 50
@@ -260,6 +262,11 @@ class JudgeAuditConfig:
     max_false_accept: Optional[float] = None
     max_false_reject: Optional[float] = None
     controls: list[AuditControlFile] = field(default_factory=list)
+    # judge runs per control (an accept rate needs one verdict per control); null: judge.runs
+    runs: Optional[int] = 1
+    # audit calls at most this share (0-1) of the answers' calls (fewer controls per kind);
+    # null: no cap
+    max_share: Optional[float] = 0.25
 
 
 @dataclass

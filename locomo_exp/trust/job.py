@@ -39,6 +39,7 @@ from locomo_exp.trust.audit import (
     inflated_j_warning,
     summarise_audit,
 )
+from locomo_exp.trust.budget import audit_budget, audit_note, audit_runs, cap_controls
 from locomo_exp.trust.controls import AuditControl, build_controls, user_controls
 from locomo_exp.trust.labels import (
     AgreementReport,
@@ -75,11 +76,12 @@ class TrustPlan:
         controls: the audit controls (built-in and user), empty when the audit is off.
         labels: the human labels, or ``None``.
         panel: ``(preset, judge config)`` per panel member, in the given order.
-        audit_calls: judge calls of the audit (controls x runs).
+        audit_calls: judge calls of the audit (controls x ``judge.audit.runs``).
         panel_calls: judge calls of the panel (members x judged questions x runs).
         panel_cost_multiplier: cost of the main judge plus the panel's other models over
             the main judge alone (1.0 without a panel; by list price when known, else by
             count); calls of a panel member that is the main judge are cache hits.
+        audit_note: how the audit was sized (runs per control, the cap), for the log.
     """
 
     controls: list[AuditControl] = field(default_factory=list)
@@ -88,6 +90,7 @@ class TrustPlan:
     audit_calls: int = 0
     panel_calls: int = 0
     panel_cost_multiplier: float = 1.0
+    audit_note: str = ""
 
 
 @dataclass
@@ -207,18 +210,25 @@ def plan_trust(records: list[QARecord], cfg: JudgeConfig, *, start_dir: Path) ->
         if limit is not None and not 0.0 <= float(limit) <= 1.0:
             raise JudgeError(f"judge.audit.{name}={limit} must be a rate between 0 and 1 (or null)")
     controls: list[AuditControl] = []
+    n_judged = len(judged_records(records, cfg))
+    runs_per_control, budget = audit_runs(cfg), audit_budget(cfg, n_judged)
+    n_used = int(audit.n)
     if audit.n != 0:
-        try:
-            controls = build_controls(
-                records,
-                n=int(audit.n),
-                seed=int(audit.seed),
-                kinds=[str(k) for k in audit.kinds],
+        user = _user_controls(cfg, start_dir)  # asked for by name: never capped
+
+        def build(n: int) -> list[AuditControl]:
+            return build_controls(
+                records, n=n, seed=int(audit.seed), kinds=[str(k) for k in audit.kinds],
                 categories=[int(c) for c in cfg.categories],
+            )
+
+        try:
+            controls, n_used = cap_controls(
+                build, int(audit.n), None if budget is None else max(0, budget - len(user))
             )
         except ValueError as error:
             raise JudgeError(f"judge.audit: {error}") from None
-        controls += _user_controls(cfg, start_dir)
+        controls += user
     labels = None
     if cfg.labels:
         path = Path(cfg.labels)
@@ -230,25 +240,25 @@ def plan_trust(records: list[QARecord], cfg: JudgeConfig, *, start_dir: Path) ->
     if len(panel) == 1:
         raise JudgeError("judge.panel needs at least two judge presets (or none)")
     check_panel_members(panel)
-    n_judged = len(judged_records(records, cfg))
     plan = TrustPlan(
         controls=controls,
         labels=labels,
         panel=panel,
-        audit_calls=len(controls) * cfg.runs,
+        audit_calls=len(controls) * runs_per_control,
+        audit_note=audit_note(cfg, n_judged, n_used),
         panel_calls=len(panel) * n_judged * cfg.runs,
         panel_cost_multiplier=_panel_multiplier(cfg, panel) if panel else 1.0,
     )
     if controls:
         logger.info(
             "judge audit: %d controls x %d run(s) = %d extra judge calls (%.0f%% of the %d "
-            "calls for the answers)",
-            len(controls),
-            cfg.runs,
-            plan.audit_calls,
-            100.0 * plan.audit_calls / max(1, n_judged * cfg.runs),
-            n_judged * cfg.runs,
+            "calls for the answers); %s",
+            len(controls), runs_per_control, plan.audit_calls,
+            100.0 * plan.audit_calls / max(1, n_judged * cfg.runs), n_judged * cfg.runs,
+            plan.audit_note,
         )
+    elif audit.n != 0:
+        logger.warning("judge audit: no control judged; %s", plan.audit_note)
     if panel:
         logger.info(
             "judge panel: %d models, %d calls; cost %.2fx the main judge alone",
@@ -317,6 +327,7 @@ def _dry_run(
     # flat keys, printed by the CLI's dry-run line
     if "audit" in out:
         estimate["audit_calls_to_make"] = out["audit"]["calls_to_make"]
+        estimate["audit_sizing"] = plan.audit_note
         estimate["audit_estimated_cost_usd"] = out["audit"]["estimated_cost_usd"]
     if panel_parts:
         estimate["panel_calls_to_make"] = sum(p["calls_to_make"] for p in panel_parts.values())
@@ -335,9 +346,12 @@ def _dry_run(
 
 
 def _audit_cfg(cfg: JudgeConfig, plan: TrustPlan) -> JudgeConfig:
-    """The judge config for the controls: same model/prompt/runs, every control category."""
+    """The judge config for the controls: same model/prompt, ``judge.audit.runs`` runs."""
     cats = sorted({c.record.category for c in plan.controls} | {int(c) for c in cfg.categories})
-    return replace(cfg, categories=cats, audit=JudgeAuditConfig(n=0), labels=None, panel=[])
+    return replace(
+        cfg, categories=cats, runs=audit_runs(cfg), audit=JudgeAuditConfig(n=0), labels=None,
+        panel=[],
+    )
 
 
 def _corrected(
