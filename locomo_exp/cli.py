@@ -130,7 +130,11 @@ def check_command_line(argv: list[str]) -> None:
         SystemExit: with status 1 when a key or a group choice (``scorer=f2``) is unknown,
             or an API key is given.
     """
-    from locomo_exp.config.checks import unknown_group_options, unknown_override_keys
+    from locomo_exp.config.checks import (
+        unknown_group_options,
+        unknown_override_keys,
+        wrong_value_types,
+    )
     from locomo_exp.judge.protocols.templates.settings import command_line_template_problems
 
     secret = key_overrides(argv)
@@ -141,7 +145,7 @@ def check_command_line(argv: list[str]) -> None:
     if unknown:
         print(f"error: {UnknownConfigKeyError(unknown)}", file=sys.stderr)
         raise SystemExit(1)
-    wrong_choices = unknown_group_options(argv)
+    wrong_choices = unknown_group_options(argv) + wrong_value_types(argv)
     if wrong_choices:
         print(f"error: {'; '.join(wrong_choices)}", file=sys.stderr)
         raise SystemExit(1)

@@ -171,6 +171,64 @@ def unknown_group_options(overrides: list[str]) -> list[str]:
     return problems
 
 
+def _expected(node: Any) -> str:
+    """What a typed leaf takes, in words (``"an integer"``, ``"one of a, b"``)."""
+    from omegaconf.nodes import BooleanNode, EnumNode, FloatNode, IntegerNode
+
+    if isinstance(node, EnumNode):
+        what = "one of " + ", ".join(m.name for m in node._metadata.ref_type)
+    elif isinstance(node, BooleanNode):
+        what = "true or false"
+    elif isinstance(node, IntegerNode):
+        what = "an integer"
+    elif isinstance(node, FloatNode):
+        what = "a number"
+    else:
+        what = getattr(node._metadata.ref_type, "__name__", "another value")
+    return what + (" or null" if node._metadata.optional else "")
+
+
+def wrong_value_types(overrides: list[str]) -> list[str]:
+    """Values the schema's type refuses (``judge.runs=ten``), one message each.
+
+    Checked before Hydra composes, so a wrong type is one line instead of Hydra's
+    multi-line error. Sweeps (``judge.runs=1,ten``) are checked value by value;
+    interpolations (``${oc.env:X}``) are left to the job.
+
+    Args:
+        overrides: command-line overrides as typed.
+
+    Returns:
+        e.g. ``["judge.runs=ten: expected an integer"]``.
+    """
+    import copy
+
+    from hydra.core.override_parser.types import OverrideType
+    from omegaconf.errors import ValidationError
+    from omegaconf.nodes import ValueNode
+
+    schema = OmegaConf.structured(ExperimentConfig)
+    problems: list[str] = []
+    for override in _parse_overrides(overrides):
+        key = str(override.key_or_group)
+        if override.type != OverrideType.CHANGE or "/" in key or key.split(".")[0] == "hydra":
+            continue
+        node = _schema_node(schema, key)
+        if not isinstance(node, ValueNode):
+            continue
+        if override.is_sweep_override():
+            values: list[Any] = list(override.sweep_iterator())
+        else:
+            values = [override.value()]
+        for value in values:
+            try:
+                copy.deepcopy(node)._set_value(value)
+            except ValidationError:
+                text = value if isinstance(value, str) else override.get_value_element_as_str()
+                problems.append(f"{key}={text}: expected {_expected(node)}")
+    return problems
+
+
 TEXT_OR_LIST_KEYS: frozenset[str] = frozenset({"data.path"})
 """Options typed ``Any`` (a path or a list of paths) whose scalar value is text as typed."""
 

@@ -26,6 +26,57 @@ UNDETECTED = (
 )
 
 
+_ROLE_HINTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("question", ("question", "query", "quest", "q")),
+    ("ground_truth", ("gold", "truth", "answer", "ref", "label", "expected", "target")),
+    ("prediction", ("pred", "response", "output", "out", "gen", "hyp", "sys", "model")),
+    ("category", ("category", "cat", "type", "kind")),
+)
+"""Fragments of a key that suggest its role, most telling first (for the hint only)."""
+
+
+def suggested_fields_command(keys: list[str]) -> str:
+    """A ready ``data.format=fields ...`` command guessing each role from the key names.
+
+    Args:
+        keys: the record keys found, in order of first appearance.
+
+    Returns:
+        ``data.format=fields data.fields.question=q data.fields.ground_truth=gold ...``;
+        a role no key suggests gets ``<key>``.
+    """
+    taken: set[str] = set()
+    parts = ["data.format=fields"]
+    for role, hints in _ROLE_HINTS:
+        chosen = next(
+            (
+                key
+                for hint in hints
+                for key in keys
+                if key not in taken
+                and (key.lower() == hint or (len(hint) > 2 and hint in key.lower()))
+            ),
+            None,
+        )
+        if chosen is not None:
+            taken.add(chosen)
+        parts.append(f"data.fields.{role}={chosen or '<key>'}")
+    return " ".join(parts)
+
+
+def undetected_message(sample: list[dict[str, Any]]) -> str:
+    """The one line for records in no known layout: the keys found and a ready command."""
+    keys = list(dict.fromkeys(str(k) for record in sample for k in record))
+    if not keys:
+        return UNDETECTED
+    return (
+        f"cannot detect the format: the records have the keys {', '.join(keys[:20])}"
+        + (f" (+{len(keys) - 20} more)" if len(keys) > 20 else "")
+        + ", and no known set of question, gold answer and prediction fields; name them, e.g. "
+        + suggested_fields_command(keys)
+    )
+
+
 @dataclass(frozen=True)
 class Layout:
     """How to read one file.
@@ -162,8 +213,15 @@ def _record_layout(
         )
     detected = fields_layout.detect_field_map(sample, judge_key)
     if detected is None:
-        raise ValueError(UNDETECTED)
+        raise ValueError(undetected_message(sample))
     return Layout(DataFormat.fields, records, records_key, detected, judge_field=judge_name)
 
 
-__all__ = ["Layout", "UNDETECTED", "detect_format", "detect_layout"]
+__all__ = [
+    "Layout",
+    "UNDETECTED",
+    "detect_format",
+    "detect_layout",
+    "suggested_fields_command",
+    "undetected_message",
+]
