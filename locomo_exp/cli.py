@@ -411,6 +411,8 @@ def run_compare_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir: Pat
         print(f"error: {error}", file=sys.stderr)
         raise SystemExit(1) from None
     print(headline_table(job.result))
+    for warning in job.result.warnings:  # not only in compare.md
+        print(f"warning: {warning}")
     print(f"\nComparison: {job.result.outputs['markdown']}")
     if job.run_id:
         print(

@@ -74,7 +74,9 @@ def write_run(
     for q in questions:
         counts[str(q["category"])] += 1
     summary = {
-        "input": {"path": str(run_dir / "in.json"), "name": "in.json", "sha256": "ab" * 32, "format": "qa_results"},
+        # an input file named like the run, so compare names the run "A", "B"...
+        "input": {"path": str(run_dir.parent / "inputs" / run_dir.name), "name": run_dir.name,
+                  "sha256": "ab" * 32, "format": "qa_results"},
         "versions": {"f1_locomo": "locomo-official-f1/v2", f"f1_{variant}": f"{variant}-f1/v2"},
         "category_names": {"1": "multi_hop", "2": "temporal", "3": "open_domain", "4": "single_hop", "5": "adversarial"},
         "counts": counts,

@@ -39,6 +39,7 @@ class PairInfo:
         mismatches: blocking card differences (present only with ``allow_mismatch``).
         differences: every differing card field.
         forest_plot: the pair's PNG file name, once written.
+        dropped: metrics asked for that this pair has no row for, each with the reason.
     """
 
     run_a: str
@@ -48,6 +49,7 @@ class PairInfo:
     mismatches: list[str] = field(default_factory=list)
     differences: list[str] = field(default_factory=list)
     forest_plot: str | None = None
+    dropped: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -77,6 +79,37 @@ class CompareResult:
     outputs: dict[str, Path] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def warnings(self) -> list[str]:
+        """What the reader must know before reading a row, one line each (for the console).
+
+        Per pair: golds or categories that differ, a comparison made only because of
+        ``allow_mismatch``, an overlap below ``min_overlap``, card fields that differ,
+        metrics dropped; rows without a cluster interval.
+        """
+        out: list[str] = []
+        for pair in self.pairs:
+            where = f"{pair.run_a} vs {pair.run_b}"
+            counts = pair.counts
+            if pair.low_overlap:
+                out.append(
+                    f"{where}: only {100 * counts['overlap']:.1f}% of questions shared (below "
+                    f"{100 * self.min_overlap:.0f}%): the runs answer different question sets"
+                )
+            if counts.get("category_mismatches"):
+                out.append(
+                    f"{where}: {counts['category_mismatches']} shared questions have different "
+                    "categories (A's used)"
+                )
+            allowed = "compared only because allow_mismatch=true"
+            out += [f"{where}: {allowed}: {m}" for m in pair.mismatches]
+            out += [f"{where}: card fields differ: {d}" for d in pair.differences]
+            out += [f"{where}: {d}" for d in pair.dropped]
+        notes = {
+            f"{r.run_a} vs {r.run_b}: {r.metric} {r.group}: {r.note}" for r in self.rows if r.note
+        }
+        return out + sorted(notes)
+
     def to_dict(self) -> dict[str, Any]:
         """The ``compare.json`` content (values in points, 0-100)."""
         return {
@@ -103,11 +136,8 @@ class CompareResult:
         """
         out: dict[str, float] = {}
         for row in self.rows:
-            prefix = re.sub(
-                r"[^A-Za-z0-9_\-. /:]+",
-                "_",
-                f"compare/{row.run_a}_vs_{row.run_b}/{row.metric}/{row.group}",
-            )
+            pair = re.sub(r"[^A-Za-z0-9_\-. :]+", "_", f"{row.run_a}_vs_{row.run_b}")
+            prefix = f"compare/{pair.replace('..', '_')}/{row.metric}/{row.group}"
             for name, value in (
                 ("diff", row.diff),
                 ("ci_low", row.cluster_ci[0]),
@@ -148,6 +178,52 @@ def _pairs(cfg: CompareConfig, runs: list[RunData]) -> list[tuple[int, int]]:
     return [(base, j) for j in range(len(runs)) if j != base]
 
 
+def _refuse_repeated(cfg: CompareConfig, paths: list[Path]) -> None:
+    """Refuse a run given twice, and labels that do not name each run once."""
+    seen: dict[Path, str] = {}
+    for given, path in zip(cfg.runs, paths, strict=True):
+        key = path.resolve()
+        if key in seen:
+            raise CompareError(
+                f"compare.runs names {given} twice (as {seen[key]} and {given}): a run compared "
+                "with itself measures nothing; give two different runs"
+            )
+        seen[key] = str(given)
+    if cfg.labels is not None:
+        labels = [str(label).strip() for label in cfg.labels]
+        if len(labels) != len(cfg.runs) or "" in labels or len(set(labels)) != len(labels):
+            raise CompareError(
+                f"compare.labels: give {len(cfg.runs)} distinct non-empty names, one per run "
+                f"in compare.runs (got {list(cfg.labels)})"
+            )
+
+
+def run_names(cfg: CompareConfig, runs: list[RunData]) -> list[str]:
+    """Display names: ``compare.labels``, else each run's input file name.
+
+    Input files with the same name get their run directory's name added
+    (``answers.json (13-35-16)``); a run without an input path keeps its directory name.
+    """
+    if cfg.labels is not None:
+        return [str(label).strip() for label in cfg.labels]
+    files = [Path(str((r.summary.get("input") or {}).get("path") or "")).name for r in runs]
+    counts = {name: files.count(name) for name in files}
+    return [
+        run.name if not name else name if counts[name] == 1 else f"{name} ({run.name})"
+        for name, run in zip(files, runs, strict=True)
+    ]
+
+
+def _dropped(cfg: CompareConfig, a: RunData, b: RunData, metrics: list[str]) -> list[str]:
+    """Metrics asked for (or, by default, carried by one run) that this pair cannot compare."""
+    out = []
+    for metric in metrics:
+        missing = [run.name for run in (a, b) if metric not in run.values]
+        if len(missing) == 1 or (missing and cfg.metrics):
+            out.append(f"{metric} not compared: {' and '.join(missing)} has no {metric} values")
+    return out
+
+
 def _marks(mismatches: list[str]) -> dict[str, list[str]]:
     marks: dict[str, list[str]] = {}
     for line in mismatches:
@@ -158,7 +234,12 @@ def _marks(mismatches: list[str]) -> dict[str, list[str]]:
 
 
 def run_compare(
-    cfg: CompareConfig, output_dir: Path, start_dir: Path, plots: bool = True
+    cfg: CompareConfig,
+    output_dir: Path,
+    start_dir: Path,
+    plots: bool = True,
+    *,
+    strict_metrics: bool = True,
 ) -> CompareResult:
     """Compare two or more runs and write ``compare.md``, ``compare.json`` and forest plots.
 
@@ -172,6 +253,8 @@ def run_compare(
         start_dir: directory relative run paths are resolved against (the user's
             working directory when the command started).
         plots: draw the forest plots.
+        strict_metrics: refuse a metric of ``compare.metrics`` that no run has (the
+            user's list); ``False`` skips it (a sweep's fixed list of columns).
 
     Returns:
         :class:`CompareResult` with every row and the written paths.
@@ -189,8 +272,17 @@ def run_compare(
             f"(choose from {', '.join(METRICS_BY_NAME)})"
         )
     paths = [Path(p) if Path(p).is_absolute() else Path(start_dir) / p for p in cfg.runs]
+    _refuse_repeated(cfg, paths)
     runs = [load_run(p, n) for p, n in zip(paths, unique_names(paths), strict=True)]
+    for run, name in zip(runs, run_names(cfg, runs), strict=True):
+        run.name = name
     metrics = list(cfg.metrics or [m.name for m in METRICS])
+    absent = [m for m in cfg.metrics or [] if not any(m in run.values for run in runs)]
+    if absent and strict_metrics:
+        raise CompareError(
+            f"compare.metrics: no run has {', '.join(absent)} (the runs carry "
+            f"{', '.join(sorted({m for run in runs for m in run.values})) or 'nothing'})"
+        )
     prepared: list[tuple[int, int, Matching, PairInfo, dict[str, list[str]]]] = []
     for i, j in _pairs(cfg, runs):
         a, b = runs[i], runs[j]
@@ -201,6 +293,11 @@ def run_compare(
                 f"{len(b.rows)} in {b.name}): nothing to compare"
             )
         mismatches = card_mismatches(a.card, b.card)
+        if matching.gold_mismatches:  # another answer key, whatever the cards say
+            mismatches.append(
+                f"ground truths differ for {matching.gold_mismatches} of {len(matching.pairs)} "
+                "shared questions (another answer key)"
+            )
         if mismatches and not cfg.allow_mismatch:
             raise CompareError(
                 f"runs {a.name} and {b.name} are not comparable ({'; '.join(mismatches)}); "
@@ -214,10 +311,7 @@ def run_compare(
             mismatches,
             card_differences(a.card, b.card),
         )
-        if info.low_overlap:
-            logger.warning(
-                "%s vs %s: only %.1f%% of questions shared", a.name, b.name, 100 * matching.overlap
-            )
+        info.dropped = _dropped(cfg, a, b, metrics) if strict_metrics else []
         prepared.append((i, j, matching, info, _marks(mismatches)))
     rows: list[CompareRow] = []
     for k, (i, j, matching, _, marks) in enumerate(prepared):
@@ -245,6 +339,7 @@ def run_compare(
         "alpha": cfg.alpha,
         "min_overlap": cfg.min_overlap,
         "metrics": metrics,
+        "labels": [r.name for r in runs],
         "units": "points (0-100); differences are A - B",
     }
     result = CompareResult(

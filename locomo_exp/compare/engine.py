@@ -11,7 +11,9 @@ and a verdict.
 Holm's adjustment (:func:`apply_holm`) runs over a family per metric: the category rows
 of every compared pair; the overall rows of every pair form a family of their own.
 A row's verdict is *A higher* / *B higher* when its Holm-adjusted p is below alpha and
-its cluster interval excludes 0, else *not distinguishable*.
+its cluster interval excludes 0, else *not distinguishable*. With fewer than two
+conversations there is no cluster interval (NaN): the row says so (``note``) and its
+verdict uses the question-level interval.
 """
 
 from __future__ import annotations
@@ -37,10 +39,20 @@ from locomo_exp.stats.paired import (
 
 logger = logging.getLogger(__name__)
 
+NAN = float("nan")
+
 A_HIGHER = "A higher"
 B_HIGHER = "B higher"
 NOT_DISTINGUISHABLE = "not distinguishable"
 OVERALL_GROUPS = ("overall_1_4", "overall")
+MIN_CLUSTERS = 2
+"""Conversations needed for a conversation-cluster interval: with one, every resample is
+that conversation and the "interval" collapses to the observed difference."""
+
+ONE_CLUSTER_NOTE = (
+    "{n} conversation: no conversation-cluster interval (it needs at least 2 conversations); "
+    "the verdict uses the question-level interval and test"
+)
 
 
 @dataclass
@@ -60,6 +72,13 @@ class CompareRow:
         mde_cluster: ``2.80 x cluster_se`` (the same power rule on the clustered SE).
         verdict: ``A higher``, ``B higher`` or ``not distinguishable``.
         marks: why the row is not a like-for-like comparison (``allow_mismatch``).
+        categories: when a run lacks values for some of the group's categories, the
+            categories the row does cover (``overall_1_4`` of runs judged on categories 1
+            and 2: ``[1, 2]``); empty when the row covers every category of the group's
+            shared questions.
+        note: how the verdict was reached when the clustered interval cannot be computed
+            (fewer than :data:`MIN_CLUSTERS` conversations: ``cluster_ci`` is NaN and the
+            verdict uses the question-level interval), else ``""``.
     """
 
     run_a: str
@@ -81,6 +100,8 @@ class CompareRow:
     mde_cluster: float | None = None
     verdict: str = NOT_DISTINGUISHABLE
     marks: list[str] = field(default_factory=list)
+    categories: list[int] = field(default_factory=list)
+    note: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -92,6 +113,12 @@ def _groups(categories: np.ndarray) -> list[tuple[str, np.ndarray]]:
     out.append(("overall_1_4", np.isin(categories, [1, 2, 3, 4])))
     out.append(("overall", np.ones(categories.shape, dtype=bool)))
     return [(g, m) for g, m in out if m.any()]
+
+
+def _narrowed(group: np.ndarray, covered: np.ndarray) -> list[int]:
+    """The covered categories when fewer than the group's, else ``[]``."""
+    wanted, got = sorted({int(c) for c in group}), sorted({int(c) for c in covered})
+    return got if got != wanted else []
 
 
 def _is_binary(values: np.ndarray) -> bool:
@@ -152,10 +179,12 @@ def compare_pair(
             a = va[sel].astype(float)
             b = vb[sel].astype(float)
             conv = conversations[sel]
+            n_conv = int(np.unique(conv).size)
             rng = np.random.default_rng([seed, pair_index, m_index, g_index])
             cluster = cluster_bootstrap_mean_diff(
                 a, b, conv, n_resamples=bootstrap_samples, seed=rng
             )
+            cluster_ci = [cluster.low, cluster.high] if n_conv >= MIN_CLUSTERS else [NAN, NAN]
             question = question_bootstrap_mean_diff(a, b, n_resamples=bootstrap_samples, seed=rng)
             if METRICS_BY_NAME[metric].binary_capable and _is_binary(a) and _is_binary(b):
                 test = mcnemar_exact(a, b)
@@ -170,11 +199,11 @@ def compare_pair(
                     metric=metric,
                     group=group,
                     n=int(d.size),
-                    n_conversations=int(np.unique(conv).size),
+                    n_conversations=n_conv,
                     mean_a=float(a.mean()),
                     mean_b=float(b.mean()),
                     diff=float(d.mean()),
-                    cluster_ci=[cluster.low, cluster.high],
+                    cluster_ci=cluster_ci,
                     question_ci=[question.low, question.high],
                     cluster_se=cluster.std_error,
                     test=test.test,
@@ -184,6 +213,8 @@ def compare_pair(
                     if cluster.n_units > 1
                     else None,
                     marks=list((marks or {}).get(metric, [])),
+                    categories=_narrowed(categories[mask], categories[sel]),
+                    note="" if n_conv >= MIN_CLUSTERS else ONE_CLUSTER_NOTE.format(n=n_conv),
                 )
             )
             previous = (sel, rows[-1])
@@ -210,7 +241,8 @@ def apply_holm(rows: list[CompareRow], alpha: float = 0.05) -> None:
         for i, p in zip(members, adjusted, strict=True):
             rows[i].p_holm = p
     for row in rows:
-        separated = row.cluster_ci[0] > 0 or row.cluster_ci[1] < 0
+        low, high = row.cluster_ci if not row.note else row.question_ci  # NaN: one conversation
+        separated = low > 0 or high < 0
         if row.p_holm is not None and row.p_holm < alpha and separated:
             row.verdict = A_HIGHER if row.diff > 0 else B_HIGHER
         else:

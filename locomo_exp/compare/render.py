@@ -38,7 +38,21 @@ def _p(value: float | None) -> str:
 
 
 def _ci(interval: list[float]) -> str:
+    if any(bound != bound for bound in interval):  # NaN: not computable (one conversation)
+        return "n/a"
     return f"[{interval[0]:+.2f}, {interval[1]:+.2f}]"
+
+
+def row_label(row: CompareRow, names: dict[str, str] | None = None) -> str:
+    """A row's group, with the categories it covers when a run lacks some of them.
+
+    ``"overall 1-4 (covers 1, 2 only)"`` for runs judged on categories 1 and 2: the
+    row's mean is not the runs' J over categories 1-4.
+    """
+    label = group_label(row.group, names)
+    if row.categories:
+        label += " (covers " + ", ".join(str(c) for c in row.categories) + " only)"
+    return label
 
 
 def pair_table(rows: list[CompareRow], names: dict[str, str] | None = None) -> str:
@@ -57,13 +71,16 @@ def pair_table(rows: list[CompareRow], names: dict[str, str] | None = None) -> s
         "|---|---|---:|---:|---:|---:|---:|---|---|---|---:|---:|---:|---|",
     ]
     for row in rows:
-        verdict = row.verdict + (" ⚠ " + "; ".join(row.marks) if row.marks else "")
+        verdict = row.verdict + (" (question-level)" if row.note else "")
+        verdict += " ⚠ " + "; ".join(row.marks) if row.marks else ""
         lines.append(
-            f"| {METRICS_BY_NAME[row.metric].label} | {group_label(row.group, names)} | {row.n} "
+            f"| {METRICS_BY_NAME[row.metric].label} | {row_label(row, names)} | {row.n} "
             f"| {row.n_conversations} | {row.mean_a:.2f} | {row.mean_b:.2f} | {row.diff:+.2f} "
             f"| {_ci(row.cluster_ci)} | {_ci(row.question_ci)} | {row.test} | {_p(row.p)} "
             f"| {_p(row.p_holm)} | {_num(row.mde)} | {verdict} |"
         )
+    notes = list(dict.fromkeys(row.note for row in rows if row.note))
+    lines += [f"\n- {note}." for note in notes]
     return "\n".join(lines)
 
 
@@ -137,6 +154,8 @@ def render_markdown(result: CompareResult) -> str:
             )
         for line in pair.mismatches:
             out.append(f"- ⚠ Not comparable (compared because allow_mismatch=true): {line}")
+        for line in pair.dropped:
+            out.append(f"- ⚠ {line}")
         if pair.differences:
             out.append("- Card fields that differ: " + "; ".join(pair.differences))
         rows = [r for r in result.rows if r.run_a == pair.run_a and r.run_b == pair.run_b]
@@ -176,7 +195,7 @@ def forest_plot(
     fig, axes = plt.subplots(
         1,
         len(metrics),
-        figsize=(3.2 * len(metrics) + 1.5, 0.45 * max(4, len({r.group for r in rows})) + 1.5),
+        figsize=(3.2 * len(metrics) + 1.5, 0.45 * max(4, len({r.group for r in rows})) + 2.3),
         squeeze=False,
     )
     for ax, metric in zip(axes[0], metrics, strict=True):
@@ -195,11 +214,22 @@ def forest_plot(
             ax.plot([row.diff], [y], "o", color=color)
         ax.axvline(0.0, color="black", linewidth=0.8)
         ax.set_yticks(ys)
-        ax.set_yticklabels([group_label(r.group, names) for r in mine])
+        ax.set_yticklabels([row_label(r, names) for r in mine])
         ax.set_title(METRICS_BY_NAME[metric].label)
         ax.set_xlabel("A - B (points)")
+    from matplotlib.lines import Line2D
+
+    legend = [
+        Line2D([], [], color="grey", linewidth=4, alpha=0.6, label="95% CI, conversations"),
+        Line2D([], [], color="grey", linewidth=1, label="95% CI, questions"),
+        Line2D([], [], color="grey", marker="o", linestyle="", label="A - B"),
+        Line2D([], [], color="tab:blue", linewidth=4, label="A higher"),
+        Line2D([], [], color="tab:red", linewidth=4, label="B higher"),
+        Line2D([], [], color="grey", linewidth=4, label="not distinguishable"),
+    ]
+    fig.legend(handles=legend, loc="lower center", ncol=3, fontsize="small", frameon=False)
     fig.suptitle(title)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
     fig.savefig(path, dpi=100)
     plt.close(fig)
     return path

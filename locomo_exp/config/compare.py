@@ -26,6 +26,8 @@ class CompareConfig:
             flagged (0.95).
         metrics: metrics to compare (default: every metric both runs carry among
             ``f1_locomo, f1_squad, f1_mem0, bleu1, j, stored_j``).
+        labels: display names of the runs, one per run in ``runs`` order (default: each
+            run's input file name; the run directory's name where those collide).
     """
 
     runs: list[str] = field(default_factory=list)
@@ -37,3 +39,4 @@ class CompareConfig:
     alpha: float = 0.05
     min_overlap: float = 0.95
     metrics: Optional[list[str]] = None
+    labels: Optional[list[str]] = None

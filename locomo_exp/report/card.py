@@ -359,6 +359,7 @@ COMPARED_FIELDS = (
     "judge.parser_version",
     "judge.temperature",
     "judge.runs",
+    "judge.categories",
     "judge.aggregation",
     "tool.version",
 )

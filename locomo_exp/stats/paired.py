@@ -138,8 +138,9 @@ def sign_flip_test(
         batch: sign patterns evaluated at once (memory ``batch x n`` floats).
 
     Returns:
-        :class:`PairedTest`; ``test`` says exact or Monte Carlo. All differences zero
-        gives p = 1. The Monte Carlo p-value is scipy's ``(hits + 1) / (B + 1)``.
+        :class:`PairedTest`; ``test`` says exact or Monte Carlo. All differences zero, or
+        a single question, gives p = 1 (exact: both of its sign patterns are as extreme).
+        The Monte Carlo p-value is scipy's ``(hits + 1) / (B + 1)``.
 
     Raises:
         ValueError: on empty, mismatched or non-finite input.
@@ -149,6 +150,8 @@ def sign_flip_test(
     n = int(diff.size)
     if not np.any(diff):
         return PairedTest("sign_flip_exact", 1.0, 0.0, n, 0)
+    if n == 1:  # both sign patterns are as extreme as the observed one (scipy needs n >= 2)
+        return PairedTest("sign_flip_exact", 1.0, float(diff[0]), 1, 2)
     exact = n < 63 and 2**n <= n_resamples
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     result = sps.permutation_test(

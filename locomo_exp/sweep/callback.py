@@ -37,7 +37,7 @@ from locomo_exp.sweep.summary import (
     render_sweep_summary,
     summary_row,
 )
-from locomo_exp.sweep.vs_baseline import compare_with_baseline
+from locomo_exp.sweep.vs_baseline import BaselineNotFound, baseline_job, compare_with_baseline
 from locomo_exp.tracking import sweep as sweep_runs
 
 log = logging.getLogger(__name__)
@@ -99,6 +99,13 @@ class SweepCallback(Callback):
         start_dir = Path(str(config.hydra.runtime.cwd or Path.cwd())).resolve()
         plan = plan_sweep(config)
         problems, target = validate_jobs(config, plan, start_dir)
+        baseline = OmegaConf.select(config, "sweep.baseline", default=None)
+        if baseline is not None and plan.jobs is not None:  # a value not swept: refused now
+            try:
+                baseline_job([{"swept": swept_values(o, plan.swept_keys)} for o in plan.jobs],
+                             str(baseline))
+            except BaselineNotFound as error:
+                problems.append(str(error))
         if problems:
             n_jobs = len(plan.jobs) if plan.jobs is not None else 1
             sys.stderr.write(

@@ -156,6 +156,29 @@ def cell(value: Any, fmt: str = ".2f", scale: float = 1.0) -> str:
     return str(value).replace("|", "\\|")
 
 
+def _vs_baseline_gaps(rows: list[dict[str, Any]], base: dict[str, Any]) -> list[str]:
+    """Why a job's vs-baseline cells are "—", one line per job (none when all compared)."""
+    gaps = []
+    for r in rows:
+        if r["job"] == base.get("job"):
+            continue
+        vs = r.get("vs_baseline") or {}
+        if r["status"] != COMPLETED:
+            why = f"the job did not complete ({r['status']})"
+        elif vs.get("error"):
+            why = f"the comparison was refused: {vs['error']}"
+        elif not vs:
+            why = "no metric both jobs carry"
+        else:
+            has = {"F1": "f1" in vs, "J": "j" in vs or "stored_j" in vs}
+            missing = [name for name, present in has.items() if not present]
+            if not missing:
+                continue
+            why = "no " + " and no ".join(missing) + " in both jobs"
+        gaps.append(f"- job {r['job']}: — vs baseline: {why}")
+    return ["", *gaps] if gaps else []
+
+
 def render_sweep_summary(summary: dict[str, Any]) -> str:
     """``sweep_summary.md``: one row per job, then the failed jobs with their errors.
 
@@ -244,6 +267,7 @@ def render_sweep_summary(summary: dict[str, Any]) -> str:
             cell(r["wall_time_s"], ".1f"),
         ]
         lines.append("| " + " | ".join(cells) + " |")
+    lines += _vs_baseline_gaps(rows, base) if compared or base.get("label") is not None else []
     if summary["failed_jobs"]:
         lines += ["", "## Failed jobs", ""]
         for failed in summary["failed_jobs"]:
