@@ -9,9 +9,10 @@ per kind; ``null`` lifts the cap. The preflight line and the dry run say which a
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 
-from locomo_exp.config import JudgeConfig
+from locomo_exp.config import JudgeAuditConfig, JudgeConfig
 from locomo_exp.judge.errors import JudgeError
 from locomo_exp.trust.controls import AuditControl
 
@@ -26,6 +27,19 @@ def audit_runs(cfg: JudgeConfig) -> int:
     if runs < 1:
         raise JudgeError(f"judge.audit.runs={runs} must be >= 1 (or null: judge.runs)")
     return runs
+
+
+def audit_judge_config(cfg: JudgeConfig, controls: Sequence[AuditControl]) -> JudgeConfig:
+    """The judge config for the controls.
+
+    Same model and prompt, ``judge.audit.runs`` runs, every control's category, and no
+    audit, labels or panel of its own.
+    """
+    categories = sorted({c.record.category for c in controls} | {int(c) for c in cfg.categories})
+    return replace(
+        cfg, categories=categories, runs=audit_runs(cfg), audit=JudgeAuditConfig(n=0),
+        labels=None, panel=[],
+    )
 
 
 def audit_budget(cfg: JudgeConfig, n_judged: int) -> int | None:
@@ -102,4 +116,4 @@ def audit_note(cfg: JudgeConfig, n_judged: int, n_used: int) -> str:
     return f"{each}; {cap}"
 
 
-__all__ = ["audit_budget", "audit_note", "audit_runs", "cap_controls"]
+__all__ = ["audit_budget", "audit_judge_config", "audit_note", "audit_runs", "cap_controls"]

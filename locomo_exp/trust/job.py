@@ -39,7 +39,13 @@ from locomo_exp.trust.audit import (
     inflated_j_warning,
     summarise_audit,
 )
-from locomo_exp.trust.budget import audit_budget, audit_note, audit_runs, cap_controls
+from locomo_exp.trust.budget import (
+    audit_budget,
+    audit_judge_config,
+    audit_note,
+    audit_runs,
+    cap_controls,
+)
 from locomo_exp.trust.controls import AuditControl, build_controls, user_controls
 from locomo_exp.trust.labels import (
     AgreementReport,
@@ -215,16 +221,12 @@ def plan_trust(records: list[QARecord], cfg: JudgeConfig, *, start_dir: Path) ->
     n_used = int(audit.n)
     if audit.n != 0:
         user = _user_controls(cfg, start_dir)  # asked for by name: never capped
-
-        def build(n: int) -> list[AuditControl]:
-            return build_controls(
-                records, n=n, seed=int(audit.seed), kinds=[str(k) for k in audit.kinds],
-                categories=[int(c) for c in cfg.categories],
-            )
-
+        kinds, cats = [str(k) for k in audit.kinds], [int(c) for c in cfg.categories]
+        seed = int(audit.seed)
         try:
             controls, n_used = cap_controls(
-                build, int(audit.n), None if budget is None else max(0, budget - len(user))
+                lambda n: build_controls(records, n=n, seed=seed, kinds=kinds, categories=cats),
+                int(audit.n), None if budget is None else max(0, budget - len(user)),
             )
         except ValueError as error:
             raise JudgeError(f"judge.audit: {error}") from None
@@ -305,7 +307,7 @@ def _dry_run(
     estimate = main.summary["dry_run_estimate"]
     out: dict[str, Any] = {}
     if plan.controls:
-        audit = judge([c.record for c in plan.controls], _audit_cfg(cfg, plan))
+        audit = judge([c.record for c in plan.controls], audit_judge_config(cfg, plan.controls))
         out["audit"] = _estimate_part(audit.summary["dry_run_estimate"])
     panel_parts = {}
     for preset, member in plan.panel:
@@ -343,15 +345,6 @@ def _dry_run(
         "n/a" if total_cost is None else f"{total_cost:.2f}",
     )
     return TrustOutcome(summary={"dry_run": out, "sections": [], "metrics": {}})
-
-
-def _audit_cfg(cfg: JudgeConfig, plan: TrustPlan) -> JudgeConfig:
-    """The judge config for the controls: same model/prompt, ``judge.audit.runs`` runs."""
-    cats = sorted({c.record.category for c in plan.controls} | {int(c) for c in cfg.categories})
-    return replace(
-        cfg, categories=cats, runs=audit_runs(cfg), audit=JudgeAuditConfig(n=0), labels=None,
-        panel=[],
-    )
 
 
 def _corrected(
@@ -422,7 +415,7 @@ def run_trust(
     audit_verdicts: dict[str, float | None] = {}
     summary: dict[str, Any] = {}
     if plan.controls:
-        audit_cfg = _audit_cfg(cfg, plan)
+        audit_cfg = audit_judge_config(cfg, plan.controls)
         logger.info("judge audit: judging %d control answers", len(plan.controls))
         audit_result = judge([c.record for c in plan.controls], audit_cfg)
         audit_verdicts = _verdicts(audit_result)
