@@ -111,3 +111,181 @@ def test_input_errors_leave_no_mlflow_run(
         )
     assert not db.exists()
     assert not (tmp_path / "out" / "report.md").exists()
+
+
+# -- labels that contradict themselves --------------------------------------------------------
+
+
+def test_a_question_labelled_both_ways_is_one_line_naming_it(
+    tmp_path: Path, fake_anthropic  # type: ignore[no-untyped-def]
+) -> None:
+    from locomo_exp.judge.errors import JudgeError
+    from locomo_exp.judge.trust_job import plan_trust
+    from locomo_exp.records import QARecord
+
+    records = [
+        QARecord(question_id=f"q{i}", question=f"What {i}?", ground_truth="a", prediction="a",
+                 category=1, conversation_id="c1")
+        for i in range(3)
+    ]
+    labels = tmp_path / "labels.csv"
+    labels.write_text(
+        "question_id,conversation_id,question,label\nq1,,,CORRECT\n,c1,What 1?,WRONG\n"
+    )
+    from fake_anthropic import make_judge_config
+
+    cfg = make_judge_config(fake_anthropic, tmp_path, labels=str(labels))
+    with pytest.raises(JudgeError) as refused:
+        plan_trust(records, cfg, start_dir=tmp_path)
+    assert str(refused.value) == (
+        f"judge.labels: labels file {labels}: question q1 is labelled CORRECT by entry 1 and "
+        "WRONG by entry 2; keep one label per question"
+    )
+
+
+# -- judge settings the judge never sees -------------------------------------------------------
+
+
+def test_judge_only_settings_with_scorer_f1_are_said_to_be_ignored(
+    tmp_path: Path, typed_config: Composer, caplog: pytest.LogCaptureFixture
+) -> None:
+    import logging
+
+    with caplog.at_level(logging.WARNING, logger="locomo_exp.experiment"):
+        run_experiment(
+            typed_config("tracking=none", "judge.labels=missing.csv",
+                         "judge.panel=[haiku-4-5,sonnet-4-6]", "judge.audit.max_false_accept=0.1"),
+            tmp_path / "out", PROJECT_ROOT,
+        )
+    assert [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING] == [
+        "scorer=f1: judge.labels=missing.csv is ignored (the judge does not run; use "
+        "scorer=both)",
+        "scorer=f1: judge.panel=['haiku-4-5', 'sonnet-4-6'] is ignored (the judge does not run; "
+        "use scorer=both)",
+        "scorer=f1: judge.audit.max_false_accept=0.1 is ignored (the judge does not run; use "
+        "scorer=both)",
+    ]
+
+
+# -- data.categories_from ---------------------------------------------------------------------
+
+
+def _qa_file(path: Path, rows: list[dict]) -> Path:  # type: ignore[type-arg]
+    path.write_text(json.dumps(rows))
+    return path
+
+
+def test_categories_from_that_contradicts_the_file_is_an_error_naming_the_record(
+    tmp_path: Path,
+) -> None:
+    from locomo_exp.config import DataConfig, DataFormat
+
+    main = _qa_file(tmp_path / "main.json", [
+        {"question": "Q1", "ground_truth": "a", "predicted_answer": "a", "category": 1},
+        {"question": "Q2", "ground_truth": "a", "predicted_answer": "a", "category": 2},
+    ])
+    other = _qa_file(tmp_path / "cats.json", [
+        {"question": "Q1", "ground_truth": "a", "predicted_answer": "a", "category": 1},
+        {"question": "Q2", "ground_truth": "a", "predicted_answer": "a", "category": 4},
+    ])
+    config = DataConfig(format=DataFormat.qa_results, categories_from=str(other))
+    with pytest.raises(DataValidationError) as refused:
+        load_results(main, config)
+    assert (
+        "record [1]: field 'category': category 2 differs from 4 in data.categories_from"
+        in str(refused.value)
+    )
+    assert "record [0]" not in str(refused.value)
+
+
+def test_a_conflicting_duplicate_in_categories_from_is_reported_as_such(tmp_path: Path) -> None:
+    from locomo_exp.config import DataConfig, DataFormat
+
+    main = _qa_file(tmp_path / "main.json", [
+        {"question": "Q1", "ground_truth": "a", "predicted_answer": "a"},
+    ])
+    other = _qa_file(tmp_path / "cats.json", [
+        {"question": "Q1", "ground_truth": "a", "predicted_answer": "a", "category": 1},
+        {"question": "Q1", "ground_truth": "b", "predicted_answer": "b", "category": 2},
+    ])
+    config = DataConfig(format=DataFormat.qa_results, categories_from=str(other),
+                        on_invalid="error")
+    with pytest.raises(DataValidationError) as refused:
+        load_results(main, config)
+    message = str(refused.value)
+    assert (
+        f"record [0]: field 'category': data.categories_from ({other}) gives this question "
+        "categories 1 and 2" in message
+    )
+    assert "no record with the same conversation" not in message
+
+
+# -- data.runs with data.limit ----------------------------------------------------------------
+
+
+def test_data_runs_with_a_limit_sample_the_same_questions_whatever_their_order(
+    tmp_path: Path, typed_config: Composer
+) -> None:
+    rows = [
+        {"question_id": f"q{i}", "conversation_id": f"c{i % 3}", "question": f"What {i}?",
+         "ground_truth": "a", "predicted_answer": "a" if i % 2 else "b", "category": 1 + i % 4}
+        for i in range(40)
+    ]
+    first = _qa_file(tmp_path / "run1.json", rows)
+    second = _qa_file(tmp_path / "run2.json", list(reversed(rows)))
+    result = run_experiment(
+        typed_config("tracking=none", "data=file", f"data.runs=[{first},{second}]",
+                     "data.limit=10", "data.seed=3"),
+        tmp_path / "out", PROJECT_ROOT,
+    )
+    assert result.summary["counts"]["overall"] == 10
+
+
+def test_the_sample_depends_on_the_questions_not_their_positions() -> None:
+    from locomo_exp.data.sample import stratified_sample
+    from locomo_exp.records import QARecord
+
+    records = [
+        QARecord(question_id=f"q{i}", question=f"What {i}?", ground_truth="a", prediction="a",
+                 category=1 + i % 2, conversation_id="c")
+        for i in range(30)
+    ]
+    a, _ = stratified_sample(records, 7, seed=5)
+    b, _ = stratified_sample(list(reversed(records)), 7, seed=5)
+    assert sorted(r.question_id for r in a) == sorted(r.question_id for r in b)
+
+
+# -- our words, not a library's -------------------------------------------------------------------
+
+
+def test_krippendorff_alpha_not_computed_is_said_in_our_words(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    import logging
+
+    import numpy as np
+
+    from locomo_exp.stats.agreement import alpha_undefined as _alpha_undefined
+
+    assert _alpha_undefined(np.full((3, 4), 100.0)) == (
+        "every verdict is the same (100), so agreement beyond chance is undefined"
+    )
+    assert _alpha_undefined(np.array([[100.0, np.nan], [np.nan, 0.0]])) == (
+        "no question has two verdicts to compare"
+    )
+    assert _alpha_undefined(np.array([[100.0, 0.0], [100.0, 100.0]])) == ""
+
+
+# -- a long experiment name ---------------------------------------------------------------------
+
+
+def test_a_too_long_experiment_name_is_blamed_on_tracking_experiment(
+    typed_config: Composer,
+) -> None:
+    from locomo_exp.config import ConfigValueError
+
+    with pytest.raises(ConfigValueError) as refused:
+        typed_config("tracking.experiment=" + "x" * 600)
+    assert str(refused.value) == (
+        "tracking.experiment is 600 characters long; MLflow takes experiment names of at most 500"
+    )

@@ -273,6 +273,10 @@ def keep_typed_text(cfg: DictConfig, overrides: list[str]) -> list[str]:
     return restored
 
 
+MAX_EXPERIMENT_CHARS = 500
+"""MLflow's limit on an experiment name (``mlflow.utils.validation.MAX_EXPERIMENT_NAME_LENGTH``)."""
+
+
 class ConfigValueError(ValueError):
     """A config value outside its allowed range; the message names the key and the range."""
 
@@ -297,6 +301,11 @@ def validate_values(cfg: ExperimentConfig) -> None:
         problems.append(
             "tracking.experiment is empty: give an MLflow experiment name "
             "(e.g. tracking.experiment=locomo_exp) or use tracking=none"
+        )
+    if cfg.tracking.enabled and len(str(cfg.tracking.experiment or "")) > MAX_EXPERIMENT_CHARS:
+        problems.append(
+            f"tracking.experiment is {len(str(cfg.tracking.experiment))} characters long; MLflow "
+            f"takes experiment names of at most {MAX_EXPERIMENT_CHARS}"
         )
     if problems:
         raise ConfigValueError("; ".join(problems))

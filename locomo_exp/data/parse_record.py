@@ -113,6 +113,14 @@ class Built:
     stored_metrics: dict[str, float] = field(default_factory=dict)
 
 
+def _parses_to(raw: Any, names: dict[int, str] | None) -> int | None:
+    """The category id ``raw`` names, or ``None`` when it names none."""
+    try:
+        return parse_category(raw, names)
+    except ValueError:
+        return None
+
+
 @dataclass
 class RecordBuilder:
     """Turns one raw record into a :class:`QARecord`, collecting every problem."""
@@ -159,12 +167,26 @@ class RecordBuilder:
 
         category: int | None = None
         raw_category = _get(raw, m.category)
-        if raw_category is _MISSING and self.category_lookup is not None:
+        found: int | None = None
+        lookup_failed = False
+        if self.category_lookup is not None and isinstance(question, str):
             conv_key = _get(raw, m.conversation_id)
             conv_key = str(conv_key) if conv_key not in (_MISSING, None) else conversation_id
-            found = self.category_lookup(conv_key, str(question))
-            raw_category = _MISSING if found is None else found
-        if raw_category is _MISSING:
+            try:
+                found = self.category_lookup(conv_key, question)
+            except ValueError as error:  # e.g. two categories for this question there
+                problem(m.category, str(error))
+                lookup_failed = True
+            if raw_category is _MISSING and found is not None:
+                raw_category = found
+            elif found is not None and _parses_to(raw_category, self.names) not in (None, found):
+                problem(
+                    m.category,
+                    f"category {raw_category!r} differs from {found} in {self.lookup_source}",
+                )
+        if lookup_failed:
+            pass
+        elif raw_category is _MISSING:
             problem(
                 m.category,
                 "missing category"

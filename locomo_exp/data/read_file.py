@@ -156,8 +156,9 @@ def _hint(
 def _categories_from(config: DataConfig, names: dict[int, str]) -> CategoryLookup:
     """(conversation id, question) -> category, from ``data.categories_from``.
 
-    The other file is read with the same format settings; a key that maps to two
-    different categories is left out (and then reported as missing where it is needed).
+    The other file is read with the same format settings. A key that maps to two different
+    categories raises ``ValueError`` naming both when it is looked up (the record is then
+    reported with that reason); a key absent from the other file gives ``None``.
     """
     other = load_results(
         str(config.categories_from),
@@ -166,16 +167,20 @@ def _categories_from(config: DataConfig, names: dict[int, str]) -> CategoryLooku
         ),
         names,
     )
-    lookup: dict[tuple[str | None, str], int] = {}
-    ambiguous: set[tuple[str | None, str]] = set()
+    lookup: dict[tuple[str | None, str], set[int]] = {}
     for record in other.records:
-        key = (record.conversation_id, record.question)
-        if key in lookup and lookup[key] != record.category:
-            ambiguous.add(key)
-        lookup[key] = record.category
-    for key in ambiguous:
-        del lookup[key]
-    return lambda conversation, question: lookup.get((conversation, question))
+        lookup.setdefault((record.conversation_id, record.question), set()).add(record.category)
+
+    def category(conversation: str | None, question: str) -> int | None:
+        found = sorted(lookup.get((conversation, question), ()))
+        if len(found) > 1:
+            raise ValueError(
+                f"data.categories_from ({config.categories_from}) gives this question "
+                f"categories {' and '.join(map(str, found))}"
+            )
+        return found[0] if found else None
+
+    return category
 
 
 def _scale_verdicts(

@@ -35,6 +35,10 @@ def allocate(counts: dict[int, int], limit: int) -> dict[int, int]:
     return chosen
 
 
+def _question_key(record: QARecord) -> tuple[str, str, str]:
+    return (str(record.conversation_id), record.question, record.question_id)
+
+
 def stratified_sample(
     records: list[QARecord], limit: int, seed: int = 0
 ) -> tuple[list[QARecord], dict[str, Any]]:
@@ -43,7 +47,9 @@ def stratified_sample(
     Args:
         records: the loaded records.
         limit: how many to keep (``>= 1``); at least the file's size keeps every record.
-        seed: random seed (``data.seed``); the same seed gives the same sample.
+        seed: random seed (``data.seed``); the same seed gives the same sample, whatever
+            the order of the questions in the file (draws are over the questions sorted
+            by conversation, question text and id).
 
     Returns:
         ``(sample in file order, info)`` with info ``{"limit", "seed", "from",
@@ -65,6 +71,9 @@ def stratified_sample(
         per_category = allocate({c: len(v) for c, v in sorted(by_category.items())}, limit)
         keep = []
         for category, indices in sorted(by_category.items()):
+            # drawn by question, not by position: files listing the same questions in
+            # another order (data.runs) get the same sample
+            indices = sorted(indices, key=lambda i: _question_key(records[i]))
             drawn = rng.choice(len(indices), size=per_category[category], replace=False)
             keep.extend(indices[i] for i in drawn)
         keep.sort()

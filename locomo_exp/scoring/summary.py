@@ -244,6 +244,8 @@ def judge_reliability(rows: Sequence[dict[str, Any]], protocol: str) -> dict[str
     return result
 
 
+
+
 def _brief(row: dict[str, Any], keys: Iterable[str], gap: float | None = None) -> QuestionBrief:
     return QuestionBrief(
         question_id=row.get("question_id"),

@@ -202,15 +202,37 @@ def krippendorff_alpha(matrix: np.ndarray, level: str) -> float | None:
     """
     import krippendorff
 
-    values = matrix[~np.isnan(matrix)]
-    pairable = bool((np.sum(~np.isnan(matrix), axis=0) >= 2).any()) if matrix.size else False
-    if np.unique(values).size < 2 or not pairable:
+    why_not = alpha_undefined(matrix)
+    if why_not:
+        logger.info("Krippendorff's alpha not computed: %s", why_not)
         return None
     try:
         value = float(
             krippendorff.alpha(reliability_data=matrix, level_of_measurement=level)  # type: ignore[arg-type]
         )
-    except (ValueError, ZeroDivisionError) as error:
-        logger.info("Krippendorff's alpha not computed: %s", error)
+    except (ValueError, ZeroDivisionError) as error:  # our words, not the library's
+        logger.info(
+            "Krippendorff's alpha not computed: the table of verdicts cannot be scored (%s)",
+            type(error).__name__,
+        )
         return None
     return value if math.isfinite(value) else None
+
+
+def alpha_undefined(matrix: np.ndarray) -> str:
+    """Why Krippendorff's alpha is undefined for a coders x units matrix, or ``""``.
+
+    Args:
+        matrix: one row per coder (a run, a judge), one column per unit (a question).
+
+    Returns:
+        ``"every verdict is the same (100), so agreement beyond chance is undefined"``,
+        ``"no question has two verdicts to compare"``, or ``""`` when alpha is defined.
+    """
+    values = matrix[~np.isnan(matrix)]
+    if np.unique(values).size < 2:
+        shown = f" ({values[0]:g})" if values.size else ""
+        return f"every verdict is the same{shown}, so agreement beyond chance is undefined"
+    if not bool((np.sum(~np.isnan(matrix), axis=0) >= 2).any()):
+        return "no question has two verdicts to compare"
+    return ""

@@ -54,6 +54,7 @@ from locomo_exp.trust.labels import (
     compare_with_labels,
     compare_with_stored,
     load_labels,
+    match_labels,
 )
 from locomo_exp.trust.panel import PanelResult, judge_panel
 
@@ -236,6 +237,7 @@ def plan_trust(records: list[QARecord], cfg: JudgeConfig, *, start_dir: Path) ->
         path = Path(cfg.labels)
         try:
             labels = load_labels(path if path.is_absolute() else start_dir / path)
+            match_labels(labels, judged_records(records, cfg), log_unmatched=False)  # conflicts
         except LabelsError as error:
             raise JudgeError(f"judge.labels: {error}") from None
     panel = [(str(p), panel_preset_config(cfg, str(p))) for p in cfg.panel]

@@ -213,15 +213,26 @@ class LabelMatch:
     unmatched: tuple[tuple[Label, str], ...] = ()
 
 
-def match_labels(labels: LabelSet | Iterable[Label], records: Sequence[QARecord]) -> LabelMatch:
+def _word(value: bool | None) -> str:
+    return "AMBIGUOUS" if value is None else "CORRECT" if value else "WRONG"
+
+
+def match_labels(
+    labels: LabelSet | Iterable[Label], records: Sequence[QARecord], *, log_unmatched: bool = True
+) -> LabelMatch:
     """Match labels to records by question id, else by conversation + question text.
 
     Args:
         labels: the labels.
         records: the run's records.
+        log_unmatched: log the first five unmatched labels.
 
     Returns:
         The :class:`LabelMatch`; unmatched labels are logged (first five).
+
+    Raises:
+        LabelsError: two entries give one question different labels (e.g. once by id and
+            once by conversation + question); the message names the question and entries.
     """
     items = labels.labels if isinstance(labels, LabelSet) else tuple(labels)
     by_id = {r.question_id: r for r in records}
@@ -230,15 +241,28 @@ def match_labels(labels: LabelSet | Iterable[Label], records: Sequence[QARecord]
         key = (str(record.conversation_id), _norm(record.question))
         by_text.setdefault(key, []).append(record)
     values: dict[str, bool | None] = {}
+    given_by: dict[str, Label] = {}
     unmatched: list[tuple[Label, str]] = []
+
+    def assign(question_id: str, label: Label) -> None:
+        first = given_by.setdefault(question_id, label)
+        if first is not label and first.value != label.value:
+            where = labels.path if isinstance(labels, LabelSet) else "labels"
+            raise LabelsError(
+                f"labels file {where}: question {question_id} is labelled "
+                f"{_word(first.value)} by entry {first.entry} and {_word(label.value)} by entry "
+                f"{label.entry}; keep one label per question"
+            )
+        values[question_id] = label.value
+
     for label in items:
         if label.question_id is not None and label.question_id in by_id:
-            values[label.question_id] = label.value
+            assign(label.question_id, label)
             continue
         if label.conversation_id is not None and label.question is not None:
             hits = by_text.get((label.conversation_id, _norm(label.question)), [])
             if len(hits) == 1:
-                values[hits[0].question_id] = label.value
+                assign(hits[0].question_id, label)
                 continue
             if len(hits) > 1:
                 unmatched.append(
@@ -246,7 +270,7 @@ def match_labels(labels: LabelSet | Iterable[Label], records: Sequence[QARecord]
                 )
                 continue
         unmatched.append((label, "no record with this question id or conversation + question"))
-    for label, reason in unmatched[:5]:
+    for label, reason in unmatched[:5] if log_unmatched else []:
         logger.warning(
             "labels: entry %d (%s) not matched: %s",
             label.entry,
