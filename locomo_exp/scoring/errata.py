@@ -39,6 +39,12 @@ def _field(item: Any, name: str) -> Any:
     return item.get(name) if isinstance(item, Mapping) else getattr(item, name, None)
 
 
+def _references(item: Any) -> tuple[str, ...]:
+    """A question's gold answers: each reference of a record, else its ``ground_truth``."""
+    references = _field(item, "gold_references")
+    return tuple(references) if references else (str(_field(item, "ground_truth")),)
+
+
 @dataclass
 class ErrataMatch:
     """Entries matched to questions.
@@ -188,8 +194,10 @@ def score_both_keys(
         questions: rows or records with ``prediction``, ``ground_truth``, ``category``.
         matched: from :func:`match_errata`.
         scorer: ``(prediction, gold, category) -> score 0-1`` (e.g.
-            ``locomo_exp.scoring.f1.locomo_f1``). A question the audit marks unanswerable
-            scores 1 when the prediction abstains (LoCoMo's category-5 rule), else 0.
+            ``locomo_exp.scoring.f1.locomo_f1``). A question with several golds
+            (``gold_references``) scores its best gold, as the main table does; one the audit
+            corrects scores against the corrected answer; one it marks unanswerable scores 1
+            when the prediction abstains (LoCoMo's category-5 rule), else 0.
         scale: factor to the reported unit (100: points).
 
     Returns:
@@ -197,14 +205,20 @@ def score_both_keys(
         in points under each key, the original key's ceiling (:func:`ceilings`) and
         whether the original-key score exceeds it.
     """
-    gold_new = corrected_gold(questions, matched)
     original, corrected = [], []
-    for item, new in zip(questions, gold_new, strict=True):
+    for i, item in enumerate(questions):
         pred, cat = str(_field(item, "prediction")), int(_field(item, "category"))
-        original.append(scorer(pred, str(_field(item, "ground_truth")), cat))
-        corrected.append(
-            (1.0 if abstains(pred) else 0.0) if new == UNANSWERABLE else scorer(pred, new, cat)
-        )
+        # several golds: the best one, as the main table scores (never their joined text)
+        best = max(scorer(pred, gold, cat) for gold in _references(item))
+        entry = matched.by_index.get(i)
+        new = entry.correct_answer if entry is not None and entry.changes_score else None
+        original.append(best)
+        if new is None:
+            corrected.append(best)
+        else:
+            corrected.append(
+                (1.0 if abstains(pred) else 0.0) if new == UNANSWERABLE else scorer(pred, new, cat)
+            )
     caps = ceilings(questions, matched)
     categories = [int(_field(q, "category")) for q in questions]
     out = {}
