@@ -374,12 +374,10 @@ def run_experiment(
     data_path = data_paths[0]
     if cfg.data.errata:
         check_regular_file(resolve_path(cfg.data.errata, start_dir))  # before any work
-    from locomo_exp.judge.preflight import preflight_judge, unused_judge_settings
-
     if cfg.scorer.uses_judge:
+        from locomo_exp.judge import preflight_judge
+
         preflight_judge(cfg.judge, [], start_dir=start_dir)
-    for line in unused_judge_settings(cfg.judge, cfg.scorer.name.value):  # scorer=f1
-        log.warning("%s", line)
     loaded = _load(cfg, start_dir)  # validated before any MLflow run or removal
     if cfg.overwrite and dir_state != "empty":
         clear_output_dir(output_dir)  # the old run goes only once the new input is good

@@ -16,8 +16,7 @@ from conftest import PROJECT_ROOT, Composer
 from fake_anthropic import FakeAnthropicServer, make_judge_config
 
 from locomo_exp.config import JudgeAuditConfig
-from locomo_exp.data.loading import load_results
-from locomo_exp.judge.errors import JudgeError
+from locomo_exp.data.read_file import load_results
 from locomo_exp.judge.preflight import judged_records
 from locomo_exp.judge.trust_job import plan_trust
 from locomo_exp.trust.budget import audit_budget, audit_note, cap_controls
@@ -104,18 +103,19 @@ def test_a_cap_too_small_for_one_control_per_kind_turns_the_audit_off_with_a_war
 
 
 @pytest.mark.parametrize(
-    ("audit", "message"),
+    ("override", "message"),
     [
-        pytest.param({"max_share": 1.5}, "judge.audit.max_share=1.5 must be a share between 0 and 1 (or null: no cap)", id="share"),
-        pytest.param({"runs": 0}, "judge.audit.runs=0 must be >= 1 (or null: judge.runs)", id="runs"),
+        pytest.param("judge.audit.max_share=1.5", "judge.audit.max_share=1.5 must be a share between 0 and 1 (or null: no cap)", id="share"),
+        pytest.param("judge.audit.runs=0", "judge.audit.runs=0 must be >= 1 (or null: judge.runs)", id="runs"),
     ],
 )
 def test_audit_sizing_settings_are_checked_before_any_call(
-    fake_anthropic: FakeAnthropicServer, tmp_path: Path, audit: dict[str, object], message: str
+    typed_config: Composer, override: str, message: str
 ) -> None:
-    records = load_results(EXAMPLE).records
-    with pytest.raises(JudgeError) as refused:
-        plan_trust(records, _cfg(fake_anthropic, tmp_path, **audit), start_dir=tmp_path)
+    from locomo_exp.config import ConfigValueError
+
+    with pytest.raises(ConfigValueError) as refused:
+        typed_config(override)
     assert str(refused.value) == message
 
 

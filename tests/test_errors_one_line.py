@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from conftest import PROJECT_ROOT, Composer
 
+from locomo_exp.config.checks import wrong_value_types
 from locomo_exp.data import DataValidationError
 from locomo_exp.data.detect import suggested_fields_command
-from locomo_exp.data.loading import load_results
+from locomo_exp.data.read_file import load_results
 from locomo_exp.experiment import run_experiment
-from locomo_exp.overrides import wrong_value_types
 
 
 @pytest.mark.parametrize(
@@ -121,7 +121,7 @@ def test_a_question_labelled_both_ways_is_one_line_naming_it(
 ) -> None:
     from locomo_exp.judge.errors import JudgeError
     from locomo_exp.judge.trust_job import plan_trust
-    from locomo_exp.records import QARecord
+    from locomo_exp.results import QARecord
 
     records = [
         QARecord(question_id=f"q{i}", question=f"What {i}?", ground_truth="a", prediction="a",
@@ -147,16 +147,13 @@ def test_a_question_labelled_both_ways_is_one_line_naming_it(
 
 
 def test_judge_only_settings_with_scorer_f1_are_said_to_be_ignored(
-    tmp_path: Path, typed_config: Composer, caplog: pytest.LogCaptureFixture
+    typed_config: Composer, caplog: pytest.LogCaptureFixture
 ) -> None:
     import logging
 
-    with caplog.at_level(logging.WARNING, logger="locomo_exp.experiment"):
-        run_experiment(
-            typed_config("tracking=none", "judge.labels=missing.csv",
-                         "judge.panel=[haiku-4-5,sonnet-4-6]", "judge.audit.max_false_accept=0.1"),
-            tmp_path / "out", PROJECT_ROOT,
-        )
+    with caplog.at_level(logging.WARNING, logger="locomo_exp.config.checks"):
+        typed_config("tracking=none", "judge.labels=missing.csv",
+                     "judge.panel=[haiku-4-5,sonnet-4-6]", "judge.audit.max_false_accept=0.1")
     assert [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING] == [
         "scorer=f1: judge.labels=missing.csv is ignored (the judge does not run; use "
         "scorer=both)",
@@ -165,6 +162,10 @@ def test_judge_only_settings_with_scorer_f1_are_said_to_be_ignored(
         "scorer=f1: judge.audit.max_false_accept=0.1 is ignored (the judge does not run; use "
         "scorer=both)",
     ]
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="locomo_exp.config.checks"):
+        typed_config("tracking=none", "scorer=both", "judge.labels=missing.csv")
+    assert not [r for r in caplog.records if r.levelno == logging.WARNING]
 
 
 # -- data.categories_from ---------------------------------------------------------------------
@@ -243,7 +244,7 @@ def test_data_runs_with_a_limit_sample_the_same_questions_whatever_their_order(
 
 def test_the_sample_depends_on_the_questions_not_their_positions() -> None:
     from locomo_exp.data.sample import stratified_sample
-    from locomo_exp.records import QARecord
+    from locomo_exp.results import QARecord
 
     records = [
         QARecord(question_id=f"q{i}", question=f"What {i}?", ground_truth="a", prediction="a",
@@ -261,7 +262,6 @@ def test_the_sample_depends_on_the_questions_not_their_positions() -> None:
 def test_krippendorff_alpha_not_computed_is_said_in_our_words(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    import logging
 
     import numpy as np
 

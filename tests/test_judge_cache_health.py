@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from fake_anthropic import FakeAnthropicServer, make_judge_config, rubric
 from judge_helpers import make_records
-from locomo_exp.records import DEFAULT_CATEGORY_NAMES
 
+from locomo_exp.benchmark.locomo import DEFAULT_CATEGORY_NAMES
 from locomo_exp.judge import run_judge
 from locomo_exp.judge.cache import CacheKey, JudgeCache, health, merge_caches
 from locomo_exp.judge.cache.health import CacheWriteFailed, reply_bytes

@@ -13,6 +13,7 @@ that composition so mistakes get the project's own one-line messages:
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any, Optional
 
@@ -23,6 +24,8 @@ from locomo_exp.config.schema import (
     MAX_JUDGE_RUNS,
     ExperimentConfig,
 )
+
+logger = logging.getLogger(__name__)
 
 
 class UnknownConfigKeyError(ValueError):
@@ -281,6 +284,35 @@ class ConfigValueError(ValueError):
     """A config value outside its allowed range; the message names the key and the range."""
 
 
+def unused_judge_settings(cfg: ExperimentConfig) -> list[str]:
+    """Judge settings given with a scorer that does not run the judge, one line each.
+
+    Args:
+        cfg: the typed config.
+
+    Returns:
+        ``[]`` when the judge runs or nothing judge-only is set; else lines such as
+        ``"scorer=f1: judge.labels=labels.csv is ignored (the judge does not run; use
+        scorer=both)"`` (a labels file is not even opened).
+    """
+    if cfg.scorer.uses_judge:
+        return []
+    judge = cfg.judge
+    given = {
+        "judge.labels": judge.labels,
+        "judge.panel": list(judge.panel) or None,
+        "judge.audit.max_false_accept": judge.audit.max_false_accept,
+        "judge.audit.max_false_reject": judge.audit.max_false_reject,
+        "judge.audit.controls": [c.path for c in judge.audit.controls] or None,
+    }
+    return [
+        f"scorer={cfg.scorer.name.value}: {key}={value} is ignored (the judge does not run; "
+        "use scorer=both)"
+        for key, value in given.items()
+        if value is not None
+    ]
+
+
 def validate_values(cfg: ExperimentConfig) -> None:
     """Range checks the schema's types cannot express.
 
@@ -289,6 +321,8 @@ def validate_values(cfg: ExperimentConfig) -> None:
             ``report.bootstrap_samples`` not in 0-:data:`MAX_BOOTSTRAP_SAMPLES` (0: no
             intervals), or an empty ``tracking.experiment`` with tracking on.
     """
+    for line in unused_judge_settings(cfg):  # scorer=f1 with judge-only settings
+        logger.warning("%s", line)
     problems = []
     if cfg.judge.runs > MAX_JUDGE_RUNS:  # below 1: the judge's preflight says so
         problems.append(f"judge.runs={cfg.judge.runs} must be between 1 and {MAX_JUDGE_RUNS}")
@@ -301,6 +335,14 @@ def validate_values(cfg: ExperimentConfig) -> None:
         problems.append(
             "tracking.experiment is empty: give an MLflow experiment name "
             "(e.g. tracking.experiment=locomo_exp) or use tracking=none"
+        )
+    audit = cfg.judge.audit
+    if audit.runs is not None and audit.runs < 1:
+        problems.append(f"judge.audit.runs={audit.runs} must be >= 1 (or null: judge.runs)")
+    if audit.max_share is not None and not 0.0 <= audit.max_share <= 1.0:
+        problems.append(
+            f"judge.audit.max_share={audit.max_share} must be a share between 0 and 1 "
+            "(or null: no cap)"
         )
     if cfg.tracking.enabled and len(str(cfg.tracking.experiment or "")) > MAX_EXPERIMENT_CHARS:
         problems.append(

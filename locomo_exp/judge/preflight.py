@@ -337,31 +337,3 @@ def check_panel_members(panel: list[tuple[str, JudgeConfig]]) -> None:
             check_config(member)
         except JudgeError as error:
             raise JudgeError(f"judge.panel: preset {preset!r}: {error}") from None
-
-
-def unused_judge_settings(cfg: JudgeConfig, scorer: str) -> list[str]:
-    """Judge settings given with a scorer that does not run the judge, one line each.
-
-    Args:
-        cfg: the judge config.
-        scorer: ``scorer.name`` (``f1``, ``judge``, ``both``).
-
-    Returns:
-        ``[]`` when the judge runs or nothing judge-only is set; else lines such as
-        ``"scorer=f1: judge.labels=labels.csv is ignored (the judge does not run; use
-        scorer=both)"`` (a labels file is not even opened).
-    """
-    if scorer != "f1":
-        return []
-    given = {
-        "judge.labels": cfg.labels,
-        "judge.panel": list(cfg.panel) or None,
-        "judge.audit.max_false_accept": cfg.audit.max_false_accept,
-        "judge.audit.max_false_reject": cfg.audit.max_false_reject,
-        "judge.audit.controls": [c.path for c in cfg.audit.controls] or None,
-    }
-    return [
-        f"scorer={scorer}: {key}={value} is ignored (the judge does not run; use scorer=both)"
-        for key, value in given.items()
-        if value is not None
-    ]

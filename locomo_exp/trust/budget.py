@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from locomo_exp.config import JudgeAuditConfig, JudgeConfig
-from locomo_exp.judge.errors import JudgeError
 from locomo_exp.trust.controls import AuditControl
 
 
@@ -21,11 +20,11 @@ def audit_runs(cfg: JudgeConfig) -> int:
     """Judge runs per control: ``judge.audit.runs``, or ``judge.runs`` when it is null.
 
     Raises:
-        JudgeError: for fewer than one run.
+        ValueError: for fewer than one run (the config check refuses it first).
     """
     runs = cfg.runs if cfg.audit.runs is None else int(cfg.audit.runs)
     if runs < 1:
-        raise JudgeError(f"judge.audit.runs={runs} must be >= 1 (or null: judge.runs)")
+        raise ValueError(f"judge.audit.runs={runs} must be >= 1 (or null: judge.runs)")
     return runs
 
 
@@ -53,13 +52,14 @@ def audit_budget(cfg: JudgeConfig, n_judged: int) -> int | None:
         n_judged: questions the main judge will judge.
 
     Raises:
-        JudgeError: ``judge.audit.max_share`` outside 0-1.
+        ValueError: ``judge.audit.max_share`` outside 0-1 (the config check refuses it
+            first).
     """
     share = cfg.audit.max_share
     if share is None:
         return None
     if not 0.0 <= float(share) <= 1.0:
-        raise JudgeError(
+        raise ValueError(
             f"judge.audit.max_share={share} must be a share between 0 and 1 (or null: no cap)"
         )
     return int(float(share) * n_judged * cfg.runs) // audit_runs(cfg)
