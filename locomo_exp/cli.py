@@ -7,7 +7,6 @@ import re
 import signal
 import sys
 import time
-from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,63 +15,14 @@ from hydra.types import RunMode
 from omegaconf import DictConfig
 from omegaconf.errors import MissingMandatoryValue, OmegaConfBaseException
 
-from locomo_exp.benchmark.locomo import CATEGORY_GROUPS, overall_group_for
 from locomo_exp.config import ExperimentConfig, Mode, to_experiment_config
 from locomo_exp.config.checks import UnknownConfigKeyError, keep_typed_text
-from locomo_exp.results import ByCategory, RunSummary
+from locomo_exp.results import RunSummary
 
 if TYPE_CHECKING:  # the jobs are imported where they run: --help loads none of them
     from locomo_exp.experiment import ExperimentResult
 
 log = logging.getLogger(__name__)
-
-
-def _mean_of(groups: ByCategory) -> Callable[[str], float | None]:
-    """``key -> groups[key].mean`` (a category key's mean, 0-1)."""
-    return lambda key: groups[key].mean
-
-
-def console_table(summary: RunSummary | Mapping[str, Any]) -> str:
-    """A short per-category table of the headline metrics (percent), for the terminal.
-
-    Args:
-        summary: the run's results, or their ``summary.json`` layout.
-
-    Returns:
-        Plain text: one row per category key with its question count, then F1 and BLEU-1
-        (0-1 means shown as percent) and J (0-100) when they ran; ``n/a`` for no value.
-        J's overall is shown only on the row matching the judged categories.
-    """
-    results = summary if isinstance(summary, RunSummary) else RunSummary.from_json(summary)
-    columns: list[tuple[str, Callable[[str], float | None], float]] = []
-    for metric, title in (("f1", "F1"), ("bleu1", "BLEU-1")):
-        if metric in results.metrics:
-            groups = results.metrics[metric]
-            columns.append((title, _mean_of(groups), 100.0))
-    judge = results.judge
-    if judge is not None and judge.j:
-        j = judge.j
-        overall_key = overall_group_for(list(judge.categories))
-
-        def j_mean(key: str) -> float | None:
-            # the judge pools its overall over the judged categories only
-            if key.startswith("overall"):
-                group = j.get("overall") if key == overall_key else None
-            else:
-                group = j.get(key)
-            return group.mean if group is not None else None
-
-        columns.append(("J", j_mean, 1.0))
-    header = f"{'category':<18}{'n':>6}" + "".join(f"{title:>10}" for title, _, _ in columns)
-    lines = [header, "-" * len(header)]
-    for key in CATEGORY_GROUPS:
-        label = f"{key} {results.category_names.get(key, '')}" if key.isdigit() else key
-        cells = ""
-        for _, getter, scale in columns:
-            value = getter(key)
-            cells += f"{'n/a' if value is None else format(value * scale, '.2f'):>10}"
-        lines.append(f"{label:<18}{results.counts[key]:>6}{cells}")
-    return "\n".join(lines)
 
 
 def task_overrides() -> list[str]:
@@ -254,6 +204,8 @@ def print_result(result: ExperimentResult) -> None:
         print("Judge dry run (no call made):")
         for key, value in estimate.items():
             print(f"  {key}: {value}")
+    from locomo_exp.report.console import console_table
+
     print(console_table(summary))
     for warning in RunSummary.from_json(summary).warnings:
         print(f"WARNING: {warning}")

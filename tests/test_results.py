@@ -9,9 +9,9 @@ import pytest
 from conftest import PROJECT_ROOT
 from hydra import compose, initialize_config_dir
 
-from locomo_exp.cli import console_table
 from locomo_exp.config import register_configs, to_experiment_config
 from locomo_exp.experiment import run_experiment
+from locomo_exp.report.console import console_table
 from locomo_exp.results import (
     SCHEMA_VERSION,
     BootstrapCI,

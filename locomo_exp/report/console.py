@@ -1,0 +1,117 @@
+"""The per-category table printed on the terminal after a run (the CLI prints it).
+
+It shows the numbers the docs tell a user to check: our F1 (``f1.variant``), the F1 of the
+variant the file's own per-question metrics match when that is another one (or LoCoMo's
+official aggregate of rounded scores when the file rounds them as LoCoMo's scorer does),
+BLEU-1, the stored J of the file's own judge, and our J.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from locomo_exp.benchmark.locomo import CATEGORY_GROUPS, overall_group_for
+from locomo_exp.results import ByCategory, RunSummary
+
+Column = tuple[str, Callable[[str], float | None], float]
+
+
+def _mean_of(groups: ByCategory) -> Callable[[str], float | None]:
+    """``key -> groups[key].mean`` (a category key's mean), ``None`` for a missing key."""
+    return lambda key: groups[key].mean if key in groups else None
+
+
+def file_variant_column(results: RunSummary) -> tuple[Column, str] | None:
+    """The F1 the file's own per-question metrics identify, when it differs from ours.
+
+    A stored field (``f1_score``, ``<name>_f1``) whose best-matching metric equals it on
+    every question names a variant. When that is the reported variant and the file rounds
+    its values (LoCoMo's own output: 3 decimals) and the variant has an official aggregate
+    of rounded scores, that aggregate is shown instead (LoCoMo's 12.25, not 12.24).
+
+    Args:
+        results: the run summary.
+
+    Returns:
+        ``((title, getter, scale), note)``, or ``None`` when the file identifies nothing new.
+    """
+    reported = str(results.versions.get("f1", "")).split(" ")[0]  # "f1_locomo (f1.variant=...)"
+    for field, found in sorted((results.stored_vs_recomputed or {}).items()):
+        best = found.get("best")
+        if not best or not str(best).startswith("f1_") or found.get("equal") != found.get("n"):
+            continue
+        official = f"{best}_official"
+        agreement = f"`{field}` = {best} on {found['equal']}/{found['n']} questions"
+        if best != reported and best in results.metrics:
+            title = f"F1 {best.removeprefix('f1_')}"
+            return (title, _mean_of(results.metrics[best]), 100.0), (
+                f"{title}: the variant the file's own {agreement}"
+            )
+        if best == reported and found.get("decimals") and official in results.metrics:
+            return ("F1 official", _mean_of(results.metrics[official]), 100.0), (
+                f"F1 official: the mean of per-question scores rounded as the file's "
+                f"({found['decimals']} decimals), as LoCoMo's aggregation computes it; {agreement}"
+            )
+    return None
+
+
+def console_table(summary: RunSummary | Mapping[str, Any]) -> str:
+    """A short per-category table of the headline metrics (percent), for the terminal.
+
+    Args:
+        summary: the run's results, or their ``summary.json`` layout.
+
+    Returns:
+        Plain text: one row per category key with its question count, then F1, the file's
+        own F1 variant or official aggregate (:func:`file_variant_column`), BLEU-1 (0-1
+        means shown as percent), stored J and J (0-100) when present; ``n/a`` for no
+        value; a line under the table for each extra column. J's overall is shown only
+        on the row matching the judged categories.
+    """
+    results = summary if isinstance(summary, RunSummary) else RunSummary.from_json(summary)
+    columns: list[Column] = []
+    notes: list[str] = []
+    if "f1" in results.metrics:
+        columns.append(("F1", _mean_of(results.metrics["f1"]), 100.0))
+        extra = file_variant_column(results)
+        if extra is not None:
+            columns.append(extra[0])
+            notes.append(extra[1])
+    if "bleu1" in results.metrics:
+        columns.append(("BLEU-1", _mean_of(results.metrics["bleu1"]), 100.0))
+    if results.stored_judge is not None:
+        columns.append(("stored J", _mean_of(results.stored_judge), 1.0))
+        field = results.input.to_json().get("judge_field")
+        notes.append(f"stored J: the file's own judge verdicts (`{field or 'stored'}`)")
+    judge = results.judge
+    if judge is not None and judge.j:
+        j = judge.j
+        overall_key = overall_group_for(list(judge.categories))
+
+        def j_mean(key: str) -> float | None:
+            # the judge pools its overall over the judged categories only
+            if key.startswith("overall"):
+                group = j.get("overall") if key == overall_key else None
+            else:
+                group = j.get(key)
+            return group.mean if group is not None else None
+
+        columns.append(("J", j_mean, 1.0))
+    widths = [max(10, len(title) + 2) for title, _, _ in columns]
+    header = f"{'category':<18}{'n':>6}" + "".join(
+        f"{title:>{width}}" for (title, _, _), width in zip(columns, widths, strict=True)
+    )
+    lines = [header, "-" * len(header)]
+    for key in CATEGORY_GROUPS:
+        label = f"{key} {results.category_names.get(key, '')}" if key.isdigit() else key
+        cells = ""
+        for (_, getter, scale), width in zip(columns, widths, strict=True):
+            value = getter(key)
+            cells += f"{'n/a' if value is None else format(value * scale, '.2f'):>{width}}"
+        lines.append(f"{label:<18}{results.counts[key]:>6}{cells}")
+    lines += notes
+    return "\n".join(lines)
+
+
+__all__ = ["console_table", "file_variant_column"]
