@@ -120,8 +120,8 @@ def test_a_question_labelled_both_ways_is_one_line_naming_it(
     tmp_path: Path, fake_anthropic  # type: ignore[no-untyped-def]
 ) -> None:
     from locomo_exp.judge.errors import JudgeError
-    from locomo_exp.judge.trust_job import plan_trust
     from locomo_exp.results import QARecord
+    from locomo_exp.trust.job import plan_trust
 
     records = [
         QARecord(question_id=f"q{i}", question=f"What {i}?", ground_truth="a", prediction="a",

@@ -21,7 +21,7 @@ from locomo_exp.judge.cache import CacheKey, JudgeCache, health, merge_caches
 from locomo_exp.judge.cache.health import CacheWriteFailed, reply_bytes
 from locomo_exp.judge.errors import JudgeError
 from locomo_exp.judge.messages import JudgeReply
-from locomo_exp.judge.trust_job import plan_trust
+from locomo_exp.trust.job import plan_trust
 
 
 def _run(records, cfg, tmp_path: Path):  # type: ignore[no-untyped-def]
