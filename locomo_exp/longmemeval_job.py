@@ -40,6 +40,7 @@ from locomo_exp.report.lme_summary import (
     audit_section,
     build_lme_card,
     build_lme_summary,
+    labels_section,
     score_rows,
 )
 from locomo_exp.report.run_dir import (
@@ -303,6 +304,11 @@ def run_longmemeval(
             "scored without a judge: add scorer=judge benchmark=longmemeval (e.g. judge=gpt-4o, "
             "LongMemEval's judge)"
         )
+    labels = None
+    if cfg.judge.labels:  # read and checked before any call
+        from locomo_exp.trust.labels import load_labels
+
+        labels = load_labels(expand_paths(cfg.judge.labels, start_dir)[0])
     judge_cfg = lme_judge_config(cfg.judge) if cfg.scorer.uses_judge else None
     if judge_cfg is not None:
         from locomo_exp.judge import preflight_judge
@@ -341,6 +347,13 @@ def run_longmemeval(
         if judge_cfg is not None:
             judge_result, summary = _run_judge(cfg, judge_cfg, matched, common, start_dir,
                                                output_dir)
+        if labels is not None:
+            summary["labels"] = labels_section(
+                matched, summary, labels, seed=cfg.report.seed,
+                judge_verdicts=judge_verdicts(judge_result, matched) if judge_result else None,
+            )
+            files = _write(output_dir, cfg, summary, score_rows(matched, judge_result))
+        elif judge_result is not None:
             files = _write(output_dir, cfg, summary, score_rows(matched, judge_result))
         metrics = lme_tracking.run_metrics(summary)
         if run is not None:

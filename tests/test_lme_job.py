@@ -134,3 +134,25 @@ def test_plain_command_prints_the_figures_and_logs_mlflow(tmp_path):
     assert round(run.data.metrics["lme/abstention"], 2) == 70.00
     assert round(run.data.metrics["lme/knowledge-update"], 2) == 79.49
     assert run.data.params["benchmark"] == "longmemeval"
+
+
+def test_human_labels_are_compared_with_the_stored_verdicts(typed_config, tmp_path):
+    """Labels equal to the stored verdicts except 10 flipped: 490/500 agreement."""
+    need_shared()
+    rows = [json.loads(line) for line in GPT4O.open()]
+    labels = [
+        {"question_id": r["question_id"],
+         "label": (not r["autoeval_label"]["label"]) if i < 10 else r["autoeval_label"]["label"]}
+        for i, r in enumerate(rows)
+    ]
+    path = tmp_path / "labels.json"
+    path.write_text(json.dumps(labels))
+    cfg = typed_config(*PLAIN, f"data.path={GPT4O}", f"data.reference={REFERENCE}",
+                       f"judge.labels={path}")
+    result = run_longmemeval(cfg, tmp_path / "out", tmp_path)
+    section = result.summary["labels"]
+    assert section["n"] == 500 and section["agreement"]["count"] == 490
+    assert section["verdicts"] == "stored (gpt-4o-2024-08-06)"
+    assert section["corrected_overall"]["accuracy"] is not None
+    assert "## Against human labels" in result.report_path.read_text()
+    assert round(run_metrics(result.summary)["lme/labels_agreement"], 2) == 98.0

@@ -144,6 +144,38 @@ def _audit_lines(audit: Mapping[str, Any] | None) -> list[str]:
     return [*lines, ""]
 
 
+def _labels_lines(labels: Mapping[str, Any] | None) -> list[str]:
+    """The verdicts against human correctness labels (``judge.labels``)."""
+    if labels is None:
+        return []
+    lines = ["## Against human labels", ""]
+    if not labels["n"]:
+        return [*lines, f"{NOT_MEASURED}: no label matched a scored question "
+                f"({labels['n_unmatched']} unmatched, {labels['n_ambiguous']} ambiguous).", ""]
+    kappa = labels["kappa"]
+    lines += [
+        f"Verdicts {labels['verdicts']} against {labels['n']} labelled questions "
+        f"({labels['n_ambiguous']} ambiguous and {labels['n_unmatched']} unmatched labels left "
+        "out):",
+        "",
+        f"- agreement: {_rate_text(labels['agreement'])}; Cohen's κ "
+        f"{'n/a' if kappa is None else f'{kappa:.3f}'}",
+        f"- sensitivity (yes on correct answers): {_rate_text(labels['sensitivity'])}",
+        f"- specificity (no on wrong answers): {_rate_text(labels['specificity'])}",
+    ]
+    corrected = labels.get("corrected_overall")
+    if corrected and corrected.get("accuracy") is not None:
+        lines.append(
+            f"- overall accuracy corrected for these error rates (Rogan–Gladen): "
+            f"{_pct(corrected['accuracy'])}% ({_pct(corrected['ci_low'])}–"
+            f"{_pct(corrected['ci_high'])})"
+        )
+    else:
+        reason = (corrected or {}).get("reason") or "labels of both verdicts needed"
+        lines.append(f"- corrected accuracy: {NOT_MEASURED} ({reason})")
+    return [*lines, ""]
+
+
 def _input_lines(summary: Mapping[str, Any]) -> list[str]:
     counts = summary["input"]["counts"]
     lines = [
@@ -216,6 +248,7 @@ def render_lme_report(
                 "",
             ]
     out += _audit_lines(summary.get("audit"))
+    out += _labels_lines(summary.get("labels"))
     if baselines:
         out += [
             "## Published LongMemEval figures",

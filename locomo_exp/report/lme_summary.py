@@ -14,6 +14,7 @@ from locomo_exp.benchmark import longmemeval as lme
 from locomo_exp.data.lme_answers import LmeItem, LmeMatched
 from locomo_exp.data.lme_reference import LmeReference
 from locomo_exp.judge.aggregate import JudgeRunResult
+from locomo_exp.results import QARecord
 from locomo_exp.scoring.lme import METRIC_VERSION, lme_accuracies
 from locomo_exp.stats.agreement import binary_agreement, wilson_interval
 from locomo_exp.stats.correction import corrected_j
@@ -255,7 +256,85 @@ def audit_section(
     return out
 
 
+def labels_section(
+    matched: LmeMatched,
+    summary: dict[str, Any],
+    labels: Any,
+    *,
+    judge_verdicts: dict[str, bool | None] | None = None,
+    seed: int = 0,
+) -> dict[str, Any] | None:
+    """The headline verdicts (judge or stored) against human correctness labels.
+
+    Args:
+        matched: the run's answers.
+        summary: the run's summary (its ``headline`` names the verdict source).
+        labels: a :class:`locomo_exp.trust.labels.LabelSet` (``judge.labels``).
+        judge_verdicts: this run's judge verdicts when the judge ran (else the stored ones).
+        seed: bootstrap seed of the corrected accuracy's interval.
+
+    Returns:
+        ``{"verdicts", "n", "agreement", "kappa", "sensitivity", "specificity", "n_ambiguous",
+        "n_unmatched", "n_unscored", "corrected_overall"}`` (rates 0-1 with Wilson intervals;
+        Rogan-Gladen corrected overall accuracy with a bootstrap interval), or ``None`` when
+        the run has no verdicts.
+    """
+    from locomo_exp.trust.labels import compare_with_labels
+
+    headline = summary.get("headline")
+    if not headline:
+        return None
+    records = [
+        QARecord(
+            question_id=i.question.question_id, question=i.question.question,
+            ground_truth=i.question.gold_text, prediction=i.answer.hypothesis,
+            category=lme.KIND_CODES[i.question.kind], question_type=i.question.question_type,
+        )
+        for i in matched.items
+    ]
+    if judge_verdicts is not None:
+        verdicts: dict[str, Any] = dict(judge_verdicts)
+    else:
+        verdicts = {
+            i.question.question_id: None if i.answer.label is None else float(i.answer.label)
+            for i in matched.items
+        }
+    scores = {q: None if v is None else float(v) * 100.0 for q, v in verdicts.items()}
+    found = compare_with_labels(records, scores, labels, threshold=lme.ACCEPT_AT)
+    out: dict[str, Any] = {
+        "verdicts": f"{headline['source']} ({headline['judge_model']})",
+        "n": 0,
+        "n_ambiguous": found.n_ambiguous,
+        "n_unmatched": found.n_unmatched,
+        "n_unscored": found.n_unscored,
+        "corrected_overall": None,
+    }
+    agreement = found.overall
+    if agreement is None:
+        return out
+    out.update(
+        n=agreement.n,
+        agreement=_rate(agreement.tp + agreement.tn, agreement.n),
+        kappa=agreement.kappa,
+        sensitivity=_rate(agreement.tp, agreement.tp + agreement.fn),
+        specificity=_rate(agreement.tn, agreement.tn + agreement.fp),
+    )
+    accepts = [bool(v) for v in verdicts.values() if v is not None]
+    if agreement.tp + agreement.fn and agreement.tn + agreement.fp:
+        corrected = corrected_j(
+            accepts, list(found.reference), list(found.judge), source="labels", seed=seed
+        )
+        out["corrected_overall"] = {
+            "accuracy": corrected.estimate.value,
+            "ci_low": corrected.ci_low,
+            "ci_high": corrected.ci_high,
+            "reason": corrected.estimate.reason,
+        }
+    return out
+
+
 __all__ = [
+    "labels_section",
     "audit_section",
     "build_lme_card",
     "build_lme_summary",

@@ -73,6 +73,14 @@ def run_metrics(summary: Mapping[str, Any]) -> dict[str, float]:
         corrected = audit.get("corrected_overall") or {}
         if corrected.get("accuracy") is not None:
             out[f"{PREFIX}/corrected_overall"] = corrected["accuracy"] * PERCENT
+    labels = summary.get("labels") or {}
+    if labels.get("n"):
+        out[f"{PREFIX}/labels_agreement"] = labels["agreement"]["rate"] * PERCENT
+        if labels.get("kappa") is not None:
+            out[f"{PREFIX}/labels_kappa"] = float(labels["kappa"])
+        corrected = labels.get("corrected_overall") or {}
+        if corrected.get("accuracy") is not None:
+            out[f"{PREFIX}/labels_corrected_overall"] = corrected["accuracy"] * PERCENT
     counts = summary["input"]["counts"]
     out[f"{PREFIX}/skipped_ids"] = float(counts["skipped_ids"])
     out[f"{PREFIX}/unanswered"] = float(counts["unanswered"])
