@@ -384,3 +384,13 @@ def test_pacing_from_openai_headers_keeps_429s_under_5_percent(
     share = limited / (ok + limited)
     print(f"429 share with x-ratelimit pacing: {share:.3%} ({limited} of {ok + limited})")
     assert share < 0.05
+
+
+def test_openai_compatible_without_a_model_is_one_line(
+    fake_openai: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    cfg = openai_judge_config(fake_openai, tmp_path, preset="openai-compatible")
+    assert cfg.model == ""
+    with pytest.raises(JudgeError, match=r"judge.model is empty; .*judge=openai-compatible judge.model="):
+        judge(make_records(2), cfg, tmp_path)
+    assert fake_openai.requests == []

@@ -194,3 +194,39 @@ def test_zep_replay_killed_with_sigkill_and_rerun_pays_at_most_needed_plus_concu
     paid = fake_openai.status_counts[200]
     print(f"paid calls: {paid} for {DISTINCT_ANSWERS} needed (killed after {paid_before})")
     assert paid <= DISTINCT_ANSWERS + concurrency
+
+
+def test_outputs_name_provider_model_snapshot_and_endpoint_never_the_key(
+    fake_openai: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    import mlflow
+
+    db = tmp_path / "mlflow.db"
+    out = tmp_path / "out"
+    proc = _run(
+        [sys.executable, "-m", "locomo_exp", "scorer=judge", "data=example", "judge=gpt-4o-mini",
+         "judge.runs=1", "judge.min_successful_runs=1", "judge.audit.n=0", "judge.progress=false",
+         f"judge.cache_path={tmp_path}/cache.sqlite", f"tracking.uri=sqlite:///{db}",
+         f"hydra.run.dir={out}"],
+        fake_openai,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    report = (out / "report.md").read_text()
+    assert (
+        f"Judge API: `openai`, custom endpoint `{fake_openai.base_url}`; answered by "
+        "`gpt-4o-mini-2024-07-18`." in report
+    )
+    assert "- Judge: gpt-4o-mini-2024-07-18, protocol rubric" in report
+    assert f"- Judge API: openai, custom endpoint {fake_openai.base_url}" in report
+    card = json.loads((out / "card.json").read_text())
+    assert (card["judge"]["provider"], card["judge"]["endpoint_kind"]) == ("openai", "custom")
+    mlflow.set_tracking_uri(f"sqlite:///{db}")
+    (run,) = mlflow.search_runs(search_all_experiments=True, output_format="list")
+    params = run.data.params
+    assert params["judge.provider"] == "openai"
+    assert params["judge.model"] == "gpt-4o-mini-2024-07-18"
+    assert params["judge.model_snapshot"] == "gpt-4o-mini-2024-07-18"
+    assert params["judge.endpoint"] == fake_openai.base_url
+    for path in [*out.rglob("*"), db]:
+        if path.is_file():
+            assert FAKE_OPENAI_KEY.encode() not in path.read_bytes(), path

@@ -133,10 +133,12 @@ def check_config(cfg: JudgeConfig) -> None:
     """
     problems: list[str] = []
     if not str(cfg.model or "").strip():
-        problems.append(
-            "judge.model is empty; set judge.model to a model id, "
-            "e.g. judge.model=claude-sonnet-4-6"
+        example = (
+            "judge.model=claude-sonnet-4-6"
+            if cfg.provider == "anthropic"
+            else "judge=openai-compatible judge.model=llama3.1:8b (the id the server serves)"
         )
+        problems.append(f"judge.model is empty; set judge.model to a model id, e.g. {example}")
     problems.extend(provider_problems(cfg))
     if cfg.temperature is not None and not (0.0 <= float(cfg.temperature) <= 1.0):
         problems.append(

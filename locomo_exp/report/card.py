@@ -133,6 +133,7 @@ def _judge_section(summary: Mapping[str, Any]) -> dict[str, Any] | None:
     return {
         "model": judge.get("model"),
         "model_snapshot": judge.get("model_snapshot") or judge.get("response_model"),
+        **_provider_fields(judge),
         "protocol": judge.get("protocol"),
         "prompt_version": judge.get("prompt_version"),
         "prompt_hash": judge.get("prompt_hash"),
@@ -142,6 +143,17 @@ def _judge_section(summary: Mapping[str, Any]) -> dict[str, Any] | None:
         "aggregation": judge.get("aggregation") or "mean over runs",
         "categories": judge.get("categories"),
         **_template_fields(judge),
+    }
+
+
+def _provider_fields(judge: Mapping[str, Any]) -> dict[str, Any]:
+    """Provider and endpoint of the judge (absent in summaries made before providers)."""
+    if not judge.get("provider"):
+        return {}
+    return {
+        "provider": judge.get("provider"),
+        "endpoint": judge.get("endpoint"),
+        "endpoint_kind": judge.get("endpoint_kind"),
     }
 
 
@@ -270,6 +282,11 @@ def render_card_markdown(card: Mapping[str, Any]) -> str:
             f"temperature {_fmt(judge.get('temperature'))}, {_fmt(judge.get('runs'))} runs, "
             f"{_fmt(judge.get('aggregation'))}"
         )
+        if judge.get("provider"):
+            lines.append(
+                f"- Judge API: {judge['provider']}, {_fmt(judge.get('endpoint_kind'))} endpoint "
+                f"{_fmt(judge.get('endpoint'))}"
+            )
     else:
         lines.append("- Judge: not run")
     note = template_note(judge) if judge else None
@@ -351,6 +368,8 @@ COMPARED_FIELDS = (
     "question_set",
     "answer_key.version",
     "answer_key.errata_sha256",
+    "judge.provider",
+    "judge.endpoint",
     "judge.model",
     "judge.model_snapshot",
     "judge.protocol",

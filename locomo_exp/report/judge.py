@@ -28,6 +28,13 @@ def render_judge_section(summary: RunSummary) -> str:
         f"{judge.runs} run(s) per question, mode {judge.mode}.",
         "",
     ]
+    if judge.provider:
+        answered = f"; answered by `{judge.model_snapshot}`" if judge.model_snapshot else ""
+        lines[-1:-1] = [
+            "",
+            f"Judge API: `{judge.provider}`, {judge.endpoint_kind} endpoint "
+            f"`{judge.endpoint}`{answered}.",
+        ]
     note = template_note(judge.raw)
     if note:
         lines[-1:-1] = ["", f"Judge prompt: {note}."]

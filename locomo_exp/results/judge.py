@@ -64,6 +64,10 @@ class JudgeSummary:
         dry_run_estimate: the estimate of a dry run (no call made), else ``None``.
         prompt_too_long_questions: ids of questions whose prompt the API refused.
         raw: the judge's dict as produced.
+        provider: ``judge.provider`` (``None`` in summaries made before providers).
+        endpoint: the API base URL the calls went to (never a key).
+        endpoint_kind: ``default`` or ``custom``.
+        model_snapshot: the model id the API answered with (most replies), if known.
     """
 
     protocol: str | None
@@ -80,6 +84,10 @@ class JudgeSummary:
     dry_run_estimate: dict[str, Any] | None
     prompt_too_long_questions: tuple[str, ...]
     raw: Mapping[str, Any] = field(repr=False, compare=False)
+    provider: str | None = None
+    endpoint: str | None = None
+    endpoint_kind: str | None = None
+    model_snapshot: str | None = None
 
     @property
     def overall_label(self) -> str:
@@ -121,4 +129,8 @@ class JudgeSummary:
                 str(q) for q in data.get("prompt_too_long_questions") or ()
             ),
             raw=dict(data),
+            **{
+                name: None if data.get(name) is None else str(data[name])
+                for name in ("provider", "endpoint", "endpoint_kind", "model_snapshot")
+            },
         )

@@ -235,12 +235,20 @@ def j_overall_1_4(judge: Mapping[str, Any]) -> float | None:
 
 
 def judge_params(judge: Mapping[str, Any]) -> dict[str, str]:
-    """Params the judge's run adds: prompt, API and parser versions; batch ids in batch mode."""
+    """Params the judge's run adds: prompt, API and parser versions; batch ids in batch mode.
+
+    Also where the calls went (``judge.endpoint``, ``judge.endpoint_kind``: default or
+    custom; never a key) and the snapshot the API answered with (``judge.model_snapshot``),
+    when the summary has them.
+    """
     params = {
         "judge.prompt_version": str(judge.get("prompt_version")),
         "judge.api_version": str(judge.get("api_version")),
         "judge.parser_version": str(judge.get("parser_version")),
     }
+    for name in ("endpoint", "endpoint_kind", "model_snapshot"):
+        if judge.get(name):
+            params[f"judge.{name}"] = str(judge[name])
     template = judge.get("template")
     if isinstance(template, Mapping):  # judge.protocol=template: the file's name and sha256
         params["judge.template_name"] = f"{template.get('name')}@{template.get('version')}"

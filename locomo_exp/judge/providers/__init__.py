@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
+from urllib.parse import urlsplit, urlunsplit
 
 from locomo_exp.judge.errors import JudgeError
 
@@ -190,9 +191,17 @@ def endpoint(cfg: JudgeConfig) -> dict[str, str]:
     return {
         "provider": spec.name,
         "api": spec.title,
-        "endpoint": (url or spec.default_base_url).rstrip("/"),
+        "endpoint": _public_url(url or spec.default_base_url),
         "endpoint_kind": "custom" if url else "default",
     }
+
+
+def _public_url(url: str) -> str:
+    """``url`` without user info, query or fragment (where a credential could hide)."""
+    parts = urlsplit(str(url))
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", "")).rstrip("/")
 
 
 def api_version(cfg: JudgeConfig) -> str:
@@ -223,8 +232,8 @@ def missing_key_message(cfg: JudgeConfig) -> str:
     """The one line for an unset key variable (says how to run without a key)."""
     env = key_env(cfg)
     return (
-        f"{env} is not set; export your {get_provider(cfg.provider).title} key in {env} "
-        "(a key is never read from the command line), set judge.api_key_env to the variable "
+        f"{env} is not set; export the judge API key ({get_provider(cfg.provider).title}) in "
+        f"{env} (a key is never read from the command line), set judge.api_key_env to the variable "
         "that holds it (null for a local server that needs none), or use judge.dry_run=true"
     )
 
