@@ -413,6 +413,9 @@ def test_run_result_reports_versions_tokens_cost_and_question_json(
         "judge.prompt_version": "rubric-v1",
         "judge.api_version": "2023-06-01",
         "judge.parser_version": "parse-v2",
+        "judge.endpoint": fake_anthropic.url,
+        "judge.endpoint_kind": "custom",
+        "judge.model_snapshot": "claude-sonnet-4-6",
     }
     row = result.question_json("conv-1:0")
     assert row["j_mean"] == 80.0 and row["j_std"] == 0.0 and row["j_run_count"] == 2
