@@ -394,3 +394,33 @@ def test_openai_compatible_without_a_model_is_one_line(
     with pytest.raises(JudgeError, match=r"judge.model is empty; .*judge=openai-compatible judge.model="):
         judge(make_records(2), cfg, tmp_path)
     assert fake_openai.requests == []
+
+
+def test_interrupt_drains_calls_in_flight_and_caches_them(
+    fake_openai: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    from locomo_exp.judge.cache import JudgeCache
+    from locomo_exp.judge.pool import JudgePool, PoolInterrupted, build_call_specs
+    from locomo_exp.judge.providers.openai import OpenAIJudgeClient
+
+    fake_openai.latency_s = 0.3
+    cfg = openai_judge_config(fake_openai, tmp_path, runs=1, max_concurrency=4, drain_s=5.0)
+    client = OpenAIJudgeClient(api_key="k", base_url=fake_openai.base_url)
+    specs = build_call_specs(make_records(20), cfg, api_version=client.api_version)
+
+    async def go() -> None:
+        with JudgeCache(tmp_path / "judge_cache.sqlite") as cache:
+            pool = JudgePool(client, cfg, cache, handle_signals=False)
+            # the canary (0.3 s) completes; interrupt while the next 4 calls are in flight
+            asyncio.get_running_loop().call_later(0.45, pool.interrupt, 2)
+            try:
+                with pytest.raises(PoolInterrupted) as info:
+                    await pool.run(specs)
+            finally:
+                await client.aclose()
+            # the 4 in flight were waited for (drain) and cached, nothing new started
+            assert (info.value.signum, info.value.calls_cached) == (2, 5)
+            assert len(cache.get_many(s.digest for s in specs)) == 5
+
+    asyncio.run(go())
+    assert len(fake_openai.messages_requests()) == 5
