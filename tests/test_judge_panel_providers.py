@@ -16,7 +16,8 @@ from locomo_exp.judge import run_judge
 from locomo_exp.judge.job import ESTIMATED_OUTPUT_TOKENS
 from locomo_exp.judge.preflight import estimate_prompt_tokens
 from locomo_exp.judge.protocols import get_protocol
-from locomo_exp.judge.trust_job import plan_trust, run_trust
+from locomo_exp.tracking.trust import trust_metrics
+from locomo_exp.trust.job import plan_trust, run_trust
 
 # 12 questions: both accept 0-4, both reject 5-7, Claude only 8-9, GPT only 10-11
 CLAUDE = [True] * 5 + [False] * 3 + [True, True, False, False]
@@ -63,7 +64,11 @@ def test_panel_across_providers_gives_j_per_model_majority_alpha_and_kappa(
     # Cohen's kappa by hand: p_o = agreement, p_e from the two marginals
     p_o = agreed.mean()
     p_e = claude.mean() * gpt.mean() + (1 - claude.mean()) * (1 - gpt.mean())
-    kappa = outcome.summary["metrics"]["panel/kappa/claude-sonnet-4-6__gpt-4o-mini-2024-07-18"]
+    metrics = trust_metrics(
+        audit=outcome.audit, labels=outcome.labels, stored=outcome.stored,
+        corrected=outcome.corrected, panel=outcome.panel,
+    )
+    kappa = metrics["panel/kappa/claude-sonnet-4-6__gpt-4o-mini-2024-07-18"]
     assert kappa == pytest.approx((p_o - p_e) / (1 - p_e))
     # Claude (the main judge) answered 12; the panel's GPT calls went to the OpenAI fake
     assert len(fake_anthropic.messages_requests()) == 12
