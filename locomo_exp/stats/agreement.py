@@ -21,8 +21,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from statsmodels.stats.inter_rater import cohens_kappa as _sm_cohens_kappa
-from statsmodels.stats.proportion import proportion_confint
 
 logger = logging.getLogger(__name__)
 
@@ -69,6 +67,10 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> Proport
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
     if n == 0:
         return Proportion(0, 0, None, None, None, confidence)
+    # imported here: statsmodels.stats loads pandas and scipy.stats (about a second), which
+    # a job without a judge audit, labels or a panel never needs
+    from statsmodels.stats.proportion import proportion_confint
+
     low, high = proportion_confint(successes, n, alpha=1.0 - confidence, method="wilson")
     # the bounds at 0/n and n/n are exactly 0 and 1 (statsmodels leaves float dust)
     low = 0.0 if successes == 0 else float(low)
@@ -104,7 +106,9 @@ def cohens_kappa(table: np.ndarray | Sequence[Sequence[int]]) -> float | None:
     expected = float((arr.sum(axis=0) / total) @ (arr.sum(axis=1) / total))
     if expected >= 1.0 - 1e-12:
         return None
-    return float(_sm_cohens_kappa(arr, return_results=False))
+    from statsmodels.stats.inter_rater import cohens_kappa
+
+    return float(cohens_kappa(arr, return_results=False))
 
 
 @dataclass(frozen=True)
