@@ -131,8 +131,10 @@ def main() -> int:
     print(f"  whole command              {wall:6.2f} s = {wall / ideal:.2f}x ideal "
           f"(target <= 1.10 x ideal + 3 s = {1.10 * ideal + 3:.2f} s)")
     print(f"  calls span                 {span:6.2f} s = {span / ideal:.2f}x ideal")
-    print(f"  before the first call      {first - start:6.2f} s")
-    print(f"  after the last reply       {end - last_reply:6.2f} s")
+    cpu_first, cpu_last = _cpu_at(samples, first), _cpu_at(samples, last_reply)
+    print(f"  before the first call      {first - start:6.2f} s  (CPU {cpu_first:.2f} s)")
+    print(f"  after the last reply       {end - last_reply:6.2f} s  (CPU "
+          f"{(samples[-1][1] if samples else 0.0) - cpu_last:.2f} s)")
     print(f"  command CPU                {cpu:6.2f} s = {1e3 * cpu / calls:.2f} ms per call")
     if not args.py_spy:
         in_span = _cpu_at(samples, last_reply) - _cpu_at(samples, first)
