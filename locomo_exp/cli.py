@@ -33,17 +33,13 @@ def task_overrides() -> list[str]:
     return [str(o) for o in task] if isinstance(task, list) else []
 
 
-_KEY_OVERRIDE_RE = re.compile(
-    r"^[+~]{0,2}(?:[\w.-]*\.)?(api_key|apikey|auth_token|api_token)=", re.I
-)
-
-
 def key_overrides(argv: list[str]) -> str | None:
     """The refusal of an API key on the command line, or ``None`` when there is none.
 
     Checked before Hydra runs: Hydra would already have copied the key into
     ``.hydra/config.yaml``, ``hydra.yaml`` and ``overrides.yaml`` by the time the config
-    is validated. The key itself is never repeated.
+    is validated. The key itself is never repeated. The rules (a key's name, or a value
+    that looks like a key) are :func:`locomo_exp.config.secrets.key_override_problem`'s.
 
     Args:
         argv: the command-line arguments after the program name.
@@ -51,16 +47,9 @@ def key_overrides(argv: list[str]) -> str | None:
     Returns:
         One line naming the override's key and where a key goes instead.
     """
-    for arg in argv:
-        match = _KEY_OVERRIDE_RE.match(arg)
-        if match:
-            name = arg.split("=", 1)[0]
-            return (
-                f"{name}=...: an API key is never accepted on the command line (it would be "
-                "written to the run's saved config); export it in its environment variable "
-                "(ANTHROPIC_API_KEY, OPENAI_API_KEY, or the one named by judge.api_key_env)"
-            )
-    return None
+    from locomo_exp.config.secrets import key_override_problem
+
+    return key_override_problem(argv)
 
 
 def check_command_line(argv: list[str]) -> None:
@@ -131,8 +120,9 @@ def app_help(argv: list[str]) -> str:
     from locomo_exp.config import register_configs
 
     register_configs()
-    conf_dir = Path(__file__).resolve().parent / "conf"
-    groups = sorted(path for path in conf_dir.iterdir() if path.is_dir())
+    from locomo_exp.config.checks import CONF_DIR, NOT_GROUPS, config_groups
+
+    conf_dir = CONF_DIR
     lines = [
         "locomo_exp is powered by Hydra.",
         "",
@@ -140,9 +130,11 @@ def app_help(argv: list[str]) -> str:
         "Compose your configuration from those groups (group=option)",
         "",
     ]
-    for group in groups:
-        options = ", ".join(sorted(path.stem for path in group.glob("*.yaml")))
-        lines.append(f"{group.name}: {options}")
+    for group, options in config_groups().items():
+        lines.append(f"{group}: {', '.join(options)}")
+    for folder, key in NOT_GROUPS.items():
+        shipped = sorted(path.stem for path in (conf_dir / folder).glob("*.yaml"))
+        lines.append(f"({key}=<file or name>; shipped: {', '.join(shipped)})")
     overrides = [a for a in argv if a not in HELP_FLAGS and not a.startswith("-")]
     with initialize_config_dir(config_dir=str(conf_dir), version_base="1.3"):
         cfg = compose(config_name="config", overrides=overrides)

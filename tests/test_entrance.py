@@ -30,9 +30,12 @@ def test_the_command_line_module_loads_no_job_until_it_runs_one() -> None:
 def test_app_help_lists_every_config_group_and_the_composed_config() -> None:
     GlobalHydra.instance().clear()
     text = app_help(["--help", "scorer=both"])
-    groups = sorted(p.name for p in CONF_DIR.iterdir() if p.is_dir())
+    groups = sorted(p.name for p in CONF_DIR.iterdir() if p.is_dir() and p.name != "templates")
     for group in groups:
         options = ", ".join(sorted(p.stem for p in (CONF_DIR / group).glob("*.yaml")))
         assert f"\n{group}: {options}\n" in text
+    # conf/templates holds judge prompt files, not a group (templates=x is refused)
+    assert "\ntemplates:" not in text
+    assert "\n(judge.template=<file or name>; shipped: binary-label-own-words, " in text
     assert "== Config ==" in text and "scorer:\n  name: both\n" in text
     assert "hydra:" not in text  # Hydra's own node is left out, as in Hydra's help

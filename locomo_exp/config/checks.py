@@ -81,6 +81,28 @@ def _schema_node(schema: Any, key: str) -> Any:
     return node
 
 
+CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
+"""The package's config directory (``locomo_exp/conf/``)."""
+
+NOT_GROUPS: dict[str, str] = {"templates": "judge.template"}
+"""Folders of ``conf/`` that are not config groups, with the key that reads them:
+``templates`` holds judge prompt files chosen with ``judge.template=<name>``."""
+
+
+def config_groups() -> dict[str, list[str]]:
+    """The config groups a user chooses from (``benchmark=longmemeval``) with their options.
+
+    Returns:
+        Group name -> sorted option names, from the folders of ``conf/`` (minus
+        :data:`NOT_GROUPS`) and their YAML files.
+    """
+    return {
+        path.name: sorted(option.stem for option in path.glob("*.yaml"))
+        for path in sorted(CONF_DIR.iterdir())
+        if path.is_dir() and path.name not in NOT_GROUPS
+    }
+
+
 def _parse_overrides(overrides: list[str]) -> list[Any]:
     """Hydra's own parse of command-line overrides; unparsable ones are left to Hydra."""
     from hydra.core.override_parser.overrides_parser import OverridesParser
@@ -117,17 +139,20 @@ def unknown_override_keys(overrides: list[str]) -> list[tuple[str, str | None]]:
     from hydra.core.override_parser.types import OverrideType
 
     schema = OmegaConf.structured(ExperimentConfig)
+    groups = config_groups()  # a group choice (benchmark=longmemeval) is not a key
     found: list[tuple[str, str | None]] = []
     for override in _parse_overrides(overrides):
         key = str(override.key_or_group)
         if override.type != OverrideType.CHANGE or "/" in key or key.split(".")[0] == "hydra":
             continue
+        if key in groups:
+            continue
         if override.package is not None or _schema_node(schema, key) is not None:
             continue
         parent_key, _, last = key.rpartition(".")
         parent = _schema_node(schema, parent_key) if parent_key else schema
-        suggestion: str | None = None
-        if isinstance(parent, DictConfig):
+        suggestion: str | None = NOT_GROUPS.get(key)
+        if suggestion is None and isinstance(parent, DictConfig):
             close = difflib.get_close_matches(last, [str(k) for k in parent.keys()], n=1)
             if close:
                 suggestion = f"{parent_key}.{close[0]}" if parent_key else close[0]
@@ -151,21 +176,18 @@ def unknown_group_options(overrides: list[str]) -> list[str]:
     """
     from hydra.core.override_parser.types import OverrideType
 
-    conf_dir = Path(__file__).resolve().parent.parent / "conf"
+    groups = config_groups()
     problems: list[str] = []
     for override in _parse_overrides(overrides):
         group = str(override.key_or_group)
-        options_dir = conf_dir / group
-        if override.type != OverrideType.CHANGE or not group.isidentifier():
-            continue
-        if not options_dir.is_dir():
+        if override.type != OverrideType.CHANGE or group not in groups:
             continue
         if override.is_sweep_override():
             values = [str(v) for v in override.sweep_string_iterator()]
         else:
             value = override.value()
             values = [str(v) for v in value] if isinstance(value, list) else [str(value)]
-        available = sorted(f.stem for f in options_dir.glob("*.yaml"))
+        available = groups[group]
         for value in values:
             if value not in available and value != "null":
                 problems.append(
