@@ -48,7 +48,10 @@ def key_override_problem(argv: list[str]) -> str | None:
         if KEY_NAME_RE.search(last):
             reason = "an API key is never accepted on the command line"
         elif KEY_VALUE_RE.search(value):
-            reason = "its value looks like an API key (sk-...), which is never accepted on the command line"
+            reason = (
+                "its value looks like an API key (sk-...), which is never accepted on the "
+                "command line"
+            )
         else:
             continue
         return (
