@@ -54,7 +54,9 @@ def summary_row(record: JobRecord, summary: dict[str, Any] | None) -> dict[str, 
         present), ``f1_ci`` (0-1) and ``j_ci`` (0-100): the job's 95% bootstrap interval of
         F1 and J overall (``[low, high]`` or ``None``),
         ``parse_failures``, ``api_errors``, ``input_tokens``, ``output_tokens``,
-        ``estimated_cost_usd``. Missing values are ``None``.
+        ``estimated_cost_usd``, and ``dry_run_estimate`` (the judge's dry-run estimate:
+        calls, tokens, cost with the audit's, when ``judge.dry_run`` was set). Missing values
+        are ``None``.
     """
     row: dict[str, Any] = {
         "job": record.job,
@@ -79,9 +81,11 @@ def summary_row(record: JobRecord, summary: dict[str, Any] | None) -> dict[str, 
         "input_tokens": None,
         "output_tokens": None,
         "estimated_cost_usd": None,
+        "dry_run_estimate": None,
     }
     if summary is None:
         return row
+    row["dry_run_estimate"] = (summary.get("judge") or {}).get("dry_run_estimate")
     bootstrap = (summary.get("analysis") or {}).get("bootstrap") or {}
     row["f1_ci"] = _interval(bootstrap.get("f1"))
     row["j_ci"] = _interval(bootstrap.get("j_mean"))
@@ -207,6 +211,11 @@ def render_sweep_summary(summary: dict[str, Any]) -> str:
         f"- F1 in percent ({', '.join(variants) or 'n/a'} variant); J on 0-100, "
         "mean ± standard deviation of the overall J across runs"
     )
+    if any(isinstance(r.get("dry_run_estimate"), dict) for r in rows):
+        lines.append(
+            "- dry run (judge.dry_run=true): no judge call was made and no J exists; `~` marks "
+            "the dry run's estimates (tokens of the answer calls, cost with the audit's calls)"
+        )
     compared = any(r.get("vs_baseline") for r in rows)
     base = summary.get("baseline") or {}
     if base.get("error"):
@@ -251,19 +260,19 @@ def render_sweep_summary(summary: dict[str, Any]) -> str:
             else:
                 j_column = "j" if (r.get("vs_baseline") or {}).get("j") else "stored_j"
                 vs = vs_baseline_cells(r, "f1") + vs_baseline_cells(r, j_column)
+        status, tokens, cost = _spending_cells(r)
         cells = [
             str(r["job"]),
             *(cell(r["swept"].get(key)) for key in keys),
-            r["status"],
+            status,
             cell(r["f1"].get("overall"), scale=100.0),
             *(cell(r["f1"].get(c), scale=100.0) for c in categories),
             j,
             *vs,
             cell(r["parse_failures"], "d"),
             cell(r["api_errors"], "d"),
-            cell(r["input_tokens"], "d"),
-            cell(r["output_tokens"], "d"),
-            cell(r["estimated_cost_usd"], ".4f"),
+            *tokens,
+            cost,
             cell(r["wall_time_s"], ".1f"),
         ]
         lines.append("| " + " | ".join(cells) + " |")
@@ -275,6 +284,25 @@ def render_sweep_summary(summary: dict[str, Any]) -> str:
             error_text = (failed["error"] or "no error recorded").replace("\n", "\n  ")
             lines.append(f"- job {failed['job']} ({label}): {error_text}")
     return "\n".join(lines) + "\n"
+
+
+def _spending_cells(row: dict[str, Any]) -> tuple[str, list[str], str]:
+    """Status, token and cost cells of a row; a dry run shows its estimates, marked.
+
+    A dry run makes no call, so its tokens and cost are 0; the row shows the dry run's
+    estimates instead (``~`` before each, the cost with the audit's calls) and its status
+    says ``(dry run)``, so a job that was only counted never reads as free.
+    """
+    estimate = row.get("dry_run_estimate")
+    if not isinstance(estimate, dict):
+        tokens = [cell(row["input_tokens"], "d"), cell(row["output_tokens"], "d")]
+        return row["status"], tokens, cell(row["estimated_cost_usd"], ".4f")
+    cost = estimate.get("total_estimated_cost_usd", estimate.get("estimated_cost_usd"))
+    tokens = [
+        "~" + cell(estimate.get("estimated_input_tokens"), "d"),
+        "~" + cell(estimate.get("estimated_output_tokens"), "d"),
+    ]
+    return f"{row['status']} (dry run)", tokens, "~" + cell(cost, ".4f")
 
 
 def numeric_axis(summary: dict[str, Any]) -> str | None:

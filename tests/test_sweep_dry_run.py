@@ -1,0 +1,66 @@
+"""A dry-run sweep's summary shows the dry run's estimates, marked, never "$0.0000" (trial finding)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from locomo_exp import sweep
+
+# summary.json["judge"] of a dry-run job as the judge job writes it (a template dry run on
+# the example: 16 answer calls, 53 audit calls), with no call made
+DRY_JUDGE: dict[str, Any] = {
+    "j": {},
+    "counts": {"parse_failure": 0, "api_error": 0},
+    "tokens": {"input": 0, "output": 0},
+    "estimated_cost_usd": 0.0,
+    "dry_run_estimate": {
+        "calls_total": 16, "calls_cached": 0, "calls_to_make": 16,
+        "estimated_input_tokens": 1234, "estimated_output_tokens": 160,
+        "estimated_cost_usd": 0.006102, "audit_calls_to_make": 53,
+        "audit_estimated_cost_usd": 0.0201, "total_calls_to_make": 69,
+        "total_estimated_cost_usd": 0.026202,
+    },
+}
+
+
+def _row(job: int, template: str, judge: dict[str, Any]) -> dict[str, Any]:
+    record = sweep.JobRecord(
+        job=job,
+        overrides=[f"judge.template={template}"],
+        swept={"judge.template": template},
+        run_name=f"judge.template={template}",
+        status=sweep.COMPLETED,
+        output_dir="/x",
+        error=None,
+        f1_variant=None,
+    )
+    return sweep.summary_row(record, {"counts": {"overall": 20}, "metrics": {}, "judge": judge})
+
+
+def _table(rows: list[dict[str, Any]]) -> tuple[str, list[str]]:
+    context = sweep.SweepContext(
+        name="sweep judge.template=a,b", sweep_dir="/s", swept_keys=["judge.template"],
+        swept_overrides=["judge.template=a,b"],
+    )
+    markdown = sweep.render_sweep_summary(sweep.build_sweep_summary(context, rows))
+    return markdown, [line for line in markdown.splitlines() if line.startswith("| ")]
+
+
+def test_a_dry_run_job_shows_its_estimates_marked_and_its_status_says_dry_run() -> None:
+    markdown, table = _table([_row(0, "strict.yaml", DRY_JUDGE)])
+    cells = [c.strip() for c in table[1].strip("|").split("|")]
+    header = [c.strip() for c in table[0].strip("|").split("|")]
+    by_name = dict(zip(header, cells, strict=True))
+    assert by_name["status"] == "COMPLETED (dry run)"
+    assert by_name["input tokens"] == "~1234" and by_name["output tokens"] == "~160"
+    assert by_name["cost $"] == "~0.0262"  # 0.006102 answers + 0.0201 audit
+    assert by_name["J ± std"] == "—"
+    assert "- dry run (judge.dry_run=true): no judge call was made and no J exists" in markdown
+
+
+def test_a_judged_job_keeps_its_paid_tokens_and_cost() -> None:
+    paid = {**DRY_JUDGE, "tokens": {"input": 900, "output": 90}, "estimated_cost_usd": 0.0042}
+    del paid["dry_run_estimate"]
+    markdown, table = _table([_row(0, "strict.yaml", paid)])
+    assert "| COMPLETED | " in table[1] and "(dry run)" not in markdown
+    assert "| 900 | 90 | 0.0042 |" in table[1]
