@@ -262,5 +262,5 @@ def test_bootstrap_never_draws_more_than_one_chunk_of_indices(monkeypatch: pytes
 
     monkeypatch.setattr(analysis.np.random, "default_rng", Recording)
     monkeypatch.setattr(analysis, "BOOTSTRAP_CHUNK_ELEMENTS", 50_000)
-    bootstrap_ci([0.5] * 20_000, n_samples=1000, seed=0)
+    bootstrap_ci([0.5] * 20_000, n_resamples=1000, seed=0)
     assert sizes == [40_000] * 500  # 2 resamples of 20,000 per chunk, never 1000 x 20,000

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 CATEGORY_IDS: tuple[int, ...] = (1, 2, 3, 4, 5)
@@ -39,6 +39,29 @@ FULL_BENCHMARK_QUESTIONS: dict[str, int] = {
     key: sum(LOCOMO10_CATEGORY_SIZES[c] for c in members) for key, members in OVERALL_GROUPS.items()
 }
 """Question counts of the full LoCoMo-10 benchmark per overall group (1,540 and 1,986)."""
+
+
+QUESTION_SETS: dict[str, int] = {"1540": 0, "1542": 2, "1986": LOCOMO10_CATEGORY_SIZES[5]}
+"""The named question sets: categories 1-4 complete plus this many category-5 questions.
+
+1,540 is the Mem0 paper's set; 1,542 adds the two category-5 items of ``locomo10.json`` that
+carry an ``answer``; 1,986 is all of LoCoMo-10 (docs/field_notes.md §8)."""
+
+
+def question_set_name(per_category: Mapping[int, int]) -> str | None:
+    """The one question-set classifier: which named set a file's category counts are.
+
+    Args:
+        per_category: questions per category id.
+
+    Returns:
+        ``"1540"``, ``"1542"`` or ``"1986"`` (:data:`QUESTION_SETS`), or ``None`` for any
+        other set (categories 1-4 incomplete, or another category-5 count).
+    """
+    if any(int(per_category.get(c) or 0) != LOCOMO10_CATEGORY_SIZES[c] for c in (1, 2, 3, 4)):
+        return None
+    n5 = int(per_category.get(5) or 0)
+    return next((name for name, extra in QUESTION_SETS.items() if n5 == extra), None)
 
 
 def overall_group_for(categories: Iterable[int]) -> str | None:

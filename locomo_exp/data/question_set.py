@@ -10,16 +10,13 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from locomo_exp.benchmark.locomo import LOCOMO10_CATEGORY_SIZES
+from locomo_exp.benchmark.locomo import LOCOMO10_CATEGORY_SIZES, question_set_name
 from locomo_exp.results import QARecord
 
 SET_1540 = "1540"
 SET_1542 = "1542"
 SET_1986 = "1986"
 CUSTOM = "custom"
-
-_FULL_1_4 = {c: LOCOMO10_CATEGORY_SIZES[c] for c in (1, 2, 3, 4)}
-
 
 @dataclass(frozen=True)
 class QuestionSet:
@@ -67,13 +64,9 @@ def detect_question_set(records: list[QARecord]) -> QuestionSet:
     """
     counts = Counter(r.category for r in records)
     per_category = {c: counts.get(c, 0) for c in sorted(LOCOMO10_CATEGORY_SIZES)}
-    first_four = {c: per_category[c] for c in (1, 2, 3, 4)}
     n = len(records)
-    if per_category == LOCOMO10_CATEGORY_SIZES:
-        return QuestionSet(SET_1986, n, per_category)
-    if first_four == _FULL_1_4 and per_category[5] == 0:
-        return QuestionSet(SET_1540, n, per_category)
-    if first_four == _FULL_1_4 and per_category[5] == 2:
+    name = question_set_name(per_category) or CUSTOM
+    extra: tuple[str, ...] = ()
+    if name == SET_1542:
         extra = tuple(f"{r.question_id}: {r.question}" for r in records if r.category == 5)
-        return QuestionSet(SET_1542, n, per_category, extra)
-    return QuestionSet(CUSTOM, n, per_category)
+    return QuestionSet(name, n, per_category, extra)

@@ -1,6 +1,7 @@
 """``data.reference=locomo10.json``: check every question against LoCoMo's own dataset.
 
-Questions are matched on conversation + normalised question text (NFC, lower case,
+Questions are matched on conversation + normalised question text (the benchmark's one
+normaliser, :func:`locomo_exp.benchmark.locomo.normalize_question`: NFKC, case folded,
 punctuation to spaces, whitespace collapsed). A file's conversation ids (``"0"``,
 ``locomo_experiment_user_0``, ``conv-26``...) are mapped to the dataset's ``sample_id``
 by where most of their questions are found. The check counts matched and unmatched
@@ -12,26 +13,19 @@ file that renamed a speaker).
 from __future__ import annotations
 
 import logging
-import re
-import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from locomo_exp.benchmark.locomo import normalize_question
 from locomo_exp.data.input_file import file_error, read_results_file
 from locomo_exp.results import QARecord
 
 log = logging.getLogger(__name__)
 
-_NON_WORD_RE = re.compile(r"[\W_]+")
 MAX_EXAMPLES = 5
-
-
-def normalise_question(text: str) -> str:
-    """NFC, lower case, every run of non-alphanumerics -> one space, stripped."""
-    return _NON_WORD_RE.sub(" ", unicodedata.normalize("NFC", str(text)).lower()).strip()
 
 
 @dataclass
@@ -91,7 +85,7 @@ class Reference:
             sample_id = str(sample.get("sample_id", index))
             for qa in sample["qa"]:
                 if isinstance(qa, dict) and isinstance(qa.get("question"), str):
-                    key = normalise_question(qa["question"])
+                    key = normalize_question(qa["question"])
                     if isinstance(qa.get("category"), int):
                         self._categories[(sample_id, key)].add(qa["category"])
                     self._samples_of[key].add(sample_id)
@@ -110,7 +104,7 @@ class Reference:
         votes: dict[str, Counter[str]] = defaultdict(Counter)
         for conversation, question in pairs:
             if conversation is not None:
-                votes[conversation].update(self._samples_of.get(normalise_question(question), ()))
+                votes[conversation].update(self._samples_of.get(normalize_question(question), ()))
         self.conversations = {
             conv: count.most_common(1)[0][0] for conv, count in votes.items() if count
         }
@@ -130,7 +124,7 @@ class Reference:
         Used as the category of records that have none (counted in
         :attr:`categories_given`).
         """
-        key = normalise_question(question)
+        key = normalize_question(question)
         sample = self._sample(conversation, key)
         found = self._categories.get((sample, key), set()) if sample is not None else set()
         if len(found) != 1:
@@ -154,7 +148,7 @@ class Reference:
             categories_from_reference=self.categories_given,
         )
         for record in records:
-            key = normalise_question(record.question)
+            key = normalize_question(record.question)
             sample = self._sample(record.conversation_id, key)
             if sample is None:
                 result.unmatched += 1

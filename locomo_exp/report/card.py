@@ -21,6 +21,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from locomo_exp.benchmark.locomo import CATEGORY_IDS, question_set_name
 from locomo_exp.data.input_file import file_sha256
 from locomo_exp.results.template_note import template_note
 
@@ -29,10 +30,6 @@ logger = logging.getLogger(__name__)
 CARD_VERSION = 1
 TOOL_NAME = "locomo_exp"
 
-# LoCoMo's category sizes (locomo10.json): 1: 282, 2: 321, 3: 96, 4: 841, 5: 446.
-LOCOMO_CATEGORY_COUNTS = {"1": 282, "2": 321, "3": 96, "4": 841, "5": 446}
-# Named question sets: label -> category-5 count with categories 1-4 complete.
-QUESTION_SETS = {"1,540": 0, "1,542": 2, "1,986": 446}
 
 # card field -> what kind of mismatch refuses a comparison
 BLOCKING_FIELDS = ("f1.variant", "question_set", "answer_key")
@@ -84,16 +81,9 @@ def question_set_label(counts: Mapping[str, Any]) -> str:
         ``"1,540"`` (categories 1-4), ``"1,542"`` (1-4 plus the two category-5 items that
         carry an ``answer``), ``"1,986"`` (all), or ``"custom (N)"``.
     """
-    complete_1_4 = all(
-        int(counts.get(c) or 0) == LOCOMO_CATEGORY_COUNTS[c] for c in ("1", "2", "3", "4")
-    )
-    n5 = int(counts.get("5") or 0)
-    if complete_1_4:
-        for label, expected in QUESTION_SETS.items():
-            if n5 == expected:
-                return label
-    total = sum(int(counts.get(c) or 0) for c in ("1", "2", "3", "4", "5"))
-    return f"custom ({total:,})"
+    per_category = {c: int(counts.get(str(c)) or 0) for c in CATEGORY_IDS}
+    name = question_set_name(per_category)
+    return f"{int(name):,}" if name else f"custom ({sum(per_category.values()):,})"
 
 
 def _category5_policy(counts: Mapping[str, Any], judge: Mapping[str, Any] | None) -> str:

@@ -158,14 +158,14 @@ def build_summary(
 
 
 def bootstrap_by_category(
-    rows: Sequence[dict[str, Any]], metric: str, n_samples: int = 1000, seed: int = 0
+    rows: Sequence[dict[str, Any]], metric: str, n_resamples: int = 1000, seed: int = 0
 ) -> dict[str, BootstrapCI | None]:
     """:func:`bootstrap_ci` of ``metric`` per category id and overall.
 
     Args:
         rows: per-question rows.
         metric: row key, e.g. ``f1`` (0-1) or ``j_mean`` (0-100).
-        n_samples: bootstrap resamples.
+        n_resamples: bootstrap resamples.
         seed: random seed.
 
     Returns:
@@ -179,7 +179,7 @@ def bootstrap_by_category(
             for row in rows
             if row["category"] in members and row.get(metric) is not None
         ]
-        interval = bootstrap_ci(values, n_samples, seed)
+        interval = bootstrap_ci(values, n_resamples, seed)
         result[key] = BootstrapCI(*interval) if interval else None
     return result
 

@@ -146,6 +146,40 @@ def cluster_bootstrap_draws(
     return out
 
 
+def question_bootstrap_draws(
+    values: np.ndarray,
+    n_resamples: int,
+    seed: int | np.random.Generator = 0,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+) -> np.ndarray:
+    """Bootstrap distribution of the mean of ``values`` under question resampling.
+
+    The one resampling engine of the question-level intervals (a run's mean,
+    :func:`bootstrap_ci`; a paired difference, :func:`question_bootstrap_mean_diff`).
+    Chunks draw from the same stream as one ``(n_resamples, n)`` draw, so the chunk size
+    changes memory, never the result.
+
+    Args:
+        values: per-question values, shape ``(n,)``, finite.
+        n_resamples: number of resamples ``B``.
+        seed: an int seed or a :class:`numpy.random.Generator`.
+        chunk_size: resamples drawn per chunk (memory ``chunk_size x n`` indices).
+
+    Returns:
+        Array of shape ``(B,)``: the mean of each resample of ``n`` questions drawn with
+        replacement.
+    """
+    n = values.size
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    draws = np.empty(n_resamples, dtype=float)
+    for start in range(0, n_resamples, chunk_size):
+        size = min(chunk_size, n_resamples - start)
+        idx = rng.integers(0, n, size=(size, n))
+        draws[start : start + size] = values[idx].mean(axis=1)
+        del idx
+    return draws
+
+
 def _paired_diff(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> np.ndarray:
     """``a - b`` as floats; ValueError when the two runs differ in shape."""
     a_arr, b_arr = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
@@ -219,18 +253,14 @@ def question_bootstrap_mean_diff(
     diff = _paired_diff(a, b)
     _validate_common(n_resamples, confidence, chunk_size)
     _check(diff, "diff")
-    n = diff.size
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    draws = np.empty(n_resamples, dtype=float)
-    for start in range(0, n_resamples, chunk_size):
-        size = min(chunk_size, n_resamples - start)
-        idx = rng.integers(0, n, size=(size, n))
-        draws[start : start + size] = diff[idx].mean(axis=1)
-    return _percentile_interval(draws, float(diff.mean()), confidence, n, "question")
+    draws = question_bootstrap_draws(diff, n_resamples, seed, chunk_size)
+    return _percentile_interval(draws, float(diff.mean()), confidence, diff.size, "question")
 
 
 __all__ = [
     "BootstrapInterval",
+    "bootstrap_ci",
+    "question_bootstrap_draws",
     "cluster_bootstrap_draws",
     "cluster_bootstrap_mean_diff",
     "question_bootstrap_mean_diff",
@@ -246,39 +276,37 @@ BOOTSTRAP_CHUNK_ELEMENTS = 2_000_000
 
 
 def bootstrap_ci(
-    values: Sequence[float], n_samples: int = 1000, seed: int = 0, confidence: float = CONFIDENCE
+    values: Sequence[float],
+    n_resamples: int = 1000,
+    seed: int = 0,
+    confidence: float = CONFIDENCE,
 ) -> tuple[float, float] | None:
     """Percentile bootstrap confidence interval of a mean, resampling questions.
 
-    Efron & Tibshirani (1993), percentile method: draw ``n_samples`` resamples of the
+    Efron & Tibshirani (1993), percentile method: draw ``n_resamples`` resamples of the
     questions with replacement, take the mean of each, report the (1-c)/2 and (1+c)/2
     quantiles of those means. Resamples are drawn in chunks of about
-    :data:`BOOTSTRAP_CHUNK_ELEMENTS` indices, so memory is bounded whatever ``n_samples``
-    and the number of questions; the values equal one ``(n_samples, n)`` draw from the
+    :data:`BOOTSTRAP_CHUNK_ELEMENTS` indices (:func:`question_bootstrap_draws`, the same
+    engine as the paired intervals), so memory is bounded whatever ``n_resamples``
+    and the number of questions; the values equal one ``(n_resamples, n)`` draw from the
     same seed (the intervals are those of earlier versions).
 
     Args:
         values: per-question scores (any unit; the interval has the same unit).
-        n_samples: number of bootstrap resamples.
+        n_resamples: number of bootstrap resamples.
         seed: seed of numpy's ``default_rng`` (same seed, same interval).
         confidence: coverage, e.g. 0.95.
 
     Returns:
-        ``(low, high)``, or ``None`` for no values or ``n_samples < 1``.
+        ``(low, high)``, or ``None`` for no values or ``n_resamples < 1``.
     """
     data = np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=float)
-    if data.size == 0 or n_samples < 1:
+    if data.size == 0 or n_resamples < 1:
         return None
-    rng = np.random.default_rng(seed)
-    means = np.empty(n_samples)
-    # resamples in chunks of about BOOTSTRAP_CHUNK_ELEMENTS indices: memory stays bounded
-    # (not n_samples x n), and the draws are the same stream as one big draw
+    # about BOOTSTRAP_CHUNK_ELEMENTS indices per chunk: memory stays bounded (not
+    # n_resamples x n), and the draws are the same stream as one big draw
     rows = max(1, BOOTSTRAP_CHUNK_ELEMENTS // data.size)
-    for start in range(0, n_samples, rows):
-        stop = min(start + rows, n_samples)
-        indices = rng.integers(0, data.size, size=(stop - start, data.size))
-        means[start:stop] = data[indices].mean(axis=1)
-        del indices
+    means = question_bootstrap_draws(data, n_resamples, seed, chunk_size=rows)
     alpha = (1.0 - confidence) / 2.0
     low, high = np.quantile(means, [alpha, 1.0 - alpha])
     return float(low), float(high)
