@@ -58,3 +58,53 @@ def test_a_file_without_stored_metrics_gets_the_plain_table(
     table = console_table(result.summary)
     assert table.splitlines()[0].split() == ["category", "n", "F1", "BLEU-1"]
     assert len(table.splitlines()) == 9
+
+
+# -- one cost definition --------------------------------------------------------------------
+
+
+def test_cost_is_calls_actually_paid_with_audit_included_and_cached_calls_free(
+    fake_anthropic, tmp_path: Path, typed_config: Composer, monkeypatch  # type: ignore[no-untyped-def]
+) -> None:
+    import json
+
+    from fake_anthropic import replay_truth
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-fake")
+    fake_anthropic.responder = replay_truth()
+    common = (
+        "scorer=judge", "data=example", "tracking=none", f"judge.base_url={fake_anthropic.url}",
+        f"judge.cache_path={tmp_path}/cache.sqlite", "judge.runs=1", "judge.progress=false",
+        "judge.audit.n=3", "judge.audit.max_share=null",
+    )
+    first = run_experiment(typed_config(*common), tmp_path / "one", PROJECT_ROOT)
+    judge = json.loads((tmp_path / "one" / "summary.json").read_text())["judge"]
+    answers, audit = judge["estimated_cost_usd"], judge["trust"]["audit"]["estimated_cost_usd"]
+    assert answers > 0 and audit > 0
+    assert judge["trust"]["total_cost_usd"] == answers + audit
+    report = (tmp_path / "one" / "report.md").read_text()
+    assert (
+        f"cost ${answers + audit:.4f} (answers ${answers:.4f}, audit ${audit:.4f}): calls "
+        "actually paid; cached calls are free." in report
+    )
+    assert f"- Audit cost: {audit:.4f} USD (calls actually paid; cached calls are free)" in report
+    assert first.metrics["judge/total_cost_usd"] == answers + audit
+
+    second = run_experiment(typed_config(*common), tmp_path / "two", PROJECT_ROOT)
+    again = json.loads((tmp_path / "two" / "summary.json").read_text())["judge"]
+    assert again["counts"]["calls_made"] == 0
+    assert again["trust"]["audit"]["calls_made"] == 0
+    assert again["trust"]["total_cost_usd"] == 0.0  # fully cached: nothing paid, audit too
+    report = (tmp_path / "two" / "report.md").read_text()
+    assert "- Audit cost: 0.0000 USD (calls actually paid; cached calls are free)" in report
+    assert second.metrics["judge/total_cost_usd"] == 0.0
+
+
+def test_the_sweep_cost_column_includes_the_audit_and_panel() -> None:
+    from locomo_exp import sweep
+
+    record = sweep.JobRecord(0, [], {"judge.runs": "1"}, "x", sweep.COMPLETED, "/x")
+    judge = {"estimated_cost_usd": 0.10, "trust": {"audit": {"estimated_cost_usd": 0.02},
+                                                   "total_cost_usd": 0.12}}
+    row = sweep.summary_row(record, {"counts": {"overall": 1}, "metrics": {}, "judge": judge})
+    assert row["estimated_cost_usd"] == 0.12

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from locomo_exp.report.format import fmt_num
 from locomo_exp.results import RunSummary
 from locomo_exp.results.template_note import template_note
@@ -64,13 +67,37 @@ def render_judge_section(summary: RunSummary) -> str:
             + "."
         )
     if judge.tokens and not estimate:
-        cost = judge.estimated_cost_usd
-        cost_text = "n/a" if cost is None else f"${cost:.2f}"
         lines.append(
             f"Tokens: {judge.tokens.get('input', 0)} in, {judge.tokens.get('output', 0)} out; "
-            f"estimated cost {cost_text}."
+            + cost_line(judge.raw)
         )
     # judge trust sections (audit right under J; labels, corrected J, panel when present)
     for section in (judge.raw.get("trust") or {}).get("sections") or []:
         lines += ["", str(section)]
     return "\n".join(lines)
+
+
+def _usd(value: Any) -> str:
+    return "n/a" if value is None else f"${float(value):.4f}"
+
+
+def cost_line(judge: Mapping[str, Any]) -> str:
+    """The run's judge cost: calls actually paid, answers + audit + panel; cached calls free.
+
+    Args:
+        judge: the judge's part of ``summary.json``.
+
+    Returns:
+        ``"cost $0.0123 (answers $0.0100, audit $0.0023): calls actually paid; cached
+        calls are free."``; ``n/a`` where no price is known.
+    """
+    trust = judge.get("trust") or {}
+    parts = [("answers", judge.get("estimated_cost_usd"))]
+    parts += [
+        (name, trust[name].get("estimated_cost_usd"))
+        for name in ("audit", "panel")
+        if trust.get(name)
+    ]
+    total = trust.get("total_cost_usd", judge.get("estimated_cost_usd"))
+    detail = ", ".join(f"{name} {_usd(value)}" for name, value in parts)
+    return f"cost {_usd(total)} ({detail}): calls actually paid; cached calls are free."

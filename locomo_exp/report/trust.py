@@ -91,7 +91,9 @@ def render_audit_section(
         f"- False-reject rate over all should-be-accepted controls: {_prop(summary.false_reject)}",
     ]
     if summary.cost_usd is not None:
-        lines.append(f"- Audit cost: {summary.cost_usd:.4f} USD")
+        lines.append(
+            f"- Audit cost: {summary.cost_usd:.4f} USD (calls actually paid; cached calls are free)"
+        )
     limits = [
         f"{name} {_pct(value)}"
         for name, value in (

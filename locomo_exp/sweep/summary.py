@@ -112,7 +112,9 @@ def summary_row(record: JobRecord, summary: dict[str, Any] | None) -> dict[str, 
         row["api_errors"] = counts.get("api_error")
         row["input_tokens"] = tokens.get("input")
         row["output_tokens"] = tokens.get("output")
-        row["estimated_cost_usd"] = judge.get("estimated_cost_usd")
+        # one cost everywhere: answers + audit + panel, calls actually paid
+        trust = judge.get("trust") or {}
+        row["estimated_cost_usd"] = trust.get("total_cost_usd", judge.get("estimated_cost_usd"))
     return row
 
 

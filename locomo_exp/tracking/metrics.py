@@ -197,6 +197,10 @@ def judge_metrics(judge: Mapping[str, Any], category_names: Mapping[int, str]) -
     metrics["judge/input_tokens"] = tokens.get("input")
     metrics["judge/output_tokens"] = tokens.get("output")
     metrics["judge/estimated_cost_usd"] = judge.get("estimated_cost_usd")
+    # answers + audit + panel, calls actually paid (the report's and the sweep's cost)
+    metrics["judge/total_cost_usd"] = (judge.get("trust") or {}).get(
+        "total_cost_usd", judge.get("estimated_cost_usd")
+    )
     batch = judge.get("batch")
     if batch:
         metrics["judge/batch_count"] = len(batch.get("batch_ids") or [])

@@ -278,13 +278,16 @@ def _verdicts(result: JudgeRunResult) -> dict[str, float | None]:
 
 
 def _control_costs(result: JudgeRunResult, cfg: JudgeConfig) -> dict[str, float] | None:
+    """USD paid per control: calls made now (batch at its price factor); cached calls free."""
     price = model_price(cfg)
     if price is None:
         return None
+    factor = float((result.summary.get("batch") or {}).get("price_factor", 1.0))
     return {
         qid: sum(
-            (r.input_tokens * price["input"] + r.output_tokens * price["output"]) / 1_000_000
+            (r.input_tokens * price["input"] + r.output_tokens * price["output"]) / 1e6 * factor
             for r in agg.runs
+            if not r.cached
         )
         for qid, agg in result.per_question.items()
     }
@@ -476,6 +479,12 @@ def run_trust(
             "estimated_cost_usd": panel_cost,
             "cost_multiplier": panel.cost_multiplier,
         }
+    # one cost everywhere: calls actually paid (answers, audit, panel); cached calls free
+    summary["total_cost_usd"] = _add_costs(
+        _add_costs(main.summary.get("estimated_cost_usd"), (summary.get("audit") or {}).get(
+            "estimated_cost_usd", 0.0)),
+        (summary.get("panel") or {}).get("estimated_cost_usd", 0.0),
+    )
     return TrustOutcome(
         summary=summary,
         gate=audit.gate if audit is not None else None,
