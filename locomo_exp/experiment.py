@@ -314,7 +314,8 @@ def _run_name(cfg: ExperimentConfig, data_path: Path, run_name: str | None = Non
     if cfg.tracking.run_name:
         return cfg.tracking.run_name
     variant = "" if cfg.f1.variant.value == "locomo" else f" · f1={cfg.f1.variant.value}"
-    return f"{data_path.stem} · {cfg.scorer.name.value}{variant}"
+    sample = f" · sample {cfg.data.limit}" if cfg.data.limit else ""  # not the full benchmark
+    return f"{data_path.stem} · {cfg.scorer.name.value}{variant}{sample}"
 
 
 def run_experiment(

@@ -90,7 +90,7 @@ def test_how_this_was_measured_block():
         "- Tool: locomo_exp 0.1.0 (git 0123456789ab)",
         "- Command: `locomo_exp`",
         "- Date: 2026-11-30T12:00:00+00:00",
-        f"- Input: memobase.json (sha256 {'17' * 32}, format mem0)",
+        f"- Input: `/d/memobase.json` (sha256 {'17' * 32}, format mem0)",  # the full path, once
         "- Question set: 1,540; category 5: none in the input",
         "- F1: locomo (locomo-official-f1/v2)",
         "- BLEU-1: mem0-harness-bleu1/v2",

@@ -27,11 +27,13 @@ def test_every_run_writes_card_json_and_the_block_after_the_title(tmp_path):
     card = json.loads((tmp_path / "out" / "card.json").read_text())
     assert card["f1"]["variant"] == "squad"
     assert card["question_set"] == "custom (20)"
-    assert card["answer_key"] == {"version": "original", "errata_path": None, "errata_sha256": None}
+    assert card["answer_key"] == {  # the example is not LoCoMo: its golds are its own
+        "version": "original", "errata_path": None, "errata_sha256": None, "locomo": False
+    }
     assert card["input"]["name"] == "qa_results.json"
     report = result.report_path.read_text().splitlines()
     assert report[:3] == ["# LoCoMo evaluation report", "", "## How this was measured"]
-    assert "- Answer key: original LoCoMo" in report
+    assert "- Answer key: the golds in the input file" in report
     assert tmp_path / "out" / "card.json" in result.files
 
 

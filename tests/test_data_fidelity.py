@@ -54,7 +54,10 @@ def test_three_questions_with_f1_two_thirds_give_official_66_70_and_unrounded_66
     assert "round(f1, 3)" in result.summary["versions"]["f1_locomo_official"]
     report = (result.output_dir / "report.md").read_text()
     header = next(line for line in report.splitlines() if line.startswith("| category | n | F1"))
-    assert "| F1, LoCoMo official | F1, LoCoMo official (authors' mean, round(3) first) |" in header
+    assert (
+        "| F1, LoCoMo scorer (mean per question) | F1, LoCoMo's own aggregate (round(3) first) |"
+        in header
+    )
     assert "| **overall (1-5)** | 3 | 66.67 | 66.67 | 66.70 |" in report
     flat = run_metrics(result.summary, {4: "single_hop"})
     assert flat["f1_locomo_official/overall"] == pytest.approx(66.7)  # MLflow, percent

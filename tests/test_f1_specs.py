@@ -60,8 +60,8 @@ def test_versions_functions_and_titles_are_derived_from_the_specs() -> None:
     assert list(F1_FUNCTIONS) == list(F1_VARIANTS)
     assert METRIC_TITLES == {
         "f1": "F1 (reported variant)",
-        "f1_locomo": "F1, LoCoMo official",
-        "f1_locomo_official": "F1, LoCoMo official (authors' mean, round(3) first)",
+        "f1_locomo": "F1, LoCoMo scorer (mean per question)",
+        "f1_locomo_official": "F1, LoCoMo's own aggregate (round(3) first)",
         "f1_squad": "F1, SQuAD-style stemmed",
         "f1_mem0": "F1, Mem0 harness",
         "bleu1": "BLEU-1 (Mem0 harness)",

@@ -193,7 +193,7 @@ def test_labels_give_exact_kappa_sensitivity_specificity_and_corrected_j(
     assert "- Labels matching no question: 1" in sections
     assert "### Disagreements (9 of 9 shown)" in sections
     assert "sensitivity and specificity from human labels" in sections
-    assert "- Raw accept rate J: 47.5% (40 questions)" in sections
+    assert "- Raw accept rate (share of answers with a verdict ≥ 50, not J): 47.5% (40 questions)" in sections
 
 
 def test_stored_verdicts_in_the_input_give_agreement_and_kappa_with_our_judge(

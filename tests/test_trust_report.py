@@ -128,7 +128,7 @@ def test_corrected_section_shows_raw_and_corrected_with_the_method(fixtures_dir:
     result = corrected_j(accepts, report.reference, report.judge, n_boot=200, seed=0)
     text = render_corrected_section(result)
     assert text.splitlines()[0] == "## Corrected J"
-    assert "- Raw accept rate J: 62.5% (40 questions)" in text
+    assert "- Raw accept rate (share of answers with a verdict ≥ 50, not J): 62.5% (40 questions)" in text
     assert "- Sensitivity 87.0%, specificity 73.3% (38 items)" in text
     assert "- Corrected J: **59.4%**, 95% interval [" in text
     assert "Rogan & Gladen 1978" in text

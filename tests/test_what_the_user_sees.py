@@ -108,3 +108,68 @@ def test_the_sweep_cost_column_includes_the_audit_and_panel() -> None:
                                                    "total_cost_usd": 0.12}}
     row = sweep.summary_row(record, {"counts": {"overall": 1}, "metrics": {}, "judge": judge})
     assert row["estimated_cost_usd"] == 0.12
+
+
+# -- the report of a sample, and of the example -----------------------------------------------
+
+
+def test_the_command_is_the_one_a_user_can_paste() -> None:
+    from locomo_exp.report.card import command_line
+
+    main = str(PROJECT_ROOT / "locomo_exp" / "__main__.py")
+    assert command_line([main, "data=file", "data.path=my answers.json"]) == (
+        "python -m locomo_exp data=file 'data.path=my answers.json'"
+    )
+    assert command_line(["/usr/bin/mytool", "x"]) == "/usr/bin/mytool x"
+
+
+def test_the_example_report_names_its_own_answer_key_and_lists_input_once(
+    typed_config: Composer, tmp_path: Path
+) -> None:
+    run_experiment(typed_config("tracking=none"), tmp_path / "out", PROJECT_ROOT)
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "- Answer key: the golds in the input file" in report
+    assert "original LoCoMo" not in report
+    assert report.count("qa_results.json") == 1 and report.count("- Question set") == 1
+    assert "sha256: `" not in report  # the card's input line carries it
+
+
+def test_a_samples_report_says_sample_once_and_its_run_name_too(
+    shared_data: Path, typed_config: Composer, tmp_path: Path
+) -> None:
+    path = shared_data / "predictions" / "memobase_eval_0710.json"
+    db = tmp_path / "mlflow.db"
+    result = run_experiment(
+        typed_config(f"tracking.uri=sqlite:///{db}", "data=file", f"data.path={path}",
+                     "data.limit=200"),
+        tmp_path / "out", PROJECT_ROOT,
+    )
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert (
+        "- Question set: custom (200): a data.limit sample (seed 0) of the input's 1,540 "
+        "questions: LoCoMo-10 categories 1-4 (the Mem0 paper's set)" in report
+    )
+    assert report.count("- Question set") == 1
+    assert "- Answer key: original LoCoMo" in report
+    import mlflow
+
+    run = mlflow.MlflowClient(tracking_uri=f"sqlite:///{db}").get_run(result.run_id)
+    assert run.info.run_name == "memobase_eval_0710 · f1 · sample 200"
+
+
+def test_official_columns_have_distinct_titles() -> None:
+    from locomo_exp.scoring.specs import METRIC_TITLES
+
+    titles = list(METRIC_TITLES.values())
+    assert len(set(titles)) == len(titles)
+    assert METRIC_TITLES["f1_locomo"] == "F1, LoCoMo scorer (mean per question)"
+    assert METRIC_TITLES["f1_locomo_official"] == "F1, LoCoMo's own aggregate (round(3) first)"
+
+
+def test_one_system_has_one_colour_in_every_panel() -> None:
+    from locomo_exp.report.plots import _colours, _system
+
+    names = ["this run (f1_locomo)", "Mem0", "Zep", "this run (J)", "Zep", "LangMem"]
+    colours = _colours(names)
+    assert colours[_system("this run (f1_locomo)")] == colours[_system("this run (J)")] == "C0"
+    assert colours["Zep"] == "C2" and colours["LangMem"] == "C3"

@@ -100,11 +100,15 @@ def _category5_policy(counts: Mapping[str, Any], judge: Mapping[str, Any] | None
     return text
 
 
-def _answer_key(config: Mapping[str, Any]) -> dict[str, Any]:
+def _answer_key(config: Mapping[str, Any], input_info: Mapping[str, Any]) -> dict[str, Any]:
     data = config.get("data") or {}
     errata = data.get("errata")
+    question_set = (input_info.get("question_set") or {}).get("name")
     if not errata:
-        return {"version": "original", "errata_path": None, "errata_sha256": None}
+        key: dict[str, Any] = {"version": "original", "errata_path": None, "errata_sha256": None}
+        if question_set == "custom":  # not LoCoMo's questions: its golds are the file's own
+            key["locomo"] = False
+        return key
     path = Path(str(errata))
     sha = file_sha256(path) if path.is_file() else None
     # the headline numbers stay on the original key; the corrected key is scored beside it
@@ -201,13 +205,18 @@ def build_card(
             "version": tool_version(),
             "git_commit": git_commit(package_dir),
         },
-        "command_line": shlex.join(argv),
+        "command_line": command_line(argv),
         "date": when.isoformat(timespec="seconds"),
         "input": {
             "path": input_info.get("path"),
             "name": input_info.get("name"),
             "sha256": input_info.get("sha256"),
             "format": input_info.get("format"),
+            **(
+                {"question_set": input_info["question_set"]}
+                if input_info.get("question_set")
+                else {}
+            ),
         },
         "dataset_reference_sha256": (summary.get("reference") or {}).get("sha256")
         or ((summary.get("input") or {}).get("reference") or {}).get("sha256")
@@ -219,7 +228,8 @@ def build_card(
         "bleu1": {"version": versions["bleu1"]} if "bleu1" in versions else None,
         "judge": judge,
         "stored_judge": bool(summary.get("stored_judge")),
-        "answer_key": _answer_key(config),
+        "answer_key": _answer_key(config, input_info),
+        "sample": input_info.get("subset"),
     }
 
 
@@ -247,14 +257,22 @@ def render_card_markdown(card: Mapping[str, Any]) -> str:
         + (f" (git {tool['git_commit'][:12]})" if tool.get("git_commit") else ""),
         f"- Command: `{_fmt(card.get('command_line'))}`",
         f"- Date: {_fmt(card.get('date'))}",
-        f"- Input: {_fmt(inp.get('name'))} (sha256 {_fmt(inp.get('sha256'))}, "
+        f"- Input: `{_fmt(inp.get('path') or inp.get('name'))}` (sha256 {_fmt(inp.get('sha256'))}, "
         f"format {_fmt(inp.get('format'))})",
     ]
     if card.get("dataset_reference_sha256"):
         lines.append(f"- Dataset reference sha256: {card['dataset_reference_sha256']}")
-    lines.append(
-        f"- Question set: {card.get('question_set')}; category 5: {card.get('category_5_policy')}"
-    )
+    sample = card.get("sample") or {}
+    described = (inp.get("question_set") or {}).get("description")
+    question_set = str(card.get("question_set"))
+    if sample.get("from"):
+        question_set += (
+            f": a data.limit sample (seed {sample.get('seed')}) of the input's "
+            f"{described or str(sample['from']) + ' questions'}"
+        )
+    elif described:
+        question_set = described
+    lines.append(f"- Question set: {question_set}; category 5: {card.get('category_5_policy')}")
     f1 = card.get("f1")
     lines.append(
         f"- F1: {f1['variant']} ({_fmt(f1.get('version'))})" if f1 else "- F1: not computed"
@@ -295,9 +313,23 @@ def render_card_markdown(card: Mapping[str, Any]) -> str:
             f"- Answer key: corrected (errata {_fmt(key.get('errata_path'))}, "
             f"sha256 {_fmt(key.get('errata_sha256'))})"
         )
+    elif key.get("locomo") is False:  # not LoCoMo's questions (e.g. the invented example)
+        lines.append("- Answer key: the golds in the input file")
     else:
         lines.append("- Answer key: original LoCoMo")
     return "\n".join(lines) + "\n"
+
+
+def command_line(argv: Sequence[str]) -> str:
+    """The command as a user can paste it: ``python -m locomo_exp ...``.
+
+    ``sys.argv[0]`` of ``python -m locomo_exp`` is the path of ``locomo_exp/__main__.py``;
+    it is shown as ``python -m locomo_exp``.
+    """
+    words = list(argv)
+    if words and Path(words[0]).name == "__main__.py" and Path(words[0]).parent.name == TOOL_NAME:
+        words = ["python", "-m", TOOL_NAME, *words[1:]]
+    return shlex.join(words)
 
 
 def _get(card: Mapping[str, Any], dotted: str) -> Any:

@@ -65,7 +65,7 @@ def render_report(
         Markdown text ending with a newline. Scores are shown as percentages (0-100).
     """
     baselines = baselines or {}
-    lines = [render_header(summary)]
+    lines = [render_header(summary, card_shown=bool(card))]
     if card:  # after the title and the run-status block (a failed part reads first)
         title, _, rest = lines[0].partition("\n\n")
         status = render_status(summary)

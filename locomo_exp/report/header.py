@@ -31,11 +31,13 @@ def render_status(summary: RunSummary) -> str:
     return "\n".join(lines)
 
 
-def render_header(summary: RunSummary) -> str:
+def render_header(summary: RunSummary, card_shown: bool = False) -> str:
     """Title, status block, input file, counts, data caveats and metric versions.
 
     Args:
         summary: the run summary.
+        card_shown: the card block ("How this was measured") is in the report: its input
+            and sha256 are not listed again.
 
     Returns:
         Markdown (no trailing newline). A run with fewer questions than the full
@@ -50,10 +52,21 @@ def render_header(summary: RunSummary) -> str:
         "# LoCoMo evaluation report",
         "",
         *([status_block, ""] if status_block else []),
-        f"- Input: `{info.path}` (format `{info.format}`"
-        + (f", prediction key `{info.prediction_key}`" if info.prediction_key else "")
-        + ")",
-        f"- sha256: `{info.sha256}`",
+        *(
+            []
+            if card_shown
+            else [
+                f"- Input: `{info.path}` (format `{info.format}`"
+                + (f", prediction key `{info.prediction_key}`" if info.prediction_key else "")
+                + ")",
+                f"- sha256: `{info.sha256}`",
+            ]
+        ),
+        *(
+            [f"- Prediction key: `{info.prediction_key}`"]
+            if card_shown and info.prediction_key
+            else []
+        ),
         f"- Questions: {total} from {conversations} conversation(s); per category: "
         + ", ".join(
             f"{c} {summary.category_name(c)} {summary.counts[str(c)]}"
@@ -61,7 +74,8 @@ def render_header(summary: RunSummary) -> str:
             for c in CATEGORY_IDS
         ),
     ]
-    lines += input_header_lines(info.to_json())  # question set, records key, verdict field...
+    # question set, records key, verdict field... (the card states the question set)
+    lines += input_header_lines(info.to_json(), question_set_line=not card_shown)
     if info.n_skipped_records:
         lines.append(
             f"- Skipped invalid records: {info.n_skipped_records} (data.on_invalid=skip; "

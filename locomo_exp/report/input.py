@@ -14,11 +14,13 @@ def _pct(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f}"
 
 
-def input_header_lines(info: dict[str, Any]) -> list[str]:
+def input_header_lines(info: dict[str, Any], question_set_line: bool = True) -> list[str]:
     """Bullet lines for the report header from ``summary["input"]``.
 
     Args:
         info: ``summary["input"]`` (see :func:`locomo_exp.data.info.input_info`).
+        question_set_line: include the question set (``False`` when the card above
+            already states it).
 
     Returns:
         Markdown bullet lines (possibly none): question set, records key and verdict
@@ -27,8 +29,9 @@ def input_header_lines(info: dict[str, Any]) -> list[str]:
     """
     lines: list[str] = []
     question_set = info.get("question_set")
-    if question_set:
-        lines.append(f"- Question set: {question_set['description']}")
+    if question_set and question_set_line:
+        sampled = " of the input file, before the data.limit sample" if info.get("subset") else ""
+        lines.append(f"- Question set{sampled}: {question_set['description']}")
     if info.get("records_key"):
         lines.append(
             f"- Records read from `{info['records_key']}` inside the file's top-level object"

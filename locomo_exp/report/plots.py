@@ -83,15 +83,21 @@ def plot_category_scores(
         return None
     figure = new_figure(figsize=(10, 4 * len(panels)))
     axes = figure.subplots(len(panels), 1, squeeze=False)
+    colours = _colours([name for _, series in panels for name in series])
+    note = _sample_note(summary)
     for axis, (title, series) in zip(axes[:, 0], panels, strict=True):
         categories = sorted({c for values in series.values() for c in values})
         width = 0.8 / max(len(series), 1)
         for index, (name, values) in enumerate(series.items()):
             xs = [categories.index(c) + index * width for c in categories if c in values]
-            axis.bar(xs, [values[c] for c in categories if c in values], width, label=name)
+            axis.bar(
+                xs, [values[c] for c in categories if c in values], width, label=name,
+                color=colours[_system(name)],
+            )
         axis.set_xticks([i + 0.4 - width / 2 for i in range(len(categories))])
         axis.set_xticklabels([f"{c} {summary.category_names.get(str(c), '')}" for c in categories])
-        axis.set_title(title)
+        judged = title.startswith("J") and len(series) > 1
+        axis.set_title(title + note + ("; baselines: their own judges" if judged else ""))
         axis.set_ylim(0, 100)
         axis.legend(fontsize=7, ncol=2)
     figure.tight_layout()
@@ -122,3 +128,22 @@ def plot_j_distribution(rows: Sequence[dict[str, Any]], path: Path) -> Path | No
     with atomic_path(path) as temporary:
         figure.savefig(temporary, dpi=100, format="png")
     return path
+
+
+def _system(name: str) -> str:
+    """The system a series shows: both panels' "this run (...)" are one system."""
+    return "this run" if name.startswith("this run") else name
+
+
+def _colours(names: Sequence[str]) -> dict[str, str]:
+    """One colour per system in every panel (matplotlib's ``C0``.. cycle, this run first)."""
+    systems = list(dict.fromkeys(_system(n) for n in names))
+    return {system: f"C{index % 10}" for index, system in enumerate(systems)}
+
+
+def _sample_note(summary: RunSummary) -> str:
+    """A title line for a subset: ``this run: a 200-question sample; baselines: full benchmark``."""
+    subset = summary.input.to_json().get("subset")
+    if not subset:
+        return ""
+    return f"\nthis run: a {summary.counts['overall']}-question sample; baselines: full benchmark"

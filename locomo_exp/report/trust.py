@@ -225,10 +225,11 @@ def render_corrected_section(corrected: CorrectedJ) -> str:
         "## Corrected J",
         "",
         "Misclassification-corrected accept rate (Rogan & Gladen 1978: "
-        "(J + specificity − 1) / (sensitivity + specificity − 1)), with sensitivity and "
-        f"specificity from {source}. The raw J stays the headline.",
+        "(accept rate + specificity − 1) / (sensitivity + specificity − 1)), with sensitivity "
+        f"and specificity from {source}. The raw J stays the headline.",
         "",
-        f"- Raw accept rate J: {_pct(est.raw)} ({corrected.n_questions} questions)",
+        f"- Raw accept rate (share of answers with a verdict ≥ 50, not J): {_pct(est.raw)} "
+        f"({corrected.n_questions} questions)",
         f"- Sensitivity {_pct(est.sensitivity)}, specificity {_pct(est.specificity)} "
         f"({corrected.n_labelled} items)",
     ]

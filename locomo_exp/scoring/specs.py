@@ -111,7 +111,7 @@ LEXICAL_SPECS: tuple[MetricSpec, ...] = (
             "locomo-official-f1/v2 (snap-research/LoCoMo task_eval/evaluation.py; "
             "NFC, best of golds)"
         ),
-        title="F1, LoCoMo official",
+        title="F1, LoCoMo scorer (mean per question)",
         source="snap-research/LoCoMo (branch code) task_eval/evaluation.py",
         official_rounding=3,
     ),
@@ -202,7 +202,8 @@ def _titles() -> dict[str, str]:
         titles[spec.metric] = spec.title
         if spec.official_metric is not None:
             titles[spec.official_metric] = (
-                f"{spec.title} (authors' mean, round({spec.official_rounding}) first)"
+                f"F1, {spec.source.split(' ')[0].split('/')[-1]}'s own aggregate "
+                f"(round({spec.official_rounding}) first)"
             )
     return titles
 
