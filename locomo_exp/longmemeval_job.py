@@ -41,6 +41,7 @@ from locomo_exp.report.lme_summary import (
     build_lme_card,
     build_lme_summary,
     labels_section,
+    panel_member,
     score_rows,
 )
 from locomo_exp.report.run_dir import (
@@ -215,6 +216,39 @@ def judge_section(result: JudgeRunResult) -> dict[str, Any]:
     return {k: result.summary[k] for k in keep if k in result.summary}
 
 
+def _run_panel(
+    judge_cfg: JudgeConfig,
+    records: list[QARecord],
+    matched: LmeMatched,
+    main: dict[str, bool | None],
+    start_dir: Path,
+    *,
+    seed: int,
+) -> list[dict[str, Any]]:
+    """Judge the same answers with each ``judge.panel`` preset, under LongMemEval's protocol.
+
+    Each member keeps its model and provider, and takes the run's protocol settings
+    (protocol, temperature, max_tokens, runs, plain text), so only the model differs.
+    """
+    from locomo_exp.judge import run_judge
+    from locomo_exp.trust.job import panel_preset_config
+
+    members = []
+    for preset in judge_cfg.panel:
+        member_cfg = replace(
+            panel_preset_config(judge_cfg, str(preset)),
+            protocol=judge_cfg.protocol, template=judge_cfg.template,
+            temperature=judge_cfg.temperature, max_tokens=judge_cfg.max_tokens,
+            runs=judge_cfg.runs, min_successful_runs=judge_cfg.min_successful_runs,
+            structured_output=judge_cfg.structured_output, categories=judge_cfg.categories,
+        )
+        result = run_judge(records, member_cfg, start_dir=start_dir,
+                           category_names=dict(lme.KIND_OF_CODE))
+        members.append(panel_member(str(preset), member_cfg.model, matched,
+                                    judge_verdicts(result, matched), main, seed=seed))
+    return members
+
+
 RUNNING = "running: not finished (the job stopped before the judge ended)"
 
 
@@ -256,6 +290,9 @@ def _run_judge(
     controls = build_lme_controls(
         records, n=audit.n, seed=audit.seed, kinds=tuple(str(k) for k in audit.kinds)
     )
+    if judge_cfg.panel and result.dry_run_estimate is None:
+        summary["panel"] = _run_panel(judge_cfg, records, matched, verdicts, start_dir,
+                                      seed=cfg.report.seed)
     if controls:  # judged like the real answers, never part of the accuracies
         audited = run_judge([c.record for c in controls], judge_cfg, start_dir=start_dir,
                             category_names=dict(lme.KIND_OF_CODE))

@@ -213,3 +213,32 @@ def test_audit_controls_with_a_truthful_judge(typed_config, tmp_path, fake_anthr
     assert audit["corrected_overall"]["accuracy"] == pytest.approx(overall)
     assert "## Judge audit" in result.report_path.read_text()
     assert len(fake_anthropic.messages_requests()) == 500 + 90
+
+
+def test_a_panel_judge_runs_the_same_protocol_and_is_compared_with_the_judge(
+    typed_config, tmp_path, fake_anthropic
+):
+    need_shared()
+    labels = {json.loads(line)["hypothesis"]: json.loads(line)["autoeval_label"]["label"]
+              for line in GPT4O.open()}
+
+    def by_model(request):
+        item = judged_item(request)
+        if request.body["model"] == "claude-haiku-4-5":
+            return text("yes")
+        return text("yes" if labels[item.prediction] else "no")
+
+    fake_anthropic.responder = by_model
+    cfg = typed_config(
+        "data=file", "tracking=none", "benchmark=longmemeval", "scorer=judge",
+        f"data.path={HYPOTHESES}", f"data.reference={REFERENCE}", "judge.audit.n=0",
+        "judge.panel=[haiku-4-5]", f"judge.base_url={fake_anthropic.url}", "judge.progress=false",
+    )
+    result = run_longmemeval(cfg, tmp_path / "out", tmp_path)
+    assert _printed(result.summary["headline"]["figures"]) == GPT4O_FIGURES
+    (member,) = result.summary["panel"]
+    assert member["preset"] == "haiku-4-5" and member["figures"]["overall"]["accuracy"] == 1.0
+    assert member["agreement_with_judge"]["agreement"]["count"] == 362
+    haiku = [r.body for r in fake_anthropic.messages_requests() if r.body["model"] == "claude-haiku-4-5"]
+    assert len(haiku) == 500 and {(b["temperature"], b["max_tokens"]) for b in haiku} == {(0.0, 10)}
+    assert "## Judge panel" in result.report_path.read_text()

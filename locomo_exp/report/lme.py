@@ -176,6 +176,30 @@ def _labels_lines(labels: Mapping[str, Any] | None) -> list[str]:
     return [*lines, ""]
 
 
+def _panel_lines(panel: Sequence[Mapping[str, Any]] | None) -> list[str]:
+    """Each panel judge's figures and its agreement with the run's judge."""
+    if not panel:
+        return []
+    lines = [
+        "## Judge panel (same protocol, other models)",
+        "",
+        "| preset | model | overall (%) | task-averaged (%) | abstention (%) "
+        "| agreement with this run's judge | Cohen's κ |",
+        "|---|---|---:|---:|---:|---|---:|",
+    ]
+    for member in panel:
+        fig = member["figures"]
+        agreement = member["agreement_with_judge"]
+        kappa = agreement["kappa"] if agreement else None
+        lines.append(
+            f"| {member['preset']} | {member['model']} | {_pct(fig['overall']['accuracy'])} "
+            f"| {_pct(fig['task_avg']['accuracy'])} | {_pct(fig['abstention']['accuracy'])} "
+            f"| {_rate_text(agreement['agreement']) if agreement else NOT_MEASURED} "
+            f"| {'n/a' if kappa is None else f'{kappa:.3f}'} |"
+        )
+    return [*lines, ""]
+
+
 def _input_lines(summary: Mapping[str, Any]) -> list[str]:
     counts = summary["input"]["counts"]
     lines = [
@@ -249,6 +273,7 @@ def render_lme_report(
             ]
     out += _audit_lines(summary.get("audit"))
     out += _labels_lines(summary.get("labels"))
+    out += _panel_lines(summary.get("panel"))
     if baselines:
         out += [
             "## Published LongMemEval figures",

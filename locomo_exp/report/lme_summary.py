@@ -333,7 +333,49 @@ def labels_section(
     return out
 
 
+def panel_member(
+    preset: str,
+    model: str,
+    matched: LmeMatched,
+    member: dict[str, bool | None],
+    main: dict[str, bool | None],
+    *,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """One panel judge's figures and its agreement with the run's judge.
+
+    Args:
+        preset: the member's preset (``judge.panel`` entry).
+        model: its model id.
+        matched: the run's answers.
+        member: its verdicts by question id (``None``: unscored).
+        main: the run's judge verdicts.
+        seed: seed of the task average's interval.
+
+    Returns:
+        ``{"preset", "model", "figures", "agreement_with_judge"}`` (figures as
+        :meth:`locomo_exp.scoring.lme.LmeAccuracies.to_json`; agreement with Cohen's kappa).
+    """
+    figures = lme_accuracies(
+        [(i.question.question_id, i.question.question_type, member.get(i.question.question_id))
+         for i in matched.items],
+        seed=seed,
+    ).to_json()
+    pairs = [(main[q], v) for q, v in member.items() if v is not None and main.get(q) is not None]
+    agreement = None
+    if pairs:
+        found = binary_agreement([bool(a) for a, _ in pairs], [bool(b) for _, b in pairs])
+        agreement = {
+            "n": found.n,
+            "agreement": _rate(found.tp + found.tn, found.n),
+            "kappa": found.kappa,
+        }
+    return {"preset": preset, "model": model, "figures": figures,
+            "agreement_with_judge": agreement}
+
+
 __all__ = [
+    "panel_member",
     "labels_section",
     "audit_section",
     "build_lme_card",

@@ -73,6 +73,10 @@ def run_metrics(summary: Mapping[str, Any]) -> dict[str, float]:
         corrected = audit.get("corrected_overall") or {}
         if corrected.get("accuracy") is not None:
             out[f"{PREFIX}/corrected_overall"] = corrected["accuracy"] * PERCENT
+    for member in summary.get("panel") or []:
+        value = member["figures"]["overall"]["accuracy"]
+        if value is not None:
+            out[f"{PREFIX}/panel/{member['preset']}/overall"] = value * PERCENT
     labels = summary.get("labels") or {}
     if labels.get("n"):
         out[f"{PREFIX}/labels_agreement"] = labels["agreement"]["rate"] * PERCENT
