@@ -1,23 +1,149 @@
-"""Shared fixtures: paths to the project, its fixtures and the shared real LoCoMo data."""
+"""Shared test set-up: project paths, an isolated directory per test, and the helpers every file uses.
+
+- Every test runs in its own temporary directory (``tmp_path`` is the working directory), with
+  the caller's ``ANTHROPIC_*``, ``OPENAI_*`` and ``MLFLOW_*`` variables removed and
+  ``MLFLOW_TRACKING_URI`` pointing at ``tmp_path/mlflow.db``. The judge cache
+  (``judge.cache_path``, relative to the start directory, which defaults to the working
+  directory) and the MLflow store (``tracking.uri``, else ``$MLFLOW_TRACKING_URI``, else
+  ``<start dir>/mlflow.db``) therefore land in ``tmp_path``: a ``.judge_cache/`` or an
+  ``mlflow.db`` left in the checkout by a user's own runs is never read
+  (``tests/test_isolation.py``). Tests pass ``tmp_path``, never the project root, as the start
+  directory or a subprocess's ``cwd``.
+- :func:`run_cli` runs ``python -m locomo_exp`` in a subprocess with a clean environment,
+  :func:`run_job` runs one job in process with tracking off.
+- The fake Anthropic Messages API and OpenAI API (``fake_anthropic``, ``fake_openai`` fixtures) are loaded as plugins from
+  ``tests/fake_anthropic.py`` and ``tests/fake_openai.py``.
+
+Import the constants and helpers with ``from conftest import ...`` (the ``tests/`` folder is on
+``sys.path`` under pytest's default import mode, as for ``fake_anthropic``).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 
-from locomo_exp.config import ExperimentConfig, register_configs, to_experiment_config
+from locomo_exp.config import (
+    DataConfig,
+    ExperimentConfig,
+    JudgeConfig,
+    ScorerConfig,
+    ScorerName,
+    TrackingConfig,
+    register_configs,
+    to_experiment_config,
+)
+from locomo_exp.experiment import run_experiment
+
+pytest_plugins = ["fake_anthropic", "fake_openai"]
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
+"""The checkout: read its files (configs, example, docs), never start a job in it."""
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
 CONF_DIR = PROJECT_ROOT / "locomo_exp" / "conf"
+EXAMPLE = PROJECT_ROOT / "locomo_exp" / "example" / "qa_results.json"
+
+AMBIENT_PREFIXES = ("ANTHROPIC_", "OPENAI_", "MLFLOW_")
+"""Environment variables of the caller that could reach an API or a tracking store."""
 
 Composer = Callable[..., ExperimentConfig]
 """``compose(*overrides) -> ExperimentConfig`` (the :func:`typed_config` fixture)."""
+
+
+@pytest.fixture(autouse=True)
+def isolated_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Run the test in ``tmp_path`` with no ambient API or MLflow settings; MLflow's store in it."""
+    for name in list(os.environ):
+        if name.startswith(AMBIENT_PREFIXES):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", f"sqlite:///{tmp_path / 'mlflow.db'}")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def clean_env(server: Any = None, **extra: str) -> dict[str, str]:
+    """The caller's environment for a subprocess, without API keys, endpoints or MLflow settings.
+
+    Args:
+        server: a ``FakeAnthropicServer``; when given, its URL and the fake key are set.
+        **extra: variables to set.
+    """
+    env = {key: value for key, value in os.environ.items() if not key.startswith(AMBIENT_PREFIXES)}
+    if server is not None:
+        from fake_anthropic import FAKE_API_KEY
+
+        env.update(ANTHROPIC_API_KEY=FAKE_API_KEY, ANTHROPIC_BASE_URL=server.url)
+    env.update(extra)
+    return env
+
+
+def run_cli(
+    *args: str,
+    cwd: Path,
+    server: Any = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 300,
+) -> subprocess.CompletedProcess[str]:
+    """``python -m locomo_exp *args`` in ``cwd`` (a temporary directory), output captured.
+
+    Args:
+        *args: Hydra arguments and overrides (``-m`` for a sweep).
+        cwd: the start directory; relative outputs, the judge cache and the default MLflow
+            store land there.
+        server: a ``FakeAnthropicServer`` the judge is pointed at (with the fake key).
+        env: the whole environment (default: :func:`clean_env` of ``server``).
+        timeout: seconds before the subprocess is killed (a guard, not a measurement).
+    """
+    return subprocess.run(
+        [sys.executable, "-m", "locomo_exp", *args],
+        cwd=cwd,
+        env=dict(env) if env is not None else clean_env(server),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def run_job(
+    tmp_path: Path,
+    data: DataConfig | None = None,
+    *,
+    scorer: ScorerName = ScorerName.f1,
+    judge: JudgeConfig | None = None,
+    **data_fields: Any,
+) -> Any:
+    """One job in process, tracking off: outputs in ``tmp_path/out``, start directory ``tmp_path``.
+
+    Args:
+        tmp_path: the test's directory.
+        data: the data settings, or ``None`` to build them from ``data_fields``.
+        scorer: which scorer runs.
+        judge: judge settings (default: the schema's).
+        **data_fields: ``DataConfig`` fields when ``data`` is not given (a ``Path`` is passed as
+            text).
+
+    Returns:
+        The :func:`locomo_exp.experiment.run_experiment` result.
+    """
+    if data is None:
+        data = DataConfig(
+            **{key: str(value) if isinstance(value, Path) else value for key, value in data_fields.items()}
+        )
+    extra: dict[str, Any] = {} if judge is None else {"judge": judge}
+    cfg = ExperimentConfig(
+        scorer=ScorerConfig(name=scorer), data=data, tracking=TrackingConfig(enabled=False), **extra
+    )
+    return run_experiment(cfg, tmp_path / "out", tmp_path)
 
 
 @pytest.fixture
@@ -46,7 +172,3 @@ def typed_config() -> Iterator[Composer]:
 
         yield _compose
     GlobalHydra.instance().clear()
-
-
-from fake_anthropic import fake_anthropic  # noqa: E402,F401  (fixture registration)
-from fake_openai import fake_openai  # noqa: E402,F401  (fixture registration)

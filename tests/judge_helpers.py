@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
+from conftest import PROJECT_ROOT, clean_env
 from fake_anthropic import FAKE_API_KEY, FakeAnthropicServer
 
 from locomo_exp.results import QARecord
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 def make_records(n: int, categories: tuple[int, ...] = (1, 2, 3, 4)) -> list[QARecord]:
@@ -43,7 +41,7 @@ def start_worker(
     """Run ``script_text`` in a new Python process: argv = url, work dir, questions, runs."""
     script = work_dir / "worker.py"
     script.write_text(script_text)
-    env = {**os.environ, "ANTHROPIC_API_KEY": FAKE_API_KEY, "PYTHONPATH": str(REPO)}
+    env = clean_env(ANTHROPIC_API_KEY=FAKE_API_KEY, PYTHONPATH=str(PROJECT_ROOT))
     return subprocess.Popen(
         [sys.executable, str(script), server.url, str(work_dir), str(questions), str(runs)],
         env=env,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import PROJECT_ROOT
+from conftest import CONF_DIR
 from hydra import compose, initialize_config_dir
 
 from locomo_exp.config import register_configs, to_experiment_config
@@ -15,7 +15,7 @@ from locomo_exp.report.card import baseline_card_differences
 def _typed(*overrides: str):
     register_configs()
     with initialize_config_dir(
-        version_base="1.3", config_dir=str(PROJECT_ROOT / "locomo_exp" / "conf")
+        version_base="1.3", config_dir=str(CONF_DIR)
     ):
         return to_experiment_config(
             compose(config_name="config", overrides=["tracking=none", *overrides])
@@ -23,7 +23,7 @@ def _typed(*overrides: str):
 
 
 def test_every_run_writes_card_json_and_the_block_after_the_title(tmp_path):
-    result = run_experiment(_typed("data=example", "f1=squad"), tmp_path / "out", PROJECT_ROOT)
+    result = run_experiment(_typed("data=example", "f1=squad"), tmp_path / "out", tmp_path)
     card = json.loads((tmp_path / "out" / "card.json").read_text())
     assert card["f1"]["variant"] == "squad"
     assert card["question_set"] == "custom (20)"
@@ -65,7 +65,7 @@ def test_baseline_differences_list_only_what_the_publication_states():
 
 
 def test_report_lists_differing_card_fields_above_the_baseline_table(tmp_path):
-    result = run_experiment(_typed("data=example"), tmp_path / "out", PROJECT_ROOT)
+    result = run_experiment(_typed("data=example"), tmp_path / "out", tmp_path)
     report = result.report_path.read_text()
     line = "Measured differently from Mem0 paper, F1 (Mem0 harness): question_set: custom (20) vs 1,540"
     assert line in report

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import CONF_DIR, EXAMPLE, run_cli
 from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 
@@ -24,29 +22,7 @@ from locomo_exp.tracking import headline_metrics
 
 pytestmark = pytest.mark.slow
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
-
-EXAMPLE = PROJECT_ROOT / "locomo_exp" / "example" / "qa_results.json"
 EXPERIMENT = "locomo_exp"
-
-
-def _env() -> dict[str, str]:
-    """The caller's environment without an API key or an ambient tracking URI."""
-    env = dict(os.environ)
-    env.pop("ANTHROPIC_API_KEY", None)
-    env.pop("MLFLOW_TRACKING_URI", None)
-    return env
-
-
-def _run(*overrides: str, cwd: Path = PROJECT_ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "locomo_exp", *overrides],
-        cwd=cwd,
-        env=_env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def _only_run(tracking_uri: str):  # -> mlflow.entities.Run
@@ -64,16 +40,16 @@ def _in_process_metrics(tmp_path: Path) -> dict[str, float]:
     """What run_experiment computes for the example, same config, tracking off."""
     register_configs()
     GlobalHydra.instance().clear()
-    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "locomo_exp" / "conf")):
+    with initialize_config_dir(version_base="1.3", config_dir=str(CONF_DIR)):
         cfg = to_experiment_config(compose(config_name="config", overrides=["tracking=none"]))
-    return run_experiment(cfg, tmp_path / "in_process", PROJECT_ROOT).metrics
+    return run_experiment(cfg, tmp_path / "in_process", tmp_path).metrics
 
 
 def test_example_run_logs_real_metrics_params_and_artifacts(tmp_path: Path) -> None:
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     out = tmp_path / "out"
 
-    proc = _run(f"tracking.uri={uri}", f"hydra.run.dir={out}")
+    proc = run_cli(f"tracking.uri={uri}", f"hydra.run.dir={out}", cwd=tmp_path)
 
     assert proc.returncode == 0, proc.stderr
     stdout = proc.stdout
@@ -139,8 +115,9 @@ def test_invalid_input_exits_nonzero_names_each_problem_and_leaves_no_mlflow_run
     )
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
 
-    proc = _run(
-        "data=file", f"data.path={bad}", f"tracking.uri={uri}", f"hydra.run.dir={tmp_path / 'out'}"
+    proc = run_cli(
+        "data=file", f"data.path={bad}", f"tracking.uri={uri}", f"hydra.run.dir={tmp_path / 'out'}",
+        cwd=tmp_path,
     )
 
     assert proc.returncode != 0
@@ -156,8 +133,9 @@ def test_invalid_input_exits_nonzero_names_each_problem_and_leaves_no_mlflow_run
 def test_bad_override_fails_before_an_mlflow_store_is_created(tmp_path: Path) -> None:
     db = tmp_path / "mlflow.db"
 
-    proc = _run(
-        "f1.variant=bogus", f"tracking.uri=sqlite:///{db}", f"hydra.run.dir={tmp_path / 'out'}"
+    proc = run_cli(
+        "f1.variant=bogus", f"tracking.uri=sqlite:///{db}", f"hydra.run.dir={tmp_path / 'out'}",
+        cwd=tmp_path,
     )
 
     assert proc.returncode != 0
@@ -170,7 +148,7 @@ def test_run_from_another_directory_puts_the_store_in_that_directory(tmp_path: P
     cwd = tmp_path / "work"
     cwd.mkdir()
 
-    proc = _run(
+    proc = run_cli(
         "data=file", f"data.path={EXAMPLE}", f"hydra.run.dir={tmp_path / 'out'}", cwd=cwd
     )
 
@@ -186,7 +164,9 @@ def test_run_from_another_directory_puts_the_store_in_that_directory(tmp_path: P
 
 def test_judge_dry_run_says_nothing_was_scored_and_lists_the_estimate(tmp_path: Path) -> None:
     # from a new user's trial: a judge-only dry run printed "Scored 20 questions"
-    done = _run("scorer=judge", "judge.dry_run=true", "tracking=none", f"hydra.run.dir={tmp_path / 'run'}")
+    done = run_cli(
+        "scorer=judge", "judge.dry_run=true", "tracking=none", f"hydra.run.dir={tmp_path / 'run'}", cwd=tmp_path
+    )
     assert done.returncode == 0, done.stderr
     assert "Read (judge dry run: nothing scored) 20 questions from" in done.stdout
     assert "Scored 20 questions" not in done.stdout

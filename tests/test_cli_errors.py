@@ -4,34 +4,18 @@ from __future__ import annotations
 
 import errno
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import PROJECT_ROOT
+from conftest import EXAMPLE, run_cli
 from omegaconf import OmegaConf
 
 from locomo_exp import tracking
 from locomo_exp.config.checks import keep_typed_text, unknown_override_keys
 from locomo_exp.report import run_dir as outputs
 from locomo_exp.report.run_dir import OutputDirNotWritable, check_writable
-
-EXAMPLE = PROJECT_ROOT / "locomo_exp" / "example" / "qa_results.json"
-
-
-def _run(*overrides: str, cwd: Path = PROJECT_ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("MLFLOW_", "ANTHROPIC_"))}
-    return subprocess.run(
-        [sys.executable, "-m", "locomo_exp", *overrides],
-        cwd=cwd,
-        env={**base, **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
 
 
 def _stderr_lines(proc: subprocess.CompletedProcess[str]) -> list[str]:
@@ -118,8 +102,8 @@ def test_unusable_tracking_store_is_one_line(uri: str, reason: str) -> None:
 
 
 @pytest.mark.slow
-def test_typo_gets_the_projects_suggestion_first_not_hydras_plus_hint() -> None:
-    proc = _run("judge.run=3", "tracking=none")
+def test_typo_gets_the_projects_suggestion_first_not_hydras_plus_hint(tmp_path: Path) -> None:
+    proc = run_cli("judge.run=3", "tracking=none", cwd=tmp_path)
     assert proc.returncode == 1
     assert _stderr_lines(proc) == ["error: unknown config key(s): judge.run (did you mean judge.runs?)"]
 
@@ -128,7 +112,7 @@ def test_typo_gets_the_projects_suggestion_first_not_hydras_plus_hint() -> None:
 def test_values_hydra_would_rewrite_reach_the_run_as_typed(tmp_path: Path) -> None:
     (tmp_path / "2024.10").write_bytes(EXAMPLE.read_bytes())  # "2024.1" does not exist
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
-    proc = _run(
+    proc = run_cli(
         "data=file",
         "data.path=2024.10",
         "tracking.experiment=10e2",
@@ -153,13 +137,13 @@ def test_values_hydra_would_rewrite_reach_the_run_as_typed(tmp_path: Path) -> No
 
 @pytest.mark.slow
 def test_reused_run_dir_is_refused_before_hydra_touches_it_and_overwrite_replaces_it(tmp_path: Path) -> None:
-    first = _run("tracking=none", "hydra.run.dir=fixed", cwd=tmp_path)
+    first = run_cli("tracking=none", "hydra.run.dir=fixed", cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     fixed = tmp_path / "fixed"
     log_before = (fixed / "locomo_exp.log").read_text()
     overrides_before = (fixed / ".hydra" / "overrides.yaml").read_text()
 
-    second = _run("tracking=none", "hydra.run.dir=fixed", "f1=squad", cwd=tmp_path)
+    second = run_cli("tracking=none", "hydra.run.dir=fixed", "f1=squad", cwd=tmp_path)
 
     assert second.returncode == 1
     assert _stderr_lines(second) == [
@@ -169,7 +153,7 @@ def test_reused_run_dir_is_refused_before_hydra_touches_it_and_overwrite_replace
     assert (fixed / "locomo_exp.log").read_text() == log_before  # logs not mixed
     assert (fixed / ".hydra" / "overrides.yaml").read_text() == overrides_before
 
-    third = _run("tracking=none", "hydra.run.dir=fixed", "f1=squad", "overwrite=true", cwd=tmp_path)
+    third = run_cli("tracking=none", "hydra.run.dir=fixed", "f1=squad", "overwrite=true", cwd=tmp_path)
 
     assert third.returncode == 0, third.stderr
     summary = json.loads((fixed / "summary.json").read_text())
@@ -189,14 +173,14 @@ def test_reused_run_dir_is_refused_before_hydra_touches_it_and_overwrite_replace
     ],
 )
 def test_input_mistakes_end_with_one_clear_line(tmp_path: Path, overrides: tuple[str, ...], line: str) -> None:
-    proc = _run("tracking=none", "hydra.run.dir=out", *overrides, cwd=tmp_path)
+    proc = run_cli("tracking=none", "hydra.run.dir=out", *overrides, cwd=tmp_path)
     assert proc.returncode == 1
     assert _stderr_lines(proc) == [line]
 
 
 @pytest.mark.slow
 def test_bad_tracking_uri_is_one_line(tmp_path: Path) -> None:
-    proc = _run("tracking.uri=foo://x", "hydra.run.dir=out", cwd=tmp_path)
+    proc = run_cli("tracking.uri=foo://x", "hydra.run.dir=out", cwd=tmp_path)
     assert proc.returncode == 1
     (line,) = _stderr_lines(proc)
     assert line.startswith("error: tracking.uri=foo://x: MLflow cannot use this store (")
@@ -223,9 +207,6 @@ def test_a_wrong_group_choice_is_one_line_before_hydra(override: str, message: s
 
 @pytest.mark.slow
 def test_a_wrong_group_choice_exits_1_with_one_line(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "locomo_exp", "scorer=f2"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120,
-    )
+    done = run_cli("scorer=f2", cwd=tmp_path)
     assert done.returncode == 1
     assert done.stderr.strip() == "error: scorer=f2: no such option (available: both, f1, judge)"

@@ -7,11 +7,10 @@ symlink loop given as a relative path, and JSON nested 100,000 levels deep.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 
 pytestmark = pytest.mark.slow
 
@@ -42,12 +41,8 @@ def _deep(tmp_path: Path) -> str:
 )
 def test_hostile_data_path_exits_1_with_one_line_and_no_traceback(tmp_path: Path, make, message: str) -> None:
     data_path = make(tmp_path)
-    env = {k: v for k, v in os.environ.items() if k not in ("ANTHROPIC_API_KEY", "MLFLOW_TRACKING_URI")}
-    proc = subprocess.run(
-        [sys.executable, "-m", "locomo_exp", "data=file", f"data.path={data_path}", "tracking=none",
-         f"hydra.run.dir={tmp_path / 'out'}"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
-    )
+    proc = run_cli("data=file", f"data.path={data_path}", "tracking=none", f"hydra.run.dir={tmp_path / 'out'}",
+                   cwd=tmp_path)
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
     assert message in proc.stderr

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import PROJECT_ROOT
+from conftest import CONF_DIR, EXAMPLE, run_cli
 from hydra import compose, initialize_config_dir
 from test_compare import _questions, write_run
 
@@ -18,13 +17,11 @@ from locomo_exp.compare.job import headline_table, run_compare_job
 from locomo_exp.config import ExperimentConfig, Mode, register_configs, to_experiment_config
 from locomo_exp.experiment import run_experiment
 
-EXAMPLE = PROJECT_ROOT / "locomo_exp" / "example" / "qa_results.json"
-
 
 def _typed(*overrides: str) -> ExperimentConfig:
     register_configs()
     with initialize_config_dir(
-        version_base="1.3", config_dir=str(PROJECT_ROOT / "locomo_exp" / "conf")
+        version_base="1.3", config_dir=str(CONF_DIR)
     ):
         return to_experiment_config(compose(config_name="config", overrides=list(overrides)))
 
@@ -110,7 +107,7 @@ def test_compare_accepts_mlflow_run_ids_of_logged_runs(tmp_path):
         cfg = _typed(
             "data=example", f"f1={variant}", f"tracking.uri={uri}", "tracking.experiment=e"
         )
-        ids.append(run_experiment(cfg, tmp_path / name, PROJECT_ROOT).run_id)
+        ids.append(run_experiment(cfg, tmp_path / name, tmp_path).run_id)
     job = run_compare_job(
         CompareConfig(runs=ids, bootstrap_samples=100, permutation_samples=100),
         tmp_path / "out",
@@ -178,14 +175,7 @@ def test_compare_end_to_end_on_two_example_runs(tmp_path):
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
 
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "locomo_exp", *args, f"tracking.uri={uri}"],
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
+        return run_cli(*args, f"tracking.uri={uri}", cwd=tmp_path)
 
     assert cli("data=example", "hydra.run.dir=runA").returncode == 0
     assert cli(f"data.path={changed}", "hydra.run.dir=runB").returncode == 0

@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import SHARED_DATA, run_cli
 from scipy import stats as sps
 
 from locomo_exp.compare import NOT_DISTINGUISHABLE, CompareConfig, run_compare
 
-ROOT = Path(__file__).resolve().parents[1]
-PREDICTIONS = ROOT.parent / "shared" / "data" / "predictions"
+PREDICTIONS = SHARED_DATA / "predictions"
 MEMOBASE = PREDICTIONS / "memobase_eval_0710.json"
 ZEP = PREDICTIONS / "zep_locomo_grades.json"
 
@@ -26,10 +24,7 @@ pytestmark = [
 
 
 def _score(run_dir: Path, *overrides: str) -> Path:
-    done = subprocess.run(
-        [sys.executable, "-m", "locomo_exp", *overrides, "tracking=none", f"hydra.run.dir={run_dir}"],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
-    )
+    done = run_cli(*overrides, "tracking=none", f"hydra.run.dir={run_dir}", cwd=run_dir.parent)
     assert done.returncode == 0, done.stderr[-2000:]
     return run_dir
 

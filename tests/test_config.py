@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import Composer
+from conftest import CONF_DIR, EXAMPLE, PROJECT_ROOT, Composer
 from hydra import compose, initialize_config_dir
 from hydra.errors import ConfigCompositionException
 from omegaconf.errors import OmegaConfBaseException
@@ -27,11 +27,6 @@ from locomo_exp.config import (
     to_experiment_config,
 )
 from locomo_exp.experiment import run_experiment
-
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
-CONF_DIR = PROJECT_ROOT / "locomo_exp" / "conf"
-EXAMPLE = PROJECT_ROOT / "locomo_exp" / "example" / "qa_results.json"
-
 
 # ----------------------------------------------------------------------------- defaults
 
@@ -199,16 +194,19 @@ def test_run_experiment_on_the_example_writes_outputs_for_20_questions(
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)  # the relative data.path must not resolve against cwd
-    cfg = typed_config("tracking=none", "data.path=locomo_exp/example/qa_results.json")
+    start = tmp_path / "start"
+    (start / "example").mkdir(parents=True)
+    (start / "example" / "qa_results.json").write_bytes(EXAMPLE.read_bytes())
+    cfg = typed_config("tracking=none", "data.path=example/qa_results.json")
     assert not Path(cfg.data.path).is_absolute()
 
     out = tmp_path / "out"
-    result = run_experiment(cfg, out, PROJECT_ROOT)
+    result = run_experiment(cfg, out, start)
 
     assert result.run_id is None
     assert result.tracking_uri is None
     assert result.summary["counts"]["overall"] == 20
-    assert Path(result.summary["input"]["path"]) == EXAMPLE.resolve()
+    assert Path(result.summary["input"]["path"]) == (start / "example" / "qa_results.json").resolve()
     for name in ("report.md", "scores.jsonl", "summary.json"):
         assert (out / name).is_file(), name
     rows = [json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()]
@@ -244,7 +242,7 @@ def test_unknown_key_added_with_plus_is_refused_with_a_suggestion() -> None:
     from locomo_exp.config.checks import UnknownConfigKeyError
 
     register_configs()
-    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "locomo_exp" / "conf")):
+    with initialize_config_dir(version_base="1.3", config_dir=str(CONF_DIR)):
         cfg = compose(config_name="config", overrides=["+data.pathh=x", "+judge.tempreture=1"])
     with pytest.raises(UnknownConfigKeyError) as info:
         to_experiment_config(cfg)

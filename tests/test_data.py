@@ -7,12 +7,10 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import PROJECT_ROOT
+from conftest import EXAMPLE
 
 from locomo_exp.config import DataConfig, DataFormat, FieldMap, OnInvalid
 from locomo_exp.data import DataValidationError, load_results, parse_category
-
-EXAMPLE = PROJECT_ROOT / "locomo_exp" / "example" / "qa_results.json"
 
 
 def _write(tmp_path: Path, obj: object, name: str = "results.json") -> Path:

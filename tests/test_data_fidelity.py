@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import run_job
 
 from locomo_exp import sweep
 from locomo_exp.config import DataConfig, ExperimentConfig, TrackingConfig
 from locomo_exp.data import load_results
-from locomo_exp.experiment import run_experiment
 from locomo_exp.results import QARecord, RunSummary
 from locomo_exp.scoring import score_lexical
 from locomo_exp.scoring.aggregate import lexical_aggregates
@@ -32,11 +32,6 @@ def _qa(qid: str, prediction: str = "Paris", gold: str = "Paris", category: int 
             "predicted_answer": prediction, "category": category, **extra}
 
 
-def _run(tmp_path: Path, **data: object):
-    cfg = ExperimentConfig(data=DataConfig(**data), tracking=TrackingConfig(enabled=False))
-    return run_experiment(cfg, tmp_path / "out", tmp_path)
-
-
 # ---------------------------------------------------------------- 6. official aggregation
 
 TWO_THIRDS = ("apple banana cherry", "apple banana date")  # P = R = 2/3 -> F1 2/3 in locomo
@@ -46,7 +41,7 @@ def test_three_questions_with_f1_two_thirds_give_official_66_70_and_unrounded_66
     tmp_path: Path,
 ) -> None:
     records = [_qa(f"q{i}", *TWO_THIRDS) for i in range(3)]
-    result = _run(tmp_path, path=str(_write(tmp_path, records, "three.json")))
+    result = run_job(tmp_path, path=str(_write(tmp_path, records, "three.json")))
     metrics = result.summary["metrics"]
     assert metrics["f1_locomo"]["overall"]["mean"] == pytest.approx(2 / 3)
     assert metrics["f1_locomo_official"]["overall"]["mean"] == pytest.approx(0.667)
@@ -95,7 +90,7 @@ def test_stored_f1_rounded_to_3_decimals_is_matched_and_the_differing_one_listed
         _qa("q2", "salt and pepper", "salt pepper", my_f1=1.0),  # locomo drops "and": 1.0
         _qa("q3", "x y", "x z", my_f1=0.9, is_correct=True),  # F1 0.5 in every variant
     ]
-    result = _run(tmp_path, path=str(_write(tmp_path, records, "stored.json")))
+    result = run_job(tmp_path, path=str(_write(tmp_path, records, "stored.json")))
     section = result.summary["stored_vs_recomputed"]
     assert list(section) == ["my_f1", "bleu_score"]  # is_correct (a verdict) is not a metric
     my_f1 = section["my_f1"]
@@ -127,7 +122,7 @@ def test_file_rounding_is_the_largest_number_of_decimals_shown() -> None:
 
 
 def test_no_stored_metrics_means_no_section(tmp_path: Path) -> None:
-    result = _run(tmp_path, path=str(_write(tmp_path, [_qa("q1")], "plain.json")))
+    result = run_job(tmp_path, path=str(_write(tmp_path, [_qa("q1")], "plain.json")))
     assert "stored_vs_recomputed" not in result.summary
     assert "Stored vs recomputed" not in (result.output_dir / "report.md").read_text()
 
@@ -169,7 +164,7 @@ def test_summary_round_trips_the_new_sections() -> None:
 def test_runs_are_each_scored_with_mean_and_sample_std_in_summary_and_report(tmp_path: Path) -> None:
     _write(tmp_path, [_qa("q1", llm_score=1), _qa("q2", llm_score=0)], "run1.json")
     _write(tmp_path, [_qa("q1", llm_score=1), _qa("q2", "wrong", llm_score=1)], "run2.json")
-    result = _run(tmp_path, runs=["run1.json", "run2.json"])
+    result = run_job(tmp_path, runs=["run1.json", "run2.json"])
     runs = result.summary["runs"]
     assert (runs["n_runs"], runs["files"]) == (2, ["run1.json", "run2.json"])
     f1 = runs["lexical"]["f1"]["overall"]

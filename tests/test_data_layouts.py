@@ -7,27 +7,20 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import run_job
 
 from locomo_exp.config import (
     DataConfig,
     DataFormat,
-    ExperimentConfig,
     FieldMap,
-    TrackingConfig,
 )
 from locomo_exp.data import DataValidationError, load_results
-from locomo_exp.experiment import run_experiment
 
 
 def _write(tmp_path: Path, obj: object, name: str = "results.json") -> Path:
     path = tmp_path / name
     path.write_text(json.dumps(obj), encoding="utf-8")
     return path
-
-
-def _run(tmp_path: Path, path: Path, **data: object):
-    cfg = ExperimentConfig(data=DataConfig(path=str(path), **data), tracking=TrackingConfig(enabled=False))
-    return run_experiment(cfg, tmp_path / "out", tmp_path)
 
 
 def _detailed(question: str, correct: object, category: int = 4, **extra: object) -> dict:
@@ -54,7 +47,7 @@ def test_records_beside_a_summary_are_found_and_stored_j_is_50(tmp_path: Path) -
 def test_records_beside_metadata_reach_summary_json(tmp_path: Path) -> None:
     path = _write(tmp_path, {"summary": {"accuracy": 0.5},
                              "detailed_results": [_detailed("Q1?", True), _detailed("Q2?", False)]})
-    result = _run(tmp_path, path)
+    result = run_job(tmp_path, path=path)
     summary = result.summary
     assert summary["stored_judge"]["overall"]["mean"] == 50.0
     assert summary["input"]["records_key"] == "detailed_results"
@@ -231,7 +224,7 @@ def test_report_names_field_records_key_aggregates_and_shows_majority_and_runs(t
     path = _write(tmp_path, {"accuracy": 0.44, "detailed_results": {"conv_a": [
         _judged("Q1?", [True, True, False]), _judged("Q2?", [True, False, False]),
         _judged("Q3?", [True, False, False])]}})
-    report = _run(tmp_path, path).report_path.read_text()
+    report = run_job(tmp_path, path=path).report_path.read_text()
     assert "- Records read from `detailed_results` inside the file's top-level object" in report
     assert "- Stored judge verdicts read from `llm_judgments.*`" in report
     assert "- The file's own aggregates (as given, not recomputed): `accuracy` = 0.44" in report

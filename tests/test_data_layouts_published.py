@@ -13,24 +13,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import run_job
 
-from locomo_exp.config import DataConfig, ExperimentConfig, TrackingConfig
+from locomo_exp.config import DataConfig
 from locomo_exp.data import DataValidationError, LoadedRuns, load_data, load_results
-from locomo_exp.experiment import run_experiment
 
 
 def _write(tmp_path: Path, obj: object, name: str = "results.json") -> Path:
     path = tmp_path / name
     path.write_text(json.dumps(obj), encoding="utf-8")
     return path
-
-
-def _run(tmp_path: Path, path: Path | list[str], **data: object) -> Any:
-    cfg = ExperimentConfig(
-        data=DataConfig(path=path if isinstance(path, list) else str(path), **data),
-        tracking=TrackingConfig(enabled=False),
-    )
-    return run_experiment(cfg, tmp_path / "out", tmp_path)
 
 
 # ------------------------------------------------------------- records under per-setting keys
@@ -105,7 +97,7 @@ def test_several_settings_are_each_a_run_with_stored_j_per_setting(tmp_path: Pat
 
 def test_several_settings_run_reports_each_setting(tmp_path: Path) -> None:
     path = _write(tmp_path, _per_setting_file(("top_50", "top_200")))
-    result = _run(tmp_path, path)
+    result = run_job(tmp_path, path=path)
     summary = result.summary
     assert summary["runs"]["files"] == ["results.json#top_50", "results.json#top_200"]
     assert summary["input"]["setting"]["setting"] == "top_50"
@@ -169,7 +161,7 @@ def test_a_list_with_partitions_of_the_same_records_is_read_once(tmp_path: Path)
     assert [r.stored_judge_score for r in loaded.records] == [100.0, 100.0, 0.0]
     assert [r.prediction for r in loaded.records] == ["a red bike", "a red bike", "a blue car"]
     assert loaded.file_aggregates["accuracy_percentage"] == 66.67
-    result = _run(tmp_path, path)
+    result = run_job(tmp_path, path=path)
     report = (result.output_dir / "report.md").read_text()
     assert ("2 other list(s) in the file hold only records of `responses` (a breakdown of the same "
             "records), not read again") in report
@@ -227,7 +219,7 @@ def test_mem0_numbers_stored_as_text_are_read_as_numbers(tmp_path: Path) -> None
     assert [r.search_latency_s for r in loaded.records] == [0.0, 0.25, 0.5, 0.1]
     assert [r.stored_judge_score for r in loaded.records] == [100.0, 0.0, 100.0, 0.0]
     assert loaded.stored_metrics["0:0"] == {"bleu_score": 1.0, "f1_score": 1.0}
-    result = _run(tmp_path, path)
+    result = run_job(tmp_path, path=path)
     latency = result.summary["latency"]["total_latency_s"]
     # the author's mean total latency, computed independently from the text values
     assert latency["mean"] == pytest.approx(statistics.fmean(float(t) for t in totals))

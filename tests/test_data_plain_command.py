@@ -8,14 +8,11 @@ those overrides and run in process (fast); one subprocess runs the literal comma
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import PROJECT_ROOT
+from conftest import CONF_DIR, run_cli
 from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 
@@ -103,7 +100,7 @@ def test_plain_command_reads_every_layout_with_no_option(tmp_path: Path, layout:
     _write_files(tmp_path, files)
     register_configs()
     GlobalHydra.instance().clear()
-    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "locomo_exp" / "conf")):
+    with initialize_config_dir(version_base="1.3", config_dir=str(CONF_DIR)):
         cfg = to_experiment_config(
             compose(config_name="config", overrides=["data=file", *data, "tracking=none"])
         )
@@ -119,7 +116,7 @@ def test_runs_layout_reports_75_00_pm_35_36_across_runs(tmp_path: Path) -> None:
     _write_files(tmp_path, files)
     register_configs()
     GlobalHydra.instance().clear()
-    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "locomo_exp" / "conf")):
+    with initialize_config_dir(version_base="1.3", config_dir=str(CONF_DIR)):
         cfg = to_experiment_config(
             compose(config_name="config", overrides=["data=file", *data, "tracking=none"])
         )
@@ -133,12 +130,8 @@ def test_runs_layout_reports_75_00_pm_35_36_across_runs(tmp_path: Path) -> None:
 def test_the_literal_plain_command_reads_locomo_output_with_stored_f1(tmp_path: Path) -> None:
     files, *_ = LAYOUTS["locomo_with_name_llm"]
     _write_files(tmp_path, files)
-    env = {k: v for k, v in os.environ.items() if k not in ("ANTHROPIC_API_KEY", "MLFLOW_TRACKING_URI")}
-    proc = subprocess.run(
-        [sys.executable, "-m", "locomo_exp", "data=file", "data.path=a.json", "tracking=none",
-         f"hydra.run.dir={tmp_path / 'out'}"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
-    )
+    proc = run_cli("data=file", "data.path=a.json", "tracking=none", f"hydra.run.dir={tmp_path / 'out'}",
+                   cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["stored_judge"]["overall"]["mean"] == 50.0

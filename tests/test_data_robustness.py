@@ -13,21 +13,18 @@ import threading
 from pathlib import Path
 
 import pytest
+from conftest import run_job
 from fake_anthropic import make_judge_config
 
 from locomo_exp.config import (
     DataConfig,
     DataFormat,
-    ExperimentConfig,
     FieldMap,
     OnInvalid,
     OnMissingPrediction,
-    ScorerConfig,
     ScorerName,
-    TrackingConfig,
 )
 from locomo_exp.data import DataValidationError, input_file, load_results
-from locomo_exp.experiment import run_experiment
 from locomo_exp.results import QARecord
 from locomo_exp.scoring import score_lexical
 from locomo_exp.tracking import run_metrics
@@ -43,13 +40,6 @@ def _write(tmp_path: Path, obj: object, name: str = "results.json") -> Path:
     path = tmp_path / name
     path.write_text(obj if isinstance(obj, str) else json.dumps(obj), encoding="utf-8")
     return path
-
-
-def _run(tmp_path: Path, data: DataConfig, scorer: ScorerName = ScorerName.f1, **extra: object):
-    cfg = ExperimentConfig(
-        scorer=ScorerConfig(name=scorer), data=data, tracking=TrackingConfig(enabled=False), **extra
-    )
-    return run_experiment(cfg, tmp_path / "out", tmp_path)
 
 
 def _rows(result) -> list[dict]:
@@ -73,7 +63,7 @@ def test_stored_verdicts_on_a_0_1_scale_give_stored_j_55_56_end_to_end(tmp_path:
     loaded = load_results(path, data)
     assert [r.stored_judge_score for r in loaded.records] == pytest.approx([100.0, 66.67, 0.0])
 
-    result = _run(tmp_path, data)
+    result = run_job(tmp_path, data)
     stored = result.summary["stored_judge"]["overall"]
     assert stored["count"] == 3
     assert round(stored["mean"], 2) == 55.56
@@ -132,7 +122,7 @@ def test_a_gold_list_fills_references_and_n_references_in_scores(tmp_path: Path)
     assert (second.references, second.gold_references) == ((), ("Barcelona",))
     assert third.references == ("2019", "in 2020")  # numbers as text; blank and null elements dropped
 
-    rows = _rows(_run(tmp_path, DataConfig(path=str(path))))
+    rows = _rows(run_job(tmp_path, DataConfig(path=str(path))))
     assert [row["n_references"] for row in rows] == [2, 1, 2]
     assert rows[0]["ground_truth"] == "the Final Harbor | Port Vell"
 
@@ -178,7 +168,7 @@ def test_null_nan_and_infinite_predictions_are_missing_and_scored_zero(
     ]
     assert f"{path}: 4 prediction(s) missing (null, NaN or Infinity), each scored 0, e.g. [0]" in caplog.text
 
-    result = _run(tmp_path, DataConfig(path=str(path)))
+    result = run_job(tmp_path, DataConfig(path=str(path)))
     rows = _rows(result)
     assert [row["f1"] for row in rows] == [0.0, 0.0, 0.0, 0.0, 1.0, 0.0]
     assert [row["prediction_missing"] for row in rows] == [True, True, True, True, False, False]
@@ -194,7 +184,7 @@ def test_on_missing_prediction_error_stops_before_any_judge_call(fake_anthropic,
     path = _write(tmp_path, MISSING_PREDICTIONS)
     data = DataConfig(path=str(path), on_missing_prediction=OnMissingPrediction.error)
     with pytest.raises(DataValidationError) as info:
-        _run(tmp_path, data, ScorerName.judge, judge=make_judge_config(fake_anthropic, tmp_path))
+        run_job(tmp_path, data, scorer=ScorerName.judge, judge=make_judge_config(fake_anthropic, tmp_path))
     message = str(info.value)
     assert f"{path}: record [0]: field 'predicted_answer': prediction is null" in message
     assert f"{path}: record [3]: field 'predicted_answer': prediction is -Infinity" in message
@@ -230,7 +220,7 @@ def test_null_empty_and_blank_golds_are_excluded_warned_and_counted(
     ]
     assert f"{path}: excluded 4 question(s) with no gold answer (null, empty or blank), e.g. [0]" in caplog.text
 
-    result = _run(tmp_path, DataConfig(path=str(path)))
+    result = run_job(tmp_path, DataConfig(path=str(path)))
     assert result.summary["input"]["n_excluded_no_gold"] == 4
     assert result.summary["counts"]["overall"] == 2
     assert result.metrics["data/n_excluded_no_gold"] == 4
@@ -374,7 +364,7 @@ def test_a_symlink_loop_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(DataValidationError, match=r"a\.json: symlink loop \(too many levels of symbolic links\)"):
         load_results(tmp_path / "a.json")
     with pytest.raises(DataValidationError, match="symlink loop"):  # relative, through the runner
-        _run(tmp_path, DataConfig(path="a.json"))
+        run_job(tmp_path, DataConfig(path="a.json"))
 
 
 def test_a_directory_is_one_line(tmp_path: Path) -> None:

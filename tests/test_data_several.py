@@ -8,8 +8,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import run_job
 
-from locomo_exp.config import DataConfig, ExperimentConfig, TrackingConfig
+from locomo_exp.config import DataConfig
 from locomo_exp.data import (
     DataValidationError,
     detect_question_set,
@@ -18,7 +19,6 @@ from locomo_exp.data import (
     pool_results,
 )
 from locomo_exp.data.sample import allocate
-from locomo_exp.experiment import run_experiment
 from locomo_exp.results import QARecord
 
 
@@ -31,11 +31,6 @@ def _write(tmp_path: Path, obj: object, name: str) -> Path:
 def _qa(qid: str, question: str = "Q?", category: int = 4, **extra: object) -> dict:
     return {"question_id": qid, "question": question, "ground_truth": "A", "predicted_answer": "A",
             "category": category, **extra}
-
-
-def _run(tmp_path: Path, **data: object):
-    cfg = ExperimentConfig(data=DataConfig(**data), tracking=TrackingConfig(enabled=False))
-    return run_experiment(cfg, tmp_path / "out", tmp_path)
 
 
 # ---------------------------------------------------------------- 9. pooling
@@ -56,7 +51,7 @@ def test_glob_pools_files_sorted_by_name_end_to_end(tmp_path: Path) -> None:
     (tmp_path / "answers").mkdir()
     _write(tmp_path, [_qa("q1")], "answers/b.json")
     _write(tmp_path, [_qa("q1"), _qa("q2", category=2)], "answers/a.json")
-    result = _run(tmp_path, path="answers/*.json")
+    result = run_job(tmp_path, path="answers/*.json")
     assert result.summary["counts"]["overall"] == 3
     assert result.summary["conversations"]["overall"] == 2
     assert [s["path"].rsplit("/", 1)[1] for s in result.summary["input"]["sources"]] == ["a.json", "b.json"]
@@ -87,7 +82,7 @@ def test_two_runs_with_stored_j_50_and_100_give_75_00_pm_35_36(tmp_path: Path) -
     assert overall["per_run"] == [50.0, 100.0]
     assert (round(overall["mean"], 2), round(overall["std"], 2)) == (75.00, 35.36)
 
-    result = _run(tmp_path, runs=["run1.json", "run2.json"])
+    result = run_job(tmp_path, runs=["run1.json", "run2.json"])
     across = result.summary["stored_judge_detail"]["across_runs"]["overall"]
     assert (round(across["mean"], 2), round(across["std"], 2)) == (75.00, 35.36)
     assert result.summary["counts"]["overall"] == 2  # run 1 is the one scored
@@ -198,7 +193,7 @@ def test_limit_draws_a_stratified_reproducible_sample_marked_as_subset(shared_da
                             "per_category": {"1": 18, "2": 21, "3": 6, "4": 55}}
     assert first.question_set.name == "1540"  # the file's set, before sampling
 
-    result = _run(tmp_path, path=str(path), limit=100, seed=7)
+    result = run_job(tmp_path, path=str(path), limit=100, seed=7)
     assert result.summary["input"]["subset"]["from"] == 1540
     assert "**Subset: 100 questions from 10 conversation(s) — not comparable" in (
         result.output_dir / "report.md").read_text()

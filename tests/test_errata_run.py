@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import PROJECT_ROOT
+from conftest import CONF_DIR, SHARED_DATA
 from hydra import compose, initialize_config_dir
 from test_errata import QUESTIONS, _two_entries
 
@@ -16,7 +16,7 @@ from locomo_exp.data import DataValidationError
 from locomo_exp.experiment import run_experiment
 from locomo_exp.scoring.errata import score_errata
 
-DATA = PROJECT_ROOT.parent / "shared" / "data"
+DATA = SHARED_DATA
 AUDIT = DATA / "locomo_audit_errors.json"
 HONCHO = DATA / "predictions" / "honcho_locomo10_qa.json"
 
@@ -24,7 +24,7 @@ HONCHO = DATA / "predictions" / "honcho_locomo10_qa.json"
 def _typed(*overrides: str) -> ExperimentConfig:
     register_configs()
     with initialize_config_dir(
-        version_base="1.3", config_dir=str(PROJECT_ROOT / "locomo_exp" / "conf")
+        version_base="1.3", config_dir=str(CONF_DIR)
     ):
         return to_experiment_config(
             compose(config_name="config", overrides=["tracking=none", *overrides])
@@ -125,7 +125,7 @@ def test_missing_errata_file_is_refused_before_any_work(tmp_path):
 
 
 def test_run_without_errata_has_original_key_and_no_section(tmp_path):
-    result = run_experiment(_typed("data=example"), tmp_path / "out", PROJECT_ROOT)
+    result = run_experiment(_typed("data=example"), tmp_path / "out", tmp_path)
     assert "answer_key" not in json.loads((tmp_path / "out" / "summary.json").read_text())
     assert "Answer key: original vs corrected" not in result.report_path.read_text()
     assert (

@@ -17,7 +17,6 @@ from locomo_exp.config import JudgeBatchConfig, JudgeMode
 from locomo_exp.judge import run_judge
 from locomo_exp.results import QARecord
 
-REPO = Path(__file__).resolve().parents[1]
 QUESTIONS = 30
 RUNS = 3
 

@@ -4,17 +4,14 @@ through the real SDK against the fake Messages API, logs J to MLflow, and a re-r
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
 import mlflow
 import numpy as np
 import pytest
-from conftest import PROJECT_ROOT
-from fake_anthropic import FAKE_API_KEY, FakeAnthropicServer, rubric
+from conftest import run_cli
+from fake_anthropic import FAKE_API_KEY, rubric
 
 pytestmark = pytest.mark.slow
 
@@ -28,15 +25,6 @@ def _verdict(request) -> object:
     return rubric(len(request.prompt) % 101)
 
 
-def _run(args: list[str], server: FakeAnthropicServer, cwd: Path) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MLFLOW_")}
-    env["ANTHROPIC_BASE_URL"] = server.url
-    return subprocess.run(
-        [sys.executable, "-m", "locomo_exp", *args],
-        cwd=cwd, env=env, capture_output=True, text=True, timeout=300,
-    )
-
-
 def test_scorer_both_judges_zep_answers_and_logs_j(fake_anthropic, shared_data: Path, tmp_path: Path) -> None:
     fake_anthropic.responder = _verdict
     grades = shared_data / "predictions" / "zep_locomo_grades.json"
@@ -46,7 +34,7 @@ def test_scorer_both_judges_zep_answers_and_logs_j(fake_anthropic, shared_data: 
         f"tracking.uri={store}", f"judge.cache_path={tmp_path}/judge_cache.sqlite", "judge.progress=false",
         "judge.audit.n=0",  # the calls counted below are the answers' (audit: tests/test_trust_job.py)
     ]
-    first = _run([*common, f"hydra.run.dir={tmp_path}/run1"], fake_anthropic, PROJECT_ROOT)
+    first = run_cli(*[*common, f"hydra.run.dir={tmp_path}/run1"], cwd=tmp_path, server=fake_anthropic)
     assert first.returncode == 0, first.stderr[-3000:]
     requests = fake_anthropic.messages_requests()
     prompts = Counter(r.prompt for r in requests)  # the prompt is a function of the key
@@ -84,7 +72,7 @@ def test_scorer_both_judges_zep_answers_and_logs_j(fake_anthropic, shared_data: 
 
     # the same job again: every call is in the durable cache, none is made
     fake_anthropic.clear()
-    second = _run([*common, f"hydra.run.dir={tmp_path}/run2"], fake_anthropic, PROJECT_ROOT)
+    second = run_cli(*[*common, f"hydra.run.dir={tmp_path}/run2"], cwd=tmp_path, server=fake_anthropic)
     assert second.returncode == 0, second.stderr[-3000:]
     assert fake_anthropic.messages_requests() == []
     rows2 = [json.loads(line) for line in (tmp_path / "run2" / "scores.jsonl").read_text().splitlines()]
@@ -93,10 +81,10 @@ def test_scorer_both_judges_zep_answers_and_logs_j(fake_anthropic, shared_data: 
 
 def test_judge_404_stops_the_job_with_a_failed_run(fake_anthropic, tmp_path: Path) -> None:
     store = f"sqlite:///{tmp_path}/mlflow.db"
-    result = _run(
-        ["scorer=judge", "judge.model=claude-retired-model-1", "judge.runs=2", f"tracking.uri={store}",
-         f"judge.cache_path={tmp_path}/c.sqlite", f"hydra.run.dir={tmp_path}/out", "judge.progress=false"],
-        fake_anthropic, PROJECT_ROOT,
+    result = run_cli(
+        "scorer=judge", "judge.model=claude-retired-model-1", "judge.runs=2", f"tracking.uri={store}",
+        f"judge.cache_path={tmp_path}/c.sqlite", f"hydra.run.dir={tmp_path}/out", "judge.progress=false",
+        cwd=tmp_path, server=fake_anthropic,
     )
     assert result.returncode != 0
     assert "claude-retired-model-1" in result.stderr
@@ -109,7 +97,7 @@ def test_judge_404_stops_the_job_with_a_failed_run(fake_anthropic, tmp_path: Pat
 
 def test_missing_api_key_fails_before_any_call(fake_anthropic, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY")
-    result = _run(["scorer=judge", "tracking=none", f"hydra.run.dir={tmp_path}/out"], fake_anthropic, PROJECT_ROOT)
+    result = run_cli("scorer=judge", "tracking=none", f"hydra.run.dir={tmp_path}/out", cwd=tmp_path, server=fake_anthropic)
     assert result.returncode != 0
     assert "ANTHROPIC_API_KEY" in result.stderr
     assert fake_anthropic.messages_requests() == []
@@ -123,7 +111,7 @@ def test_batch_wait_false_submits_and_exits_then_the_same_command_collects(fake_
               "judge.batch.poll_interval_s=0.2", f"tracking.uri={store}",
               f"judge.cache_path={tmp_path}/judge_cache.sqlite", "judge.progress=false",
               "judge.audit.n=0"]  # with wait=false the audit's batch would need one more run
-    first = _run([*common, f"hydra.run.dir={tmp_path}/first"], fake_anthropic, PROJECT_ROOT)
+    first = run_cli(*[*common, f"hydra.run.dir={tmp_path}/first"], cwd=tmp_path, server=fake_anthropic)
     assert first.returncode == 0, first.stderr[-3000:]
     assert "same command again" in first.stdout
     assert len(fake_anthropic.batch_create_requests()) == 1
@@ -135,7 +123,7 @@ def test_batch_wait_false_submits_and_exits_then_the_same_command_collects(fake_
     assert "f1/overall" in pending.data.metrics and "j/overall" not in pending.data.metrics
 
     fake_anthropic.end_batches()
-    second = _run([*common, f"hydra.run.dir={tmp_path}/second"], fake_anthropic, PROJECT_ROOT)
+    second = run_cli(*[*common, f"hydra.run.dir={tmp_path}/second"], cwd=tmp_path, server=fake_anthropic)
     assert second.returncode == 0, second.stderr[-3000:]
     assert len(fake_anthropic.batch_create_requests()) == 1  # nothing submitted twice
     collected = [r for r in client.search_runs(experiment) if r.info.run_id != pending.info.run_id]

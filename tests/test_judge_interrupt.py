@@ -3,7 +3,6 @@ flight cached, and a re-run pays (almost) nothing twice."""
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import subprocess
@@ -14,6 +13,7 @@ from pathlib import Path
 
 import mlflow
 import pytest
+from conftest import clean_env
 from fake_anthropic import FAKE_API_KEY, FakeAnthropicServer
 from judge_helpers import query_cache_file
 
@@ -41,12 +41,6 @@ def _command(tmp_path: Path, server: FakeAnthropicServer, run_dir: str) -> list[
     ]
 
 
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MLFLOW_", "ANTHROPIC_"))}
-    env["ANTHROPIC_API_KEY"] = FAKE_API_KEY
-    return env
-
-
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_signal_mid_run_caches_calls_in_flight_and_ends_the_run_killed(
     fake_anthropic: FakeAnthropicServer, tmp_path: Path, signum: int
@@ -55,7 +49,7 @@ def test_signal_mid_run_caches_calls_in_flight_and_ends_the_run_killed(
     proc = subprocess.Popen(
         _command(tmp_path, fake_anthropic, "run1"),
         cwd=tmp_path,
-        env=_env(),
+        env=clean_env(ANTHROPIC_API_KEY=FAKE_API_KEY),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -93,7 +87,7 @@ def test_signal_mid_run_caches_calls_in_flight_and_ends_the_run_killed(
     again = subprocess.run(
         _command(tmp_path, fake_anthropic, "run2"),
         cwd=tmp_path,
-        env=_env(),
+        env=clean_env(ANTHROPIC_API_KEY=FAKE_API_KEY),
         capture_output=True,
         text=True,
         timeout=120,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 import pytest
 from conftest import Composer
@@ -13,8 +12,6 @@ from locomo_exp.config import JudgeConfig
 from locomo_exp.judge.errors import JudgeError
 from locomo_exp.judge.models import accepts_temperature, model_price, uses_structured_output
 from locomo_exp.judge.preflight import check_config
-
-CONF_DIR = Path(__file__).resolve().parents[1] / "locomo_exp" / "conf"
 
 
 @pytest.mark.parametrize(

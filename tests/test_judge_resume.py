@@ -16,7 +16,6 @@ from judge_helpers import numbered_records, query_cache_file, start_worker
 from locomo_exp.judge import run_judge
 from locomo_exp.results import QARecord
 
-REPO = Path(__file__).resolve().parents[1]
 QUESTIONS = 20
 RUNS = 5
 TOTAL = QUESTIONS * RUNS

@@ -8,13 +8,10 @@ the same command; a used sweep directory is treated like a used run directory.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import PROJECT_ROOT, Composer
+from conftest import Composer, run_cli
 from omegaconf import OmegaConf
 
 from locomo_exp.data import DataValidationError
@@ -67,7 +64,7 @@ def test_overwrite_with_a_bad_input_keeps_the_old_run(
     typed_config: Composer, tmp_path: Path
 ) -> None:
     out = tmp_path / "fixed"
-    run_experiment(typed_config("tracking=none"), out, PROJECT_ROOT)
+    run_experiment(typed_config("tracking=none"), out, tmp_path)
     before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps([{"question": "q", "ground_truth": "a", "category": 9}]))
@@ -75,7 +72,7 @@ def test_overwrite_with_a_bad_input_keeps_the_old_run(
         run_experiment(
             typed_config("tracking=none", "overwrite=true", "data=file", f"data.path={bad}"),
             out,
-            PROJECT_ROOT,
+            tmp_path,
         )
     assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
 
@@ -85,11 +82,11 @@ def test_an_incomplete_run_is_resumed_by_the_same_command_without_overwrite(
 ) -> None:
     out = tmp_path / "fixed"
     _write_run(out, {"f1": "ok", "judge": "interrupted"})
-    result = run_experiment(typed_config("tracking=none"), out, PROJECT_ROOT)
+    result = run_experiment(typed_config("tracking=none"), out, tmp_path)
     assert result.summary["status"] == {"f1": "ok"}
     assert "# old report" not in (out / "report.md").read_text()
     with pytest.raises(OutputDirInUse, match="already holds a run"):  # now it is finished
-        run_experiment(typed_config("tracking=none"), out, PROJECT_ROOT)
+        run_experiment(typed_config("tracking=none"), out, tmp_path)
 
 
 def _config(*items: str) -> object:
@@ -129,21 +126,13 @@ def test_inputs_that_are_not_replaced_are_allowed(tmp_path: Path, items: tuple[s
     refuse_input_as_output(_config(*items), tmp_path / "out", tmp_path)
 
 
-def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MLFLOW_", "ANTHROPIC_"))}
-    return subprocess.run(
-        [sys.executable, "-m", "locomo_exp", *args],
-        cwd=cwd, env=env, capture_output=True, text=True, timeout=300,
-    )
-
-
 @pytest.mark.slow
 def test_compare_into_a_compared_run_is_refused_and_the_run_kept(tmp_path: Path) -> None:
     for name in ("a", "b"):
-        done = _cli("tracking=none", f"hydra.run.dir={name}", cwd=tmp_path)
+        done = run_cli("tracking=none", f"hydra.run.dir={name}", cwd=tmp_path)
         assert done.returncode == 0, done.stderr
     before = (tmp_path / "a" / "report.md").read_text()
-    proc = _cli(
+    proc = run_cli(
         "mode=compare", "compare.runs=[a,b]", "tracking=none", "hydra.run.dir=a",
         "overwrite=true", cwd=tmp_path,
     )
@@ -158,7 +147,7 @@ def test_compare_into_a_compared_run_is_refused_and_the_run_kept(tmp_path: Path)
 @pytest.mark.slow
 def test_same_command_resumes_an_interrupted_run_in_a_fixed_dir(tmp_path: Path) -> None:
     _write_run(tmp_path / "fixed", {"f1": "ok", "judge": "interrupted"})
-    proc = _cli("tracking=none", "hydra.run.dir=fixed", cwd=tmp_path)
+    proc = run_cli("tracking=none", "hydra.run.dir=fixed", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert json.loads((tmp_path / "fixed" / "summary.json").read_text())["status"] == {"f1": "ok"}
 
@@ -236,16 +225,16 @@ def test_completed_jobs_are_kept_on_resume_and_others_run(tmp_path: Path) -> Non
 def test_a_second_sweep_into_a_used_sweep_dir_is_refused_and_the_first_summary_kept(
     tmp_path: Path,
 ) -> None:
-    first = _cli("-m", "f1=locomo,squad", "tracking=none", "hydra.sweep.dir=sw", cwd=tmp_path)
+    first = run_cli("-m", "f1=locomo,squad", "tracking=none", "hydra.sweep.dir=sw", cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     summary = (tmp_path / "sw" / "sweep_summary.json").read_text()
-    second = _cli("-m", "f1=mem0", "tracking=none", "hydra.sweep.dir=sw", cwd=tmp_path)
+    second = run_cli("-m", "f1=mem0", "tracking=none", "hydra.sweep.dir=sw", cwd=tmp_path)
     assert second.returncode == 2
     assert f"error: the sweep was not started: {tmp_path / 'sw'} already holds another sweep" in (
         second.stderr
     )
     assert (tmp_path / "sw" / "sweep_summary.json").read_text() == summary
-    again = _cli("-m", "f1=mem0", "tracking=none", "hydra.sweep.dir=sw", "overwrite=true",
+    again = run_cli("-m", "f1=mem0", "tracking=none", "hydra.sweep.dir=sw", "overwrite=true",
                  cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     rows = json.loads((tmp_path / "sw" / "sweep_summary.json").read_text())["rows"]

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import PROJECT_ROOT, Composer
+from conftest import Composer
 
 from locomo_exp.experiment import JUDGE_RUNNING, judge_status, run_experiment
 from locomo_exp.report import run_dir as outputs
@@ -19,9 +19,6 @@ from locomo_exp.report.run_dir import (
     atomic_write_text,
     prepare_output_dir,
 )
-
-CONF_DIR = PROJECT_ROOT / "locomo_exp" / "conf"
-
 
 
 def _litter(directory: Path) -> list[str]:
@@ -85,7 +82,7 @@ def test_run_failing_mid_scores_leaves_no_output_and_no_temp(
     out = tmp_path / "out"
 
     with pytest.raises(OSError, match="No space left on device"):
-        run_experiment(cfg, out, PROJECT_ROOT)
+        run_experiment(cfg, out, tmp_path)
 
     # the plot was complete before scores.jsonl started; nothing else, nothing partial
     assert sorted(p.name for p in out.iterdir()) == ["category_scores.png"]
@@ -103,7 +100,7 @@ def test_plot_failing_mid_save_leaves_no_png_and_no_temp(
     monkeypatch.setattr(Figure, "savefig", half_save)
     out = tmp_path / "out"
     with pytest.raises(OSError, match="No space left"):
-        run_experiment(typed_config("tracking=none"), out, PROJECT_ROOT)
+        run_experiment(typed_config("tracking=none"), out, tmp_path)
     assert sorted(p.name for p in out.iterdir()) == []
 
 
@@ -142,7 +139,7 @@ def test_report_opens_with_what_ran_when_the_judge_did_not_finish(
     out = tmp_path / "out"
 
     with pytest.raises(type(raised)):
-        run_experiment(typed_config("tracking=none", "scorer=both"), out, PROJECT_ROOT)
+        run_experiment(typed_config("tracking=none", "scorer=both"), out, tmp_path)
 
     summary = json.loads((out / "summary.json").read_text())
     assert summary["status"] == {"f1": "ok", "judge": expected}
@@ -172,10 +169,10 @@ def test_report_of_a_judge_still_running_says_so_and_a_complete_run_has_no_block
     monkeypatch.setattr(judge, "preflight_judge", lambda cfg, records, **kwargs: None)
     monkeypatch.setattr(judge, "run_judge", run_judge)
     with pytest.raises(RuntimeError):
-        run_experiment(typed_config("tracking=none", "scorer=both"), tmp_path / "out", PROJECT_ROOT)
+        run_experiment(typed_config("tracking=none", "scorer=both"), tmp_path / "out", tmp_path)
     assert f"- judge: {JUDGE_RUNNING}" in seen["report"]
 
-    f1_only = run_experiment(typed_config("tracking=none"), tmp_path / "f1", PROJECT_ROOT)
+    f1_only = run_experiment(typed_config("tracking=none"), tmp_path / "f1", tmp_path)
     assert f1_only.summary["status"] == {"f1": "ok"}
     assert "Run status" not in (tmp_path / "f1" / "report.md").read_text()
 
@@ -189,12 +186,12 @@ def test_mlflow_run_id_in_the_environment_is_ignored_and_the_old_run_stays_finis
     import mlflow
 
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
-    first = run_experiment(typed_config(f"tracking.uri={uri}"), tmp_path / "first", PROJECT_ROOT)
+    first = run_experiment(typed_config(f"tracking.uri={uri}"), tmp_path / "first", tmp_path)
     monkeypatch.setenv("MLFLOW_RUN_ID", str(first.run_id))
 
     with caplog.at_level(logging.WARNING, logger="locomo_exp.tracking"):
         second = run_experiment(
-            typed_config(f"tracking.uri={uri}", "f1=squad"), tmp_path / "second", PROJECT_ROOT
+            typed_config(f"tracking.uri={uri}", "f1=squad"), tmp_path / "second", tmp_path
         )
 
     assert second.run_id != first.run_id
@@ -218,11 +215,11 @@ def test_second_run_into_the_same_dir_is_refused_before_any_work(
     typed_config: Composer, tmp_path: Path
 ) -> None:
     out = tmp_path / "fixed"
-    run_experiment(typed_config("tracking=none"), out, PROJECT_ROOT)
+    run_experiment(typed_config("tracking=none"), out, tmp_path)
     before = (out / "report.md").read_text()
 
     with pytest.raises(OutputDirInUse) as refused:
-        run_experiment(typed_config("tracking=none", "f1=squad"), out, PROJECT_ROOT)
+        run_experiment(typed_config("tracking=none", "f1=squad"), out, tmp_path)
 
     assert str(refused.value) == (
         f"{out} already holds a run (report.md, summary.json, scores.jsonl); choose another "
@@ -240,7 +237,7 @@ def test_overwrite_clears_only_the_tools_files_first(typed_config: Composer, tmp
     (out / "report.md").write_text("old report\n")
     (out / "j_distribution.png").write_bytes(b"old plot of another run")
 
-    result = run_experiment(typed_config("tracking=none", "overwrite=true"), out, PROJECT_ROOT)
+    result = run_experiment(typed_config("tracking=none", "overwrite=true"), out, tmp_path)
 
     assert result.summary["counts"]["overall"] == 20
     assert sorted(p.name for p in out.iterdir()) == [

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import PROJECT_ROOT
+from conftest import CONF_DIR
 from hydra import compose, initialize_config_dir
 
 from locomo_exp.config import (
@@ -30,7 +30,7 @@ from locomo_exp.tracking import run_metrics
 @pytest.fixture(scope="module")
 def default_config() -> ExperimentConfig:
     register_configs()
-    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "locomo_exp" / "conf")):
+    with initialize_config_dir(version_base="1.3", config_dir=str(CONF_DIR)):
         return to_experiment_config(compose(config_name="config"))
 
 
@@ -72,7 +72,7 @@ def test_every_mem0_j_system_with_categories_reproduces_its_overall(default_conf
 
 def test_baselines_selectable_and_user_yaml_validated(default_config) -> None:
     assert set(default_config.baselines) == {"locomo_paper", "mem0_paper_f1", "mem0_paper_j", "mem0_paper_latency"}
-    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "locomo_exp" / "conf")):
+    with initialize_config_dir(version_base="1.3", config_dir=str(CONF_DIR)):
         only = to_experiment_config(compose(config_name="config", overrides=["baselines=[mem0_paper_j]"]))
         assert list(only.baselines) == ["mem0_paper_j"]
         with pytest.raises(Exception, match="metric"):

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import PROJECT_ROOT
+from conftest import CONF_DIR, PROJECT_ROOT
 from hydra import compose, initialize_config_dir
 
 from locomo_exp.config import register_configs, to_experiment_config
@@ -69,12 +69,12 @@ def compare_with_golden(actual: str, name: str) -> None:
 def _render(tmp_path: Path, *overrides: str) -> str:
     register_configs()
     with initialize_config_dir(
-        version_base="1.3", config_dir=str(PROJECT_ROOT / "locomo_exp" / "conf")
+        version_base="1.3", config_dir=str(CONF_DIR)
     ):
         cfg = to_experiment_config(
             compose(config_name="config", overrides=["tracking=none", *overrides])
         )
-    result = run_experiment(cfg, tmp_path / "out", PROJECT_ROOT)
+    result = run_experiment(cfg, tmp_path / "out", tmp_path)
     return mask_volatile(result.report_path.read_text(encoding="utf-8"))
 
 
@@ -84,7 +84,7 @@ def test_f1_only_report_of_the_example_matches_golden(tmp_path: Path) -> None:
 
 def test_report_with_stored_judge_verdicts_matches_golden(tmp_path: Path) -> None:
     # Mem0-harness layout with llm_score verdicts, one null response (scored 0), no category 5
-    report = _render(tmp_path, "data.path=tests/golden/stored_j_input.json")
+    report = _render(tmp_path, f"data.path={PROJECT_ROOT / 'tests' / 'golden' / 'stored_j_input.json'}")
     assert "## Judge verdicts stored in the input" in report
     compare_with_golden(report, "report_stored_j.md")
 

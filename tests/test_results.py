@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import PROJECT_ROOT
+from conftest import CONF_DIR
 from hydra import compose, initialize_config_dir
 
 from locomo_exp.config import register_configs, to_experiment_config
@@ -61,12 +61,12 @@ JUDGE = {
 def _example_summary(tmp_path: Path, *overrides: str) -> dict:
     register_configs()
     with initialize_config_dir(
-        version_base="1.3", config_dir=str(PROJECT_ROOT / "locomo_exp" / "conf")
+        version_base="1.3", config_dir=str(CONF_DIR)
     ):
         cfg = to_experiment_config(
             compose(config_name="config", overrides=["tracking=none", *overrides])
         )
-    result = run_experiment(cfg, tmp_path / "out", PROJECT_ROOT)
+    result = run_experiment(cfg, tmp_path / "out", tmp_path)
     return json.loads((result.output_dir / "summary.json").read_text(encoding="utf-8"))
 
 

@@ -25,14 +25,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import PROJECT_ROOT
-from fake_anthropic import FAKE_API_KEY, FakeAnthropicServer, RecordedRequest, rubric
+from conftest import CONF_DIR, EXAMPLE, PROJECT_ROOT, clean_env
+from fake_anthropic import FakeAnthropicServer, RecordedRequest, rubric
 from omegaconf import OmegaConf
 
 from locomo_exp import sweep
 from locomo_exp.tracking import clean_float_text, format_param
 
-EXAMPLE = PROJECT_ROOT / "locomo_exp" / "example" / "qa_results.json"
 EXPERIMENT = "locomo_exp"
 CALLS_PER_JOB = 16 * 2  # categories 1-4 of the example x judge.runs=2
 TEMPERATURES = ("0.0", "0.5", "1.0")
@@ -165,11 +164,8 @@ def test_plot_needs_exactly_one_numeric_axis(tmp_path: Path) -> None:
 
 
 def _env(server: FakeAnthropicServer) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MLFLOW_", "ANTHROPIC_"))}
-    env["ANTHROPIC_API_KEY"] = FAKE_API_KEY
-    env["ANTHROPIC_BASE_URL"] = server.url
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROJECT_ROOT), env.get("PYTHONPATH")]))
-    return env
+    pythonpath = os.pathsep.join(filter(None, [str(PROJECT_ROOT), os.environ.get("PYTHONPATH")]))
+    return clean_env(server, PYTHONPATH=pythonpath)
 
 
 def _sweep(
@@ -610,7 +606,7 @@ def test_a_per_job_cache_path_resolves_with_the_job_number_before_any_job(tmp_pa
     register_configs()
     GlobalHydra.instance().clear()
     with initialize_config_dir(
-        version_base="1.3", config_dir=str(PROJECT_ROOT / "locomo_exp" / "conf")
+        version_base="1.3", config_dir=str(CONF_DIR)
     ):
         master = compose(config_name="config", return_hydra_config=True)
         before = HydraConfig.instance().cfg

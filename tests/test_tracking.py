@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import PROJECT_ROOT, Composer
+from conftest import Composer
 from fake_anthropic import FakeAnthropicServer, rubric
 
 from locomo_exp import tracking
@@ -208,7 +208,7 @@ def test_f1_only_run_logs_no_judge_params_and_f1_in_percent(
 ) -> None:
     uri = store
     cfg = typed_config(f"tracking.uri={uri}", "tracking.experiment=f1_only")
-    result = run_experiment(cfg, tmp_path / "out", PROJECT_ROOT)
+    result = run_experiment(cfg, tmp_path / "out", tmp_path)
 
     run = _client(uri).get_run(result.run_id)
     assert not [key for key in run.data.params if key.startswith("judge.")]
@@ -237,7 +237,7 @@ def test_judge_run_logs_judge_params_and_j_overall_1_4(
         f"judge.cache_path={tmp_path / 'cache.sqlite'}",
     )
 
-    result = run_experiment(cfg, tmp_path / "out", PROJECT_ROOT)
+    result = run_experiment(cfg, tmp_path / "out", tmp_path)
 
     run = _client(uri).get_run(result.run_id)
     assert run.data.params["judge.model"] == cfg.judge.model

@@ -8,16 +8,13 @@ majority J and Krippendorff's alpha, and the dry run's calls and cost against a 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
 import mlflow
 import pytest
+from conftest import CONF_DIR, EXAMPLE, run_cli
 from fake_anthropic import (
-    FAKE_API_KEY,
     FakeAnthropicServer,
     JudgedItem,
     Reply,
@@ -41,9 +38,6 @@ from locomo_exp.results import QARecord
 from locomo_exp.tracking.trust import trust_metrics
 from locomo_exp.trust.job import TrustOutcome, plan_trust, run_trust
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
-EXAMPLE = PROJECT_ROOT / "locomo_exp" / "example" / "qa_results.json"
-
 
 def _metrics(outcome: TrustOutcome) -> dict[str, float]:
     """The MLflow numbers of a trust outcome, as the experiment logs them."""
@@ -61,30 +55,19 @@ def _trust(records, cfg, tmp_path, category_names=None):
     return plan, main, outcome
 
 
-def _cli(args: list[str], server: FakeAnthropicServer) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MLFLOW_")}
-    env.update(ANTHROPIC_BASE_URL=server.url, ANTHROPIC_API_KEY=FAKE_API_KEY)
-    return subprocess.run(
-        [sys.executable, "-m", "locomo_exp", *args],
-        cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=300,
-    )
-
-
 def test_accept_all_judge_fails_the_audit_gate_one_line_exit_1_outputs_kept_run_tagged(
     fake_anthropic: FakeAnthropicServer, tmp_path: Path
 ) -> None:
     fake_anthropic.responder = accept_all()
     db = tmp_path / "mlflow.db"
     out = tmp_path / "out"
-    proc = _cli(
-        [
-            "scorer=judge", "data=example", f"tracking.uri=sqlite:///{db}",
-            "judge.runs=1", "judge.min_successful_runs=1", "judge.audit.n=5",
-            "judge.audit.max_share=null",
-            "judge.audit.max_false_accept=0.2", f"judge.cache_path={tmp_path}/cache.sqlite",
-            f"hydra.run.dir={out}",
-        ],
-        fake_anthropic,
+    proc = run_cli(
+        "scorer=judge", "data=example", f"tracking.uri=sqlite:///{db}",
+        "judge.runs=1", "judge.min_successful_runs=1", "judge.audit.n=5",
+        "judge.audit.max_share=null",
+        "judge.audit.max_false_accept=0.2", f"judge.cache_path={tmp_path}/cache.sqlite",
+        f"hydra.run.dir={out}",
+        cwd=tmp_path, server=fake_anthropic,
     )
     assert proc.returncode == 1
     errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
@@ -360,7 +343,7 @@ def test_trust_config_defaults_audit_on_and_overrides_compose() -> None:
 
     register_configs()
     GlobalHydra.instance().clear()
-    with initialize_config_dir(version_base="1.3", config_dir=str(PROJECT_ROOT / "locomo_exp" / "conf")):
+    with initialize_config_dir(version_base="1.3", config_dir=str(CONF_DIR)):
         default = to_experiment_config(compose(config_name="config")).judge
         custom = to_experiment_config(compose(config_name="config", overrides=[
             "judge.audit.n=0", "judge.audit.max_false_accept=0.1", "judge.labels=l.csv",

@@ -23,8 +23,6 @@ from locomo_exp.tracking.trust import trust_metrics
 from locomo_exp.trust.audit import inflated_j_warning, summarise_audit
 from locomo_exp.trust.controls import AuditControl
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
-
 
 def _controls(kind: str, n: int, expected_accept: bool) -> list[AuditControl]:
     return [
@@ -186,7 +184,7 @@ def _judge_run(
         "judge.retry_initial_backoff_s=0.001", "judge.retry_max_backoff_s=0.01",
         "judge.max_retries=0", *extra,
     )
-    return run_experiment(cfg, tmp_path / "out", PROJECT_ROOT)
+    return run_experiment(cfg, tmp_path / "out", tmp_path)
 
 
 @pytest.mark.parametrize(
