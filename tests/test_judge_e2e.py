@@ -10,7 +10,7 @@ from pathlib import Path
 import mlflow
 import numpy as np
 import pytest
-from conftest import run_cli
+from conftest import clean_env, run_cli
 from fake_anthropic import FAKE_API_KEY, rubric
 
 pytestmark = pytest.mark.slow
@@ -95,9 +95,11 @@ def test_judge_404_stops_the_job_with_a_failed_run(fake_anthropic, tmp_path: Pat
     assert "claude-retired-model-1" in run.data.tags["error"]
 
 
-def test_missing_api_key_fails_before_any_call(fake_anthropic, tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.delenv("ANTHROPIC_API_KEY")
-    result = run_cli("scorer=judge", "tracking=none", f"hydra.run.dir={tmp_path}/out", cwd=tmp_path, server=fake_anthropic)
+def test_missing_api_key_fails_before_any_call(fake_anthropic, tmp_path: Path) -> None:
+    result = run_cli(
+        "scorer=judge", "tracking=none", f"hydra.run.dir={tmp_path}/out",
+        cwd=tmp_path, env=clean_env(ANTHROPIC_BASE_URL=fake_anthropic.url),  # no key
+    )
     assert result.returncode != 0
     assert "ANTHROPIC_API_KEY" in result.stderr
     assert fake_anthropic.messages_requests() == []

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import PROJECT_ROOT
+from conftest import run_cli
 
 from locomo_exp.cli import key_overrides
 
@@ -35,13 +32,8 @@ def test_other_overrides_pass() -> None:
 @pytest.mark.parametrize("override", [f"judge.api_key={SECRET}", f"+judge.api_key={SECRET}"])
 def test_cli_refuses_a_key_before_hydra_writes_its_config(override: str, tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MLFLOW_", "OPENAI_"))}
-    result = subprocess.run(
-        [sys.executable, "-m", "locomo_exp", "judge=gpt-4o-mini", "scorer=judge", override,
-         f"hydra.run.dir={run_dir}", "tracking=none"],
-        cwd=tmp_path, env={**env, "PYTHONPATH": str(PROJECT_ROOT)}, capture_output=True,
-        text=True, timeout=120,
-    )
+    result = run_cli("judge=gpt-4o-mini", "scorer=judge", override, f"hydra.run.dir={run_dir}", "tracking=none",
+                     cwd=tmp_path, timeout=120)
     assert result.returncode == 1
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "never accepted on the command line" in lines[0]

@@ -5,14 +5,11 @@ experiment with its paired comparison, in one command (issue 16 §2-3)."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import mlflow
 import pytest
-from conftest import PROJECT_ROOT
+from conftest import EXAMPLE, run_cli
 from fake_anthropic import FAKE_API_KEY, FakeAnthropicServer, text
 from scipy.stats import binomtest
 
@@ -47,15 +44,6 @@ def _fill(question: str, gold: str, answer: str) -> str:
     )
 
 
-def _run(args: list[str], server: FakeAnthropicServer, cwd: Path) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MLFLOW_")}
-    env["ANTHROPIC_BASE_URL"] = server.url
-    return subprocess.run(
-        [sys.executable, "-m", "locomo_exp", *args],
-        cwd=cwd, env=env, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
-
-
 def test_zeps_answers_judged_with_a_template_replaying_zeps_grades_give_its_published_j(
     fake_anthropic: FakeAnthropicServer, shared_data: Path, tmp_path: Path
 ) -> None:
@@ -71,14 +59,14 @@ def test_zeps_answers_judged_with_a_template_replaying_zeps_grades_give_its_publ
     template = tmp_path / "replay.yaml"
     template.write_text(TEMPLATE, encoding="utf-8")
     store = f"sqlite:///{tmp_path}/mlflow.db"
-    done = _run(
-        [
+    done = run_cli(
+        *[
             "scorer=judge", "data=zep", f"data.path={grades_file}", "judge.runs=1",
             "judge.protocol=template", f"judge.template={template}", "judge.audit.n=0",
             f"judge.cache_path={tmp_path}/cache.sqlite", "judge.progress=false",
             f"tracking.uri={store}", f"hydra.run.dir={tmp_path}/run",
         ],
-        fake_anthropic, PROJECT_ROOT,
+        cwd=tmp_path, server=fake_anthropic,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
 
@@ -124,7 +112,7 @@ def test_a_sweep_over_two_templates_is_one_command_with_the_paired_comparison(
     strict = LENIENT.replace("test-lenient", "test-strict").replace("same meaning?", "exactly right?")
     (tmp_path / "lenient.yaml").write_text(LENIENT, encoding="utf-8")
     (tmp_path / "strict.yaml").write_text(strict, encoding="utf-8")
-    example = json.loads((PROJECT_ROOT / "locomo_exp" / "example" / "qa_results.json").read_text())
+    example = json.loads(EXAMPLE.read_text())
     judged = [r for r in example if r["category"] in (1, 2, 3, 4)]
 
     def respond(request) -> object:  # lenient accepts all; strict accepts questions with 'Bram'
@@ -133,14 +121,14 @@ def test_a_sweep_over_two_templates_is_one_command_with_the_paired_comparison(
 
     fake_anthropic.responder = respond
     store = f"sqlite:///{tmp_path}/mlflow.db"
-    done = _run(
-        [
+    done = run_cli(
+        *[
             "-m", "scorer=judge", "judge.protocol=template",
             f"judge.template={tmp_path}/lenient.yaml,{tmp_path}/strict.yaml",
             "judge.runs=1", "judge.audit.n=0", f"judge.cache_path={tmp_path}/cache.sqlite",
             "judge.progress=false", f"tracking.uri={store}", f"hydra.sweep.dir={tmp_path}/sweep",
         ],
-        fake_anthropic, PROJECT_ROOT,
+        cwd=tmp_path, server=fake_anthropic,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     assert len(fake_anthropic.messages_requests()) == 2 * len(judged)
@@ -164,10 +152,10 @@ def test_a_sweep_over_two_templates_is_one_command_with_the_paired_comparison(
 def test_a_bad_template_is_one_line_and_nothing_is_written(fake_anthropic: FakeAnthropicServer, tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: x\nversion: 1\nuser: '{question} {gold_answer} {predicted_answer}'\n", encoding="utf-8")
-    done = _run(
-        ["scorer=judge", "judge.protocol=template", f"judge.template={bad}", f"hydra.run.dir={tmp_path}/run",
+    done = run_cli(
+        *["scorer=judge", "judge.protocol=template", f"judge.template={bad}", f"hydra.run.dir={tmp_path}/run",
          f"tracking.uri=sqlite:///{tmp_path}/mlflow.db", f"judge.cache_path={tmp_path}/cache.sqlite"],
-        fake_anthropic, PROJECT_ROOT,
+        cwd=tmp_path, server=fake_anthropic,
     )  # fmt: skip
     assert done.returncode == 1
     assert done.stderr.strip().splitlines() == [
