@@ -1,7 +1,7 @@
 """Shared test set-up: project paths, an isolated directory per test, and the helpers every file uses.
 
 - Every test runs in its own temporary directory (``tmp_path`` is the working directory), with
-  the caller's ``ANTHROPIC_*``, ``OPENAI_*`` and ``MLFLOW_*`` variables removed and
+  the caller's ``ANTHROPIC_*``, ``OPENAI_*``, ``HYDRA_*`` and ``MLFLOW_*`` variables removed and
   ``MLFLOW_TRACKING_URI`` pointing at ``tmp_path/mlflow.db``. The judge cache
   (``judge.cache_path``, relative to the start directory, which defaults to the working
   directory) and the MLflow store (``tracking.uri``, else ``$MLFLOW_TRACKING_URI``, else
@@ -52,8 +52,9 @@ SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
 CONF_DIR = PROJECT_ROOT / "locomo_exp" / "conf"
 EXAMPLE = PROJECT_ROOT / "locomo_exp" / "example" / "qa_results.json"
 
-AMBIENT_PREFIXES = ("ANTHROPIC_", "OPENAI_", "MLFLOW_")
-"""Environment variables of the caller that could reach an API or a tracking store."""
+AMBIENT_PREFIXES = ("ANTHROPIC_", "OPENAI_", "MLFLOW_", "HYDRA_")
+"""Environment variables of the caller that could reach an API or a tracking store, or change
+Hydra's error output."""
 
 Composer = Callable[..., ExperimentConfig]
 """``compose(*overrides) -> ExperimentConfig`` (the :func:`typed_config` fixture)."""

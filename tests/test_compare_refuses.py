@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import run_cli
 from scipy import stats
 from test_compare import _questions, write_run
 
@@ -287,16 +288,8 @@ def test_a_dash_in_the_vs_baseline_columns_says_why_in_the_markdown(tmp_path: Pa
 
 @pytest.mark.slow
 def test_a_sweep_baseline_that_is_not_swept_is_refused_before_any_job(tmp_path: Path) -> None:
-    import os
-    import subprocess
-    import sys
-
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MLFLOW_")}
-    proc = subprocess.run(
-        [sys.executable, "-m", "locomo_exp", "-m", "f1=locomo,squad", "sweep.baseline=mem0",
-         "tracking=none", "hydra.sweep.dir=sw"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
-    )
+    proc = run_cli("-m", "f1=locomo,squad", "sweep.baseline=mem0", "tracking=none", "hydra.sweep.dir=sw",
+                   cwd=tmp_path)
     assert proc.returncode == 2, proc.stderr
     assert "sweep.baseline=mem0: no job has this value (jobs: f1=locomo; f1=squad)" in proc.stderr
     assert not (tmp_path / "sw" / "0").exists()

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import PROJECT_ROOT, Composer
+from conftest import PROJECT_ROOT, Composer, run_cli
 
 from locomo_exp.config.checks import wrong_value_types
 from locomo_exp.data import DataValidationError
@@ -45,11 +42,7 @@ def test_values_the_schema_accepts_pass(override: str) -> None:
 
 @pytest.mark.slow
 def test_judge_runs_ten_is_the_projects_one_line_not_hydras_error(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MLFLOW_", "HYDRA_"))}
-    proc = subprocess.run(
-        [sys.executable, "-m", "locomo_exp", "judge.runs=ten", "tracking=none"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
-    )
+    proc = run_cli("judge.runs=ten", "tracking=none", cwd=tmp_path, timeout=120)
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines() == ["error: judge.runs=ten: expected an integer"]
     assert not any(tmp_path.iterdir())  # nothing written

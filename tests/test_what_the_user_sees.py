@@ -54,7 +54,7 @@ def test_locomo_output_console_shows_the_official_aggregate(
 def test_a_file_without_stored_metrics_gets_the_plain_table(
     typed_config: Composer, tmp_path: Path
 ) -> None:
-    result = run_experiment(typed_config("tracking=none"), tmp_path / "out", PROJECT_ROOT)
+    result = run_experiment(typed_config("tracking=none"), tmp_path / "out", tmp_path)
     table = console_table(result.summary)
     assert table.splitlines()[0].split() == ["category", "n", "F1", "BLEU-1"]
     assert len(table.splitlines()) == 9
