@@ -340,7 +340,8 @@ def _dry_run(
         estimate["panel_calls_to_make"] = sum(p["calls_to_make"] for p in panel_parts.values())
         estimate["panel_cost_multiplier"] = round(plan.panel_cost_multiplier, 3)
     estimate["total_calls_to_make"] = total_calls
-    estimate["total_estimated_cost_usd"] = total_cost
+    # USD to a millionth of a dollar, as the parts are printed (no 0.10536000000000001)
+    estimate["total_estimated_cost_usd"] = None if total_cost is None else round(total_cost, 6)
     logger.info(
         "judge dry run with trust: %d calls to make in all (audit %s, panel %s), "
         "estimated cost %s USD",
