@@ -389,8 +389,9 @@ def run_longmemeval_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir:
         raise SystemExit(1) from None
     summary = result.summary
     counts = summary["input"]["counts"]
+    verb = "read (judge dry run)" if summary.get("judge_dry_run") else "scored"
     print(
-        f"\nLongMemEval: scored {counts['matched']} questions from {summary['input']['path']}"
+        f"\nLongMemEval: {verb} {counts['matched']} questions from {summary['input']['path']}"
         f" ({counts['skipped_ids']} id(s) not in the reference skipped); accuracy in percent"
     )
     print(lme_table(summary))

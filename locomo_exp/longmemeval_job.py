@@ -64,6 +64,32 @@ NO_REFERENCE = (
     "data.reference=<longmemeval_oracle.json, _s_cleaned or _m_cleaned>"
 )
 
+LOCOMO_ONLY_DATA = ("limit", "runs", "errata", "categories_from", "setting")
+"""``data.*`` settings of LoCoMo runs that a LongMemEval run does not read: refused when set,
+so a sample asked for (``data.limit``) is never silently the whole file."""
+
+
+def locomo_only_settings(cfg: ExperimentConfig) -> str | None:
+    """The refusal of LoCoMo-only ``data.*`` settings given for a LongMemEval run, or ``None``.
+
+    Args:
+        cfg: the typed config.
+
+    Returns:
+        One line naming each setting that is set (``data.limit=50``).
+    """
+    given = [
+        f"data.{name}={getattr(cfg.data, name)}"
+        for name in LOCOMO_ONLY_DATA
+        if getattr(cfg.data, name) is not None
+    ]
+    if not given:
+        return None
+    return (
+        f"{', '.join(given)}: not available for LongMemEval answers, which are scored whole "
+        "against data.reference; drop the setting"
+    )
+
 
 @dataclass
 class LmeRunResult:
@@ -333,6 +359,9 @@ def run_longmemeval(
         raise ValueError("benchmark=longmemeval scores one answer file: give one data.path")
     if not cfg.data.reference:
         raise ValueError(NO_REFERENCE)
+    refused = locomo_only_settings(cfg)
+    if refused:
+        raise ValueError(refused)
     check_regular_file(path)
     answers = read_lme_answers(path)
     if not answers.labelled and not cfg.scorer.uses_judge:

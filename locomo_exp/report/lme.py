@@ -53,10 +53,20 @@ def figures_table(figures: Mapping[str, Any]) -> str:
 def console_table(summary: Mapping[str, Any]) -> str:
     """Plain-text table of the headline figures for the terminal (percent, 2 decimals)."""
     headline = summary.get("headline")
+    estimate = summary.get("judge_dry_run")
+    dry_run = (
+        ["Judge dry run (no call made):", *(f"  {k}: {v}" for k, v in estimate.items())]
+        if isinstance(estimate, Mapping) else []
+    )
     if not headline:
-        return f"J: {NOT_MEASURED} ({summary['status']['j']})"
+        status = str(summary["status"]["j"])
+        if dry_run:
+            status = "judge dry run: nothing judged"
+        why = status if status.startswith(NOT_MEASURED) else f"{NOT_MEASURED} ({status})"
+        return "\n".join([*dry_run, f"J: {why}"])
     header = f"{'figure':<28}{'n':>6}{'acc %':>9}   95% interval"
     lines = [
+        *dry_run,
         f"Verdicts: {headline['source']} ({headline['judge_model']})",
         header,
         "-" * len(header),
