@@ -181,7 +181,9 @@ def test_compare_end_to_end_on_two_example_runs(tmp_path):
     assert cli(f"data.path={changed}", "hydra.run.dir=runB").returncode == 0
     done = cli("mode=compare", "compare.runs=[runA,runB]", "hydra.run.dir=cmp")
     assert done.returncode == 0, done.stderr
-    assert "runA (A) vs runB (B): 20 shared questions" in done.stdout
+    # runs are named by their input files (issue 18 §2)
+    assert "qa_results.json (A) vs changed.json (B): 20 shared questions" in done.stdout
+    assert "warning: qa_results.json vs changed.json: " in done.stdout  # one conversation
     assert "F1 (LoCoMo scorer)    overall" in done.stdout and "MLflow: run " in done.stdout
     assert (
         json.loads((tmp_path / "cmp" / "compare.json").read_text())["pairs"][0]["counts"]["shared"]

@@ -285,9 +285,12 @@ def _check_temperature_sweep(
     assert "vs_baseline" not in summary["rows"][0]
     for row, diff in zip(summary["rows"][1:], (20.0, 40.0), strict=True):
         j = row["vs_baseline"]["j"]
-        assert (j["diff"], j["ci"], j["verdict"]) == (pytest.approx(diff), [pytest.approx(diff)] * 2, "A higher")
+        # the example is one conversation: no cluster interval (issue 18 §2), the verdict is
+        # the question-level test's
+        assert (j["diff"], j["ci"], j["verdict"]) == (pytest.approx(diff), [None, None], "A higher")
+        assert j["note"].startswith("1 conversation: no conversation-cluster interval")
     assert "| J Δ vs base | J 95% CI | J verdict |" in markdown
-    assert "| +20.00 | [+20.00, +20.00] | higher |" in markdown
+    assert "| +20.00 | n/a (1 conversation) | higher |" in markdown
     assert (sweep_dir / sweep.SUMMARY_PLOT).is_file()
     artifacts = {a.path for a in client.list_artifacts(parent.info.run_id)}
     assert {sweep.SUMMARY_JSON, sweep.SUMMARY_MD, sweep.SUMMARY_PLOT} <= artifacts

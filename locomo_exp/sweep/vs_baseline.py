@@ -143,7 +143,8 @@ def vs_baseline_cells(row: dict[str, Any], column: str) -> list[str]:
     if not cell:
         return ["—", "—", "—"]
     low, high = cell["ci"]
-    ci = f"[{low:+.2f}, {high:+.2f}]" if low == low and high == high else "—"
+    bounded = low is not None and high is not None and low == low and high == high
+    ci = f"[{low:+.2f}, {high:+.2f}]" if bounded else "n/a (1 conversation)"
     verdict = {"A higher": "higher", "B higher": "lower"}.get(cell["verdict"], cell["verdict"])
     return [f"{cell['diff']:+.2f}", ci, verdict]
 
