@@ -334,13 +334,23 @@ def run_compare_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir: Pat
     if lme_dirs is not None:  # LongMemEval runs: paired by question_id (docs/longmemeval.md)
         from locomo_exp.report.lme_compare import console_lines
 
+        lme_uri = (
+            tracking.resolve_tracking_uri(cfg.tracking.uri, start_dir)
+            if cfg.tracking.enabled
+            else None
+        )
         try:
-            lme_job = run_lme_compare(cfg.compare, lme_dirs, output_dir)
+            lme_job = run_lme_compare(
+                cfg.compare, lme_dirs, output_dir, tracking_uri=lme_uri,
+                experiment=cfg.tracking.experiment, run_name=cfg.tracking.run_name,
+            )
         except (CompareError, ValueError, OSError) as error:
             print(f"error: {error}", file=sys.stderr)
             raise SystemExit(1) from None
         print(console_lines(lme_job.pairs))
         print(f"\nComparison: {lme_job.markdown}")
+        if lme_job.run_id:
+            print(f"MLflow: run {lme_job.run_id} in experiment '{cfg.tracking.experiment}'")
         return
 
     uri = None

@@ -72,7 +72,7 @@ def test_a_locomo_run_is_refused_beside_a_longmemeval_one(two_runs, tmp_path):
 @pytest.mark.slow
 def test_compare_command_runs_end_to_end(two_runs, tmp_path):
     done = subprocess.run(
-        [sys.executable, "-m", "locomo_exp", "mode=compare", "tracking=none",
+        [sys.executable, "-m", "locomo_exp", "mode=compare", f"tracking.uri=sqlite:///{tmp_path}/m.db",
          f"compare.runs=[{two_runs[0]},{two_runs[1]}]", f"hydra.run.dir={tmp_path}/cmp"],
         cwd=tmp_path, capture_output=True, text=True, timeout=600,
         env={"PYTHONPATH": str(PROJECT_ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
@@ -83,3 +83,9 @@ def test_compare_command_runs_end_to_end(two_runs, tmp_path):
     body = json.loads((tmp_path / "cmp" / "compare.json").read_text())
     assert body["pairs"][0]["rows"][0]["figure"] == "overall"
     assert "Holm p (6 types)" in (tmp_path / "cmp" / "compare.md").read_text()
+    import mlflow
+
+    client = mlflow.MlflowClient(f"sqlite:///{tmp_path}/m.db")
+    run = client.search_runs([client.get_experiment_by_name("locomo_exp").experiment_id])[0]
+    assert round(run.data.metrics["lme_compare/hunk-mini/overall_diff"], 2) == 10.40
+    assert run.data.tags["benchmark"] == "longmemeval"

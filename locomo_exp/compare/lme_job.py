@@ -20,11 +20,13 @@ class LmeCompareJob:
     Attributes:
         pairs: each pair's comparison as JSON.
         markdown: path of ``compare.md``; json_path: of ``compare.json``.
+        run_id: the comparison's MLflow run, or ``None`` with tracking off.
     """
 
     pairs: list[dict[str, Any]]
     markdown: Path
     json_path: Path
+    run_id: str | None = None
 
 
 def lme_run_dirs(cfg: CompareConfig, start_dir: Path) -> list[Path] | None:
@@ -33,8 +35,20 @@ def lme_run_dirs(cfg: CompareConfig, start_dir: Path) -> list[Path] | None:
     return paths if any(is_lme_run(p) for p in paths) else None
 
 
-def run_lme_compare(cfg: CompareConfig, run_dirs: list[Path], output_dir: Path) -> LmeCompareJob:
-    """Compare LongMemEval runs (the first with each other) and write the outputs.
+def run_lme_compare(
+    cfg: CompareConfig,
+    run_dirs: list[Path],
+    output_dir: Path,
+    *,
+    tracking_uri: str | None = None,
+    experiment: str = "locomo_exp",
+    run_name: str | None = None,
+) -> LmeCompareJob:
+    """Compare LongMemEval runs (the first with each other), write and log the outputs.
+
+    With ``tracking_uri`` the comparison is one MLflow run: metrics
+    ``lme_compare/<B>/<figure>_diff`` (points, A - B) with ``_ci_low``/``_ci_high`` and
+    ``_mcnemar_p``, and ``compare.md``/``compare.json`` as artifacts.
 
     Raises:
         locomo_exp.compare.CompareError: a run that is not a LongMemEval run, or no shared
@@ -50,7 +64,21 @@ def run_lme_compare(cfg: CompareConfig, run_dirs: list[Path], output_dir: Path) 
     json_path = atomic_write_text(
         output_dir / "compare.json", json.dumps(body, indent=2, ensure_ascii=False) + "\n"
     )
-    return LmeCompareJob(pairs, markdown, json_path)
+    job = LmeCompareJob(pairs, markdown, json_path)
+    if tracking_uri is not None:
+        from locomo_exp import tracking
+        from locomo_exp.tracking.lme import compare_metrics
+
+        names = " vs ".join(p.name for p in run_dirs)
+        with tracking.mlflow_run(
+            tracking_uri=tracking_uri, experiment=experiment,
+            run_name=run_name or f"compare · {names}",
+            tags={"benchmark": "longmemeval", "mode": "compare"},
+        ) as run:
+            tracking.log_metrics(compare_metrics(pairs))
+            tracking.log_artifacts([markdown, json_path])
+            job.run_id = run.info.run_id
+    return job
 
 
 __all__ = ["LmeCompareJob", "lme_run_dirs", "run_lme_compare"]

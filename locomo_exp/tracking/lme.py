@@ -8,7 +8,7 @@ verdicts, the stored ones are ``lme_stored/...``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from locomo_exp.tracking.names import finite_metrics
@@ -91,6 +91,25 @@ def run_metrics(summary: Mapping[str, Any]) -> dict[str, float]:
     return out
 
 
+def compare_metrics(pairs: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """Metrics of a LongMemEval comparison: per pair and figure, A - B in points.
+
+    Args:
+        pairs: :meth:`locomo_exp.compare.lme.LmePairComparison.to_json` of each pair.
+
+    Returns:
+        ``{"lme_compare/<B>/overall_diff": 10.4, ..._ci_low, ..._ci_high, ..._mcnemar_p}``.
+    """
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        for row in pair["rows"]:
+            name = f"lme_compare/{pair['b']}/{row['figure']}"
+            out[f"{name}_diff"] = row["diff"]
+            out[f"{name}_diff_ci_low"], out[f"{name}_diff_ci_high"] = row["ci"]
+            out[f"{name}_mcnemar_p"] = row["mcnemar_p"]
+    return finite_metrics(out)
+
+
 def run_params(summary: Mapping[str, Any]) -> dict[str, str]:
     """Params of a LongMemEval run: benchmark, variant, file hashes, verdict source."""
     ref = summary["input"]["reference"]
@@ -107,4 +126,11 @@ def run_params(summary: Mapping[str, Any]) -> dict[str, str]:
     return params
 
 
-__all__ = ["PREFIX", "STORED_PREFIX", "accuracy_metrics", "run_metrics", "run_params"]
+__all__ = [
+    "PREFIX",
+    "STORED_PREFIX",
+    "accuracy_metrics",
+    "compare_metrics",
+    "run_metrics",
+    "run_params",
+]
