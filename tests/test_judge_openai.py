@@ -424,3 +424,27 @@ def test_interrupt_drains_calls_in_flight_and_caches_them(
 
     asyncio.run(go())
     assert len(fake_openai.messages_requests()) == 5
+
+
+def test_batch_submitted_with_wait_false_is_collected_by_the_same_command(
+    fake_openai: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    from locomo_exp.judge import JudgeBatchPending
+
+    fake_openai.batch_processing_s = 3600.0
+    cfg = openai_judge_config(
+        fake_openai, tmp_path, runs=2, mode="batch",
+        batch={"wait": False, "poll_interval_s": 0.01, "max_poll_interval_s": 0.01},
+    )
+    records = make_records(6)
+    with pytest.raises(JudgeBatchPending):
+        judge(records, cfg, tmp_path)
+    assert len(fake_openai.batch_create_requests()) == 1
+    assert fake_openai.batch_requests_submitted() == 11  # 12 calls, the canary realtime
+    fake_openai.end_batches()
+    fake_openai.clear()
+    result = judge(records, cfg, tmp_path)
+    assert result.summary["counts"]["valid"] == 12
+    assert fake_openai.batch_create_requests() == []  # polled and collected, not resubmitted
+    assert fake_openai.messages_requests() == []
+    assert result.summary["batch"]["resumed_batch_ids"]
