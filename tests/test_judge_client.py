@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 from fake_anthropic import FAKE_API_KEY, FakeAnthropicServer, make_judge_config, rubric
+from judge_answer import judge_answer
 
-from locomo_exp.judge import judge_answer
 from locomo_exp.judge.messages import JudgeRequest, parse_retry_after
 from locomo_exp.judge.providers.anthropic import (
     SDK_DEFAULT_API_VERSION,

@@ -20,10 +20,11 @@ from fake_anthropic import (
     server_error,
     text,
 )
+from judge_answer import judge_answer
 from judge_helpers import make_records, query_cache_file
 
 from locomo_exp.benchmark.locomo import DEFAULT_CATEGORY_NAMES
-from locomo_exp.judge import JudgeFatalAPIError, judge_answer, run_judge
+from locomo_exp.judge import JudgeFatalAPIError, run_judge
 from locomo_exp.judge.errors import JudgeJobStopped
 from locomo_exp.judge.pool import JudgePool, build_call_specs
 from locomo_exp.judge.providers.anthropic import AnthropicJudgeClient

@@ -5,8 +5,15 @@ from __future__ import annotations
 import pytest
 
 from locomo_exp.config import JudgeProtocol
-from locomo_exp.judge import BINARY_PROMPT_VERSION, RUBRIC_PROMPT_VERSION, build_judge_prompt
-from locomo_exp.judge.prompts import escape_untrusted, get_protocol
+from locomo_exp.judge import BINARY_PROMPT_VERSION, RUBRIC_PROMPT_VERSION
+from locomo_exp.judge.protocols import escape_untrusted, get_protocol
+
+
+def build_judge_prompt(
+    question: str, gold: str | None, prediction: str, category: int, *, protocol: object = "rubric"
+) -> str:
+    """The user prompt of one call: the protocol spec builds it."""
+    return get_protocol(protocol).build_prompt(question, gold, prediction, category)
 
 
 def test_prompt_contains_question_gold_prediction_and_category() -> None:

@@ -22,6 +22,7 @@ from fake_anthropic import (
     server_error,
     text,
 )
+from judge_answer import judge_answer, judge_answer_multiple_runs
 from judge_helpers import make_records
 
 from locomo_exp.benchmark.locomo import DEFAULT_CATEGORY_NAMES
@@ -29,8 +30,6 @@ from locomo_exp.config import JudgeModelInfo, JudgeProtocol
 from locomo_exp.judge import (
     JudgeError,
     JudgeFatalAPIError,
-    judge_answer,
-    judge_answer_multiple_runs,
     preflight_judge,
     run_judge,
 )

@@ -4,14 +4,14 @@ Public API:
 
 * :func:`preflight_judge` - validate a judge job before any call.
 * :func:`run_judge` - judge all records; returns a :class:`JudgeRunResult`.
-* :func:`judge_answer`, :func:`judge_answer_multiple_runs` - the seed's per-answer functions.
-* :func:`build_judge_prompt` - the prompt of one call.
+* :func:`get_protocol` - a protocol's spec; ``get_protocol(name).build_prompt(...)`` is the
+  prompt of one call.
 * :class:`JudgeError` (a ``ValueError``), :class:`JudgeFatalAPIError` (a ``JudgeError``).
 * :class:`JudgeBatchPending` - ``judge.mode=batch judge.batch.wait=false``: batches
   submitted and still processing (not an error; the same command later collects).
 
-Modules: :mod:`.prompts` (versioned prompts), :mod:`.parsing` (reply parsing),
-:mod:`.providers` (one module per API, the only ones
+Modules: :mod:`.protocols` (versioned prompts and reply rules, one module each),
+:mod:`.parsing` (reply parsing), :mod:`.providers` (one module per API, the only ones
 importing an SDK), :mod:`.cache` (SQLite cache),
 :mod:`.preflight` (checks before spending), :mod:`.pool` (asyncio pool, retries),
 :mod:`.batch` (Message Batches mode), :mod:`.job` (run_judge, dry run),
@@ -31,19 +31,15 @@ from locomo_exp.judge.errors import (
 )
 from locomo_exp.judge.parsing import PARSER_VERSION, parse_judge_reply
 from locomo_exp.judge.preflight import preflight_judge
-from locomo_exp.judge.prompts import (
-    BINARY_PROMPT_VERSION,
-    RUBRIC_PROMPT_VERSION,
-    build_judge_prompt,
-    get_protocol,
-)
+from locomo_exp.judge.protocols import get_protocol
+from locomo_exp.judge.protocols.binary import PROMPT_VERSION as BINARY_PROMPT_VERSION
+from locomo_exp.judge.protocols.rubric import PROMPT_VERSION as RUBRIC_PROMPT_VERSION
 
-_LAZY = {"judge_answer": "answer", "judge_answer_multiple_runs": "answer", "run_judge": "job"}
+_LAZY = {"run_judge": "job"}
 """Loaded on first use: :mod:`.job` pulls in ``anthropic`` (~1 s), which F1-only runs never need."""
 
 
 if TYPE_CHECKING:
-    from locomo_exp.judge.answer import judge_answer, judge_answer_multiple_runs
     from locomo_exp.judge.job import run_judge
 
 
@@ -66,10 +62,7 @@ __all__ = [
     "JudgeFatalAPIError",
     "JudgeResult",
     "JudgeRunResult",
-    "build_judge_prompt",
     "get_protocol",
-    "judge_answer",
-    "judge_answer_multiple_runs",
     "parse_judge_reply",
     "preflight_judge",
     "run_judge",

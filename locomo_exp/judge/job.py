@@ -52,7 +52,13 @@ ESTIMATED_OUTPUT_TOKENS = 60
 """Typical output tokens of one judge reply (a short JSON object), for dry-run estimates."""
 
 
-def _open_cache(cfg: JudgeConfig, start_dir: Path) -> JudgeCache | None:
+def open_cache(cfg: JudgeConfig, start_dir: Path) -> JudgeCache | None:
+    """The judge cache of ``cfg`` (``judge.cache_path`` resolved against ``start_dir``).
+
+    Returns:
+        An open :class:`~locomo_exp.judge.cache.JudgeCache`, or ``None`` with
+        ``judge.cache=false``.
+    """
     if not cfg.cache:
         return None
     return JudgeCache(resolve_cache_path(cfg.cache_path, start_dir))
@@ -384,7 +390,7 @@ def run_judge(
 
     if cfg.cache:  # opened, written, read back, free space: before the first paid call
         check_cache(resolve_cache_path(cfg.cache_path, start_dir), specs, int(cfg.max_tokens))
-    cache = _open_cache(cfg, start_dir)
+    cache = open_cache(cfg, start_dir)
     started = time.monotonic()
     batch_info: BatchRunInfo | None = None
     try:

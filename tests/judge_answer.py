@@ -1,4 +1,8 @@
-"""The seed's per-answer functions: judge one answer once, or N times concurrently."""
+"""Test helper: judge one answer once, or N times concurrently, through the judge's session.
+
+The seed's per-answer functions, kept for the tests of the pool, the client and fail-fast
+(the package judges lists of records: :func:`locomo_exp.judge.run_judge`).
+"""
 
 from __future__ import annotations
 
@@ -8,20 +12,14 @@ from pathlib import Path
 
 from locomo_exp.config import JudgeConfig
 from locomo_exp.judge.aggregate import JudgeAggregation, JudgeResult, aggregate_question
-from locomo_exp.judge.cache import JudgeCache, resolve_cache_path
 from locomo_exp.judge.calls import build_call_specs
 from locomo_exp.judge.errors import JudgeInterrupted, PoolInterrupted
+from locomo_exp.judge.job import open_cache
 from locomo_exp.judge.messages import JudgeClient
 from locomo_exp.judge.preflight import check_config
 from locomo_exp.judge.providers import api_version
 from locomo_exp.judge.session import judge_calls_async
 from locomo_exp.results import QARecord
-
-
-def _open_cache(cfg: JudgeConfig, start_dir: Path) -> JudgeCache | None:
-    if not cfg.cache:
-        return None
-    return JudgeCache(resolve_cache_path(cfg.cache_path, start_dir))
 
 
 def _single_record(
@@ -52,7 +50,7 @@ def _judge_one_question(
     specs = [
         s for s in build_call_specs([record], cfg, api_version=version) if s.run in set(runs)
     ]
-    cache = _open_cache(cfg, Path(start_dir) if start_dir is not None else Path.cwd())
+    cache = open_cache(cfg, Path(start_dir) if start_dir is not None else Path.cwd())
     try:
         results, _ = asyncio.run(judge_calls_async(specs, cfg, cache=cache, client=client))
     except PoolInterrupted as stop:
