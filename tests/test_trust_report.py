@@ -61,7 +61,7 @@ def test_audit_section_renders_rates_intervals_gate_and_categories() -> None:
         in text
     )
     assert "| control | 2 (temporal) | 4 (single_hop) |" in text
-    assert "| non_answer | 100.0% (1/1) | – |" in text
+    assert "| non_answer | 100.0% (1/1) | n/a |" in text
     assert "- Audit cost: 0.0080 USD" in text
 
 

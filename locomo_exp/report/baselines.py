@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from locomo_exp.benchmark.locomo import CATEGORY_IDS, LOCOMO10_CATEGORY_SIZES
 from locomo_exp.config import BaselineSet, BaselineSystem
-from locomo_exp.report.format import fmt_num
+from locomo_exp.report.format import MISSING, fmt_num
 from locomo_exp.results import RunSummary
 
 
@@ -188,7 +188,7 @@ def render_j_comparison(summary: RunSummary, baseline: BaselineSet) -> str:
     def ours(key: str) -> str:
         group = j.get(key)
         if group is None or group.mean is None:
-            return "n/a"
+            return MISSING
         spread = group.std_across_runs
         return fmt_num(group.mean) + (f" ± {spread:.2f}" if spread is not None else "")
 

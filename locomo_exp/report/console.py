@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from locomo_exp.benchmark.locomo import CATEGORY_GROUPS, overall_group_for
+from locomo_exp.report.format import MISSING
 from locomo_exp.results import ByCategory, RunSummary
 
 Column = tuple[str, Callable[[str], float | None], float]
@@ -108,7 +109,7 @@ def console_table(summary: RunSummary | Mapping[str, Any]) -> str:
         cells = ""
         for (_, getter, scale), width in zip(columns, widths, strict=True):
             value = getter(key)
-            cells += f"{'n/a' if value is None else format(value * scale, '.2f'):>{width}}"
+            cells += f"{MISSING if value is None else format(value * scale, '.2f'):>{width}}"
         lines.append(f"{label:<18}{results.counts[key]:>6}{cells}")
     lines += notes
     return "\n".join(lines)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+MISSING = "n/a"
+"""The one way the report prints a value that is missing (not measured, or undefined)."""
+
 
 def fmt_pct(value: float | None, scale: float = 100.0, digits: int = 2) -> str:
     """Format a 0-1 score as a percentage.
@@ -17,13 +20,13 @@ def fmt_pct(value: float | None, scale: float = 100.0, digits: int = 2) -> str:
         ``0.5145 -> "51.45"``; ``None`` -> ``"n/a"``.
     """
     if value is None:
-        return "n/a"
+        return MISSING
     return f"{value * scale:.{digits}f}"
 
 
 def fmt_num(value: float | None, digits: int = 2) -> str:
     """Format a number as is (no scaling): ``66.875 -> "66.88"``; ``None`` -> ``"n/a"``."""
-    return "n/a" if value is None else f"{value:.{digits}f}"
+    return MISSING if value is None else f"{value:.{digits}f}"
 
 
 def table_cell(text: Any, limit: int = 80) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from locomo_exp.report.format import fmt_num
+from locomo_exp.report.format import MISSING, fmt_num
 from locomo_exp.results import RunSummary
 from locomo_exp.results.template_note import template_note
 
@@ -78,7 +78,7 @@ def render_judge_section(summary: RunSummary) -> str:
 
 
 def _usd(value: Any) -> str:
-    return "n/a" if value is None else f"${float(value):.4f}"
+    return MISSING if value is None else f"${float(value):.4f}"
 
 
 def cost_line(judge: Mapping[str, Any]) -> str:

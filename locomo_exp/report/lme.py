@@ -10,11 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from locomo_exp.report.format import MISSING
+
 NOT_MEASURED = "not measured"
 
 
 def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{value * 100:.2f}"
+    return MISSING if value is None else f"{value * 100:.2f}"
 
 
 def figure_rows(figures: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
@@ -42,7 +44,7 @@ def figures_table(figures: Mapping[str, Any]) -> str:
     ]
     for label, fig in figure_rows(figures):
         interval = (
-            "n/a"
+            MISSING
             if fig.get("ci_low") is None
             else f"{_pct(fig['ci_low'])}–{_pct(fig['ci_high'])} ({fig['interval']})"
         )
@@ -74,7 +76,9 @@ def console_table(summary: Mapping[str, Any]) -> str:
     for label, fig in figure_rows(headline["figures"]):
         n = fig.get("n", len(fig.get("types", [])))
         interval = (
-            "n/a" if fig.get("ci_low") is None else f"{_pct(fig['ci_low'])}–{_pct(fig['ci_high'])}"
+            MISSING
+            if fig.get("ci_low") is None
+            else f"{_pct(fig['ci_low'])}–{_pct(fig['ci_high'])}"
         )
         lines.append(f"{label:<28}{n:>6}{_pct(fig['accuracy']):>9}   {interval}")
     return "\n".join(lines)
@@ -169,7 +173,7 @@ def _labels_lines(labels: Mapping[str, Any] | None) -> list[str]:
         "out):",
         "",
         f"- agreement: {_rate_text(labels['agreement'])}; Cohen's κ "
-        f"{'n/a' if kappa is None else f'{kappa:.3f}'}",
+        f"{MISSING if kappa is None else f'{kappa:.3f}'}",
         f"- sensitivity (yes on correct answers): {_rate_text(labels['sensitivity'])}",
         f"- specificity (no on wrong answers): {_rate_text(labels['specificity'])}",
     ]
@@ -276,7 +280,7 @@ def render_lme_report(
                 f"This judge agrees with the stored verdicts on {_pct(agreement['agreement'])}% "
                 f"of {agreement['n']} questions (95% interval "
                 f"{_pct(agreement['agreement_ci'][0])}–{_pct(agreement['agreement_ci'][1])}), "
-                f"Cohen's κ {'n/a' if kappa is None else f'{kappa:.3f}'}; stored yes / judge "
+                f"Cohen's κ {MISSING if kappa is None else f'{kappa:.3f}'}; stored yes / judge "
                 f"no: {agreement['stored_yes_judge_no']}, stored no / judge yes: "
                 f"{agreement['stored_no_judge_yes']}.",
                 "",

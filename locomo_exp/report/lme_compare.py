@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from locomo_exp.report.format import MISSING
+
 LABELS = {"overall": "overall", "task_avg": "task-averaged", "abstention": "abstention (_abs)"}
 
 
 def _p(value: float | None) -> str:
     if value is None:
-        return "–"
+        return MISSING
     return "<0.0001" if value < 1e-4 else f"{value:.4f}"
 
 

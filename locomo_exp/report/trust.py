@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from locomo_exp.report.format import MISSING
 from locomo_exp.stats.agreement import BinaryAgreement, Proportion
 from locomo_exp.stats.correction import CorrectedJ
 from locomo_exp.trust.audit import AuditSummary, inflated_j_warning
@@ -20,13 +21,13 @@ from locomo_exp.trust.panel import PanelResult
 
 
 def _pct(x: float | None) -> str:
-    return "–" if x is None else f"{100 * x:.1f}%"
+    return MISSING if x is None else f"{100 * x:.1f}%"
 
 
 def _prop(p: Proportion) -> str:
-    """``"42.0% [30.1, 55.0] (21/50)"``, or ``"–"`` when nothing was observed."""
+    """``"42.0% [30.1, 55.0] (21/50)"``, or ``"n/a (0)"`` when nothing was observed."""
     if p.rate is None or p.ci_low is None or p.ci_high is None:
-        return "– (0)"
+        return f"{MISSING} (0)"
     return (
         f"{100 * p.rate:.1f}% [{100 * p.ci_low:.1f}, {100 * p.ci_high:.1f}] ({p.successes}/{p.n})"
     )
@@ -37,7 +38,7 @@ def _rate_count(p: Proportion) -> str:
 
 
 def _num(x: float | None, digits: int = 3) -> str:
-    return "–" if x is None else f"{x:.{digits}f}"
+    return MISSING if x is None else f"{x:.{digits}f}"
 
 
 def _cell(text: object, limit: int = 80) -> str:
@@ -129,7 +130,7 @@ def render_audit_section(
         ]
         for kind in summary.kinds.values():
             cells = [
-                _rate_count(kind.per_category[c]) if c in kind.per_category else "–"
+                _rate_count(kind.per_category[c]) if c in kind.per_category else MISSING
                 for c in categories
             ]
             lines.append(f"| {kind.kind} | " + " | ".join(cells) + " |")
@@ -237,7 +238,7 @@ def render_corrected_section(corrected: CorrectedJ) -> str:
         lines.append(f"- Corrected J: not available ({est.reason})")
     else:
         ci = (
-            "–"
+            MISSING
             if corrected.ci_low is None or corrected.ci_high is None
             else f"[{100 * corrected.ci_low:.1f}, {100 * corrected.ci_high:.1f}]"
         )

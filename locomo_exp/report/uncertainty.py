@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from locomo_exp.benchmark.locomo import CATEGORY_GROUPS
-from locomo_exp.report.format import fmt_num
+from locomo_exp.report.format import MISSING, fmt_num
 from locomo_exp.results import JudgeSummary, Reliability, RunSummary
 
 _CI_COLUMNS = {"f1": ("F1", 100.0), "j_mean": ("J", 1.0)}
@@ -37,7 +37,7 @@ def render_uncertainty(summary: RunSummary) -> str:
         for metric, _, scale in metrics:
             interval = analysis.bootstrap[metric].get(key)
             cells.append(
-                "n/a"
+                MISSING
                 if interval is None
                 else f"{interval.low * scale:.2f} – {interval.high * scale:.2f}"
             )
@@ -68,7 +68,7 @@ def render_reliability(reliability: Reliability | None, judge: JudgeSummary | No
             f"- Krippendorff's alpha between runs ({reliability.level} level): "
             f"{fmt_num(reliability.krippendorff_alpha, 3)}",
             f"- Questions whose valid runs all agree: "
-            f"{'n/a' if share is None else f'{share * 100:.1f}%'} of {reliability.questions}",
+            f"{MISSING if share is None else f'{share * 100:.1f}%'} of {reliability.questions}",
             f"- Parse failures: {counts.get('parse_failure', 0)}; "
             f"API errors: {counts.get('api_error', 0)}",
         ]
