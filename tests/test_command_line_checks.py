@@ -129,3 +129,25 @@ def test_benchmark_longmemeval_dry_run_counts_one_call_per_question(tmp_path: Pa
     output = done.stdout + done.stderr
     assert "judge dry run: 500 calls (0 cached, 500 to make)" in output
     assert "(at most 5000)" in output  # max_tokens 10 per call
+
+
+@pytest.mark.parametrize("limit", [0, -5])
+def test_a_bad_data_limit_is_a_setting_error_not_the_files(typed_config, limit: int) -> None:
+    # from the trial: "1 problem(s) in the results file: - qa_results.json: data.limit must
+    # be at least 1" blamed the example file for a setting
+    from locomo_exp.config import ConfigValueError
+
+    with pytest.raises(ConfigValueError) as refused:
+        typed_config(f"data.limit={limit}")
+    assert str(refused.value).endswith(
+        f"data.limit={limit} must be at least 1 (or null: every question)"
+    )
+
+
+def test_input_problems_name_their_file_under_a_neutral_heading(tmp_path: Path) -> None:
+    # data.reference=nope.json was reported as "1 problem(s) in the results file"
+    from locomo_exp.data import DataValidationError
+    from locomo_exp.data.input_file import RecordProblem
+
+    error = DataValidationError([RecordProblem(str(tmp_path / "nope.json"), "", None, "file not found")])
+    assert str(error) == f"1 problem(s) in the input:\n  - {tmp_path / 'nope.json'}: file not found"

@@ -358,6 +358,8 @@ def validate_values(cfg: ExperimentConfig) -> None:
             "tracking.experiment is empty: give an MLflow experiment name "
             "(e.g. tracking.experiment=locomo_exp) or use tracking=none"
         )
+    if cfg.data.limit is not None and cfg.data.limit < 1:  # a setting, not the file's fault
+        problems.append(f"data.limit={cfg.data.limit} must be at least 1 (or null: every question)")
     audit = cfg.judge.audit
     if audit.runs is not None and audit.runs < 1:
         problems.append(f"judge.audit.runs={audit.runs} must be >= 1 (or null: judge.runs)")

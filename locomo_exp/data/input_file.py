@@ -90,7 +90,8 @@ class DataValidationError(ValueError):
             more += f"\n{hint}"
         elif any(p.position is not None for p in problems):
             more += "\nFix the file, or set data.on_invalid=skip to score the valid records."
-        super().__init__(f"{len(problems)} problem(s) in the results file:\n{shown}{more}")
+        # each line names its file: the answers, data.reference or data.categories_from
+        super().__init__(f"{len(problems)} problem(s) in the input:\n{shown}{more}")
 
 
 def _grouped_lines(problems: list[RecordProblem], at_least: int = 5) -> list[str]:
