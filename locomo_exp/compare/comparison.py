@@ -105,10 +105,22 @@ class CompareResult:
             out += [f"{where}: {allowed}: {m}" for m in pair.mismatches]
             out += [f"{where}: card fields differ: {d}" for d in pair.differences]
             out += [f"{where}: {d}" for d in pair.dropped]
-        notes = {
-            f"{r.run_a} vs {r.run_b}: {r.metric} {r.group}: {r.note}" for r in self.rows if r.note
+        # one line per pair and note, naming the rows it applies to (a note shared by every
+        # row, such as "1 conversation", is said once instead of once per metric x group)
+        rows_by_note: dict[tuple[str, str], list[str]] = {}
+        for r in self.rows:
+            if r.note:
+                rows_by_note.setdefault((f"{r.run_a} vs {r.run_b}", r.note), []).append(
+                    f"{r.metric} {r.group}"
+                )
+        n_rows = {
+            where: sum(1 for r in self.rows if f"{r.run_a} vs {r.run_b}" == where)
+            for where, _ in rows_by_note
         }
-        return out + sorted(notes)
+        for (where, note), names in sorted(rows_by_note.items()):
+            covered = "every row" if len(names) == n_rows[where] else ", ".join(names)
+            out.append(f"{where}: {covered}: {note}")
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         """The ``compare.json`` content (values in points, 0-100)."""
