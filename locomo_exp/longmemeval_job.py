@@ -21,7 +21,7 @@ from omegaconf import OmegaConf
 
 from locomo_exp import __version__, tracking
 from locomo_exp.benchmark import longmemeval as lme
-from locomo_exp.config import DataFormat, ExperimentConfig, JudgeConfig
+from locomo_exp.config import ExperimentConfig, JudgeConfig
 from locomo_exp.data.input_file import DataValidationError, check_regular_file, read_results_file
 from locomo_exp.data.lme_answers import (
     LmeMatched,
@@ -143,10 +143,13 @@ def is_longmemeval(cfg: ExperimentConfig, start_dir: Path) -> bool:
         True for a LongMemEval job; False otherwise, and whenever the file cannot be read
         (the LoCoMo job then reports the problem in its own words).
     """
-    fmt = DataFormat(cfg.data.format)
-    if fmt == DataFormat.longmemeval:
+    from locomo_exp.data.layouts import AUTO
+    from locomo_exp.data.lme_layout import LAYOUT
+
+    fmt = str(cfg.data.format)
+    if fmt == LAYOUT.name:
         return True
-    if fmt != DataFormat.auto:
+    if fmt != AUTO:
         return False
     try:
         path = _data_file(cfg, start_dir)

@@ -18,7 +18,6 @@ from hydra.errors import ConfigCompositionException
 from omegaconf.errors import OmegaConfBaseException
 
 from locomo_exp.config import (
-    DataFormat,
     ExperimentConfig,
     F1Variant,
     OnInvalid,
@@ -37,7 +36,7 @@ def test_defaults_score_the_example_with_locomo_f1_and_mlflow(typed_config: Comp
     assert cfg.scorer.name is ScorerName.f1
     assert cfg.data.path == str(PROJECT_ROOT / "locomo_exp" / "example" / "qa_results.json")
     assert Path(cfg.data.path).is_file()
-    assert cfg.data.format is DataFormat.auto
+    assert cfg.data.format == "auto"
     assert cfg.data.on_invalid is OnInvalid.error
     assert cfg.f1.variant is F1Variant.locomo
     assert cfg.f1.bleu1 is True
@@ -106,13 +105,13 @@ def test_data_example_points_at_the_embedded_example(typed_config: Composer) -> 
     cfg = typed_config("data=example")
     # absolute, so the example runs from any start directory
     assert cfg.data.path == str(PROJECT_ROOT / "locomo_exp" / "example" / "qa_results.json")
-    assert cfg.data.format is DataFormat.auto
+    assert cfg.data.format == "auto"
 
 
 def test_data_file_takes_the_path_from_the_command_line(typed_config: Composer) -> None:
     cfg = typed_config("data=file", "data.path=my/results.jsonl", "data.format=qa_results")
     assert cfg.data.path == "my/results.jsonl"
-    assert cfg.data.format is DataFormat.qa_results
+    assert cfg.data.format == "qa_results"
 
 
 def test_data_file_without_a_path_fails_before_any_work(
@@ -134,7 +133,7 @@ def test_data_file_without_a_path_fails_before_any_work(
 def test_data_zep_maps_zep_field_names(typed_config: Composer) -> None:
     cfg = typed_config("data=zep", "data.path=zep_locomo_grades.json")
     assert cfg.data.path == "zep_locomo_grades.json"
-    assert cfg.data.format is DataFormat.fields
+    assert cfg.data.format == "fields"
     fields = cfg.data.fields
     assert fields.question == "question"
     assert fields.ground_truth == "golden_answer"
@@ -264,6 +263,20 @@ def test_unknown_key_added_with_plus_is_refused_with_a_suggestion() -> None:
             "tracking.experiment=''",
             "tracking.experiment is empty: give an MLflow experiment name "
             "(e.g. tracking.experiment=locomo_exp) or use tracking=none",
+        ),
+        (
+            "judge.protocol=likert",
+            "judge.protocol: unknown judge protocol 'likert'. "
+            "Available: binary, longmemeval, rubric, template",
+        ),
+        (
+            "baselines.mem0_paper_j.j_protocol=likert",
+            "baselines.mem0_paper_j.j_protocol: unknown judge protocol 'likert'. "
+            "Available: binary, longmemeval, rubric, template",
+        ),
+        (
+            "data.format=xml",
+            "data.format=xml must be one of auto, qa_results, locomo, mem0, fields, longmemeval",
         ),
     ],
 )

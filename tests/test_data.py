@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import EXAMPLE
 
-from locomo_exp.config import DataConfig, DataFormat, FieldMap, OnInvalid
+from locomo_exp.config import DataConfig, FieldMap, OnInvalid
 from locomo_exp.data import DataValidationError, load_results, parse_category
 
 
@@ -76,7 +76,7 @@ def test_fields_format_jsonl_with_mapping_and_milliseconds(fixtures_dir: Path) -
     fields = FieldMap(question="q", ground_truth="gold", prediction="pred", category="cat",
                       question_id="qid", conversation_id="conv", total_latency_ms="latency_ms")
     loaded = load_results(fixtures_dir / "fields_format.jsonl",
-                          DataConfig(format=DataFormat.fields, fields=fields))
+                          DataConfig(format="fields", fields=fields))
     assert [r.category for r in loaded.records] == [4, 2, 2, 4, 1, 5]
     assert loaded.records[0].question_id == "f-1"
     assert loaded.records[0].total_latency_s == pytest.approx(0.8125)
@@ -85,7 +85,7 @@ def test_fields_format_jsonl_with_mapping_and_milliseconds(fixtures_dir: Path) -
 def test_fields_format_on_zep_like_file_reads_answer_as_prediction(fixtures_dir: Path) -> None:
     fields = FieldMap(ground_truth="golden_answer", prediction="answer")
     loaded = load_results(fixtures_dir / "zep_like.json",
-                          DataConfig(format=DataFormat.fields, fields=fields))
+                          DataConfig(format="fields", fields=fields))
     raw = json.loads((fixtures_dir / "zep_like.json").read_text())
     first = raw["user_0"][0]
     assert loaded.records[0].prediction == first["answer"]
@@ -96,7 +96,7 @@ def test_fields_format_on_zep_like_file_reads_answer_as_prediction(fixtures_dir:
 def test_zep_published_grades_file_reads_1540_questions(shared_data: Path) -> None:
     fields = FieldMap(ground_truth="golden_answer", prediction="answer")
     loaded = load_results(shared_data / "predictions" / "zep_locomo_grades.json",
-                          DataConfig(format=DataFormat.fields, fields=fields))
+                          DataConfig(format="fields", fields=fields))
     assert len(loaded.records) == 1540
     assert Counter(r.category for r in loaded.records) == {1: 282, 2: 321, 3: 96, 4: 841}
 
@@ -206,7 +206,7 @@ def test_zep_responses_take_categories_from_grades_and_latency_in_seconds(shared
 
     predictions = shared_data / "predictions"
     fields = FieldMap(ground_truth="golden_answer", prediction="answer", total_latency_ms="duration_ms")
-    config = DataConfig(format=DataFormat.fields, fields=fields,
+    config = DataConfig(format="fields", fields=fields,
                         categories_from=str(predictions / "zep_locomo_grades.json"))
     loaded = load_results(predictions / "zep_locomo_responses.json", config)
     assert len(loaded.records) == 1540
@@ -222,7 +222,7 @@ def test_categories_from_reports_questions_it_cannot_find(tmp_path: Path) -> Non
     main = _write(tmp_path, [{"question": "Q1", "ground_truth": "a", "predicted_answer": "a"},
                              {"question": "Q2", "ground_truth": "a", "predicted_answer": "a"}], "main.json")
     other = _write(tmp_path, [_qa(question="Q1", category=2)], "cats.json")
-    config = DataConfig(format=DataFormat.qa_results, categories_from=str(other))
+    config = DataConfig(format="qa_results", categories_from=str(other))
     with pytest.raises(DataValidationError, match=r"record \[1\]: field 'category': missing category, and no record"):
         load_results(main, config)
 
@@ -231,7 +231,7 @@ def test_a_problem_shared_by_every_record_is_one_line_with_a_hint(tmp_path: Path
     rows = [{"q": f"Q{i}", "gold": "a", "pred": "a"} for i in range(30)]
     fields = FieldMap(question="q", ground_truth="gold", prediction="pred", category="cat")
     with pytest.raises(DataValidationError) as info:
-        load_results(_write(tmp_path, rows), DataConfig(format=DataFormat.fields, fields=fields))
+        load_results(_write(tmp_path, rows), DataConfig(format="fields", fields=fields))
     message = str(info.value)
     assert "30 records ([0], [1], [2], ...): field 'cat': missing category" in message
     assert message.count("missing category") == 1
@@ -252,5 +252,5 @@ def test_stored_judge_scale_is_decided_once_per_file(tmp_path: Path, stored: lis
     rows = [_qa(question_id=f"q{i}", verdict=v) for i, v in enumerate(stored)]
     fields = FieldMap(ground_truth="ground_truth", prediction="predicted_answer", question_id="question_id",
                       judge_score="verdict")
-    loaded = load_results(_write(tmp_path, rows), DataConfig(format=DataFormat.fields, fields=fields))
+    loaded = load_results(_write(tmp_path, rows), DataConfig(format="fields", fields=fields))
     assert [r.stored_judge_score for r in loaded.records] == expected

@@ -11,7 +11,6 @@ from conftest import run_job
 
 from locomo_exp.config import (
     DataConfig,
-    DataFormat,
     FieldMap,
 )
 from locomo_exp.data import DataValidationError, load_results
@@ -144,7 +143,7 @@ def test_judge_score_field_is_refused_where_it_does_not_apply(tmp_path: Path) ->
     assert "data.fields.judge_score=verdict applies only with data.format=fields (data.format is auto)" in message
     assert str(tmp_path / "results.json") in message
     with pytest.raises(DataValidationError, match="data.format is locomo"):
-        load_results(_locomo_file(tmp_path), DataConfig(format=DataFormat.locomo, fields=FieldMap(judge_score="v")))
+        load_results(_locomo_file(tmp_path), DataConfig(format="locomo", fields=FieldMap(judge_score="v")))
 
 
 # ---------------------------------------------------------------- 4-5. encodings and field names

@@ -18,7 +18,6 @@ from fake_anthropic import make_judge_config
 
 from locomo_exp.config import (
     DataConfig,
-    DataFormat,
     FieldMap,
     OnInvalid,
     OnMissingPrediction,
@@ -59,7 +58,7 @@ def _verdict_file(tmp_path: Path, verdicts: list) -> Path:
 
 def test_stored_verdicts_on_a_0_1_scale_give_stored_j_55_56_end_to_end(tmp_path: Path) -> None:
     path = _verdict_file(tmp_path, [1.0, 0.6667, 0.0])
-    data = DataConfig(path=str(path), format=DataFormat.fields, fields=VERDICT_FIELDS)
+    data = DataConfig(path=str(path), format="fields", fields=VERDICT_FIELDS)
     loaded = load_results(path, data)
     assert [r.stored_judge_score for r in loaded.records] == pytest.approx([100.0, 66.67, 0.0])
 
@@ -73,7 +72,7 @@ def test_stored_verdicts_on_a_0_1_scale_give_stored_j_55_56_end_to_end(tmp_path:
 
 def test_stored_verdicts_above_1_are_already_percent(tmp_path: Path) -> None:
     loaded = load_results(_verdict_file(tmp_path, [0.5, 85, 100]),
-                          DataConfig(format=DataFormat.fields, fields=VERDICT_FIELDS))
+                          DataConfig(format="fields", fields=VERDICT_FIELDS))
     assert [r.stored_judge_score for r in loaded.records] == [0.5, 85.0, 100.0]
 
 
@@ -95,13 +94,13 @@ def test_verdicts_that_cannot_be_on_one_scale_name_file_field_and_record(
 ) -> None:
     path = _verdict_file(tmp_path, verdicts)
     with pytest.raises(DataValidationError) as info:
-        load_results(path, DataConfig(format=DataFormat.fields, fields=VERDICT_FIELDS))
+        load_results(path, DataConfig(format="fields", fields=VERDICT_FIELDS))
     assert f"{path}: {message}" in str(info.value)
 
 
 def test_bools_with_0_and_1_are_one_binary_scale(tmp_path: Path) -> None:
     loaded = load_results(_verdict_file(tmp_path, [True, 0, 1, False]),
-                          DataConfig(format=DataFormat.fields, fields=VERDICT_FIELDS))
+                          DataConfig(format="fields", fields=VERDICT_FIELDS))
     assert [r.stored_judge_score for r in loaded.records] == [100.0, 0.0, 100.0, 0.0]
 
 

@@ -172,7 +172,7 @@ def _qa_file(path: Path, rows: list[dict]) -> Path:  # type: ignore[type-arg]
 def test_categories_from_that_contradicts_the_file_is_an_error_naming_the_record(
     tmp_path: Path,
 ) -> None:
-    from locomo_exp.config import DataConfig, DataFormat
+    from locomo_exp.config import DataConfig
 
     main = _qa_file(tmp_path / "main.json", [
         {"question": "Q1", "ground_truth": "a", "predicted_answer": "a", "category": 1},
@@ -182,7 +182,7 @@ def test_categories_from_that_contradicts_the_file_is_an_error_naming_the_record
         {"question": "Q1", "ground_truth": "a", "predicted_answer": "a", "category": 1},
         {"question": "Q2", "ground_truth": "a", "predicted_answer": "a", "category": 4},
     ])
-    config = DataConfig(format=DataFormat.qa_results, categories_from=str(other))
+    config = DataConfig(format="qa_results", categories_from=str(other))
     with pytest.raises(DataValidationError) as refused:
         load_results(main, config)
     assert (
@@ -193,7 +193,7 @@ def test_categories_from_that_contradicts_the_file_is_an_error_naming_the_record
 
 
 def test_a_conflicting_duplicate_in_categories_from_is_reported_as_such(tmp_path: Path) -> None:
-    from locomo_exp.config import DataConfig, DataFormat
+    from locomo_exp.config import DataConfig
 
     main = _qa_file(tmp_path / "main.json", [
         {"question": "Q1", "ground_truth": "a", "predicted_answer": "a"},
@@ -202,7 +202,7 @@ def test_a_conflicting_duplicate_in_categories_from_is_reported_as_such(tmp_path
         {"question": "Q1", "ground_truth": "a", "predicted_answer": "a", "category": 1},
         {"question": "Q1", "ground_truth": "b", "predicted_answer": "b", "category": 2},
     ])
-    config = DataConfig(format=DataFormat.qa_results, categories_from=str(other),
+    config = DataConfig(format="qa_results", categories_from=str(other),
                         on_invalid="error")
     with pytest.raises(DataValidationError) as refused:
         load_results(main, config)

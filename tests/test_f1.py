@@ -7,7 +7,7 @@ from collections import defaultdict
 
 import pytest
 
-from locomo_exp.config import DataConfig, DataFormat
+from locomo_exp.config import DataConfig
 from locomo_exp.data import load_results
 from locomo_exp.scoring import score_lexical
 from locomo_exp.scoring.aggregate import aggregate_by_category, summarize
@@ -173,7 +173,7 @@ def test_summarize_ignores_nan() -> None:
 
 def test_honcho_official_f1_reproduced_for_every_question(shared_data) -> None:
     path = shared_data / "predictions" / "honcho_locomo10_qa.json"
-    loaded = load_results(path, DataConfig(format=DataFormat.locomo))
+    loaded = load_results(path, DataConfig(format="locomo"))
     assert loaded.prediction_key == "honcho_prediction"
     stored = [qa["honcho_f1"] for sample in json.loads(path.read_text()) for qa in sample["qa"]]
     scores = score_lexical(loaded.records, "locomo", with_bleu1=False)
@@ -196,7 +196,7 @@ def test_honcho_official_f1_reproduced_for_every_question(shared_data) -> None:
 
 def test_memobase_mem0_f1_and_bleu1_reproduced(shared_data) -> None:
     path = shared_data / "predictions" / "memobase_eval_0710.json"
-    loaded = load_results(path, DataConfig(format=DataFormat.mem0))
+    loaded = load_results(path, DataConfig(format="mem0"))
     raw = json.loads(path.read_text())
     stored = [item for key in raw for item in raw[key]]
     scores = score_lexical(loaded.records, "mem0")

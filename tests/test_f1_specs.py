@@ -96,7 +96,7 @@ def test_unknown_lexical_metric_names_the_available_ones() -> None:
     )
 
 
-@pytest.mark.parametrize("attribute", ["title", "version", "source", "name"])
+@pytest.mark.parametrize("attribute", ["title", "short_title", "version", "source", "name"])
 def test_a_spec_without_title_version_or_source_is_refused(attribute: str) -> None:
     fields = dict(
         name="foo",
@@ -104,6 +104,7 @@ def test_a_spec_without_title_version_or_source_is_refused(attribute: str) -> No
         function=lambda p, g, c: 0.0,
         version="foo/v1",
         title="F1, foo",
+        short_title="F1 (foo)",
         source="here",
     )
     fields[attribute] = " "

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from locomo_exp.config import JudgeProtocol
 from locomo_exp.judge import BINARY_PROMPT_VERSION, RUBRIC_PROMPT_VERSION
 from locomo_exp.judge.protocols import escape_untrusted, get_protocol
 
@@ -74,12 +73,12 @@ def test_escape_is_reversible_and_escapes_ampersand_first() -> None:
 @pytest.mark.parametrize(
     "protocol, version, field",
     [
-        pytest.param(JudgeProtocol.rubric, RUBRIC_PROMPT_VERSION, '"score"', id="rubric"),
-        pytest.param(JudgeProtocol.binary, BINARY_PROMPT_VERSION, '"label"', id="binary"),
+        pytest.param("rubric", RUBRIC_PROMPT_VERSION, '"score"', id="rubric"),
+        pytest.param("binary", BINARY_PROMPT_VERSION, '"label"', id="binary"),
     ],
 )
 def test_each_protocol_has_a_version_and_its_output_format(
-    protocol: JudgeProtocol, version: str, field: str
+    protocol: str, version: str, field: str
 ) -> None:
     spec = get_protocol(protocol)
     assert spec.prompt_version == version

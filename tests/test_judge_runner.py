@@ -26,7 +26,7 @@ from judge_answer import judge_answer, judge_answer_multiple_runs
 from judge_helpers import make_records
 
 from locomo_exp.benchmark.locomo import DEFAULT_CATEGORY_NAMES
-from locomo_exp.config import JudgeModelInfo, JudgeProtocol
+from locomo_exp.config import JudgeModelInfo
 from locomo_exp.judge import (
     JudgeError,
     JudgeFatalAPIError,
@@ -147,7 +147,7 @@ def test_binary_protocol_j_is_the_percentage_of_correct_labels(
     fake_anthropic.responder = lambda req: binary(
         "CORRECT" if "picture 0" in req.prompt else "WRONG"
     )
-    cfg = make_judge_config(fake_anthropic, tmp_path, protocol=JudgeProtocol.binary, runs=2)
+    cfg = make_judge_config(fake_anthropic, tmp_path, protocol="binary", runs=2)
     result = run(make_records(4, categories=(4,)), cfg, tmp_path)
     assert result.summary["j"]["overall"]["mean"] == pytest.approx(25.0)
     assert result.summary["protocol"] == "binary"

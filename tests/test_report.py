@@ -10,7 +10,6 @@ from hydra import compose, initialize_config_dir
 
 from locomo_exp.config import (
     DataConfig,
-    DataFormat,
     ExperimentConfig,
     FieldMap,
     register_configs,
@@ -133,7 +132,7 @@ def test_j_comparison_says_indicative_when_protocols_differ(default_config) -> N
 
 
 def test_memobase_report_puts_mem0_f1_next_to_mem0_paper_rows_by_category(shared_data: Path, default_config) -> None:
-    loaded = load_results(shared_data / "predictions" / "memobase_eval_0710.json", DataConfig(format=DataFormat.mem0))
+    loaded = load_results(shared_data / "predictions" / "memobase_eval_0710.json", DataConfig(format="mem0"))
     summary, _ = _summary(loaded.records, cfg=default_config)
     text = render_report(summary, default_config.baselines)
     # our Mem0-harness F1 per category 1..4 and overall (memobase README: 46.29/64.23/22.93/51.55, 51.45)
@@ -195,14 +194,14 @@ def test_error_analysis_lists_extremes_and_disagreements(default_config) -> None
     ("file_name", "data_config", "published"),
     [
         pytest.param(
-            "memobase_eval_0710.json", DataConfig(format=DataFormat.mem0),
+            "memobase_eval_0710.json", DataConfig(format="mem0"),
             # shared/data/README.md (memobase README): binary gpt-4o-mini J
             {"1": 70.92, "2": 85.05, "3": 46.88, "4": 77.17, "overall": 75.78},
             id="memobase-llm_score",
         ),
         pytest.param(
             "zep_locomo_grades.json",
-            DataConfig(format=DataFormat.fields, fields=FieldMap(ground_truth="golden_answer", prediction="answer",
+            DataConfig(format="fields", fields=FieldMap(ground_truth="golden_answer", prediction="answer",
                                                                   judge_score="grade")),
             # zep-papers README: 74.11 / 66.04 / 67.71 / 79.79, overall 75.13 (question-weighted)
             {"1": 74.11, "2": 66.04, "3": 67.71, "4": 79.79, "overall": 75.13},

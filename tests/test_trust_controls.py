@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from statsmodels.stats.proportion import proportion_confint
 
+from locomo_exp.judge.protocols import get_protocol
 from locomo_exp.results import QARecord
 from locomo_exp.trust.audit import audit_pairs, summarise_audit
 from locomo_exp.trust.controls import (
@@ -33,6 +34,9 @@ from locomo_exp.trust.perturb import (
     stable_index,
     swap_name,
 )
+
+ACCEPT = get_protocol("rubric").accept_threshold
+"""The accept threshold of the built-in protocols (50)."""
 
 # ---------------------------------------------------------------- perturbation rules
 
@@ -275,7 +279,11 @@ def _truth(controls) -> dict[str, float]:
 def test_a_judge_that_accepts_everything_fails_the_gate_on_every_reject_kind() -> None:
     controls = build_controls(_records(), n=50)
     summary = summarise_audit(
-        controls, _accept_all(controls), max_false_accept=0.1, max_false_reject=0.1
+        controls,
+        _accept_all(controls),
+        threshold=ACCEPT,
+        max_false_accept=0.1,
+        max_false_reject=0.1,
     )
     reject_kinds = [k for k in summary.kinds if k != GOLD_AS_ANSWER]
     for kind in reject_kinds:
@@ -299,7 +307,7 @@ def test_a_judge_that_accepts_everything_fails_the_gate_on_every_reject_kind() -
 def test_a_judge_that_replays_the_truth_has_no_errors_and_passes() -> None:
     controls = build_controls(_records(), n=50)
     summary = summarise_audit(
-        controls, _truth(controls), max_false_accept=0.0, max_false_reject=0.0
+        controls, _truth(controls), threshold=ACCEPT, max_false_accept=0.0, max_false_reject=0.0
     )
     assert all(k.error.rate == 0.0 for k in summary.kinds.values())
     assert summary.false_accept.rate == 0.0 and summary.false_reject.rate == 0.0
@@ -315,7 +323,9 @@ def test_summary_counts_unscored_and_gives_wilson_intervals_per_kind_and_categor
     del verdicts[ids[2]]  # missing = unscored
     verdicts[ids[3]] = 49.9  # below the threshold: rejected
     costs = {cid: 0.01 for cid in ids}
-    summary = summarise_audit(controls, verdicts, max_false_reject=0.1, cost_usd=costs)
+    summary = summarise_audit(
+        controls, verdicts, threshold=ACCEPT, max_false_reject=0.1, cost_usd=costs
+    )
     kind = summary.kinds[GOLD_AS_ANSWER]
     assert (kind.n_controls, kind.n_unscored, kind.accept.successes, kind.accept.n) == (
         14,
@@ -335,7 +345,7 @@ def test_summary_counts_unscored_and_gives_wilson_intervals_per_kind_and_categor
         "judge audit failed: false-reject rate 16.7% (2/12) on gold_as_answer exceeds "
         "judge.audit.max_false_reject=10.0%"
     )
-    expected, judged = audit_pairs(controls, verdicts)
+    expected, judged = audit_pairs(controls, verdicts, ACCEPT)
     assert len(expected) == 12 and sum(judged) == 10
 
 
@@ -343,4 +353,4 @@ def test_limits_must_be_rates() -> None:
     with pytest.raises(
         ValueError, match="judge.audit.max_false_accept must be a rate on 0-1, got 10"
     ):
-        summarise_audit([], {}, max_false_accept=10)
+        summarise_audit([], {}, threshold=ACCEPT, max_false_accept=10)

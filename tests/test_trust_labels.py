@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from statsmodels.stats.inter_rater import cohens_kappa as sm_kappa
 
+from locomo_exp.judge.protocols import get_protocol
 from locomo_exp.results import QARecord
 from locomo_exp.stats.correction import corrected_j, rogan_gladen
 from locomo_exp.trust.labels import (
@@ -19,6 +20,9 @@ from locomo_exp.trust.labels import (
     load_labels,
     match_labels,
 )
+
+ACCEPT = get_protocol("rubric").accept_threshold
+"""The accept threshold of the built-in protocols (50)."""
 
 # The 40 invented questions of tests/fixtures/trust/labels_40.*: q00..q39, category
 # 1 + i % 4, conversation conv-a (i < 20) or conv-b. Human labels: q00-q22 correct,
@@ -59,7 +63,7 @@ def labels_path(request, fixtures_dir: Path) -> Path:
 def test_labels_file_gives_exact_kappa_sensitivity_specificity(labels_path: Path) -> None:
     labels = load_labels(labels_path)
     assert len(labels.labels) == 40
-    report = compare_with_labels(_records(), _verdicts(), labels)
+    report = compare_with_labels(_records(), _verdicts(), labels, threshold=ACCEPT)
     overall = report.overall
     assert overall.table == ((20, 3), (4, 11))
     assert report.n_ambiguous == 2 and report.ambiguous_per_category == {3: 1, 4: 1}
@@ -99,7 +103,9 @@ def test_labels_file_gives_exact_kappa_sensitivity_specificity(labels_path: Path
 
 
 def test_corrected_j_from_the_labels_is_rogan_gladen_by_hand(labels_path: Path) -> None:
-    report = compare_with_labels(_records(), _verdicts(), load_labels(labels_path))
+    report = compare_with_labels(
+        _records(), _verdicts(), load_labels(labels_path), threshold=ACCEPT
+    )
     accepts = [v >= 50 for v in _verdicts().values()]
     assert sum(accepts) == 25  # J = 25/40
     result = corrected_j(accepts, report.reference, report.judge, n_boot=500, seed=1)
@@ -126,7 +132,7 @@ def test_unmatched_and_unscored_are_counted(tmp_path: Path) -> None:
     path = tmp_path / "labels.csv"
     path.write_text("question_id,label\nq00,CORRECT\nq01,WRONG\nnope,CORRECT\n")
     verdicts = _verdicts() | {"q01": None}
-    report = compare_with_labels(_records(), verdicts, load_labels(path))
+    report = compare_with_labels(_records(), verdicts, load_labels(path), threshold=ACCEPT)
     assert report.n_unmatched == 1 and report.n_unscored == 1 and report.overall.n == 1
 
 
@@ -198,7 +204,7 @@ def test_agreement_with_stored_verdicts_of_another_judge() -> None:
         for i, r in enumerate(_records()[:12])
     ]
     ours = {r.question_id: 100.0 if i % 2 else 0.0 for i, r in enumerate(records)}
-    report = compare_with_stored(records, ours)
+    report = compare_with_stored(records, ours, threshold=ACCEPT)
     # theirs accept i % 3 != 0 (8 of 12), ours accept odd i (6 of 12)
     # both accept: 1, 5, 7, 11 -> 4; theirs only: 2, 4, 8, 10 -> 4; ours only: 3, 9 -> 2; neither: 0, 6 -> 2
     assert report.reference_name == "stored verdicts"
@@ -206,7 +212,7 @@ def test_agreement_with_stored_verdicts_of_another_judge() -> None:
     p_o, p_e = 6 / 12, (8 * 6 + 4 * 6) / 144
     assert report.overall.kappa == pytest.approx((p_o - p_e) / (1 - p_e))
     assert report.n_disagreements == 6
-    assert compare_with_stored(_records(), ours) is None  # nothing stored
+    assert compare_with_stored(_records(), ours, threshold=ACCEPT) is None  # nothing stored
 
 
 def test_rogan_gladen_clips_and_flags_and_refuses_a_chance_judge() -> None:

@@ -7,7 +7,10 @@ from fractions import Fraction
 
 import pytest
 
+from locomo_exp.judge.protocols import get_protocol
 from locomo_exp.trust.panel import judge_panel, panel_cost_multiplier
+
+BINARY = get_protocol("binary")
 
 QIDS = [f"q{i}" for i in range(10)]
 
@@ -24,7 +27,7 @@ C = _model({0, 1, 2, 4, 6}, unscored={9})
 
 
 def test_two_judges_disagreeing_on_three_questions() -> None:
-    panel = judge_panel({"haiku": A, "sonnet": B})
+    panel = judge_panel({"haiku": A, "sonnet": B}, protocol=BINARY)
     assert panel.j_per_model == {"haiku": 60.0, "sonnet": 50.0}
     assert panel.n_per_model == {"haiku": 10, "sonnet": 10}
     # two judges: the panel only decides where they agree; q4, q5, q6 are ties
@@ -45,7 +48,7 @@ def test_two_judges_disagreeing_on_three_questions() -> None:
 
 
 def test_three_judges_majority_with_an_unscored_vote() -> None:
-    panel = judge_panel({"a": A, "b": B, "c": C})
+    panel = judge_panel({"a": A, "b": B, "c": C}, protocol=BINARY)
     assert panel.verdicts == {
         "q0": 100.0,
         "q1": 100.0,
@@ -72,7 +75,7 @@ def test_ties_with_a_missing_vote_and_no_votes_are_unscored_with_reasons() -> No
     a = {"x": 100.0, "y": None, "z": 0.0}
     b = {"x": 0.0, "y": None, "z": 0.0}
     c = {"x": None, "y": None, "z": 100.0}
-    panel = judge_panel({"a": a, "b": b, "c": c})
+    panel = judge_panel({"a": a, "b": b, "c": c}, protocol=BINARY)
     assert panel.unscored_reasons == {
         "x": "tie: 1 accept, 1 reject, 1 without a verdict",
         "y": "no judge of the panel gave a verdict",
@@ -84,7 +87,7 @@ def test_rubric_panel_uses_interval_alpha_checked_by_hand() -> None:
     # A = 10, 20, 30; B = 10, 30, 30. D_o = 200/6, D_e = 5800/30, alpha = 1 - 5/29 = 24/29
     panel = judge_panel(
         {"a": {"1": 10.0, "2": 20.0, "3": 30.0}, "b": {"1": 10.0, "2": 30.0, "3": 30.0}},
-        protocol="rubric",
+        protocol=get_protocol("rubric"),
     )
     assert panel.alpha_level == "interval"
     assert panel.alpha == pytest.approx(24 / 29, abs=1e-12)
@@ -93,7 +96,9 @@ def test_rubric_panel_uses_interval_alpha_checked_by_hand() -> None:
 
 
 def test_alpha_is_none_when_everyone_agrees_on_one_value() -> None:
-    panel = judge_panel({"a": {"1": 100.0, "2": 100.0}, "b": {"1": 100.0, "2": 100.0}})
+    panel = judge_panel(
+        {"a": {"1": 100.0, "2": 100.0}, "b": {"1": 100.0, "2": 100.0}}, protocol=BINARY
+    )
     assert panel.alpha is None and panel.panel_j == 100.0
 
 
@@ -105,4 +110,4 @@ def test_cost_multiplier_with_prices_and_errors() -> None:
     with pytest.raises(ValueError, match="judge.panel: no price for model 'opus'"):
         panel_cost_multiplier(["haiku", "opus"], {"haiku": 1.0})
     with pytest.raises(ValueError, match="judge.panel needs at least two models, got 1"):
-        judge_panel({"a": A})
+        judge_panel({"a": A}, protocol=BINARY)

@@ -9,6 +9,7 @@ from test_trust_labels import _records as _labelled_records
 from test_trust_labels import _verdicts as _labelled_verdicts
 
 from locomo_exp.benchmark.locomo import DEFAULT_CATEGORY_NAMES
+from locomo_exp.judge.protocols import get_protocol
 from locomo_exp.report.trust import (
     render_audit_section,
     render_corrected_section,
@@ -22,6 +23,10 @@ from locomo_exp.trust.audit import summarise_audit
 from locomo_exp.trust.controls import GOLD_AS_ANSWER, NON_ANSWER, build_controls
 from locomo_exp.trust.labels import compare_with_labels, compare_with_stored, load_labels
 from locomo_exp.trust.panel import judge_panel
+
+ACCEPT = get_protocol("rubric").accept_threshold
+"""The accept threshold of the built-in protocols (50)."""
+BINARY = get_protocol("binary")
 
 
 def _audit():
@@ -37,7 +42,9 @@ def _audit():
         "audit:non_answer:b": None,
     }
     costs = {c.control_id: 0.002 for c in controls}
-    return summarise_audit(controls, verdicts, max_false_accept=0.2, cost_usd=costs)
+    return summarise_audit(
+        controls, verdicts, threshold=ACCEPT, max_false_accept=0.2, cost_usd=costs
+    )
 
 
 def test_audit_section_renders_rates_intervals_gate_and_categories() -> None:
@@ -85,6 +92,7 @@ def test_labels_section_and_metrics_for_the_40_question_file(fixtures_dir: Path)
         _labelled_records(),
         _labelled_verdicts(),
         load_labels(fixtures_dir / "trust" / "labels_40.csv"),
+        threshold=ACCEPT,
     )
     text = render_labels_section(report, DEFAULT_CATEGORY_NAMES)
     assert text.splitlines()[0] == "## Agreement with human labels"
@@ -108,7 +116,7 @@ def test_stored_verdicts_section_is_titled_for_the_other_judge() -> None:
     from dataclasses import replace
 
     records = [replace(r, stored_judge_score=100.0) for r in _labelled_records()[:4]]
-    report = compare_with_stored(records, {r.question_id: 100.0 for r in records})
+    report = compare_with_stored(records, {r.question_id: 100.0 for r in records}, threshold=ACCEPT)
     text = render_labels_section(report)
     assert text.splitlines()[0] == "## Agreement with stored verdicts"
     assert "| stored judge \\ our judge | accepted | rejected |" in text
@@ -123,6 +131,7 @@ def test_corrected_section_shows_raw_and_corrected_with_the_method(fixtures_dir:
         _labelled_records(),
         _labelled_verdicts(),
         load_labels(fixtures_dir / "trust" / "labels_40.csv"),
+        threshold=ACCEPT,
     )
     accepts = [v >= 50 for v in _labelled_verdicts().values()]
     result = corrected_j(accepts, report.reference, report.judge, n_boot=200, seed=0)
@@ -149,7 +158,7 @@ def test_corrected_section_notes_clipping() -> None:
 def test_panel_section_and_metrics() -> None:
     a = {"q1": 100.0, "q2": 100.0, "q3": 0.0, "q4": 0.0}
     b = {"q1": 100.0, "q2": 0.0, "q3": 0.0, "q4": 0.0}
-    panel = judge_panel({"claude-haiku-4-5": a, "claude-sonnet-4-6": b})
+    panel = judge_panel({"claude-haiku-4-5": a, "claude-sonnet-4-6": b}, protocol=BINARY)
     text = render_panel_section(panel)
     assert text.splitlines()[0] == "## Judge panel"
     assert "Cost: 2× a single judge." in text
@@ -170,13 +179,13 @@ def test_panel_section_and_metrics() -> None:
 def test_zep_file_audited_by_a_judge_replaying_zeps_own_grades(shared_data: Path) -> None:
     """The closing note: a 'judge' that replays Zep's stored grade of the source question
     ignores the control answer, and the audit table shows exactly that."""
-    from locomo_exp.config import DataConfig, DataFormat, FieldMap
+    from locomo_exp.config import DataConfig, FieldMap
     from locomo_exp.data import load_results
 
     fields = FieldMap(ground_truth="golden_answer", prediction="answer", judge_score="grade")
     records = load_results(
         shared_data / "predictions" / "zep_locomo_grades.json",
-        DataConfig(format=DataFormat.fields, fields=fields),
+        DataConfig(format="fields", fields=fields),
     ).records
     controls = build_controls(records, n=50, seed=0, categories=[1, 2, 3, 4])
     assert len(controls) == 274  # 17.8% of the 1,540 judged questions
@@ -184,6 +193,7 @@ def test_zep_file_audited_by_a_judge_replaying_zeps_own_grades(shared_data: Path
     summary = summarise_audit(
         controls,
         {c.control_id: stored[c.source_question_id] for c in controls},
+        threshold=ACCEPT,
         max_false_accept=0.1,
         max_false_reject=0.1,
     )

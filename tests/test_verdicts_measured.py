@@ -15,6 +15,7 @@ import pytest
 from fake_anthropic import FakeAnthropicServer, accept_all, error, text
 from statsmodels.stats.proportion import proportion_confint
 
+from locomo_exp.judge.protocols import get_protocol
 from locomo_exp.report.header import render_status
 from locomo_exp.report.trust import render_audit_section
 from locomo_exp.results import QARecord, RunSummary
@@ -22,6 +23,8 @@ from locomo_exp.tracking.metrics import judge_tags
 from locomo_exp.tracking.trust import trust_metrics
 from locomo_exp.trust.audit import inflated_j_warning, summarise_audit
 from locomo_exp.trust.controls import AuditControl
+
+ACCEPT = get_protocol("rubric").accept_threshold
 
 
 def _controls(kind: str, n: int, expected_accept: bool) -> list[AuditControl]:
@@ -66,7 +69,9 @@ def test_gate_is_not_set_without_limits_and_not_measured_without_verdicts(
     metric: float | None,
 ) -> None:
     controls = _controls("other_gold", 6, expected_accept=False)
-    summary = summarise_audit(controls, {c.control_id: verdict for c in controls}, **limits)
+    summary = summarise_audit(
+        controls, {c.control_id: verdict for c in controls}, threshold=ACCEPT, **limits
+    )
     assert summary.gate.state == state
     assert summary.gate.passed is (state == "passed")
     assert summary.gate.fails_run is fails_run
@@ -80,7 +85,7 @@ def test_gate_is_not_set_without_limits_and_not_measured_without_verdicts(
 
 def test_unmeasured_gate_names_the_kind_and_fails_with_one_line() -> None:
     controls = _controls("non_answer", 4, expected_accept=False)
-    summary = summarise_audit(controls, {}, max_false_accept=0.2)
+    summary = summarise_audit(controls, {}, threshold=ACCEPT, max_false_accept=0.2)
     assert summary.gate.message == (
         "judge audit not measured: false-accept rate not measured on non_answer: none of its "
         "4 control(s) got a verdict (judge.audit.max_false_accept=20.0%)"
@@ -92,7 +97,7 @@ def test_unmeasured_gate_names_the_kind_and_fails_with_one_line() -> None:
 def test_gate_with_one_kind_measured_and_one_not_fails() -> None:
     controls = _controls("other_gold", 4, False) + _controls("non_answer", 4, False)
     verdicts = {c.control_id: 0.0 for c in controls if c.kind == "other_gold"}
-    summary = summarise_audit(controls, verdicts, max_false_accept=0.2)
+    summary = summarise_audit(controls, verdicts, threshold=ACCEPT, max_false_accept=0.2)
     assert summary.gate.state == "failed" and summary.gate.fails_run
     assert summary.gate.failures == (
         "false-accept rate not measured on non_answer: none of its 4 control(s) got a verdict "
@@ -102,7 +107,7 @@ def test_gate_with_one_kind_measured_and_one_not_fails() -> None:
 
 def test_gate_without_limits_is_reported_as_not_set() -> None:
     controls = _controls("other_gold", 3, expected_accept=False)
-    section = render_audit_section(summarise_audit(controls, {}))
+    section = render_audit_section(summarise_audit(controls, {}, threshold=ACCEPT))
     assert (
         "- Gate: not set (no judge.audit.max_false_accept or judge.audit.max_false_reject)"
         in section
@@ -134,7 +139,7 @@ def test_j_is_flagged_inflated_when_a_false_accept_interval_lies_above_half(
     )
     low, high = proportion_confint(accepted, n, alpha=0.05, method="wilson")
     assert (low > 0.5) is warned  # the rule, checked against statsmodels
-    warning = inflated_j_warning(summarise_audit(controls, verdicts))
+    warning = inflated_j_warning(summarise_audit(controls, verdicts, threshold=ACCEPT))
     if not warned:
         assert warning is None
         return

@@ -11,21 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from locomo_exp.compare.engine import CompareRow, apply_holm, compare_pair
-from locomo_exp.compare.run_dirs import (
-    METRICS,
-    METRICS_BY_NAME,
-    CompareError,
-    RunData,
-    load_run,
-    unique_names,
-)
+from locomo_exp.compare.metrics import COMPARED_BY_NAME, F1_VARIANT_METRICS
+from locomo_exp.compare.run_dirs import CompareError, RunData, load_run, unique_names
 from locomo_exp.config.compare import CompareConfig
 from locomo_exp.data.match import Matching, match_questions
 from locomo_exp.report.card import card_differences, card_mismatches
 
 logger = logging.getLogger(__name__)
-
-F1_METRICS = ("f1_locomo", "f1_squad", "f1_mem0", "bleu1")
 
 
 @dataclass
@@ -239,7 +231,7 @@ def _dropped(cfg: CompareConfig, a: RunData, b: RunData, metrics: list[str]) -> 
 def _marks(mismatches: list[str]) -> dict[str, list[str]]:
     marks: dict[str, list[str]] = {}
     for line in mismatches:
-        affected = F1_METRICS[:3] if line.startswith("f1.variant") else [m.name for m in METRICS]
+        affected = F1_VARIANT_METRICS if line.startswith("f1.variant") else tuple(COMPARED_BY_NAME)
         for metric in affected:
             marks.setdefault(metric, []).append(line)
     return marks
@@ -277,18 +269,18 @@ def run_compare(
     """
     if len(cfg.runs) < 2:
         raise CompareError(f"compare.runs: give at least two run directories, got {len(cfg.runs)}")
-    unknown = [m for m in (cfg.metrics or []) if m not in METRICS_BY_NAME]
+    unknown = [m for m in (cfg.metrics or []) if m not in COMPARED_BY_NAME]
     if unknown:
         raise CompareError(
             f"compare.metrics: unknown {', '.join(unknown)} "
-            f"(choose from {', '.join(METRICS_BY_NAME)})"
+            f"(choose from {', '.join(COMPARED_BY_NAME)})"
         )
     paths = [Path(p) if Path(p).is_absolute() else Path(start_dir) / p for p in cfg.runs]
     _refuse_repeated(cfg, paths)
     runs = [load_run(p, n) for p, n in zip(paths, unique_names(paths), strict=True)]
     for run, name in zip(runs, run_names(cfg, runs), strict=True):
         run.name = name
-    metrics = list(cfg.metrics or [m.name for m in METRICS])
+    metrics = list(cfg.metrics or COMPARED_BY_NAME)
     absent = [m for m in cfg.metrics or [] if not any(m in run.values for run in runs)]
     if absent and strict_metrics:
         raise CompareError(

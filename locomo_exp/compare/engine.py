@@ -26,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from locomo_exp.compare.run_dirs import METRICS_BY_NAME, RunData
+from locomo_exp.compare.metrics import COMPARED_BY_NAME
+from locomo_exp.compare.run_dirs import RunData
 from locomo_exp.data.match import Matching
 from locomo_exp.stats.bootstrap import cluster_bootstrap_mean_diff, question_bootstrap_mean_diff
 from locomo_exp.stats.paired import (
@@ -186,7 +187,7 @@ def compare_pair(
             )
             cluster_ci = [cluster.low, cluster.high] if n_conv >= MIN_CLUSTERS else [NAN, NAN]
             question = question_bootstrap_mean_diff(a, b, n_resamples=bootstrap_samples, seed=rng)
-            if METRICS_BY_NAME[metric].binary_capable and _is_binary(a) and _is_binary(b):
+            if COMPARED_BY_NAME[metric].binary_capable and _is_binary(a) and _is_binary(b):
                 test = mcnemar_exact(a, b)
             else:
                 test = sign_flip_test(a, b, n_resamples=permutation_samples, seed=rng)

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from locomo_exp.compare.comparison import CompareResult, run_compare
+from locomo_exp.compare.metrics import COMPARED_BY_NAME
 from locomo_exp.compare.render import group_label
-from locomo_exp.compare.run_dirs import METRICS_BY_NAME, CompareError
+from locomo_exp.compare.run_dirs import CompareError
 from locomo_exp.config.compare import CompareConfig
 
 logger = logging.getLogger(__name__)
@@ -106,7 +107,7 @@ def headline_table(result: CompareResult) -> str:
             ci = f"[{low:+.2f}, {high:+.2f}]" if low == low and high == high else "n/a"
             p = "n/a" if row.p_holm is None else f"{row.p_holm:.3g}"
             lines.append(
-                f"{METRICS_BY_NAME[row.metric].label:<22}{group_label(row.group):<14}{row.n:>6}"
+                f"{COMPARED_BY_NAME[row.metric].label:<22}{group_label(row.group):<14}{row.n:>6}"
                 f"{row.mean_a:>8.2f}{row.mean_b:>8.2f}{row.diff:>+8.2f}  "
                 f"{ci:<18}{p:>8}  {row.verdict}"
             )

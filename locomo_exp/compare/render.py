@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from locomo_exp.compare.engine import CompareRow
-from locomo_exp.compare.run_dirs import METRICS_BY_NAME
+from locomo_exp.compare.metrics import COMPARED_BY_NAME
 
 if TYPE_CHECKING:
     from locomo_exp.compare.comparison import CompareResult
@@ -74,7 +74,7 @@ def pair_table(rows: list[CompareRow], names: dict[str, str] | None = None) -> s
         verdict = row.verdict + (" (question-level)" if row.note else "")
         verdict += " ⚠ " + "; ".join(row.marks) if row.marks else ""
         lines.append(
-            f"| {METRICS_BY_NAME[row.metric].label} | {row_label(row, names)} | {row.n} "
+            f"| {COMPARED_BY_NAME[row.metric].label} | {row_label(row, names)} | {row.n} "
             f"| {row.n_conversations} | {row.mean_a:.2f} | {row.mean_b:.2f} | {row.diff:+.2f} "
             f"| {_ci(row.cluster_ci)} | {_ci(row.question_ci)} | {row.test} | {_p(row.p)} "
             f"| {_p(row.p_holm)} | {_num(row.mde)} | {verdict} |"
@@ -215,7 +215,7 @@ def forest_plot(
         ax.axvline(0.0, color="black", linewidth=0.8)
         ax.set_yticks(ys)
         ax.set_yticklabels([row_label(r, names) for r in mine])
-        ax.set_title(METRICS_BY_NAME[metric].label)
+        ax.set_title(COMPARED_BY_NAME[metric].label)
         ax.set_xlabel("A - B (points)")
     from matplotlib.lines import Line2D
 

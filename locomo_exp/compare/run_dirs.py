@@ -2,7 +2,8 @@
 
 A run directory holds ``scores.jsonl`` (one JSON object per question), ``summary.json``,
 ``config.yaml`` and, when written by a version that has it, ``card.json``. Per-question
-metrics are converted to points (0-100): F1 variants and BLEU-1 are stored 0-1, J 0-100.
+metrics (:data:`locomo_exp.compare.metrics.COMPARED_METRICS`) are converted to points
+(0-100): F1 variants and BLEU-1 are stored 0-1, J 0-100.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from locomo_exp.compare.metrics import COMPARED_METRICS
 from locomo_exp.report.card import build_card
 
 logger = logging.getLogger(__name__)
@@ -22,36 +24,6 @@ logger = logging.getLogger(__name__)
 
 class CompareError(ValueError):
     """A comparison that cannot be made; the message is one line for the user."""
-
-
-@dataclass(frozen=True)
-class MetricSpec:
-    """A comparable per-question metric.
-
-    Attributes:
-        name: key used in compare outputs (``f1_locomo``, ``j``...).
-        label: display name.
-        field: the ``scores.jsonl`` field.
-        scale: factor to points (100 for 0-1 metrics, 1 for J).
-        binary_capable: J-like metrics tested with exact McNemar when every value is 0/100.
-    """
-
-    name: str
-    label: str
-    field: str
-    scale: float
-    binary_capable: bool = False
-
-
-METRICS: tuple[MetricSpec, ...] = (
-    MetricSpec("f1_locomo", "F1 (LoCoMo scorer)", "f1_locomo", 100.0),
-    MetricSpec("f1_squad", "F1 (SQuAD, stemmed)", "f1_squad", 100.0),
-    MetricSpec("f1_mem0", "F1 (Mem0 harness)", "f1_mem0", 100.0),
-    MetricSpec("bleu1", "BLEU-1", "bleu1", 100.0),
-    MetricSpec("j", "J", "j_mean", 1.0, True),
-    MetricSpec("stored_j", "stored J", "stored_judge_score", 1.0, True),
-)
-METRICS_BY_NAME = {m.name: m for m in METRICS}
 
 
 @dataclass
@@ -148,7 +120,7 @@ def metric_values(rows: list[dict[str, Any]], path: Path) -> dict[str, list[floa
         CompareError: when a metric field holds a non-number (file, line, field named).
     """
     out: dict[str, list[float | None]] = {}
-    for spec in METRICS:
+    for spec in COMPARED_METRICS:
         if not any(spec.field in row for row in rows):
             continue
         out[spec.name] = [
@@ -223,10 +195,7 @@ def unique_names(paths: list[Path]) -> list[str]:
 
 
 __all__ = [
-    "METRICS",
-    "METRICS_BY_NAME",
     "CompareError",
-    "MetricSpec",
     "RunData",
     "load_run",
     "metric_values",

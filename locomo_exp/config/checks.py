@@ -341,11 +341,30 @@ def validate_values(cfg: ExperimentConfig) -> None:
     Raises:
         ConfigValueError: ``judge.runs`` above :data:`MAX_JUDGE_RUNS`,
             ``report.bootstrap_samples`` not in 0-:data:`MAX_BOOTSTRAP_SAMPLES` (0: no
-            intervals), or an empty ``tracking.experiment`` with tracking on.
+            intervals), an empty ``tracking.experiment`` with tracking on, or a
+            ``judge.protocol`` / ``baselines.<set>.j_protocol`` that is not in
+            :data:`locomo_exp.judge.protocols.PROTOCOLS`, or a ``data.format`` that is
+            neither ``auto`` nor in :data:`locomo_exp.data.layouts.LAYOUTS`.
     """
+    # the one lists of layouts and protocols (imports the layers contract allows, pyproject.toml)
+    from locomo_exp.data.layouts import FORMATS
+    from locomo_exp.judge.protocols import available_protocols
+
     for line in unused_judge_settings(cfg):  # scorer=f1 with judge-only settings
         logger.warning("%s", line)
     problems = []
+    if cfg.data.format not in FORMATS:
+        problems.append(f"data.format={cfg.data.format} must be one of {', '.join(FORMATS)}")
+    names = available_protocols()
+    protocols: dict[str, str | None] = {"judge.protocol": cfg.judge.protocol}
+    protocols.update(
+        {f"baselines.{name}.j_protocol": s.j_protocol for name, s in cfg.baselines.items()}
+    )
+    for key, protocol in protocols.items():
+        if protocol is not None and protocol not in names:
+            problems.append(
+                f"{key}: unknown judge protocol {protocol!r}. Available: {', '.join(names)}"
+            )
     if cfg.judge.runs > MAX_JUDGE_RUNS:  # below 1: the judge's preflight says so
         problems.append(f"judge.runs={cfg.judge.runs} must be between 1 and {MAX_JUDGE_RUNS}")
     if not 0 <= cfg.report.bootstrap_samples <= MAX_BOOTSTRAP_SAMPLES:

@@ -25,7 +25,8 @@ class CompareConfig:
         min_overlap: share of questions shared by two runs below which the comparison is
             flagged (0.95).
         metrics: metrics to compare (default: every metric both runs carry among
-            ``f1_locomo, f1_squad, f1_mem0, bleu1, j, stored_j``).
+            :data:`locomo_exp.compare.metrics.COMPARED_METRICS`: the lexical metrics
+            (``f1_locomo``, ``f1_squad``, ``f1_mem0``, ``bleu1``), then ``j``, ``stored_j``).
         labels: display names of the runs, one per run in ``runs`` order (default: each
             run's input file name; the run directory's name where those collide).
     """

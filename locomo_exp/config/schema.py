@@ -51,18 +51,6 @@ F1Variant.__doc__ = (
 )
 
 
-class DataFormat(str, Enum):
-    """Layout of a results file (see :mod:`locomo_exp.data`)."""
-
-    auto = "auto"
-    qa_results = "qa_results"
-    locomo = "locomo"
-    mem0 = "mem0"
-    fields = "fields"
-    # LongMemEval answers {question_id, hypothesis[, autoeval_label]} (benchmark=longmemeval)
-    longmemeval = "longmemeval"
-
-
 class OnInvalid(str, Enum):
     """What to do with invalid records: stop before scoring, or score the rest."""
 
@@ -75,17 +63,6 @@ class OnMissingPrediction(str, Enum):
 
     zero = "zero"
     error = "error"
-
-
-class JudgeProtocol(str, Enum):
-    """Judge protocols a published baseline may name (``BaselineSet.j_protocol``).
-
-    ``judge.protocol`` itself is a name checked against the registry of
-    :mod:`locomo_exp.judge.protocols` (the one list of protocols).
-    """
-
-    rubric = "rubric"
-    binary = "binary"
 
 
 class BaselineMetric(str, Enum):
@@ -151,7 +128,8 @@ class DataConfig:
 
     # one file, a glob (answers/*.json) or a list [a.json, b.json]: pooled as one result
     path: Any = MISSING
-    format: DataFormat = DataFormat.auto
+    # auto (detect) or a layout of locomo_exp.data.layouts.LAYOUTS; checked by validate_values
+    format: str = "auto"
     prediction_key: Optional[str] = None
     on_invalid: OnInvalid = OnInvalid.error
     on_missing_prediction: OnMissingPrediction = OnMissingPrediction.zero
@@ -284,7 +262,7 @@ class JudgeConfig:
     # the environment variable holding the key: auto = the provider's own (ANTHROPIC_API_KEY,
     # OPENAI_API_KEY); null = none (a local server). A key is never taken on the command line.
     api_key_env: Optional[str] = "auto"
-    # a name in locomo_exp.judge.protocols (rubric, binary, template); checked before any call
+    # a name in locomo_exp.judge.protocols.PROTOCOLS; checked by validate_values
     protocol: str = "rubric"
     # judge.protocol=template: the YAML file with your prompt and reply rule (docs/judge.md)
     template: Optional[str] = None
@@ -368,7 +346,8 @@ class BaselineSet:
     source: str = MISSING
     metric: BaselineMetric = MISSING
     f1_variant: Optional[F1Variant] = None
-    j_protocol: Optional[JudgeProtocol] = None
+    # a name in locomo_exp.judge.protocols.PROTOCOLS; checked by validate_values
+    j_protocol: Optional[str] = None
     judge_model: Optional[str] = None
     overall_covers: str = "unstated"
     label_to_category: dict[str, int] = field(default_factory=dict)

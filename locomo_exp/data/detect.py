@@ -1,29 +1,32 @@
 """Which layout a results file has, where its records are, and which fields they use.
 
 Detection needs no option for every layout public LoCoMo result files use
-(:func:`detect_layout`): the project's ``qa_results``, LoCoMo's own output (``locomo``),
-the Mem0 harness (``mem0``), records beside metadata (a wrapper, :mod:`.wrapped`), and
-other field names public harnesses use (``fields``, :mod:`.fields`), each with its
-stored-verdict field (:mod:`.verdicts`).
+(:func:`detect_layout`): the layouts of :data:`~.layouts.LAYOUTS` (the project's
+``qa_results``, LoCoMo's own output ``locomo``, the Mem0 harness ``mem0``, and other field
+names public harnesses use, ``fields``), also inside a wrapper object with metadata
+(:mod:`.wrapped`), each with its stored-verdict field (:mod:`.verdicts`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
-from locomo_exp.config import DataConfig, DataFormat, FieldMap
-from locomo_exp.data import fields as fields_layout
-from locomo_exp.data import locomo, mem0, qa_results, wrapped
-from locomo_exp.data.raw import MISSING, get_field, sample_records
-from locomo_exp.data.verdicts import MULTI_SUFFIX, detect_verdict_field, verdict_list
-
-UNDETECTED = (
-    "cannot detect the format (expected a qa_results list with 'predicted_answer', a LoCoMo "
-    "list of {sample_id, qa}, a Mem0 dict of lists with 'response', or records with a question, "
-    "a gold answer and a prediction field, possibly inside an object); set data.format "
-    "and, for other layouts, data.format=fields with data.fields.question=... etc."
+from locomo_exp.config import DataConfig
+from locomo_exp.data import wrapped
+from locomo_exp.data.layout_spec import Candidate, Layout
+from locomo_exp.data.layouts import (
+    AUTO,
+    LOCOMO,
+    LOCOMO_LAYOUTS,
+    expected_layouts_message,
+    layout_spec,
 )
+from locomo_exp.data.raw import sample_records
+from locomo_exp.data.verdicts import detect_verdict_field
+
+UNDETECTED = expected_layouts_message()
+"""The error when no layout matches (built from :data:`~.layouts.LAYOUTS`)."""
 
 
 _ROLE_HINTS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -77,40 +80,15 @@ def undetected_message(sample: list[dict[str, Any]]) -> str:
     )
 
 
-@dataclass(frozen=True)
-class Layout:
-    """How to read one file.
-
-    Attributes:
-        format: the layout (never ``auto``).
-        records: the part of the file holding the records (the file itself, or the value
-            at ``records_key``).
-        records_key: dotted key of the records inside a wrapper, or ``None``.
-        fields: field names of the records.
-        prediction_key: the ``<name>_prediction`` key of a ``locomo`` file.
-        judge_field: the stored-verdict field as named in the report: ``llm_score``,
-            ``llm_judgments.*`` (several per question), ``<name>_llm``...; ``None`` if none.
-        partitions: dotted keys of other lists holding only records of ``records``
-            (not read again; :func:`~.wrapped.locate_records`).
-    """
-
-    format: DataFormat
-    records: Any
-    records_key: str | None
-    fields: FieldMap
-    prediction_key: str | None = None
-    judge_field: str | None = None
-    partitions: tuple[str, ...] = ()
-
-
-def detect_format(obj: Any) -> DataFormat:
+def detect_format(obj: Any) -> str:
     """Guess a results file's layout from its parsed JSON.
 
     Args:
         obj: parsed JSON.
 
     Returns:
-        ``qa_results``, ``locomo``, ``mem0`` or ``fields`` (field names detected).
+        A layout name of :data:`~.layouts.LAYOUTS` (``qa_results``, ``locomo``, ``mem0``
+        or ``fields``: field names detected).
 
     Raises:
         ValueError: if no known layout matches (the caller names the file).
@@ -118,18 +96,13 @@ def detect_format(obj: Any) -> DataFormat:
     return detect_layout(obj, DataConfig(path=None)).format
 
 
-def _judge_field_name(records: list[dict[str, Any]], key: str | None) -> str | None:
-    if key is None:
-        return None
-    for record in records:
-        value = get_field(record, key)
-        if value is not MISSING and value is not None:
-            return key + MULTI_SUFFIX if verdict_list(value) is not None else key
-    return key
-
-
 def detect_layout(obj: Any, config: DataConfig) -> Layout:
     """Decide the layout, the records and the fields of a parsed file.
+
+    The LoCoMo layouts of :data:`~.layouts.LAYOUTS` are tried in order, those recognised
+    on the whole file (``scope="file"``) first, then, on a sample of the records located
+    in the file, the others; ``data.format`` other than ``auto`` takes the named layout
+    (a layout of another benchmark refuses: its job reads it).
 
     Args:
         obj: the parsed file.
@@ -140,86 +113,45 @@ def detect_layout(obj: Any, config: DataConfig) -> Layout:
         :class:`Layout`.
 
     Raises:
-        ValueError: when no layout matches, when several record lists exist with no
-            ``records_key``, when a ``locomo`` file has no single prediction key, or when
-            ``data.fields.judge_score`` is given for a layout that does not use
-            ``data.fields`` (it would be ignored).
+        ValueError: when ``data.format`` is not a layout, when no layout matches (the keys
+            found and a ready ``data.format=fields`` command, :func:`undetected_message`),
+            when several record lists exist with no ``records_key``, when a ``locomo`` file
+            has no single prediction key, or when ``data.fields.judge_score`` is given for
+            a layout that does not use ``data.fields`` (it would be ignored).
     """
-    fmt = DataFormat(config.format)
-    if fmt == DataFormat.longmemeval:
-        raise ValueError(
-            "data.format=longmemeval is read by the LongMemEval job (benchmark=longmemeval), "
-            "not as a LoCoMo layout"
-        )
-    if config.fields.judge_score and fmt != DataFormat.fields:
+    fmt = str(config.format)
+    whole = Candidate(obj, config, obj)
+    if fmt != AUTO:
+        spec = layout_spec(fmt)  # an unknown name fails here, listing the layouts
+        if spec.benchmark != LOCOMO:  # read by its benchmark's job; build says which
+            return spec.build(whole)
+    if config.fields.judge_score and fmt != "fields":
         raise ValueError(
             f"data.fields.judge_score={config.fields.judge_score} applies only with "
-            f"data.format=fields (data.format is {fmt.value}); stored verdicts of the known "
+            f"data.format=fields (data.format is {fmt}); stored verdicts of the known "
             "layouts are detected (llm_score, grade, is_correct, judgment, llm_judgments.*, "
             "<name>_llm): drop the option, or set data.format=fields with the whole field map"
         )
-    if fmt == DataFormat.locomo or (fmt == DataFormat.auto and locomo.matches(obj)):
-        prediction_key = config.prediction_key or locomo.detect_prediction_key(obj)
-        judge_key = locomo.detect_judge_key(obj, prediction_key)
-        return Layout(
-            DataFormat.locomo,
-            obj,
-            None,
-            locomo.field_map(prediction_key, judge_key),
-            prediction_key,
-            judge_key,
-        )
+    for spec in LOCOMO_LAYOUTS:
+        if spec.scope == "file" and (fmt == spec.name or (fmt == AUTO and spec.matches(whole))):
+            return spec.build(whole)
     found = wrapped.locate_records(obj, config.records_key)
-    records, records_key = found.records, found.key
-    sample = sample_records(records)
-    judge_key = detect_verdict_field(sample)
-    layout = _record_layout(fmt, records, records_key, sample, judge_key, config)
-    return replace(layout, partitions=found.partitions) if found.partitions else layout
-
-
-def _record_layout(
-    fmt: DataFormat,
-    records: Any,
-    records_key: str | None,
-    sample: list[dict[str, Any]],
-    judge_key: str | None,
-    config: DataConfig,
-) -> Layout:
-    if fmt == DataFormat.fields:
-        mapping = config.fields
-        return Layout(
-            fmt,
-            records,
-            records_key,
-            mapping,
-            judge_field=_judge_field_name(sample, mapping.judge_score),
-        )
-    judge_name = _judge_field_name(sample, judge_key)
-    if fmt == DataFormat.qa_results or (fmt == DataFormat.auto and qa_results.matches(sample)):
-        return Layout(
-            DataFormat.qa_results,
-            records,
-            records_key,
-            qa_results.field_map(judge_key),
-            judge_field=judge_name,
-        )
-    if fmt == DataFormat.mem0 or (fmt == DataFormat.auto and mem0.matches(sample)):
-        return Layout(
-            DataFormat.mem0,
-            records,
-            records_key,
-            mem0.field_map(judge_key, sample),
-            judge_field=judge_name,
-        )
-    detected = fields_layout.detect_field_map(sample, judge_key)
-    if detected is None:
-        raise ValueError(undetected_message(sample))
-    return Layout(DataFormat.fields, records, records_key, detected, judge_field=judge_name)
+    sample = sample_records(found.records)
+    candidate = Candidate(
+        obj, config, found.records, found.key, sample, detect_verdict_field(sample)
+    )
+    for spec in LOCOMO_LAYOUTS:
+        if spec.scope == "records" and (
+            fmt == spec.name or (fmt == AUTO and spec.matches(candidate))
+        ):
+            layout = spec.build(candidate)
+            return replace(layout, partitions=found.partitions) if found.partitions else layout
+    raise ValueError(undetected_message(sample))
 
 
 __all__ = [
-    "Layout",
     "UNDETECTED",
+    "Layout",
     "detect_format",
     "detect_layout",
     "suggested_fields_command",

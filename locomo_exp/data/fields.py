@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from locomo_exp.config import FieldMap
+from locomo_exp.data.layout_spec import Candidate, Layout, LayoutSpec, judge_field_name
 
 QUESTION_NAMES: tuple[str, ...] = ("question", "query")
 GOLD_NAMES: tuple[str, ...] = (
@@ -119,3 +120,32 @@ def detect_field_map(records: list[dict[str, Any]], judge_field: str | None) -> 
         judge_score=judge_field,
         **optional,
     )
+
+
+def _build(candidate: Candidate) -> Layout:
+    if candidate.forced:  # data.format=fields: the names given in data.fields
+        mapping = candidate.config.fields
+        judge_field = judge_field_name(candidate.sample, mapping.judge_score)
+        return Layout(
+            "fields", candidate.records, candidate.records_key, mapping, judge_field=judge_field
+        )
+    detected = detect_field_map(candidate.sample, candidate.judge_key)
+    if detected is None:
+        raise ValueError("no question, gold answer and prediction field found")
+    return Layout(
+        "fields",
+        candidate.records,
+        candidate.records_key,
+        detected,
+        judge_field=judge_field_name(candidate.sample, candidate.judge_key),
+    )
+
+
+LAYOUT = LayoutSpec(
+    name="fields",
+    scope="records",
+    looks_for="records with a question, a gold answer and a prediction field",
+    matches=lambda candidate: detect_field_map(candidate.sample, candidate.judge_key) is not None,
+    build=_build,
+)
+"""The ``fields`` layout: field names given (``data.format=fields``) or detected."""

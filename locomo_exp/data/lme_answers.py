@@ -115,7 +115,7 @@ def _not_lme(path: Path, obj: Any) -> DataValidationError:
                 str(path),
                 "",
                 None,
-                f"is a LoCoMo results file (layout {layout.format.value}), not LongMemEval "
+                f"is a LoCoMo results file (layout {layout.format}), not LongMemEval "
                 f"answers: {expected}; drop benchmark=longmemeval to score it as LoCoMo",
             )
         ]

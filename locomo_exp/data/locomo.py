@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from locomo_exp.config import FieldMap
+from locomo_exp.data.layout_spec import Candidate, Layout, LayoutSpec
 from locomo_exp.data.raw import MISSING, RawItem
 
 PREDICTION_SUFFIX = "_prediction"
@@ -109,3 +110,27 @@ def iter_raw(obj: Any) -> Iterator[RawItem]:
         sample_id = str(sample.get("sample_id", s_index))
         for q_index, qa in enumerate(sample["qa"]):
             yield f"[{s_index}].qa[{q_index}] (sample_id={sample_id})", sample_id, qa
+
+
+def _build(candidate: Candidate) -> Layout:
+    prediction_key = candidate.config.prediction_key or detect_prediction_key(candidate.obj)
+    judge_key = detect_judge_key(candidate.obj, prediction_key)
+    return Layout(
+        "locomo",
+        candidate.obj,
+        None,
+        field_map(prediction_key, judge_key),
+        prediction_key,
+        judge_key,
+    )
+
+
+LAYOUT = LayoutSpec(
+    name="locomo",
+    scope="file",
+    looks_for="a LoCoMo list of {sample_id, qa}",
+    matches=lambda candidate: matches(candidate.obj),
+    build=_build,
+    iter_raw=lambda layout: iter_raw(layout.records),
+)
+"""The ``locomo`` layout (LoCoMo's own output)."""

@@ -13,6 +13,7 @@ from typing import Any
 
 from locomo_exp.config import FieldMap
 from locomo_exp.data.fields import detect_latency_fields
+from locomo_exp.data.layout_spec import Candidate, Layout, LayoutSpec, judge_field_name
 
 FIELDS = FieldMap(
     question="question",
@@ -29,9 +30,7 @@ def matches(records: list[dict[str, Any]]) -> bool:
     return any("response" in r and "answer" in r for r in records)
 
 
-def field_map(
-    judge_field: str | None, records: list[dict[str, Any]] | None = None
-) -> FieldMap:
+def field_map(judge_field: str | None, records: list[dict[str, Any]] | None = None) -> FieldMap:
     """:data:`FIELDS` with the detected stored-verdict field and latency fields.
 
     Args:
@@ -41,3 +40,23 @@ def field_map(
     """
     latencies = detect_latency_fields(records or [])
     return replace(FIELDS, judge_score=judge_field, **latencies)
+
+
+def _build(candidate: Candidate) -> Layout:
+    return Layout(
+        "mem0",
+        candidate.records,
+        candidate.records_key,
+        field_map(candidate.judge_key, candidate.sample),
+        judge_field=judge_field_name(candidate.sample, candidate.judge_key),
+    )
+
+
+LAYOUT = LayoutSpec(
+    name="mem0",
+    scope="records",
+    looks_for="a Mem0 dict of lists with 'response'",
+    matches=lambda candidate: matches(candidate.sample),
+    build=_build,
+)
+"""The ``mem0`` layout."""

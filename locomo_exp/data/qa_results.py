@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from locomo_exp.config import FieldMap
+from locomo_exp.data.layout_spec import Candidate, Layout, LayoutSpec, judge_field_name
 
 FIELDS = FieldMap(
     question="question",
@@ -36,3 +37,23 @@ def matches(records: list[dict[str, Any]]) -> bool:
 def field_map(judge_field: str | None) -> FieldMap:
     """:data:`FIELDS` with the detected stored-verdict field."""
     return replace(FIELDS, judge_score=judge_field)
+
+
+def _build(candidate: Candidate) -> Layout:
+    return Layout(
+        "qa_results",
+        candidate.records,
+        candidate.records_key,
+        field_map(candidate.judge_key),
+        judge_field=judge_field_name(candidate.sample, candidate.judge_key),
+    )
+
+
+LAYOUT = LayoutSpec(
+    name="qa_results",
+    scope="records",
+    looks_for="a qa_results list with 'predicted_answer'",
+    matches=lambda candidate: matches(candidate.sample),
+    build=_build,
+)
+"""The ``qa_results`` layout."""

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from locomo_exp.benchmark.locomo import DEFAULT_CATEGORY_NAMES
-from locomo_exp.config import DataConfig, DataFormat, OnInvalid, OnMissingPrediction
+from locomo_exp.config import DataConfig, OnInvalid, OnMissingPrediction
 from locomo_exp.data.answer_values import StoredScaleError, stored_judge_scale, stored_judge_score
 from locomo_exp.data.detect import Layout, detect_layout
 from locomo_exp.data.input_file import (
@@ -21,10 +21,10 @@ from locomo_exp.data.input_file import (
     file_error,
     read_results_file,
 )
-from locomo_exp.data.locomo import iter_raw as iter_locomo
+from locomo_exp.data.layouts import layout_spec
 from locomo_exp.data.parse_record import CategoryLookup, RecordBuilder
 from locomo_exp.data.question_set import QuestionSet, detect_question_set
-from locomo_exp.data.raw import MISSING, RawItem, get_field, iter_records
+from locomo_exp.data.raw import MISSING, RawItem, get_field
 from locomo_exp.data.reference import Reference, ReferenceCheck
 from locomo_exp.data.sample import stratified_sample
 from locomo_exp.data.settings import SettingInfo, SeveralSettings, apply_setting
@@ -226,10 +226,7 @@ def _scale_verdicts(
 
 
 def _raw_items(layout: Layout, path: Path) -> list[RawItem]:
-    if layout.format == DataFormat.locomo:
-        return list(iter_locomo(layout.records))
-    prefix = layout.records_key or ""
-    return list(iter_records(layout.records, prefix))
+    return list(layout_spec(layout.format).iter_raw(layout))
 
 
 def load_results(
@@ -388,7 +385,7 @@ def load_setting(
         records=records,
         path=path,
         sha256=digest,
-        format=layout.format.value,
+        format=layout.format,
         skipped=problems,
         prediction_key=layout.prediction_key,
         excluded_no_gold=excluded,

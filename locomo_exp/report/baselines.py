@@ -168,7 +168,7 @@ def render_j_comparison(summary: RunSummary, baseline: BaselineSet) -> str:
         "-".join(str(c) for c in (judged[:1] + judged[-1:])),
     ):
         overall_text += f" (the baseline's overall covers categories {baseline.overall_covers})"
-    theirs_protocol = baseline.j_protocol.value if baseline.j_protocol else "unstated"
+    theirs_protocol = baseline.j_protocol or "unstated"
     lines = [
         f"### vs {baseline.title}",
         "",

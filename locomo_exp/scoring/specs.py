@@ -12,11 +12,12 @@ Adding an F1 variant ``foo``:
 1. write ``foo_f1(predicted, ground_truth, category) -> float`` (0-1) in
    :mod:`locomo_exp.scoring.f1`;
 2. add ``MetricSpec(name="foo", kind="f1", function=foo_f1, version=..., title=...,
-   source=...)`` to :data:`LEXICAL_SPECS` below;
+   short_title=..., source=...)`` to :data:`LEXICAL_SPECS` below;
 3. add ``locomo_exp/conf/f1/foo.yaml`` (``variant: foo``, ``bleu1: true``).
 
 ``f1=foo`` then works on the command line, every run computes and reports ``f1_foo``,
-and its version is written into ``summary.json`` and MLflow.
+its version is written into ``summary.json`` and MLflow, and ``mode=compare`` and the
+sweep's baseline comparison test it (:mod:`locomo_exp.compare.metrics`).
 """
 
 from __future__ import annotations
@@ -53,6 +54,8 @@ class MetricSpec:
         function: ``fn(predicted, ground_truth, category) -> score`` for one reference.
         version: version text written into every output, so two numbers can be told apart.
         title: column title in the report.
+        short_title: label where space is short (compare tables and console, forest
+            plot titles).
         source: where the definition comes from (scorer file, paper).
         higher_is_better: direction of the metric.
         scale: ``(low, high)`` bounds of a per-question score; ``(0, 1)`` for every
@@ -69,6 +72,7 @@ class MetricSpec:
     function: ScoreFunction
     version: str
     title: str
+    short_title: str
     source: str
     higher_is_better: bool = True
     scale: tuple[float, float] = (0.0, 1.0)
@@ -76,7 +80,7 @@ class MetricSpec:
 
     def __post_init__(self) -> None:
         """Refuse a spec without a name, title or version (it would vanish from outputs)."""
-        for attribute in ("name", "title", "version", "source"):
+        for attribute in ("name", "title", "short_title", "version", "source"):
             if not str(getattr(self, attribute)).strip():
                 raise ValueError(f"MetricSpec {self.name!r}: {attribute} must not be empty")
 
@@ -112,6 +116,7 @@ LEXICAL_SPECS: tuple[MetricSpec, ...] = (
             "NFC, best of golds)"
         ),
         title="F1, LoCoMo scorer (mean per question)",
+        short_title="F1 (LoCoMo scorer)",
         source="snap-research/LoCoMo (branch code) task_eval/evaluation.py",
         official_rounding=3,
     ),
@@ -124,6 +129,7 @@ LEXICAL_SPECS: tuple[MetricSpec, ...] = (
             "decimal point kept; a/an/the removed, Porter stem, both-empty=1; best of golds)"
         ),
         title="F1, SQuAD-style stemmed",
+        short_title="F1 (SQuAD, stemmed)",
         source="SQuAD v1.1 f1_score with Porter stemming (the project's robust variant)",
     ),
     MetricSpec(
@@ -135,6 +141,7 @@ LEXICAL_SPECS: tuple[MetricSpec, ...] = (
             "NFC, best of golds)"
         ),
         title="F1, Mem0 harness",
+        short_title="F1 (Mem0 harness)",
         source="mem0ai/mem0 evaluation/metrics/utils.py",
     ),
     MetricSpec(
@@ -143,6 +150,7 @@ LEXICAL_SPECS: tuple[MetricSpec, ...] = (
         function=_without_category(bleu1),
         version=BLEU1_BASE_VERSION,  # outputs name a differing nltk: output_version()
         title="BLEU-1 (Mem0 harness)",
+        short_title="BLEU-1",
         source="mem0ai/mem0 evaluation/metrics/utils.py (nltk sentence_bleu)",
     ),
 )

@@ -18,8 +18,30 @@ from locomo_exp.sweep.plan import job_label
 logger = logging.getLogger(__name__)
 
 VS_BASELINE_DIR = "vs_baseline"
-# summary column -> compared metric (F1's name depends on the job's variant)
-COLUMNS = ("f1", "j", "stored_j")
+
+
+def compared_columns(variant: str | None) -> dict[str, str]:
+    """Summary column -> compared metric: the job's F1 variant, then the judge metrics.
+
+    Args:
+        variant: the jobs' ``f1.variant``; ``None`` (no F1 computed) takes the first
+            variant of :data:`~locomo_exp.scoring.specs.F1_SPECS`.
+
+    Returns:
+        ``{"f1": "f1_<variant>", "j": "j", "stored_j": "stored_j"}``; the judge columns
+        are :data:`~locomo_exp.compare.metrics.JUDGE_METRICS`. A variant the registry no
+        longer has gets no ``f1`` column.
+    """
+    from locomo_exp.compare.metrics import JUDGE_METRICS
+    from locomo_exp.scoring.specs import F1_SPECS, UnknownMetricError, f1_variant
+
+    columns: dict[str, str] = {}
+    try:
+        columns["f1"] = f1_variant(variant or F1_SPECS[0].name).metric
+    except UnknownMetricError:
+        logger.warning("sweep.baseline: F1 variant %r is not registered; F1 not compared", variant)
+    columns.update({m.name: m.name for m in JUDGE_METRICS})
+    return columns
 
 
 class BaselineNotFound(ValueError):
@@ -107,8 +129,7 @@ def compare_with_baseline(
     for row in rows:
         if row is base or row["status"] != COMPLETED or not row.get("output_dir"):
             continue
-        variant = row.get("f1_variant") or base.get("f1_variant") or "locomo"
-        metrics = {"f1": f"f1_{variant}", "j": "j", "stored_j": "stored_j"}
+        metrics = compared_columns(row.get("f1_variant") or base.get("f1_variant"))
         cfg = CompareConfig(
             runs=[row["output_dir"], base["output_dir"]],
             metrics=list(metrics.values()),
@@ -154,5 +175,6 @@ __all__ = [
     "BaselineNotFound",
     "baseline_job",
     "compare_with_baseline",
+    "compared_columns",
     "vs_baseline_cells",
 ]

@@ -1,7 +1,8 @@
 """Summary of a judged audit: accept and error rates per control kind, and the gate.
 
 The controls themselves are built in :mod:`locomo_exp.trust.controls`. A control is
-accepted when its verdict (0-100) is >= ``threshold`` (50); a ``None`` verdict is unscored
+accepted when its verdict (0-100) is >= ``threshold`` (the judge protocol's
+``accept_threshold``); a ``None`` verdict is unscored
 and left out of the rates (counted). Rates carry Wilson intervals; the gate fails when a
 reject kind's false-accept rate exceeds ``judge.audit.max_false_accept`` or an accept
 kind's false-reject rate exceeds ``judge.audit.max_false_reject``. A gate with neither limit
@@ -101,7 +102,7 @@ class AuditSummary:
     false_accept: Proportion
     false_reject: Proportion
     gate: AuditGate
-    threshold: float = 50.0
+    threshold: float
     max_false_accept: float | None = None
     max_false_reject: float | None = None
     cost_usd: float | None = None
@@ -115,7 +116,7 @@ def summarise_audit(
     controls: Sequence[AuditControl],
     verdicts: Mapping[str, float | None],
     *,
-    threshold: float = 50.0,
+    threshold: float,
     max_false_accept: float | None = None,
     max_false_reject: float | None = None,
     confidence: float = 0.95,
@@ -286,7 +287,7 @@ def inflated_j_warning(summary: AuditSummary) -> str | None:
 def audit_pairs(
     controls: Sequence[AuditControl],
     verdicts: Mapping[str, float | None],
-    threshold: float = 50.0,
+    threshold: float,
 ) -> tuple[list[bool], list[bool]]:
     """(expected, judge accepted) per scored control, for a correction from the audit.
 

@@ -60,9 +60,6 @@ from locomo_exp.trust.panel import PanelResult, judge_panel
 
 logger = logging.getLogger(__name__)
 
-THRESHOLD = 50.0
-"""A verdict (0-100) at or above this counts as an accept."""
-
 UNIT_CALL_TOKENS = (1000, 60)
 """(input, output) tokens of the notional call used to compare model prices (panel)."""
 
@@ -359,15 +356,16 @@ def _corrected(
     labels: AgreementReport | None,
     plan: TrustPlan,
     audit_verdicts: Mapping[str, float | None],
+    threshold: float,
 ) -> tuple[CorrectedJ | None, str]:
     scores = [verdicts.get(r.question_id) for r in judged]
-    accepts = [v >= THRESHOLD for v in scores if v is not None]
+    accepts = [v >= threshold for v in scores if v is not None]
     if not accepts:
         return None, "no judged question has a verdict"
     if labels is not None and labels.reference:
         ref, got, source = list(labels.reference), list(labels.judge), "labels"
     elif plan.controls:
-        ref, got = audit_pairs(plan.controls, audit_verdicts, THRESHOLD)
+        ref, got = audit_pairs(plan.controls, audit_verdicts, threshold)
         source = "audit"
     else:
         return None, "no labels and no audit"
@@ -404,9 +402,14 @@ def run_trust(
         labels, stored verdicts, corrected J, panel).
 
     Raises:
+        ValueError: ``cfg.protocol`` is not a registered protocol, or its template file
+            cannot be read (the judge's preflight refuses both before).
         Whatever :func:`~locomo_exp.judge.job.run_judge` raises for the extra calls.
     """
     from locomo_exp.judge.job import run_judge
+
+    protocol = protocol_spec(cfg)
+    threshold = protocol.accept_threshold
 
     names = dict(category_names) if category_names else None
     judged = judged_records(records, cfg)
@@ -428,7 +431,7 @@ def run_trust(
         audit = summarise_audit(
             plan.controls,
             audit_verdicts,
-            threshold=THRESHOLD,
+            threshold=threshold,
             max_false_accept=cfg.audit.max_false_accept,
             max_false_reject=cfg.audit.max_false_reject,
             cost_usd=_control_costs(audit_result, audit_cfg),
@@ -446,9 +449,13 @@ def run_trust(
             "j_inflated": inflated_j_warning(audit),
             "verdicts": audit_verdicts,
         }
-    labels = compare_with_labels(judged, verdicts, plan.labels) if plan.labels else None
-    stored = compare_with_stored(judged, verdicts)
-    corrected, why_not = _corrected(judged, verdicts, labels, plan, audit_verdicts)
+    labels = (
+        compare_with_labels(judged, verdicts, plan.labels, threshold=threshold)
+        if plan.labels
+        else None
+    )
+    stored = compare_with_stored(judged, verdicts, threshold=threshold)
+    corrected, why_not = _corrected(judged, verdicts, labels, plan, audit_verdicts, threshold)
     if corrected is None and (labels is not None or audit is not None):
         summary["corrected_j_unavailable"] = why_not
     panel: PanelResult | None = None
@@ -464,9 +471,7 @@ def run_trust(
             panel_cost = _add_costs(panel_cost, result.summary.get("estimated_cost_usd"))
         panel = judge_panel(
             per_model,
-            # alpha's level: nominal for labels (binary, a template's labels), else interval
-            protocol="binary" if protocol_spec(cfg).krippendorff_level == "nominal" else "rubric",
-            threshold=THRESHOLD,
+            protocol=protocol,
             question_ids=[r.question_id for r in judged],
         )
         panel = replace(panel, cost_multiplier=plan.panel_cost_multiplier)

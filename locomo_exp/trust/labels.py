@@ -13,7 +13,7 @@ Labels file (``judge.labels=labels.json|csv``), one entry per question:
 Questions are matched on the record's ``question_id``, else on its ``conversation_id``
 and question text (case and spacing ignored); a conversation + question shared by several
 records is not matched (reported). Judge verdicts are 0-100 (``None`` = unscored, left
-out and counted); accepted means ``>= 50``.
+out and counted); accepted means ``>= threshold`` (the judge protocol's ``accept_threshold``).
 """
 
 from __future__ import annotations
@@ -402,7 +402,7 @@ def compare_with_labels(
     verdicts: Mapping[str, float | None],
     labels: LabelSet | LabelMatch,
     *,
-    threshold: float = 50.0,
+    threshold: float,
     max_disagreements: int = 20,
     confidence: float = 0.95,
 ) -> AgreementReport:
@@ -436,7 +436,7 @@ def compare_with_stored(
     records: Sequence[QARecord],
     verdicts: Mapping[str, float | None],
     *,
-    threshold: float = 50.0,
+    threshold: float,
     max_disagreements: int = 20,
     confidence: float = 0.95,
 ) -> AgreementReport | None:

@@ -4,13 +4,14 @@ Every answer is judged by each model of the panel (same prompt, runs and cache).
 each model's per-question verdicts (0-100, ``None`` = unscored):
 
 * **J per model**: the mean verdict (0-100) over the questions that model scored.
-* **Panel verdict**: majority of accepts (verdict >= 50) among the models that scored the
+* **Panel verdict**: majority of accepts (verdict >= the protocol's accept threshold, 50
+  for both built-in protocols) among the models that scored the
   question: more accepts -> 100, more rejects -> 0; a tie (e.g. 1-1 with two models, or
   1-1 with the third unscored) or no verdict at all -> unscored, with the reason.
   **Panel J** is the mean panel verdict (an accept rate x 100) over scored questions.
 * **Krippendorff's alpha** (K. Krippendorff, *Content Analysis*, 2004; package
-  ``krippendorff``): nominal on accept/reject for the binary protocol, interval on the
-  0-100 scores for the rubric; missing verdicts allowed. ``None`` when undefined (fewer
+  ``krippendorff``) at the protocol's level: nominal on accept/reject (binary), interval
+  on the 0-100 scores (rubric); missing verdicts allowed. ``None`` when undefined (fewer
   than two distinct values, or no question scored by two models).
 * **Pairwise Cohen's kappa** and raw agreement on accept/reject, for each pair of models,
   over the questions both scored.
@@ -24,6 +25,7 @@ import itertools
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Literal, Protocol
 
 import numpy as np
 
@@ -32,13 +34,35 @@ from locomo_exp.stats.agreement import BinaryAgreement, binary_agreement, krippe
 logger = logging.getLogger(__name__)
 
 
+class ProtocolRules(Protocol):
+    """What the panel reads of a judge protocol.
+
+    A :class:`~locomo_exp.judge.protocols.ProtocolSpec` has these attributes.
+    """
+
+    @property
+    def name(self) -> str:
+        """The protocol's name (``judge.protocol``)."""
+        ...
+
+    @property
+    def krippendorff_level(self) -> Literal["interval", "nominal"]:
+        """Level of measurement of alpha."""
+        ...
+
+    @property
+    def accept_threshold(self) -> float:
+        """A verdict (0-100) at or above this is an accept."""
+        ...
+
+
 @dataclass(frozen=True)
 class PanelResult:
     """The panel's verdicts and agreement.
 
     Attributes:
         models: the panel's models, in the given order.
-        protocol: ``"binary"`` or ``"rubric"`` (selects alpha's level of measurement).
+        protocol: the judge protocol's name.
         j_per_model: model -> mean verdict on 0-100 over its scored questions (``None``
             if it scored none).
         n_per_model: model -> questions it scored.
@@ -99,8 +123,7 @@ def panel_cost_multiplier(
 def judge_panel(
     verdicts: Mapping[str, Mapping[str, float | None]],
     *,
-    protocol: str = "binary",
-    threshold: float = 50.0,
+    protocol: ProtocolRules,
     question_ids: Sequence[str] | None = None,
     price_per_call: Mapping[str, float] | None = None,
     confidence: float = 0.95,
@@ -110,9 +133,8 @@ def judge_panel(
     Args:
         verdicts: model -> (question id -> verdict on 0-100 or ``None``); model order is
             the panel order.
-        protocol: ``"binary"`` (alpha nominal on accept/reject) or ``"rubric"`` (alpha
-            interval on the scores).
-        threshold: a verdict >= this is an accept.
+        protocol: the judge protocol (its ``accept_threshold`` and its
+            ``krippendorff_level``: nominal compares accept/reject, interval the scores).
         question_ids: the questions, in report order; ``None``: every id any model has,
             in first-seen order.
         price_per_call: model -> cost of one call, for the cost multiplier (optional).
@@ -122,13 +144,11 @@ def judge_panel(
         The :class:`PanelResult`.
 
     Raises:
-        ValueError: for fewer than two models or an unknown protocol.
+        ValueError: for fewer than two models.
     """
     models = tuple(verdicts)
     if len(models) < 2:
         raise ValueError(f"judge.panel needs at least two models, got {len(models)}")
-    if protocol not in ("binary", "rubric"):
-        raise ValueError(f"judge.protocol must be binary or rubric, got {protocol!r}")
     if question_ids is None:
         question_ids = list(dict.fromkeys(q for m in models for q in verdicts[m]))
     matrix = np.full((len(models), len(question_ids)), np.nan)
@@ -144,7 +164,7 @@ def judge_panel(
     }
     n_per_model = {m: int(scored[i].sum()) for i, m in enumerate(models)}
 
-    accepts = np.where(scored, matrix >= threshold, False)
+    accepts = np.where(scored, matrix >= protocol.accept_threshold, False)
     panel: dict[str, float | None] = {}
     reasons: dict[str, str] = {}
     for j, qid in enumerate(question_ids):
@@ -165,7 +185,7 @@ def judge_panel(
             )
     given = [v for v in panel.values() if v is not None]
 
-    level = "nominal" if protocol == "binary" else "interval"
+    level = protocol.krippendorff_level
     data = np.where(scored, accepts.astype(float), np.nan) if level == "nominal" else matrix
     pairwise: dict[tuple[str, str], BinaryAgreement] = {}
     for (a, ia), (b, ib) in itertools.combinations([(m, i) for i, m in enumerate(models)], 2):
@@ -176,7 +196,7 @@ def judge_panel(
         logger.info("judge panel: %d question(s) without a panel verdict", len(reasons))
     return PanelResult(
         models=models,
-        protocol=protocol,
+        protocol=protocol.name,
         j_per_model=j_per_model,
         n_per_model=n_per_model,
         verdicts=panel,

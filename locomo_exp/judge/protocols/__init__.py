@@ -4,8 +4,8 @@
 harness's protocol) and ``longmemeval`` (yes/no by kind of LongMemEval question) are
 fixed; ``template`` is built from the user's file (``judge.template``, :mod:`.template`):
 :func:`protocol_spec` resolves a judge config to its spec. Adding a protocol = one module
-here defining its spec + one entry in :data:`PROTOCOLS`; every list of protocol names is
-derived from that table.
+here defining its spec + its import and one entry in :data:`PROTOCOLS` (docs/development.md,
+"Adding things"); every list of protocol names is derived from that table.
 """
 
 from __future__ import annotations
@@ -28,7 +28,14 @@ from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL, load_template
 if TYPE_CHECKING:
     from locomo_exp.config import JudgeConfig
 
-PROTOCOLS: dict[str, ProtocolSpec] = {spec.name: spec for spec in (RUBRIC, BINARY, LONGMEMEVAL)}
+PROTOCOLS: dict[str, ProtocolSpec] = {
+    spec.name: spec
+    for spec in (
+        RUBRIC,
+        BINARY,
+        LONGMEMEVAL,
+    )
+}
 """Every judge protocol, by name."""
 
 
@@ -38,10 +45,10 @@ def available_protocols() -> list[str]:
 
 
 def get_protocol(protocol: object) -> ProtocolSpec:
-    """Look up a protocol by name (a string, or a ``str`` enum member such as ``JudgeProtocol``).
+    """Look up a protocol by name (a string, or a ``str`` enum member).
 
     Args:
-        protocol: e.g. ``"rubric"`` or ``JudgeProtocol.binary``; a :class:`ProtocolSpec`
+        protocol: e.g. ``"rubric"``; a :class:`ProtocolSpec`
             (e.g. a template's, from :func:`protocol_spec`) is returned as it is.
 
     Returns:

@@ -169,7 +169,11 @@ class ProtocolSpec:
         verdict_field: the reply's JSON field holding the verdict (``score``, ``label``).
         output_schema: JSON schema of the reply, for structured outputs.
         krippendorff_level: level at which run-to-run agreement is measured
-            (``interval`` for a 0-100 scale, ``nominal`` for labels).
+            (``interval`` for a 0-100 scale, ``nominal`` for labels); the judge panel
+            (:mod:`locomo_exp.trust.panel`) compares its models at the same level.
+        accept_threshold: a verdict (0-100) at or above this counts as an accept in the
+            trust checks (audit, labels, stored verdicts, corrected J, panel majority);
+            50 unless a protocol sets its own. The one place this number is kept.
         label_scores: label -> score (0-100); empty for a score scale.
         read: a verdict-field value (JSON value or text) -> :data:`Reading`.
         salvage_pattern: finds the verdict field of an unfinished (truncated) JSON object;
@@ -197,6 +201,7 @@ class ProtocolSpec:
     plain_verdicts: Callable[[str], tuple[list[Verdict], str]]
     bare: Callable[[str], Reading | None]
     label_scores: Mapping[str, float] = field(default_factory=dict)
+    accept_threshold: float = 50.0
     read_reply: Callable[[str], Reading] | None = None
     unparsed_score: float | None = None
     response_format: str | None = None
