@@ -246,10 +246,22 @@ def test_a_dummy_f1_variant_protocol_and_layout_reach_every_output(
     report = (judged_run / "report.md").read_text()
     assert "format `dummy`" in report and "protocol `dummy`" in report
 
-    # MLflow names (metrics and params of the three runs)
+    # MLflow: the headline metrics and the params that define the measurement; every metric
+    # (f1_dummy per group included) in each run's metrics.json artifact
     with sqlite3.connect(db) as con:
         metrics = {k for (k,) in con.execute("select key from metrics")}
         params = set(con.execute("select key, value from params").fetchall())
-    assert {"f1_dummy/overall", "j/overall"} <= metrics
-    assert any(k.startswith("compare/") and "/f1_dummy/" in k for k in metrics)
-    assert {("data.format_detected", "dummy"), ("judge.protocol", "dummy")} <= params
+        artifact_dirs = [u for (u,) in con.execute("select artifact_uri from runs")]
+    assert {"f1/overall", "j/overall"} <= metrics
+    assert {("f1.variant", "dummy"), ("judge.protocol", "dummy")} <= params, sorted(params)
+    assert any(v == "dummy" and "format" in k for k, v in params), sorted(params)
+    logged = [
+        json.loads(p.read_text())
+        for uri in artifact_dirs
+        for p in Path(uri.removeprefix("file://")).rglob("metrics.json")
+    ]
+    assert logged, artifact_dirs
+    assert any("f1_dummy/overall" in m for m in logged)
+    assert any(k.startswith("compare/") and "/f1_dummy/" in k for m in logged for k in m) or any(
+        k.startswith("compare/") and "/f1_dummy/" in k for k in metrics
+    )
