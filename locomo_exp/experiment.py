@@ -7,51 +7,25 @@ against ``start_dir`` (the directory the user started in).
 
 from __future__ import annotations
 
-import dataclasses
-import enum
 import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, cast
-
-from omegaconf import OmegaConf
+from typing import Any
 
 from locomo_exp import __version__, tracking
 from locomo_exp.config import ExperimentConfig
 from locomo_exp.data import LoadedResults, LoadedRuns, expand_paths, load_data
-from locomo_exp.data.info import input_info, stored_judge_section
 from locomo_exp.data.input_file import absolute_path, check_regular_file
-from locomo_exp.report import render_report
-from locomo_exp.report.card import build_card
-from locomo_exp.report.html import render_report_html
-from locomo_exp.report.plots import (
-    CATEGORY_PLOT,
-    J_DISTRIBUTION_PLOT,
-    plot_category_scores,
-    plot_j_distribution,
-)
-from locomo_exp.report.run_dir import (
-    atomic_write_jsonl,
-    atomic_write_text,
-    check_output_dir,
-    check_writable,
-    clear_output_dir,
-)
-from locomo_exp.results import InputInfo, QARecord, RunSummary
-from locomo_exp.scoring import F1_VERSIONS, LEXICAL_SPECS, score_lexical
+from locomo_exp.report.outputs import CARD_FILE, config_tree, write_outputs
+from locomo_exp.report.run_dir import check_output_dir, check_writable, clear_output_dir
+from locomo_exp.results import RunSummary
+from locomo_exp.scoring import F1_VERSIONS, score_lexical
 from locomo_exp.scoring.repeated_runs import runs_section
-from locomo_exp.scoring.specs import output_version
-from locomo_exp.scoring.summary import analyse, build_summary
 
 log = logging.getLogger(__name__)
 
-OUTPUT_FILES = ("report.md", "scores.jsonl", "summary.json", "config.yaml")
-CARD_FILE = "card.json"
-REPORT_HTML = "report.html"
-"""The report as one HTML page with its plots inline (MLflow's artifact viewer renders it)."""
-"""Files written to the output directory of every run."""
 
 LOG_FILE = "locomo_exp.log"
 """The job's log, written by Hydra into the output dir (``hydra.job.name``); uploaded to MLflow."""
@@ -128,174 +102,6 @@ def resolve_path(path: str, start_dir: Path) -> Path:
     return candidate if candidate.is_absolute() else absolute_path(start_dir / candidate)
 
 
-def _plain(value: Any) -> Any:
-    """Dataclasses as dicts, enums as their values, lists and dicts walked.
-
-    What ``OmegaConf.to_container(OmegaConf.structured(cfg), enum_to_str=True)`` gives
-    for the typed config, without building an OmegaConf node tree (0.1 s per call with
-    the baselines loaded).
-    """
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, dict):
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
-    if isinstance(value, enum.Enum):
-        return value.value
-    return value
-
-
-def _config_yaml(cfg: ExperimentConfig) -> str:
-    """The resolved config as YAML (``config.yaml``), every value as the job used it."""
-    return OmegaConf.to_yaml(OmegaConf.create(_plain(cfg)))
-
-
-def _config_tree(cfg: ExperimentConfig) -> dict[str, Any]:
-    tree = cast(dict[str, Any], _plain(cfg))
-    tree["baselines"] = sorted(tree.get("baselines") or {})  # names only; numbers live in conf/
-    return tree
-
-
-def score_rows(
-    records: list[QARecord],
-    lexical: list[dict[str, float]],
-    category_names: dict[int, str],
-    judge_rows: dict[str, dict[str, Any]] | None = None,
-) -> list[dict[str, Any]]:
-    """One dict per question, as written to ``scores.jsonl``.
-
-    Args:
-        records: the scored records.
-        lexical: per-record lexical scores (0-1), or empty.
-        category_names: display names by id.
-        judge_rows: question id -> judge fields (``j_mean`` 0-100, ``j_runs`` ...), or ``None``.
-
-    Returns:
-        Rows with ids, category id and name, question, ground truth, prediction, latency
-        fields and ``stored_judge_score`` (another judge's verdict, 0-100) when present in
-        the input, and every per-question metric.
-    """
-    rows: list[dict[str, Any]] = []
-    for index, record in enumerate(records):
-        row: dict[str, Any] = {
-            "question_id": record.question_id,
-            "conversation_id": record.conversation_id,
-            "category": record.category,
-            "category_name": category_names.get(record.category),
-            "question": record.question,
-            "ground_truth": record.ground_truth,
-            "prediction": record.prediction,
-            "n_references": len(record.gold_references),
-            "prediction_missing": record.prediction_missing,
-        }
-        for name in ("search_latency_s", "total_latency_s", "context_tokens", "stored_judge_score"):
-            if getattr(record, name) is not None:
-                row[name] = getattr(record, name)
-        if lexical:
-            row.update(lexical[index])
-        if judge_rows is not None and record.question_id in judge_rows:
-            row.update(judge_rows[record.question_id])
-        rows.append(row)
-    return rows
-
-
-def _input_info(loaded: LoadedResults) -> InputInfo:
-    return InputInfo.from_json(input_info(loaded))
-
-
-def metric_versions(cfg: ExperimentConfig, with_lexical: bool) -> dict[str, str]:
-    """Version text of every lexical metric of the run, as written into ``summary.json``.
-
-    Args:
-        cfg: the run's config (``f1.variant``, ``f1.bleu1``).
-        with_lexical: whether F1 was computed (``{}`` otherwise).
-
-    Returns:
-        ``{"f1": "f1_<variant> (f1.variant=<variant>)", "f1_locomo": ..., ..., "bleu1"?: ...}``
-        in :data:`~locomo_exp.scoring.specs.LEXICAL_SPECS` order.
-    """
-    if not with_lexical:
-        return {}
-    variant = cfg.f1.variant.value
-    versions = {"f1": f"f1_{variant} (f1.variant={variant})"}
-    versions.update(
-        {
-            spec.metric: output_version(spec)
-            for spec in LEXICAL_SPECS
-            if spec.kind == "f1" or cfg.f1.bleu1
-        }
-    )
-    return versions
-
-
-def _write_outputs(
-    output_dir: Path,
-    cfg: ExperimentConfig,
-    loaded: LoadedResults,
-    lexical: list[dict[str, float]],
-    judge_result: Any = None,
-    status: dict[str, str] | None = None,
-    answer_key: dict[str, Any] | None = None,
-) -> tuple[RunSummary, list[Path], list[dict[str, Any]]]:
-    versions = metric_versions(cfg, bool(lexical))
-    judge_rows = None
-    judge_summary = None
-    if judge_result is not None:
-        judge_summary = judge_result.summary
-        versions["judge"] = str(judge_summary.get("prompt_version"))
-        judge_rows = {qid: judge_result.question_json(qid) for qid in judge_result.per_question}
-    rows = score_rows(loaded.records, lexical, cfg.category_names, judge_rows)
-    analysis = analyse(
-        rows,
-        protocol=(judge_summary.get("krippendorff_level") or judge_summary.get("protocol"))
-        if judge_summary else None,
-        bootstrap_samples=cfg.report.bootstrap_samples,
-        seed=cfg.report.seed,
-    )
-    summary = build_summary(
-        loaded.records,
-        lexical,
-        input_info=_input_info(loaded),
-        versions=versions,
-        category_names=cfg.category_names,
-        judge=judge_summary,
-        status=status,
-        analysis=analysis,
-        stored_judge_detail=stored_judge_section(loaded),
-        stored_metrics=loaded.stored_metrics,
-        runs=loaded.runs_summary,
-    )
-    plots = [
-        plot.name
-        for plot in (
-            plot_category_scores(summary, cfg.baselines, output_dir / CATEGORY_PLOT),
-            plot_j_distribution(rows, output_dir / J_DISTRIBUTION_PLOT),
-        )
-        if plot is not None
-    ]
-    paths = [output_dir / name for name in OUTPUT_FILES]
-    report, scores, summary_path, config_path = paths
-    # each file atomically (temp name + os.replace): a failure never leaves a truncated file
-    summary_json = summary.to_json()
-    if answer_key is not None:
-        summary_json["answer_key"] = answer_key
-    tree = _config_tree(cfg)
-    if answer_key is not None:
-        tree["data"]["errata"] = answer_key["path"]  # resolved: the card hashes the file
-    card = build_card(tree, summary_json)
-    atomic_write_jsonl(scores, rows)
-    atomic_write_text(summary_path, json.dumps(summary_json, indent=2, ensure_ascii=False) + "\n")
-    report_text = render_report(summary, cfg.baselines, plots, card, answer_key)
-    atomic_write_text(report, report_text)
-    html_path = output_dir / REPORT_HTML
-    images = {name: (output_dir / name).read_bytes() for name in plots}
-    atomic_write_text(html_path, render_report_html(report_text, images, loaded.path.name))
-    atomic_write_text(config_path, _config_yaml(cfg))
-    atomic_write_text(output_dir / CARD_FILE, json.dumps(card, indent=2, ensure_ascii=False) + "\n")
-    paths += [output_dir / CARD_FILE, html_path]
-    paths += [output_dir / name for name in plots]
-    return summary, paths, rows
 
 
 def _load(cfg: ExperimentConfig, start_dir: Path) -> LoadedResults:
@@ -414,7 +220,7 @@ def run_experiment(
     with run_context as run:
         if run is not None:
             logged_params = tracking.config_measurement_params(
-                _config_tree(cfg), judge_ran=cfg.scorer.uses_judge, swept_keys=swept_keys
+                config_tree(cfg), judge_ran=cfg.scorer.uses_judge, swept_keys=swept_keys
             )
             tracking.log_params(logged_params)
         log.info(
@@ -446,7 +252,7 @@ def run_experiment(
         status = {"f1": "ok"} if cfg.scorer.uses_f1 else {}
         if cfg.scorer.uses_judge:
             status["judge"] = JUDGE_RUNNING
-        summary, files, rows = _write_outputs(
+        summary, files, rows = write_outputs(
             output_dir, cfg, loaded, lexical, status=status, answer_key=answer_key
         )
 
@@ -484,7 +290,7 @@ def run_experiment(
             except BaseException as error:  # the report says the judge did not finish
                 status["judge"] = judge_status(error)
                 try:
-                    summary, files, rows = _write_outputs(
+                    summary, files, rows = write_outputs(
                         output_dir, cfg, loaded, lexical, status=status, answer_key=answer_key
                     )
                 except Exception:  # never hide the judge's own error
@@ -498,7 +304,7 @@ def run_experiment(
                 status["judge"] = judge_result.finished_status(cfg.judge.max_error_rate)
                 if trust.gate is not None and trust.gate.fails_run:
                     status["judge_audit"] = f"failed: {trust.gate.message}"
-                summary, files, rows = _write_outputs(
+                summary, files, rows = write_outputs(
                     output_dir, cfg, loaded, lexical, judge_result, status=status,
                     answer_key=answer_key,
                 )
@@ -523,7 +329,7 @@ def run_experiment(
             tracking.log_metrics(tracking.headline_metrics(metrics))  # the rest: metrics.json
             tracking.log_dict(tracking.finite_metrics(metrics), tracking.METRICS_ARTIFACT)
             tracking.log_dict(
-                tracking.resolved_config(_config_tree(cfg)), tracking.RESOLVED_CONFIG_ARTIFACT
+                tracking.resolved_config(config_tree(cfg)), tracking.RESOLVED_CONFIG_ARTIFACT
             )
             tracking.set_tags(
                 {

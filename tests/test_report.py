@@ -16,9 +16,9 @@ from locomo_exp.config import (
     to_experiment_config,
 )
 from locomo_exp.data import load_results
-from locomo_exp.experiment import score_rows
 from locomo_exp.report import render_report
 from locomo_exp.report.baselines import values_by_category, weighted_overall
+from locomo_exp.report.outputs import score_rows
 from locomo_exp.results import QARecord
 from locomo_exp.scoring import score_lexical
 from locomo_exp.scoring.summary import analyse, build_summary, judge_reliability

@@ -4,7 +4,7 @@ One module per section: :mod:`.header` (status, input, versions), :mod:`.lexical
 BLEU-1 tables, stored verdicts), :mod:`.judge` (J), :mod:`.baselines` (comparisons with
 published numbers, latency), :mod:`.uncertainty` (bootstrap intervals, judge reliability),
 :mod:`.error_analysis` (error analysis), :mod:`.plots` (PNG figures); :mod:`.document` puts them in
-order. Only :mod:`.plots` writes files.
+order. Only :mod:`.plots` and :mod:`.outputs` (a run's files, via :mod:`.run_dir`) write files.
 """
 
 from __future__ import annotations
