@@ -1,13 +1,11 @@
 """Judge trust in the judge job: audit controls, human labels, stored verdicts, a panel.
 
-:func:`plan_trust` validates everything before any call (labels file, control files,
-panel presets, audit options) and counts the extra calls; :func:`run_trust` judges the
-controls and the panel through :func:`~locomo_exp.judge.job.run_judge` (same prompt,
-temperature, runs, cache and client as the real answers; controls never enter J) and
-returns the summary section and the typed results the report
-(:mod:`locomo_exp.report.trust`) and MLflow (:mod:`locomo_exp.tracking.trust`) are made
-from. With ``judge.dry_run`` no call is made: the audit's and
-the panel's calls and cost are estimated instead.
+:func:`plan_trust` validates everything before any call (labels file, control files, panel
+presets, audit options) and counts the extra calls; :func:`run_trust` judges the controls and
+the panel through :func:`~locomo_exp.judge.job.run_judge` (same prompt, temperature, runs, cache
+and client as the real answers; controls never enter J) and returns the summary section and the
+typed results for the report and MLflow (:mod:`locomo_exp.report.trust`, ``tracking.trust``).
+With ``judge.dry_run`` no call is made: the audit's and the panel's calls and cost are estimated.
 """
 
 from __future__ import annotations
