@@ -293,3 +293,26 @@ def test_a_sweep_baseline_that_is_not_swept_is_refused_before_any_job(tmp_path: 
     assert proc.returncode == 2, proc.stderr
     assert "sweep.baseline=mem0: no job has this value (jobs: f1=locomo; f1=squad)" in proc.stderr
     assert not (tmp_path / "sw" / "0").exists()
+
+
+def test_runs_whose_input_had_no_conversation_ids_are_compared_question_level(tmp_path: Path) -> None:
+    # found by the registries helper: a null conversation_id in scores.jsonl used to refuse
+    # the run ("field 'conversation_id' missing"), so such runs could never be compared
+    qs = _questions()[:10]
+    f1_a = [0.9] * 10
+    f1_b = [0.1 * (k % 3) for k in range(10)]
+    for name, f1 in (("A", f1_a), ("B", f1_b)):
+        scores = write_run(tmp_path / name, qs, f1) / "scores.jsonl"
+        rows = [json.loads(line) for line in scores.read_text().splitlines()]
+        for k, row in enumerate(rows):
+            row.update(conversation_id=None, question_id=f"q{k}")
+        scores.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    result = run_compare(CompareConfig(runs=["A", "B"], bootstrap_samples=2000,
+                                       permutation_samples=2000),
+                         tmp_path / "out", tmp_path)
+    row = next(r for r in result.rows if r.metric == "f1_locomo" and r.group == "overall")
+    assert row.n == 10 and row.n_conversations == 1
+    assert all(math.isnan(bound) for bound in row.cluster_ci)
+    d = 100 * (np.array(f1_a) - np.array(f1_b))
+    assert row.diff == pytest.approx(d.mean())
+    assert row.verdict == "A higher"

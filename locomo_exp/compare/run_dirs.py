@@ -87,7 +87,11 @@ def read_scores(path: Path) -> list[dict[str, Any]]:
                 raise CompareError(f"{path}: line {number}: not valid JSON ({exc.msg})") from None
             if not isinstance(row, dict):
                 raise CompareError(f"{path}: line {number}: expected a JSON object")
-            for name in ("question", "conversation_id", "category"):
+            # conversation_id may be null (a file without conversations): those questions
+            # form one cluster, so the comparison falls back to question-level intervals
+            if "conversation_id" not in row:
+                raise CompareError(f"{path}: line {number}: field 'conversation_id' missing")
+            for name in ("question", "category"):
                 if row.get(name) is None:
                     raise CompareError(f"{path}: line {number}: field '{name}' missing")
             rows.append(row)
