@@ -277,9 +277,8 @@ def judge_tags(judge: Mapping[str, Any], *, dry_run: bool = False) -> dict[str, 
         tags["judge.dry_run"] = "true"
     audit = (judge.get("trust") or {}).get("audit")
     if audit is not None:
-        tags["judge.audit_gate"] = str(
-            audit.get("gate") or ("passed" if audit.get("gate_passed") else "failed")
-        )
+        # the trust job always writes the gate's state; never derive "passed" from a bool here
+        tags["judge.audit_gate"] = str(audit.get("gate", "not set"))
     return tags
 
 
