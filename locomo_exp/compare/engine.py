@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from locomo_exp.compare.metrics import COMPARED_BY_NAME
-from locomo_exp.compare.run_dirs import RunData
+from locomo_exp.compare.run_data import RunData
 from locomo_exp.data.match import Matching
 from locomo_exp.stats.bootstrap import cluster_bootstrap_mean_diff, question_bootstrap_mean_diff
 from locomo_exp.stats.paired import (

@@ -6,13 +6,11 @@ import json
 import logging
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from locomo_exp.compare.engine import CompareRow
 from locomo_exp.compare.metrics import COMPARED_BY_NAME
-
-if TYPE_CHECKING:
-    from locomo_exp.compare.comparison import CompareResult
+from locomo_exp.compare.result import CompareResult
 
 logger = logging.getLogger(__name__)
 

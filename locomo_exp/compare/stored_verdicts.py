@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from locomo_exp.compare.run_dirs import RunData
+from locomo_exp.compare.run_data import RunData
 
 logger = logging.getLogger(__name__)
 

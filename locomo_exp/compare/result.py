@@ -1,0 +1,163 @@
+"""A finished comparison: :class:`CompareResult` and its :class:`PairInfo` per pair.
+
+A module of its own so that the comparison (:mod:`.comparison`) and its outputs
+(:mod:`.render`) share the types without importing each other.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from locomo_exp.compare.engine import CompareRow
+from locomo_exp.compare.run_data import RunData
+
+
+@dataclass
+class PairInfo:
+    """One compared pair: its matching counts and card checks.
+
+    Attributes:
+        run_a, run_b: display names (differences are A - B).
+        counts: :meth:`Matching.counts` (shared, only_a, only_b, overlap, matched_by...).
+        low_overlap: overlap below ``min_overlap``.
+        mismatches: blocking card differences (present only with ``allow_mismatch``).
+        differences: every differing card field.
+        forest_plot: the pair's PNG file name, once written.
+        dropped: metrics asked for that this pair has no row for, each with the reason.
+    """
+
+    run_a: str
+    run_b: str
+    counts: dict[str, Any]
+    low_overlap: bool
+    mismatches: list[str] = field(default_factory=list)
+    differences: list[str] = field(default_factory=list)
+    forest_plot: str | None = None
+    dropped: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return dict(self.__dict__)
+
+
+@dataclass
+class CompareResult:
+    """A finished comparison.
+
+    Attributes:
+        runs: the loaded runs, in ``compare.runs`` order.
+        pairs: compared pairs.
+        rows: every row (after Holm), pair by pair.
+        alpha: level of the verdicts; min_overlap: overlap flag threshold.
+        category_names: display names keyed by ``"1"``..``"5"`` (from run A's summary).
+        outputs: written files (``json``, ``markdown``, ``forest_<k>``).
+        settings: the comparison's settings (for ``compare.json``).
+    """
+
+    runs: list[RunData]
+    pairs: list[PairInfo]
+    rows: list[CompareRow]
+    alpha: float
+    min_overlap: float
+    category_names: dict[str, str]
+    outputs: dict[str, Path] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def warnings(self) -> list[str]:
+        """What the reader must know before reading a row, one line each (for the console).
+
+        Per pair: golds or categories that differ, a comparison made only because of
+        ``allow_mismatch``, an overlap below ``min_overlap``, card fields that differ,
+        metrics dropped; rows without a cluster interval.
+        """
+        out: list[str] = []
+        for pair in self.pairs:
+            where = f"{pair.run_a} vs {pair.run_b}"
+            counts = pair.counts
+            if pair.low_overlap:
+                out.append(
+                    f"{where}: only {100 * counts['overlap']:.1f}% of questions shared (below "
+                    f"{100 * self.min_overlap:.0f}%): the runs answer different question sets"
+                )
+            if counts.get("category_mismatches"):
+                out.append(
+                    f"{where}: {counts['category_mismatches']} shared questions have different "
+                    "categories (A's used)"
+                )
+            allowed = "compared only because allow_mismatch=true"
+            out += [f"{where}: {allowed}: {m}" for m in pair.mismatches]
+            out += [f"{where}: card fields differ: {d}" for d in pair.differences]
+            out += [f"{where}: {d}" for d in pair.dropped]
+        # one line per pair and note, naming the rows it applies to (a note shared by every
+        # row, such as "1 conversation", is said once instead of once per metric x group)
+        rows_by_note: dict[tuple[str, str], list[str]] = {}
+        for r in self.rows:
+            if r.note:
+                rows_by_note.setdefault((f"{r.run_a} vs {r.run_b}", r.note), []).append(
+                    f"{r.metric} {r.group}"
+                )
+        n_rows = {
+            where: sum(1 for r in self.rows if f"{r.run_a} vs {r.run_b}" == where)
+            for where, _ in rows_by_note
+        }
+        for (where, note), names in sorted(rows_by_note.items()):
+            covered = "every row" if len(names) == n_rows[where] else ", ".join(names)
+            out.append(f"{where}: {covered}: {note}")
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``compare.json`` content (values in points, 0-100)."""
+        return {
+            "settings": self.settings,
+            "runs": [
+                {
+                    "name": r.name,
+                    "path": str(r.path),
+                    "n_questions": len(r.rows),
+                    "card": r.card,
+                    "notes": r.notes,
+                }
+                for r in self.runs
+            ],
+            "pairs": [p.to_dict() for p in self.pairs],
+            "rows": [r.to_dict() for r in self.rows],
+        }
+
+    def mlflow_metrics(self) -> dict[str, float]:
+        """Finite differences, bounds and adjusted p-values as MLflow metric names.
+
+        Names: ``compare/<A>_vs_<B>/<metric>/<group>/diff`` (``ci_low``, ``ci_high``,
+        ``p_holm``), sanitised to MLflow's character set; values in points.
+        """
+        out: dict[str, float] = {}
+        for row in self.rows:
+            pair = re.sub(r"[^A-Za-z0-9_\-. :]+", "_", f"{row.run_a}_vs_{row.run_b}")
+            prefix = f"compare/{pair.replace('..', '_')}/{row.metric}/{row.group}"
+            for name, value in (
+                ("diff", row.diff),
+                ("ci_low", row.cluster_ci[0]),
+                ("ci_high", row.cluster_ci[1]),
+                ("p_holm", row.p_holm),
+            ):
+                if value is not None and math.isfinite(value):
+                    out[f"{prefix}/{name}"[:250]] = float(value)
+        return out
+
+    def mlflow_tags(self) -> dict[str, str]:
+        """``compare.run.<i>`` -> run directory, and the MLflow run ids the cards carry."""
+        tags = {f"compare.run.{i}": str(r.path) for i, r in enumerate(self.runs)}
+        for i, run in enumerate(self.runs):
+            mlflow_id = (
+                (run.card.get("mlflow") or {}).get("run_id") if isinstance(run.card, dict) else None
+            )
+            if mlflow_id:
+                tags[f"compare.mlflow_run.{i}"] = str(mlflow_id)
+        return tags
+
+
+__all__ = ["CompareResult", "PairInfo"]
