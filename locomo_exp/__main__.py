@@ -33,7 +33,14 @@ if __name__ == "__main__":
 
     check_command_line(sys.argv[1:])  # the project's "did you mean" before Hydra's hint
     if any(flag in sys.argv[1:] for flag in HELP_FLAGS):
-        print(app_help(sys.argv[1:]))  # Hydra's layout, without its per-group copies
+        try:
+            print(app_help(sys.argv[1:]), flush=True)  # Hydra's layout, without its copies
+        except BrokenPipeError:
+            # The reader stopped early (``--help | head -3``): not an error. Point stdout at
+            # the null device so the interpreter's final flush does not raise again.
+            import os
+
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         raise SystemExit(0)
     try:
         main()

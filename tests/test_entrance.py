@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
+import pytest
 from hydra.core.global_hydra import GlobalHydra
 
 from locomo_exp.cli import app_help
-from tests.conftest import CONF_DIR
+from tests.conftest import CONF_DIR, clean_env
 
 HEAVY = ("scipy", "statsmodels", "nltk", "numpy", "mlflow", "anthropic", "openai", "matplotlib")
 
@@ -39,3 +42,25 @@ def test_app_help_lists_every_config_group_and_the_composed_config() -> None:
     assert "\n(judge.template=<file or name>; shipped: binary-label-own-words, " in text
     assert "== Config ==" in text and "scorer:\n  name: both\n" in text
     assert "hydra:" not in text  # Hydra's own node is left out, as in Hydra's help
+
+
+@pytest.mark.slow
+def test_help_into_a_closed_pipe_exits_quietly(tmp_path: Path) -> None:
+    """``--help | head -3``: the reader is gone before the help is written (issue 18, trial)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # no reader: the child's first write gets EPIPE, every time
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "locomo_exp", "--help"],
+            cwd=tmp_path,
+            env=clean_env(),
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+    assert done.stderr == ""
+    assert done.returncode == 0
