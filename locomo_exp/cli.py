@@ -171,16 +171,6 @@ def config_error_line(error: OmegaConfBaseException) -> str:
     return f"{key}: {message}"
 
 
-def mlflow_command() -> str:
-    """``mlflow``, or the path of the one beside this Python when that is not on PATH."""
-    import shutil
-
-    beside = Path(sys.executable).parent / "mlflow"
-    if shutil.which("mlflow") or not beside.exists():
-        return "mlflow"
-    return str(beside)
-
-
 def print_result(result: ExperimentResult) -> None:
     """Print the table, where the outputs are, and how to open MLflow."""
     from locomo_exp import tracking
@@ -205,8 +195,7 @@ def print_result(result: ExperimentResult) -> None:
     if result.tracking_uri:
         print(
             f"MLflow: run {result.run_id} in experiment '{result.experiment}'.\n"
-            f"  Open the UI with: {mlflow_command()} ui --backend-store-uri {result.tracking_uri}\n"
-            f"  then: {tracking.ui_url(result.experiment_id or '0')}"
+            f"{tracking.open_ui_hint(result.tracking_uri, result.experiment_id)}"
         )
 
 
@@ -371,8 +360,7 @@ def run_compare_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir: Pat
     if job.run_id:
         print(
             f"MLflow: run {job.run_id} in experiment '{cfg.tracking.experiment}'.\n"
-            f"  Open the UI with: {mlflow_command()} ui --backend-store-uri {job.tracking_uri}\n"
-            f"  then: {tracking.ui_url(job.experiment_id or '0')}"
+            f"{tracking.open_ui_hint(str(job.tracking_uri), job.experiment_id)}"
         )
 
 
@@ -409,8 +397,7 @@ def run_longmemeval_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir:
     if result.tracking_uri:
         print(
             f"MLflow: run {result.run_id} in experiment '{result.experiment}'.\n"
-            f"  Open the UI with: {mlflow_command()} ui --backend-store-uri {result.tracking_uri}\n"
-            f"  then: {tracking.ui_url(result.experiment_id or '0')}"
+            f"{tracking.open_ui_hint(result.tracking_uri, result.experiment_id)}"
         )
 
 

@@ -194,8 +194,7 @@ class SweepCallback(Callback):
             print(
                 f"MLflow: parent run {context.parent_run_id} in experiment "
                 f"'{context.experiment}'.\n"
-                f"  Open the UI with: mlflow ui --backend-store-uri {context.tracking_uri}\n"
-                f"  then: {tracking.ui_url(context.experiment_id or '0')}"
+                f"{tracking.open_ui_hint(str(context.tracking_uri), context.experiment_id)}"
             )
         if summary["n_failed"]:
             failed = ", ".join(

@@ -9,6 +9,7 @@
 - :mod:`.store`: the store (URI, experiment created as a model-training experiment) and
   one job's run (MLflow's fluent API).
 - :mod:`.sweep`: a sweep's parent run and its children (``MlflowClient``).
+- :mod:`.ui`: the command that opens MLflow's UI on a store, printed after every job.
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ from locomo_exp.tracking.store import (
     table_columns,
     ui_url,
 )
+from locomo_exp.tracking.ui import mlflow_command, open_ui_hint
 
 __all__ = [
     "CONFIG_PARAM_KEYS",
@@ -117,7 +119,9 @@ __all__ = [
     "log_params",
     "log_table",
     "metric_name",
+    "mlflow_command",
     "mlflow_run",
+    "open_ui_hint",
     "model_short_name",
     "parent_metrics",
     "parent_params",
