@@ -182,11 +182,10 @@ def print_result(result: ExperimentResult) -> None:
     print(f"\n{verb} {summary['counts']['overall']} questions from {summary['input']['path']}")
     if "f1" in summary["versions"]:
         print(f"F1 = {summary['versions']['f1']}; scores in percent")
+    from locomo_exp.report.console import console_table, dry_run_lines
+
     if estimate:
-        print("Judge dry run (no call made):")
-        for key, value in estimate.items():
-            print(f"  {key}: {value}")
-    from locomo_exp.report.console import console_table
+        print("\n".join(dry_run_lines(estimate, summary.get("judge"))))
 
     print(console_table(summary))
     for warning in RunSummary.from_json(summary).warnings:

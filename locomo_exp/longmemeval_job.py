@@ -34,6 +34,7 @@ from locomo_exp.data.load import expand_paths
 from locomo_exp.judge.aggregate import JudgeRunResult
 from locomo_exp.judge.protocols import get_protocol
 from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL
+from locomo_exp.report.console import JUDGE_NAMED
 from locomo_exp.report.lme import render_lme_report
 from locomo_exp.report.lme_baselines import LME_BASELINES
 from locomo_exp.report.lme_summary import (
@@ -311,6 +312,9 @@ def _run_judge(
     if result.dry_run_estimate is not None:
         summary = build_lme_summary(**common, judge_status="dry run: nothing judged")
         summary["judge_dry_run"] = result.dry_run_estimate
+        summary["judge_dry_run_model"] = {
+            k: result.summary[k] for k in JUDGE_NAMED if k in result.summary
+        }
         return result, summary
     status = result.finished_status(judge_cfg.max_error_rate)
     verdicts = judge_verdicts(result, matched)

@@ -170,5 +170,5 @@ def test_judge_dry_run_says_nothing_was_scored_and_lists_the_estimate(tmp_path: 
     assert done.returncode == 0, done.stderr
     assert "Read (judge dry run: nothing scored) 20 questions from" in done.stdout
     assert "Scored 20 questions" not in done.stdout
-    assert "Judge dry run (no call made):\n" in done.stdout
+    assert "Judge dry run (no call made):\n  judge: anthropic claude-sonnet-4-6\n" in done.stdout
     assert "  calls_to_make: 160\n" in done.stdout  # 16 questions (categories 1-4) x 10 runs

@@ -116,3 +116,30 @@ def console_table(summary: RunSummary | Mapping[str, Any]) -> str:
 
 
 __all__ = ["console_table", "file_variant_column"]
+
+
+JUDGE_NAMED = ("provider", "model", "endpoint", "endpoint_kind")
+"""What the dry-run block names of the judge it counted for (a JudgeRunResult summary's keys)."""
+
+
+def dry_run_lines(estimate: Mapping[str, Any], judge: Mapping[str, Any] | None) -> list[str]:
+    """The console block of a judge dry run: the judge it counted for, then its estimate.
+
+    Args:
+        estimate: the dry run's estimate (``calls_to_make``, tokens, cost in USD, ...).
+        judge: the judge's provider and model (:data:`JUDGE_NAMED`); the endpoint is named
+            when it is not the provider's default (``endpoint_kind == "custom"``).
+
+    Returns:
+        ``Judge dry run (no call made):``, ``  judge: <provider> <model>``, the endpoint
+        line when custom, then one ``  key: value`` line per estimate item.
+    """
+    judge = judge or {}
+    named = [f"  judge: {judge.get('provider', MISSING)} {judge.get('model', MISSING)}"]
+    if judge.get("endpoint_kind") == "custom":
+        named.append(f"  endpoint: {judge.get('endpoint')}")
+    return [
+        "Judge dry run (no call made):",
+        *named,
+        *(f"  {key}: {value}" for key, value in estimate.items()),
+    ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from locomo_exp.report.console import dry_run_lines
 from locomo_exp.report.format import MISSING
 
 NOT_MEASURED = "not measured"
@@ -57,7 +58,7 @@ def console_table(summary: Mapping[str, Any]) -> str:
     headline = summary.get("headline")
     estimate = summary.get("judge_dry_run")
     dry_run = (
-        ["Judge dry run (no call made):", *(f"  {k}: {v}" for k, v in estimate.items())]
+        dry_run_lines(estimate, summary.get("judge_dry_run_model"))
         if isinstance(estimate, Mapping) else []
     )
     if not headline:
