@@ -18,6 +18,7 @@ from locomo_exp import __version__, tracking
 from locomo_exp.config import ExperimentConfig
 from locomo_exp.data import LoadedResults, LoadedRuns, expand_paths, load_data
 from locomo_exp.data.input_file import absolute_path, check_regular_file
+from locomo_exp.data.layouts import layout_spec
 from locomo_exp.report.outputs import CARD_FILE, config_tree, write_outputs
 from locomo_exp.report.run_dir import check_output_dir, check_writable, clear_output_dir
 from locomo_exp.results import RunSummary
@@ -226,11 +227,14 @@ def run_experiment(
         log.info(
             "read %d records from %s (format %s)", len(loaded.records), data_path, loaded.format
         )
-        if loaded.format == "mem0" and cfg.f1.variant.value != "mem0":
+        own_f1 = layout_spec(loaded.format).own_f1
+        if own_f1 is not None and cfg.f1.variant.value != own_f1:
             log.info(
-                "%s is Mem0-harness output: its own f1_score and the Mem0 paper use the Mem0 "
-                "F1 (f1=mem0); the reported F1 here is f1_%s (all variants are in the report)",
+                "%s has the %s layout, whose harness reports F1 as f1=%s; the reported F1 "
+                "here is f1_%s (all variants are in the report)",
                 data_path.name,
+                loaded.format,
+                own_f1,
                 cfg.f1.variant.value,
             )
         lexical = (

@@ -191,6 +191,25 @@ def test_every_layout_is_detected_and_named_in_summary_card_report_and_mlflow(
     assert params["data.format_detected"] == name
 
 
+@pytest.mark.parametrize("spec", [s for s in LAYOUTS if s.own_f1], ids=lambda s: s.name)
+def test_a_layouts_own_f1_is_named_when_the_run_reports_another(
+    spec: Any, typed_config: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    assert spec.own_f1 in {m.value for m in F1Variant}  # a registered F1 variant
+    other = next(m.value for m in F1Variant if m.value != spec.own_f1)
+    path = LAYOUT_SAMPLES[spec.name]
+    with caplog.at_level("INFO", logger="locomo_exp.experiment"):
+        _run(typed_config, tmp_path / "other", "data=file", f"data.path={path}", f"f1={other}")
+        said = [r.getMessage() for r in caplog.records if "whose harness reports" in r.getMessage()]
+        assert said == [
+            f"{path.name} has the {spec.name} layout, whose harness reports F1 as "
+            f"f1={spec.own_f1}; the reported F1 here is f1_{other} (all variants are in the report)"
+        ]
+        caplog.clear()
+        _run(typed_config, tmp_path / "own", "data=file", f"data.path={path}", f"f1={spec.own_f1}")
+        assert not [r for r in caplog.records if "whose harness reports" in r.getMessage()]
+
+
 def test_a_layout_of_another_benchmark_is_refused_by_locomo_loading_in_one_line() -> None:
     for spec in LAYOUTS:
         if spec.benchmark != LOCOMO:

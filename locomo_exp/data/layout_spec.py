@@ -123,6 +123,9 @@ class LayoutSpec:
         benchmark: the benchmark whose answers the layout holds; LoCoMo's loading
             detects only ``locomo`` layouts (another benchmark's job reads its own, and
             its ``build`` refuses with a line saying so).
+        own_f1: the ``f1.variant`` the harness that writes this layout reports (its files'
+            per-question F1 and its papers), or ``None``; a run reporting another variant
+            logs which one the file's own numbers use.
     """
 
     name: str
@@ -132,6 +135,7 @@ class LayoutSpec:
     build: Callable[[Candidate], Layout]
     iter_raw: Callable[[Layout], Iterator[RawItem]] = records_of
     benchmark: str = "locomo"
+    own_f1: str | None = None
 
     def __post_init__(self) -> None:
         """Refuse a spec without a name or description (it would vanish from messages)."""

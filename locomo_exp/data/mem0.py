@@ -58,5 +58,6 @@ LAYOUT = LayoutSpec(
     looks_for="a Mem0 dict of lists with 'response'",
     matches=lambda candidate: matches(candidate.sample),
     build=_build,
+    own_f1="mem0",  # the harness's f1_score and the Mem0 paper's F1 (docs/field_notes.md §2)
 )
 """The ``mem0`` layout."""
