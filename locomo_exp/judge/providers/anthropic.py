@@ -11,11 +11,12 @@ SDK's default version is kept.
 
 Retries are done by the caller (:class:`~locomo_exp.judge.pool.JudgePool`), so the SDK client is
 built with ``max_retries=0`` and each failure is classified once by :func:`classify_error`.
+The error mapping, deadline, batch listing and closing are shared with the other providers
+(:mod:`locomo_exp.judge.providers.common`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import replace
@@ -32,8 +33,8 @@ from locomo_exp.judge.messages import (
     JudgeReply,
     JudgeRequest,
     parse_rate_limit_headers,
-    parse_retry_after,
 )
+from locomo_exp.judge.providers.common import SdkErrors, SdkJudgeClient, classify_sdk_error
 
 if TYPE_CHECKING:
     from locomo_exp.config import JudgeConfig
@@ -60,19 +61,6 @@ except ImportError:  # pragma: no cover - depends on the SDK's internals
 
 SDK_DEFAULT_API_VERSION: str = _SDK_API_VERSION
 """The ``anthropic-version`` the installed SDK sends by default."""
-
-_RETRYABLE_STATUS_KINDS = {
-    408: "request_timeout",
-    409: "conflict",
-    429: "rate_limit",
-    529: "overloaded",
-}
-_FATAL_STATUS_KINDS = {
-    400: "bad_request",
-    401: "authentication",
-    403: "permission",
-    404: "not_found",
-}
 
 
 def api_version_for(temperature: float | None) -> str:
@@ -136,16 +124,18 @@ def build_batch_request(custom_id: str, request: JudgeRequest) -> dict[str, Any]
     return {"custom_id": custom_id, "params": params}
 
 
-def _api_message(exc: anthropic.APIStatusError) -> str:
-    message = getattr(exc, "api_message", None)
-    if isinstance(message, str) and message:
-        return message
-    body = exc.body
-    if isinstance(body, dict):
-        error = body.get("error")
-        if isinstance(error, dict) and isinstance(error.get("message"), str):
-            return str(error["message"])
-    return str(exc.message)
+ERRORS = SdkErrors(
+    base=anthropic.AnthropicError,
+    timeout=anthropic.APITimeoutError,
+    connection=anthropic.APIConnectionError,
+    status=anthropic.APIStatusError,
+    validation=anthropic.APIResponseValidationError,
+    body_is_error=False,
+    rate_limit=parse_rate_limit_headers,
+    too_long=("prompt is too long",),
+    extra_retryable={529: "overloaded"},
+)
+"""The ``anthropic`` SDK's exception classes, for :func:`classify_sdk_error`."""
 
 
 def classify_error(exc: BaseException) -> JudgeCallError:
@@ -163,43 +153,7 @@ def classify_error(exc: BaseException) -> JudgeCallError:
     Returns:
         The classified error; unknown exception types count as retryable ``other``.
     """
-    if isinstance(exc, anthropic.APITimeoutError):
-        return JudgeCallError(str(exc.message), kind="timeout", retryable=True)
-    if isinstance(exc, anthropic.APIConnectionError):
-        cause = exc.__cause__
-        names = {k.__name__ for k in type(cause).__mro__} if cause is not None else set()
-        if "ConnectError" in names:  # no connection could be made (refused, DNS, no route)
-            detail = str(cause).strip() or str(exc.message)
-            return JudgeCallError(detail, kind="connect", retryable=True)
-        return JudgeCallError(str(exc.message), kind="connection", retryable=True)
-    if isinstance(exc, anthropic.APIStatusError):
-        status = exc.status_code
-        message = _api_message(exc)
-        headers = exc.response.headers
-        retry_after = parse_retry_after(headers)
-        rate_limit = parse_rate_limit_headers(headers)
-        if status in _RETRYABLE_STATUS_KINDS or status >= 500:
-            kind = _RETRYABLE_STATUS_KINDS.get(status, "server")
-            return JudgeCallError(
-                message,
-                kind=kind,
-                status_code=status,
-                retryable=True,
-                retry_after_s=retry_after,
-                rate_limit=rate_limit,
-            )
-        kind = _FATAL_STATUS_KINDS.get(status, "client_error")
-        lowered = message.lower()
-        if status == 400 and "prompt is too long" in lowered:
-            kind = "prompt_too_long"
-        elif status == 400 and "temperature" in lowered:
-            kind = "temperature_rejected"
-        return JudgeCallError(
-            message, kind=kind, status_code=status, retryable=False, rate_limit=rate_limit
-        )
-    if isinstance(exc, anthropic.APIResponseValidationError):
-        return JudgeCallError(str(exc.message), kind="invalid_response", retryable=True)
-    return JudgeCallError(f"{type(exc).__name__}: {exc}", kind="other", retryable=True)
+    return classify_sdk_error(exc, ERRORS)
 
 
 def reply_from_message(message: Any) -> JudgeReply:
@@ -225,15 +179,6 @@ def reply_from_message(message: Any) -> JudgeReply:
         model=str(getattr(message, "model", "") or ""),
         request_id=getattr(message, "_request_id", None),
     )
-
-
-async def _within(seconds: float, awaitable: Any) -> Any:
-    """Await ``awaitable`` with a total deadline; raises ``asyncio.TimeoutError`` past it."""
-    timeout = getattr(asyncio, "timeout", None)
-    if timeout is None:  # Python 3.10
-        return await asyncio.wait_for(awaitable, seconds)
-    async with timeout(seconds):
-        return await awaitable
 
 
 def _unix(value: datetime | None) -> float | None:
@@ -274,7 +219,7 @@ def batch_item_from(item: Any, batch_id: str) -> BatchItemResult:
     return BatchItemResult(custom_id=str(item.custom_id), result_type=kind)
 
 
-class AnthropicJudgeClient:
+class AnthropicJudgeClient(SdkJudgeClient):
     """:class:`JudgeBatchClient` over ``anthropic.AsyncAnthropic``.
 
     Args:
@@ -307,10 +252,12 @@ class AnthropicJudgeClient:
             max_retries=0,
         )
 
+    errors = ERRORS
+    _status_from = staticmethod(batch_status_from)
+
     @property
-    def base_url(self) -> str:
-        """The API base URL requests go to (never contains the key)."""
-        return str(self._client.base_url).rstrip("/")
+    def _batches(self) -> Any:
+        return self._client.messages.batches
 
     async def complete(self, request: JudgeRequest) -> JudgeReply:
         """Send one request; see :class:`JudgeClient`.
@@ -322,17 +269,8 @@ class AnthropicJudgeClient:
             JudgeCallError: classified; ``kind="timeout"`` past the deadline.
         """
         create = self._client.messages.with_raw_response.create
-        try:
-            raw = await _within(self._timeout_s, create(**build_request_kwargs(request)))
-            message = await raw.parse()
-        except asyncio.TimeoutError:
-            raise JudgeCallError(
-                f"no complete reply within judge.timeout_s={self._timeout_s:g} s",
-                kind="timeout",
-                retryable=True,
-            ) from None
-        except anthropic.AnthropicError as exc:
-            raise classify_error(exc) from None
+        raw = await self._timed(create(**build_request_kwargs(request)))
+        message = await self._sdk(raw.parse())
         reply = reply_from_message(message)
         return replace(reply, rate_limit=parse_rate_limit_headers(raw.headers))
 
@@ -350,22 +288,10 @@ class AnthropicJudgeClient:
         extra: dict[str, Any] = {}
         if self.api_version == TEMPERATURE_API_VERSION:
             extra["extra_headers"] = {"anthropic-version": TEMPERATURE_API_VERSION}
-        try:
-            batch = await self._client.messages.batches.create(
-                requests=requests,  # type: ignore[arg-type]
-                timeout=self._create_batch_timeout_s,
-                **extra,
-            )
-        except anthropic.AnthropicError as exc:
-            raise classify_error(exc) from None
-        return batch_status_from(batch)
-
-    async def retrieve_batch(self, batch_id: str) -> BatchStatus:
-        """The batch's state; see :class:`JudgeBatchClient`."""
-        try:
-            batch = await self._client.messages.batches.retrieve(batch_id)
-        except anthropic.AnthropicError as exc:
-            raise classify_error(exc) from None
+        create = self._client.messages.batches.create
+        batch = await self._sdk(
+            create(requests=requests, timeout=self._create_batch_timeout_s, **extra)
+        )
         return batch_status_from(batch)
 
     async def batch_results(self, batch_id: str) -> AsyncIterator[BatchItemResult]:
@@ -376,23 +302,6 @@ class AnthropicJudgeClient:
                 yield batch_item_from(item, batch_id)
         except Exception as exc:  # noqa: BLE001 - SDK and transport errors while streaming
             raise classify_error(exc) from None
-
-    async def list_batches(self, created_after: float) -> list[BatchStatus]:
-        """Recent batches, newest first; see :class:`JudgeBatchClient`."""
-        found: list[BatchStatus] = []
-        try:
-            async for batch in self._client.messages.batches.list(limit=100):
-                status = batch_status_from(batch)
-                if status.created_at is not None and status.created_at < created_after:
-                    break
-                found.append(status)
-        except anthropic.AnthropicError as exc:
-            raise classify_error(exc) from None
-        return found
-
-    async def aclose(self) -> None:
-        """Close the underlying HTTP client."""
-        await self._client.close()
 
 
 def make_client(cfg: JudgeConfig, *, api_key: str, base_url: str | None) -> AnthropicJudgeClient:

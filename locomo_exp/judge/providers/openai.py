@@ -18,12 +18,13 @@ LiteLLM proxy, ...) through ``judge.base_url`` / ``OPENAI_BASE_URL``.
   batch's output and error files. A server without ``/v1/batches`` is found by
   :meth:`OpenAIJudgeClient.check_batch_support` before anything is submitted.
 
-Retries are done by the caller, so the SDK client has ``max_retries=0``.
+Retries are done by the caller, so the SDK client has ``max_retries=0``. The error mapping,
+deadline, batch listing and closing are shared with the other providers
+(:mod:`locomo_exp.judge.providers.common`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from collections.abc import AsyncIterator, Mapping
@@ -44,9 +45,9 @@ from locomo_exp.judge.messages import (
     JudgeReply,
     JudgeRequest,
     RateLimitInfo,
-    parse_retry_after,
 )
 from locomo_exp.judge.providers import OPENAI_CHAT_API_VERSION, is_reasoning_model
+from locomo_exp.judge.providers.common import SdkErrors, SdkJudgeClient, classify_sdk_error
 
 if TYPE_CHECKING:
     from locomo_exp.config import JudgeConfig
@@ -64,8 +65,6 @@ _FINISH_REASONS = {"stop": "end_turn", "length": "max_tokens", "content_filter":
 _ENDED = {"completed", "failed", "expired", "cancelled"}
 _DURATION_RE = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
 _DURATION_UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
-_RETRYABLE_STATUS_KINDS = {408: "request_timeout", 409: "conflict", 429: "rate_limit"}
-_FATAL_STATUS_KINDS = {400: "bad_request", 401: "authentication", 403: "permission"}
 
 
 def parse_duration(text: str) -> float | None:
@@ -184,13 +183,17 @@ def reply_from_completion(completion: Any) -> JudgeReply:
     )
 
 
-def _api_message(exc: openai.APIStatusError) -> str:
-    body = exc.body
-    if isinstance(body, dict):
-        error = body.get("error", body)
-        if isinstance(error, dict) and isinstance(error.get("message"), str):
-            return str(error["message"])
-    return str(exc.message)
+ERRORS = SdkErrors(
+    base=openai.OpenAIError,
+    timeout=openai.APITimeoutError,
+    connection=openai.APIConnectionError,
+    status=openai.APIStatusError,
+    validation=openai.APIResponseValidationError,
+    body_is_error=True,
+    rate_limit=parse_rate_limit_headers,
+    too_long=("context length", "context_length"),
+)
+"""The ``openai`` SDK's exception classes, for :func:`classify_sdk_error`."""
 
 
 def classify_error(exc: BaseException) -> JudgeCallError:
@@ -207,41 +210,7 @@ def classify_error(exc: BaseException) -> JudgeCallError:
     Returns:
         The classified error; unknown exception types count as retryable ``other``.
     """
-    if isinstance(exc, openai.APITimeoutError):
-        return JudgeCallError(str(exc.message), kind="timeout", retryable=True)
-    if isinstance(exc, openai.APIConnectionError):
-        cause = exc.__cause__
-        names = {k.__name__ for k in type(cause).__mro__} if cause is not None else set()
-        if "ConnectError" in names:
-            detail = str(cause).strip() or str(exc.message)
-            return JudgeCallError(detail, kind="connect", retryable=True)
-        return JudgeCallError(str(exc.message), kind="connection", retryable=True)
-    if isinstance(exc, openai.APIStatusError):
-        status = exc.status_code
-        message = _api_message(exc)
-        headers = exc.response.headers
-        rate_limit = parse_rate_limit_headers(headers)
-        if status in _RETRYABLE_STATUS_KINDS or status >= 500:
-            return JudgeCallError(
-                message,
-                kind=_RETRYABLE_STATUS_KINDS.get(status, "server"),
-                status_code=status,
-                retryable=True,
-                retry_after_s=parse_retry_after(headers),
-                rate_limit=rate_limit,
-            )
-        kind = _FATAL_STATUS_KINDS.get(status, "not_found" if status == 404 else "client_error")
-        lowered = message.lower()
-        if status == 400 and ("context length" in lowered or "context_length" in lowered):
-            kind = "prompt_too_long"
-        elif status == 400 and "temperature" in lowered:
-            kind = "temperature_rejected"
-        return JudgeCallError(
-            message, kind=kind, status_code=status, retryable=False, rate_limit=rate_limit
-        )
-    if isinstance(exc, openai.APIResponseValidationError):
-        return JudgeCallError(str(exc.message), kind="invalid_response", retryable=True)
-    return JudgeCallError(f"{type(exc).__name__}: {exc}", kind="other", retryable=True)
+    return classify_sdk_error(exc, ERRORS)
 
 
 def batch_status_from(batch: Any) -> BatchStatus:
@@ -305,12 +274,7 @@ def batch_item_from(line: Mapping[str, Any], batch_id: str) -> BatchItemResult:
     )
 
 
-async def _within(seconds: float, awaitable: Any) -> Any:
-    """Await ``awaitable`` with a total deadline; raises ``asyncio.TimeoutError`` past it."""
-    return await asyncio.wait_for(awaitable, seconds)
-
-
-class OpenAIJudgeClient:
+class OpenAIJudgeClient(SdkJudgeClient):
     """:class:`~locomo_exp.judge.messages.JudgeBatchClient` over ``openai.AsyncOpenAI``.
 
     Args:
@@ -321,6 +285,8 @@ class OpenAIJudgeClient:
     """
 
     api_version = OPENAI_CHAT_API_VERSION
+    errors = ERRORS
+    _status_from = staticmethod(batch_status_from)
 
     def __init__(
         self,
@@ -337,9 +303,8 @@ class OpenAIJudgeClient:
         )
 
     @property
-    def base_url(self) -> str:
-        """The API base URL requests go to (never contains the key)."""
-        return str(self._client.base_url).rstrip("/")
+    def _batches(self) -> Any:
+        return self._client.batches
 
     async def complete(self, request: JudgeRequest) -> JudgeReply:
         """Send one Chat Completions request (no retries).
@@ -356,17 +321,9 @@ class OpenAIJudgeClient:
         post = self._client.post(
             "/chat/completions", cast_to=_http.Response, body=build_chat_kwargs(request)
         )
+        raw = await self._timed(post)
         try:
-            raw = await _within(self._timeout_s, post)
             completion = raw.json()
-        except asyncio.TimeoutError:
-            raise JudgeCallError(
-                f"no complete reply within judge.timeout_s={self._timeout_s:g} s",
-                kind="timeout",
-                retryable=True,
-            ) from None
-        except openai.OpenAIError as exc:
-            raise classify_error(exc) from None
         except ValueError as exc:  # a 200 whose body is not JSON
             raise JudgeCallError(
                 f"unreadable reply body: {exc}", kind="invalid_response", retryable=True
@@ -412,29 +369,22 @@ class OpenAIJudgeClient:
             json.dumps(entry, separators=(",", ":"), ensure_ascii=False) + "\n"
             for entry in requests
         ).encode("utf-8")
-        try:
-            uploaded = await self._client.files.create(
+        uploaded = await self._sdk(
+            self._client.files.create(
                 file=("judge_batch.jsonl", payload, "application/jsonl"),
                 purpose="batch",
                 timeout=self._create_batch_timeout_s,
             )
-            batch = await self._client.batches.create(
+        )
+        batch = await self._sdk(
+            self._client.batches.create(
                 input_file_id=uploaded.id,
                 endpoint=CHAT_PATH,
                 completion_window=COMPLETION_WINDOW,
                 metadata={"request_count": str(len(requests)), "created_by": "locomo_exp"},
                 timeout=self._create_batch_timeout_s,
             )
-        except openai.OpenAIError as exc:
-            raise classify_error(exc) from None
-        return batch_status_from(batch)
-
-    async def retrieve_batch(self, batch_id: str) -> BatchStatus:
-        """The batch's state (no retries)."""
-        try:
-            batch = await self._client.batches.retrieve(batch_id)
-        except openai.OpenAIError as exc:
-            raise classify_error(exc) from None
+        )
         return batch_status_from(batch)
 
     async def batch_results(self, batch_id: str) -> AsyncIterator[BatchItemResult]:
@@ -456,23 +406,6 @@ class OpenAIJudgeClient:
                 kind="invalid_response",
                 retryable=True,
             ) from None
-
-    async def list_batches(self, created_after: float) -> list[BatchStatus]:
-        """Batches created at or after ``created_after`` (Unix seconds), newest first."""
-        found: list[BatchStatus] = []
-        try:
-            async for batch in self._client.batches.list(limit=100):
-                status = batch_status_from(batch)
-                if status.created_at is not None and status.created_at < created_after:
-                    break
-                found.append(status)
-        except openai.OpenAIError as exc:
-            raise classify_error(exc) from None
-        return found
-
-    async def aclose(self) -> None:
-        """Close the underlying HTTP client."""
-        await self._client.close()
 
 
 def make_client(cfg: JudgeConfig, *, api_key: str, base_url: str | None) -> OpenAIJudgeClient:
