@@ -18,6 +18,7 @@ from locomo_exp.judge.models import uses_structured_output
 from locomo_exp.judge.parsing import parse_judge_reply
 from locomo_exp.judge.protocols import ProtocolSpec, get_protocol, protocol_spec
 from locomo_exp.judge.protocols.template import template_card
+from locomo_exp.judge.providers import cache_endpoint
 from locomo_exp.results import QARecord
 
 logger = logging.getLogger(__name__)
@@ -63,6 +64,7 @@ def build_call_specs(
         schema = spec.output_schema if spec.response_format == "json_schema" else None
     template = template_card(spec)
     temperature = None if cfg.temperature is None else float(cfg.temperature)
+    endpoint = cache_endpoint(cfg)  # two servers with one model name never share verdicts
     calls: list[CallSpec] = []
     for record in records:
         request = JudgeRequest(
@@ -90,6 +92,7 @@ def build_call_specs(
                 run_index=run,
                 template_sha256=template["sha256"] if template else None,
                 provider=cfg.provider,
+                endpoint=endpoint,
             )
             calls.append(
                 CallSpec(record.question_id, record.category, run, request, key, key.digest())

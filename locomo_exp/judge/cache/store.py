@@ -135,6 +135,10 @@ class CacheKey:
         provider: ``judge.provider``; in the key's fields only when not ``anthropic``, so
             every key made before providers existed is unchanged (an old command hits its
             old cache).
+        endpoint: the custom endpoint, normalised
+            (:func:`locomo_exp.judge.providers.cache_endpoint`), or ``None`` for the
+            provider's default one; in the key's fields only when set, so keys of the
+            default endpoints are unchanged.
     """
 
     model: str
@@ -151,6 +155,7 @@ class CacheKey:
     run_index: int
     template_sha256: str | None = None
     provider: str = "anthropic"
+    endpoint: str | None = None
 
     def fields_json(self) -> str:
         """Canonical JSON of the key fields (sorted keys, no whitespace)."""
@@ -159,6 +164,8 @@ class CacheKey:
             extra["template_sha256"] = self.template_sha256
         if self.provider != "anthropic":
             extra["provider"] = self.provider
+        if self.endpoint is not None:
+            extra["endpoint"] = self.endpoint
         return json.dumps(
             {
                 **extra,

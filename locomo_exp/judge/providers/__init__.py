@@ -204,6 +204,47 @@ def _public_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, "", "")).rstrip("/")
 
 
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def normalised_url(url: str) -> str:
+    """``url`` in one spelling per endpoint, for the cache key; never a credential.
+
+    Scheme and host in lower case, the scheme's default port dropped, no user info, query
+    or fragment (:func:`_public_url`), no trailing ``/``: ``HTTP://Host:80/v1/`` and
+    ``http://host/v1`` are one endpoint. Host names are not resolved (``localhost`` and
+    ``127.0.0.1`` stay two endpoints).
+    """
+    parts = urlsplit(str(url).strip())
+    scheme = parts.scheme.lower()
+    port = None if parts.port == _DEFAULT_PORTS.get(scheme) else parts.port
+    host = parts.hostname or ""
+    netloc = f"{host}:{port}" if port else host
+    return urlunsplit((scheme, netloc, parts.path, "", "")).rstrip("/")
+
+
+def cache_endpoint(cfg: JudgeConfig) -> str | None:
+    """The endpoint part of the judge cache key: the custom endpoint, normalised, or ``None``.
+
+    Two OpenAI-compatible servers can serve different weights under one model name, so
+    their verdicts must not be pooled. The provider's default endpoint (no custom URL, or
+    one that normalises to the default) gives ``None``, which leaves the key as it was
+    before endpoints were part of it: an existing cache of the default API is still hit.
+
+    Args:
+        cfg: the judge config (``judge.base_url``, else the provider's variable).
+
+    Returns:
+        :func:`normalised_url` of the custom endpoint, or ``None`` for the default one.
+    """
+    url, _ = custom_base_url(cfg)
+    if not url:
+        return None
+    endpoint_url = normalised_url(url)
+    default = normalised_url(get_provider(cfg.provider).default_base_url)
+    return None if endpoint_url == default else endpoint_url
+
+
 def api_version(cfg: JudgeConfig) -> str:
     """The ``api_version`` field of the cache key for this config (see :class:`ProviderSpec`)."""
     temperature = None if cfg.temperature is None else float(cfg.temperature)
