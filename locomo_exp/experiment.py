@@ -263,8 +263,6 @@ def run_experiment(
         judge_result = None
         if cfg.scorer.uses_judge:
             from locomo_exp.judge import JudgeBatchPending, preflight_judge, run_judge
-            from locomo_exp.report.trust import render_trust_sections
-            from locomo_exp.tracking.trust import trust_metrics
             from locomo_exp.trust.job import plan_trust, run_trust
 
             try:
@@ -280,17 +278,8 @@ def run_experiment(
                     trust_plan, loaded.records, cfg.judge, judge_result,
                     start_dir=start_dir, category_names=cfg.category_names,
                 )
-                if not cfg.judge.dry_run:  # a dry run's are empty
-                    trust.summary["sections"] = render_trust_sections(trust, cfg.category_names)
-                    trust.summary["metrics"] = trust_metrics(
-                        audit=trust.audit,
-                        labels=trust.labels,
-                        stored=trust.stored,
-                        corrected=trust.corrected,
-                        panel=trust.panel,
-                        category_names=dict(cfg.category_names) if cfg.category_names else None,
-                    )
-                judge_result.summary["trust"] = trust.summary
+                # numbers and words: the report renders them, tracking names them
+                judge_result.summary["trust"] = trust.to_json()
             except BaseException as error:  # the report says the judge did not finish
                 status["judge"] = judge_status(error)
                 try:
@@ -306,8 +295,9 @@ def run_experiment(
                     tracking.set_tags(tracking.pending_batch_tags(error.batch_ids))
             else:
                 status["judge"] = judge_result.finished_status(cfg.judge.max_error_rate)
-                if trust.gate is not None and trust.gate.fails_run:
-                    status["judge_audit"] = f"failed: {trust.gate.message}"
+                gate = trust.audit.gate if trust.audit is not None else None
+                if gate is not None and gate.fails_run:
+                    status["judge_audit"] = f"failed: {gate.message}"
                 summary, files, rows = write_outputs(
                     output_dir, cfg, loaded, lexical, judge_result, status=status,
                     answer_key=answer_key,
@@ -352,7 +342,9 @@ def run_experiment(
         if judge_result is not None and status.get("judge_audit", "ok") != "ok":
             from locomo_exp.trust.job import JudgeAuditFailed
 
-            gate_message = trust.gate.message if trust.gate is not None else "judge audit failed"
+            gate_message = (
+                trust.audit.gate.message if trust.audit is not None else "judge audit failed"
+            )
             raise JudgeAuditFailed(f"{gate_message}; outputs are in {output_dir}")
 
     if pending is not None:

@@ -60,7 +60,7 @@ def test_the_projects_example_at_ten_runs_audits_at_most_a_quarter_of_the_answer
     uncapped = plan_trust(records, replace(cfg, audit=JudgeAuditConfig(max_share=None, runs=None)),
                           start_dir=tmp_path)
     assert uncapped.audit_calls == 530  # before: 53 controls x 10 runs (+331%)
-    with caplog.at_level(logging.INFO, logger="locomo_exp.trust.job"):
+    with caplog.at_level(logging.INFO, logger="locomo_exp.trust.plan"):
         plan = plan_trust(records, cfg, start_dir=tmp_path)
     assert audit_budget(cfg, n_judged) == 40
     assert plan.audit_calls == len(plan.controls) <= 40  # one run per control
@@ -94,7 +94,7 @@ def test_a_cap_too_small_for_one_control_per_kind_turns_the_audit_off_with_a_war
 ) -> None:
     records = load_results(EXAMPLE).records
     cfg = make_judge_config(fake_anthropic, tmp_path, runs=1, audit=JudgeAuditConfig())
-    with caplog.at_level(logging.WARNING, logger="locomo_exp.trust.job"):
+    with caplog.at_level(logging.WARNING, logger="locomo_exp.trust.plan"):
         plan = plan_trust(records, cfg, start_dir=tmp_path)
     assert plan.controls == [] and plan.audit_calls == 0  # 25% of 16 calls: 4 < 7 kinds
     assert any(

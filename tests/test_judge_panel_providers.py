@@ -47,27 +47,25 @@ def test_panel_across_providers_gives_j_per_model_majority_alpha_and_kappa(
     plan = plan_trust(records, cfg, start_dir=tmp_path)
     main = run_judge(records, cfg, start_dir=tmp_path)
     outcome = run_trust(plan, records, cfg, main, start_dir=tmp_path)
-    panel = outcome.summary["panel"]
+    panel = outcome.panel
+    assert panel is not None
 
     claude, gpt = np.array(CLAUDE, float), np.array(GPT, float)
-    assert panel["j_per_model"] == {
+    assert panel.j_per_model == {
         "claude-sonnet-4-6": pytest.approx(100 * claude.mean()),
         "gpt-4o-mini-2024-07-18": pytest.approx(100 * gpt.mean()),
     }
     agreed = claude == gpt
-    assert panel["panel_j"] == pytest.approx(100 * claude[agreed].mean())  # majority of 2
-    assert panel["n_unscored"] == int((~agreed).sum())  # ties
+    assert panel.panel_j == pytest.approx(100 * claude[agreed].mean())  # majority of 2
+    assert panel.n_unscored == int((~agreed).sum())  # ties
     expected_alpha = krippendorff.alpha(
         reliability_data=np.vstack([claude, gpt]), level_of_measurement="nominal"
     )
-    assert panel["alpha"] == pytest.approx(expected_alpha)
+    assert panel.alpha == pytest.approx(expected_alpha)
     # Cohen's kappa by hand: p_o = agreement, p_e from the two marginals
     p_o = agreed.mean()
     p_e = claude.mean() * gpt.mean() + (1 - claude.mean()) * (1 - gpt.mean())
-    metrics = trust_metrics(
-        audit=outcome.audit, labels=outcome.labels, stored=outcome.stored,
-        corrected=outcome.corrected, panel=outcome.panel,
-    )
+    metrics = trust_metrics(outcome)
     kappa = metrics["panel/kappa/claude-sonnet-4-6__gpt-4o-mini-2024-07-18"]
     assert kappa == pytest.approx((p_o - p_e) / (1 - p_e))
     # Claude (the main judge) answered 12; the panel's GPT calls went to the OpenAI fake
@@ -86,7 +84,8 @@ def test_panel_dry_run_prices_each_model_with_its_own_preset(
     main = run_judge(records, cfg, start_dir=tmp_path)
     outcome = run_trust(plan, records, cfg, main, start_dir=tmp_path)
     assert fake_anthropic.requests == [] and fake_openai.requests == []
-    part = outcome.summary["dry_run"]["panel"]["gpt-4o-mini"]
+    assert outcome.dry_run is not None
+    part = outcome.dry_run.panel["gpt-4o-mini"]
     spec = get_protocol("binary")
     tokens_in = sum(
         estimate_prompt_tokens(
@@ -96,8 +95,8 @@ def test_panel_dry_run_prices_each_model_with_its_own_preset(
         for r in records
     )
     tokens_out = 12 * min(ESTIMATED_OUTPUT_TOKENS, cfg.max_tokens)
-    assert part["calls_to_make"] == 12
+    assert part.calls_to_make == 12
     expected = (tokens_in * 0.15 + tokens_out * 0.60) / 1e6  # gpt-4o-mini list price
-    assert part["estimated_cost_usd"] == pytest.approx(expected)
+    assert part.estimated_cost_usd == pytest.approx(expected)
     # sonnet ($3 / $15) is the main judge: its panel calls are the answers' (cache hits)
-    assert outcome.summary["dry_run"]["panel"]["sonnet-4-6"]["calls_to_make"] == 0
+    assert outcome.dry_run.panel["sonnet-4-6"].calls_to_make == 0

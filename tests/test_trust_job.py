@@ -34,17 +34,14 @@ from locomo_exp.judge.job import ESTIMATED_OUTPUT_TOKENS
 from locomo_exp.judge.preflight import estimate_prompt_tokens
 from locomo_exp.judge.protocols import get_protocol
 from locomo_exp.report.trust import render_trust_sections
-from locomo_exp.results import QARecord
+from locomo_exp.results import QARecord, TrustSummary
 from locomo_exp.tracking.trust import trust_metrics
-from locomo_exp.trust.job import TrustOutcome, plan_trust, run_trust
+from locomo_exp.trust.job import plan_trust, run_trust
 
 
-def _metrics(outcome: TrustOutcome) -> dict[str, float]:
-    """The MLflow numbers of a trust outcome, as the experiment logs them."""
-    return trust_metrics(
-        audit=outcome.audit, labels=outcome.labels, stored=outcome.stored,
-        corrected=outcome.corrected, panel=outcome.panel,
-    )
+def _metrics(outcome: TrustSummary) -> dict[str, float]:
+    """The MLflow numbers of a trust outcome, as the experiment logs them: from summary.json."""
+    return trust_metrics(TrustSummary.from_json(outcome.to_json()))
 REJECT_KINDS_IN_EXAMPLE = ("other_gold", "perturbed_date", "perturbed_number", "non_answer")
 
 
@@ -83,9 +80,9 @@ def test_accept_all_judge_fails_the_audit_gate_one_line_exit_1_outputs_kept_run_
     assert len(fake_anthropic.messages_requests()) == 36
     summary = json.loads((out / "summary.json").read_text())
     trust = summary["judge"]["trust"]
-    assert trust["audit"]["gate_passed"] is False
+    assert trust["audit"]["gate"]["state"] == "failed" and trust["audit"]["gate"]["passed"] is False
     assert summary["judge"]["j"]["overall"]["count"] == 16  # controls never in J
-    metrics = trust["metrics"]
+    metrics = _metrics(TrustSummary.from_json(trust))
     for kind in REJECT_KINDS_IN_EXAMPLE:
         assert metrics[f"audit/{kind}/error_rate"] == 100.0
     assert metrics["audit/gold_as_answer/error_rate"] == 0.0
@@ -122,13 +119,13 @@ def test_truth_replaying_judge_has_zero_false_accepts_and_zero_false_rejects(
     )
     _, _, outcome = _trust(records, cfg, tmp_path)
     metrics = _metrics(outcome)
-    assert outcome.gate is not None and outcome.gate.passed
+    assert outcome.audit is not None and outcome.audit.gate.passed
     assert metrics["audit/false_accept_rate"] == 0.0
     assert metrics["audit/false_reject_rate"] == 0.0
     assert metrics["audit/gold_as_answer/accept_rate"] == 100.0
     for kind in REJECT_KINDS_IN_EXAMPLE:
         assert metrics[f"audit/{kind}/accept_rate"] == 0.0
-    assert outcome.summary["audit"]["controls"] == 20
+    assert outcome.audit.controls == 20
 
 
 # 40 invented questions: human label and our (fake) judge's verdict per question.
@@ -214,17 +211,18 @@ def test_panel_of_two_fake_models_gives_exact_majority_j_alpha_and_kappa(
         audit=JudgeAuditConfig(n=0), panel=["sonnet-4-6", "haiku-4-5"],
     )
     plan, _, outcome = _trust(records, cfg, tmp_path)
-    panel = outcome.summary["panel"]
-    assert panel["j_per_model"] == {"claude-sonnet-4-6": 60.0, "claude-haiku-4-5": 50.0}
-    assert panel["panel_j"] == pytest.approx(400 / 7)  # 4 accepts of 7 agreed questions
-    assert panel["n_unscored"] == 3  # 3 ties
+    panel = outcome.panel
+    assert panel is not None
+    assert panel.j_per_model == {"claude-sonnet-4-6": 60.0, "claude-haiku-4-5": 50.0}
+    assert panel.panel_j == pytest.approx(400 / 7)  # 4 accepts of 7 agreed questions
+    assert panel.n_unscored == 3  # 3 ties
     # coincidences: o00 = 6, o11 = 8, o01 = o10 = 3; D_o = 6/20, D_e = 2*9*11/(20*19)
-    assert panel["alpha"] == pytest.approx(14 / 33)
+    assert panel.alpha == pytest.approx(14 / 33)
     m = _metrics(outcome)
     assert m["panel/kappa/claude-sonnet-4-6__claude-haiku-4-5"] == pytest.approx(0.4)
     # sonnet is the main judge: its panel calls are cache hits; haiku adds 10 calls
     assert len(fake_anthropic.messages_requests()) == 20
-    assert panel["calls_made"] == 10
+    assert panel.calls_made == 10
     # (3900 + 1300) / 3900 USD per notional call (1000 in, 60 out)
     assert plan.panel_cost_multiplier == pytest.approx(4 / 3)
     assert "  - tie: 1 accept, 1 reject: 3" in "\n".join(render_trust_sections(outcome))
@@ -268,11 +266,13 @@ def test_dry_run_calls_and_cost_match_the_real_run_with_audit_and_panel(
     real_cfg = make_judge_config(fake_anthropic, tmp_path, **base)
     _, real, outcome = _trust(records, real_cfg, tmp_path)
     assert len(fake_anthropic.messages_requests()) == 84
+    assert outcome.audit is not None and outcome.panel is not None
     real_cost = (
         real.summary["estimated_cost_usd"]
-        + outcome.summary["audit"]["estimated_cost_usd"]
-        + outcome.summary["panel"]["estimated_cost_usd"]
+        + outcome.audit.estimated_cost_usd
+        + outcome.panel.estimated_cost_usd
     )
+    assert outcome.total_cost_usd == pytest.approx(real_cost)
     assert real_cost == pytest.approx(estimate["total_estimated_cost_usd"], abs=5e-7)
     # the total is shown to a millionth of a dollar, without float noise
     assert estimate["total_estimated_cost_usd"] == round(real_cost, 6)
@@ -321,7 +321,7 @@ def test_user_control_file_is_judged_as_its_own_kind(
     m = _metrics(outcome)
     assert m["audit/user_wrong_answers/n"] == 3.0
     assert m["audit/user_wrong_answers/error_rate"] == 100.0
-    assert outcome.summary["audit"]["controls"] == 4
+    assert outcome.audit is not None and outcome.audit.controls == 4
 
 
 def test_judged_item_reads_the_prompt_back(fake_anthropic: FakeAnthropicServer, tmp_path: Path) -> None:
@@ -368,4 +368,4 @@ def test_audit_off_makes_no_control_call_and_no_audit_section(
     plan, _, outcome = _trust(load_results(EXAMPLE).records, cfg, tmp_path)
     assert plan.controls == [] and plan.audit_calls == 0
     assert len(fake_anthropic.messages_requests()) == 16
-    assert outcome.gate is None and render_trust_sections(outcome) == []
+    assert outcome.audit is None and render_trust_sections(outcome) == []

@@ -16,13 +16,19 @@ from locomo_exp.report.trust import (
     render_labels_section,
     render_panel_section,
 )
-from locomo_exp.results import QARecord
+from locomo_exp.results import QARecord, TrustSummary
 from locomo_exp.stats.correction import corrected_j
 from locomo_exp.tracking.trust import trust_metrics
 from locomo_exp.trust.audit import summarise_audit
 from locomo_exp.trust.controls import GOLD_AS_ANSWER, NON_ANSWER, build_controls
 from locomo_exp.trust.labels import compare_with_labels, compare_with_stored, load_labels
 from locomo_exp.trust.panel import judge_panel
+from locomo_exp.trust.summary import (
+    agreement_report_result,
+    audit_result,
+    corrected_result,
+    panel_summary,
+)
 
 ACCEPT = get_protocol("rubric").accept_threshold
 """The accept threshold of the built-in protocols (50)."""
@@ -42,9 +48,15 @@ def _audit():
         "audit:non_answer:b": None,
     }
     costs = {c.control_id: 0.002 for c in controls}
-    return summarise_audit(
+    judged = summarise_audit(
         controls, verdicts, threshold=ACCEPT, max_false_accept=0.2, cost_usd=costs
     )
+    return audit_result(judged, controls=4, counts={}, estimated_cost_usd=0.008, verdicts=verdicts)
+
+
+def _read_back(trust: TrustSummary) -> TrustSummary:
+    """What the report and MLflow get: the summary.json round trip."""
+    return TrustSummary.from_json(trust.to_json())
 
 
 def test_audit_section_renders_rates_intervals_gate_and_categories() -> None:
@@ -73,7 +85,7 @@ def test_audit_section_renders_rates_intervals_gate_and_categories() -> None:
 
 
 def test_audit_metrics_are_named_per_kind_on_a_0_100_scale() -> None:
-    metrics = trust_metrics(audit=_audit())
+    metrics = trust_metrics(_read_back(TrustSummary(audit=_audit())))
     assert metrics["audit/gold_as_answer/accept_rate"] == 100.0
     assert metrics["audit/gold_as_answer/accept_rate_ci_low"] == pytest.approx(34.2380227506653)
     assert metrics["audit/gold_as_answer/accept_rate_ci_high"] == 100.0
@@ -94,6 +106,7 @@ def test_labels_section_and_metrics_for_the_40_question_file(fixtures_dir: Path)
         load_labels(fixtures_dir / "trust" / "labels_40.csv"),
         threshold=ACCEPT,
     )
+    report = agreement_report_result(report)
     text = render_labels_section(report, DEFAULT_CATEGORY_NAMES)
     assert text.splitlines()[0] == "## Agreement with human labels"
     assert (
@@ -104,7 +117,7 @@ def test_labels_section_and_metrics_for_the_40_question_file(fixtures_dir: Path)
     assert "- AMBIGUOUS labels left out: 2" in text
     assert "### Disagreements (7 of 7 shown)" in text
     assert "| q20 | 1 | Invented question number 20? | gold 20 | answer 20 | correct | 0 |" in text
-    metrics = trust_metrics(labels=report)
+    metrics = trust_metrics(_read_back(TrustSummary(labels=report)))
     assert metrics["labels/overall/kappa"] == pytest.approx(416 / 682)
     assert metrics["labels/overall/sensitivity"] == pytest.approx(100 * 20 / 23)
     assert metrics["labels/overall/specificity"] == pytest.approx(100 * 11 / 15)
@@ -117,11 +130,13 @@ def test_stored_verdicts_section_is_titled_for_the_other_judge() -> None:
 
     records = [replace(r, stored_judge_score=100.0) for r in _labelled_records()[:4]]
     report = compare_with_stored(records, {r.question_id: 100.0 for r in records}, threshold=ACCEPT)
+    assert report is not None
+    report = agreement_report_result(report)
     text = render_labels_section(report)
     assert text.splitlines()[0] == "## Agreement with stored verdicts"
     assert "| stored judge \\ our judge | accepted | rejected |" in text
     assert "AMBIGUOUS" not in text
-    metrics = trust_metrics(stored=report)
+    metrics = trust_metrics(_read_back(TrustSummary(stored=report)))
     assert metrics["stored_agreement/overall/agreement"] == 100.0
     assert "stored_agreement/overall/kappa" not in metrics  # undefined: both always accept
 
@@ -134,7 +149,9 @@ def test_corrected_section_shows_raw_and_corrected_with_the_method(fixtures_dir:
         threshold=ACCEPT,
     )
     accepts = [v >= 50 for v in _labelled_verdicts().values()]
-    result = corrected_j(accepts, report.reference, report.judge, n_boot=200, seed=0)
+    result = corrected_result(
+        corrected_j(accepts, report.reference, report.judge, n_boot=200, seed=0)
+    )
     text = render_corrected_section(result)
     assert text.splitlines()[0] == "## Corrected J"
     assert "- Raw accept rate (share of answers with a verdict ≥ 50, not J): 62.5% (40 questions)" in text
@@ -142,14 +159,16 @@ def test_corrected_section_shows_raw_and_corrected_with_the_method(fixtures_dir:
     assert "- Corrected J: **59.4%**, 95% interval [" in text
     assert "Rogan & Gladen 1978" in text
     assert "resampling the 40 judged questions and, independently, the 38 labelled items" in text
-    metrics = trust_metrics(corrected=result)
+    metrics = trust_metrics(_read_back(TrustSummary(corrected=result)))
     assert metrics["j_corrected/overall"] == pytest.approx(100 * 1978 / 3328)
     assert metrics["j_corrected/overall_ci_low"] == pytest.approx(100 * result.ci_low)
     assert metrics["j_corrected/clipped"] == 0.0
 
 
 def test_corrected_section_notes_clipping() -> None:
-    result = corrected_j([False] * 20, [True, False] * 10, [True, True, True, False] * 5, n_boot=50)
+    result = corrected_result(
+        corrected_j([False] * 20, [True, False] * 10, [True, True, True, False] * 5, n_boot=50)
+    )
     text = render_corrected_section(result)
     assert "- Corrected J: **0.0%**" in text
     assert "- Note: the estimate -100.0% fell outside [0, 100] and was clipped" in text
@@ -158,7 +177,11 @@ def test_corrected_section_notes_clipping() -> None:
 def test_panel_section_and_metrics() -> None:
     a = {"q1": 100.0, "q2": 100.0, "q3": 0.0, "q4": 0.0}
     b = {"q1": 100.0, "q2": 0.0, "q3": 0.0, "q4": 0.0}
-    panel = judge_panel({"claude-haiku-4-5": a, "claude-sonnet-4-6": b}, protocol=BINARY)
+    panel = panel_summary(
+        judge_panel({"claude-haiku-4-5": a, "claude-sonnet-4-6": b}, protocol=BINARY),
+        calls_made=8,
+        estimated_cost_usd=None,
+    )
     text = render_panel_section(panel)
     assert text.splitlines()[0] == "## Judge panel"
     assert "Cost: 2× a single judge." in text
@@ -168,7 +191,7 @@ def test_panel_section_and_metrics() -> None:
     assert (
         "| claude-haiku-4-5 vs claude-sonnet-4-6 | 4 | 75.0% [30.1, 95.4] (3/4) | 0.500 |" in text
     )
-    metrics = trust_metrics(panel=panel)
+    metrics = trust_metrics(_read_back(TrustSummary(panel=panel)))
     assert metrics["panel/claude-haiku-4-5/j"] == 50.0
     assert metrics["panel/j"] == pytest.approx(100 / 3)
     assert metrics["panel/kappa/claude-haiku-4-5__claude-sonnet-4-6"] == pytest.approx(0.5)

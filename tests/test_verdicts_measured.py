@@ -18,13 +18,22 @@ from statsmodels.stats.proportion import proportion_confint
 from locomo_exp.judge.protocols import get_protocol
 from locomo_exp.report.header import render_status
 from locomo_exp.report.trust import render_audit_section
-from locomo_exp.results import QARecord, RunSummary
+from locomo_exp.results import AuditResult, QARecord, RunSummary, TrustSummary
 from locomo_exp.tracking.metrics import judge_tags
 from locomo_exp.tracking.trust import trust_metrics
-from locomo_exp.trust.audit import inflated_j_warning, summarise_audit
+from locomo_exp.trust.audit import AuditSummary, inflated_j_warning, summarise_audit
 from locomo_exp.trust.controls import AuditControl
+from locomo_exp.trust.summary import audit_result
 
 ACCEPT = get_protocol("rubric").accept_threshold
+
+
+def _typed(summary: AuditSummary) -> AuditResult:
+    """The audit as summary.json holds it (what the report and MLflow read)."""
+    typed = audit_result(summary, controls=0, counts={}, estimated_cost_usd=None, verdicts={})
+    audit = TrustSummary.from_json(TrustSummary(audit=typed).to_json()).audit
+    assert audit is not None
+    return audit
 
 
 def _controls(kind: str, n: int, expected_accept: bool) -> list[AuditControl]:
@@ -75,11 +84,12 @@ def test_gate_is_not_set_without_limits_and_not_measured_without_verdicts(
     assert summary.gate.state == state
     assert summary.gate.passed is (state == "passed")
     assert summary.gate.fails_run is fails_run
-    metrics = trust_metrics(audit=summary)
+    typed = _typed(summary)
+    metrics = trust_metrics(TrustSummary(audit=typed))
     assert metrics.get("audit/gate_passed") == metric  # percent scale, absent when not set
-    tags = judge_tags({"mode": "realtime", "trust": {"audit": {"gate": state}}})
+    tags = judge_tags({"mode": "realtime", "trust": TrustSummary(audit=typed).to_json()})
     assert tags["judge.audit_gate"] == state
-    section = render_audit_section(summary)
+    section = render_audit_section(typed)
     assert "**passed**" not in section or state == "passed"
 
 
@@ -90,7 +100,7 @@ def test_unmeasured_gate_names_the_kind_and_fails_with_one_line() -> None:
         "judge audit not measured: false-accept rate not measured on non_answer: none of its "
         "4 control(s) got a verdict (judge.audit.max_false_accept=20.0%)"
     )
-    section = render_audit_section(summary)
+    section = render_audit_section(_typed(summary))
     assert "- Gate (max_false_accept 20.0%, per kind): **NOT MEASURED (fails)**" in section
 
 
@@ -107,7 +117,7 @@ def test_gate_with_one_kind_measured_and_one_not_fails() -> None:
 
 def test_gate_without_limits_is_reported_as_not_set() -> None:
     controls = _controls("other_gold", 3, expected_accept=False)
-    section = render_audit_section(summarise_audit(controls, {}, threshold=ACCEPT))
+    section = render_audit_section(_typed(summarise_audit(controls, {}, threshold=ACCEPT)))
     assert (
         "- Gate: not set (no judge.audit.max_false_accept or judge.audit.max_false_reject)"
         in section
@@ -150,9 +160,16 @@ def test_j_is_flagged_inflated_when_a_false_accept_interval_lies_above_half(
 
 
 def test_inflated_warning_opens_the_report_status_block_without_marking_it_incomplete() -> None:
+    from dataclasses import replace
+
+    controls = _controls("other_gold", 3, expected_accept=False)
+    audit = replace(
+        _typed(summarise_audit(controls, {}, threshold=ACCEPT)),
+        j_inflated="J is inflated: the judge accepted 5/5 x",
+    )
     summary = _summary(
         status={"f1": "ok", "judge": "ok"},
-        judge={"trust": {"audit": {"j_inflated": "J is inflated: the judge accepted 5/5 x"}}},
+        judge={"trust": TrustSummary(audit=audit).to_json()},
     )
     assert not summary.incomplete
     assert render_status(summary) == (
@@ -240,7 +257,7 @@ def test_accept_all_judge_prints_and_reports_that_j_is_inflated(
     )
     assert result.summary["status"] == {"f1": "ok", "judge": "ok"}
     audit = result.summary["judge"]["trust"]["audit"]
-    assert audit["gate"] == "not set" and audit["gate_passed"] is False
+    assert audit["gate"] == {"state": "not set", "passed": False, "failures": [], "message": ""}
     assert audit["j_inflated"].startswith("J is inflated: the judge accepted 5/5 known-wrong")
     report = (tmp_path / "out" / "report.md").read_text()
     assert "## Run status: WARNING" in report

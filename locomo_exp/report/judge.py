@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from locomo_exp.report.format import MISSING, fmt_num
-from locomo_exp.results import RunSummary
+from locomo_exp.report.trust import render_trust_sections
+from locomo_exp.results import JudgeSummary, RunSummary
 from locomo_exp.results.template_note import template_note
 
 
@@ -38,7 +38,7 @@ def render_judge_section(summary: RunSummary) -> str:
             f"Judge API: `{judge.provider}`, {judge.endpoint_kind} endpoint "
             f"`{judge.endpoint}`{answered}.",
         ]
-    note = template_note(judge.raw)
+    note = template_note(judge.to_json())
     if note:
         lines[-1:-1] = ["", f"Judge prompt: {note}."]
     if judge.j:
@@ -69,11 +69,13 @@ def render_judge_section(summary: RunSummary) -> str:
     if judge.tokens and not estimate:
         lines.append(
             f"Tokens: {judge.tokens.get('input', 0)} in, {judge.tokens.get('output', 0)} out; "
-            + cost_line(judge.raw)
+            + cost_line(judge)
         )
     # judge trust sections (audit right under J; labels, corrected J, panel when present)
-    for section in (judge.raw.get("trust") or {}).get("sections") or []:
-        lines += ["", str(section)]
+    if judge.trust is not None:
+        names = {int(k): v for k, v in summary.category_names.items() if k.isdigit()}
+        for section in render_trust_sections(judge.trust, names):
+            lines += ["", section]
     return "\n".join(lines)
 
 
@@ -81,23 +83,23 @@ def _usd(value: Any) -> str:
     return MISSING if value is None else f"${float(value):.4f}"
 
 
-def cost_line(judge: Mapping[str, Any]) -> str:
+def cost_line(judge: JudgeSummary) -> str:
     """The run's judge cost: calls actually paid, answers + audit + panel; cached calls free.
 
     Args:
-        judge: the judge's part of ``summary.json``.
+        judge: the judge's part of the run summary (its ``trust`` gives the audit's and
+            the panel's cost).
 
     Returns:
         ``"cost $0.0123 (answers $0.0100, audit $0.0023): calls actually paid; cached
         calls are free."``; ``n/a`` where no price is known.
     """
-    trust = judge.get("trust") or {}
-    parts = [("answers", judge.get("estimated_cost_usd"))]
-    parts += [
-        (name, trust[name].get("estimated_cost_usd"))
-        for name in ("audit", "panel")
-        if trust.get(name)
-    ]
-    total = trust.get("total_cost_usd", judge.get("estimated_cost_usd"))
+    trust = judge.trust
+    parts = [("answers", judge.estimated_cost_usd)]
+    if trust is not None and trust.audit is not None:
+        parts.append(("audit", trust.audit.estimated_cost_usd))
+    if trust is not None and trust.panel is not None:
+        parts.append(("panel", trust.panel.estimated_cost_usd))
+    total = judge.total_cost_usd
     detail = ", ".join(f"{name} {_usd(value)}" for name, value in parts)
     return f"cost {_usd(total)} ({detail}): calls actually paid; cached calls are free."

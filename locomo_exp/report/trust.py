@@ -1,10 +1,11 @@
 """Report sections of judge trust: audit, labels, stored verdicts, corrected J, panel.
 
-Pure functions from the result dataclasses of :mod:`locomo_exp.trust` and
-:mod:`locomo_exp.stats.correction` to Markdown (the ``report.md`` sections "Judge audit",
-"Agreement with human labels", "Corrected J", "Judge panel"); :func:`render_trust_sections`
-puts a trust job's sections in order. Rates are shown in percent (0-100); kappa and alpha
-stay on their own -1..1 scale. The MLflow numbers are :mod:`locomo_exp.tracking.trust`.
+Pure functions from the typed trust results (:class:`~locomo_exp.results.TrustSummary` and
+its parts, as ``summary.json`` holds them) to Markdown (the ``report.md`` sections "Judge
+audit", "Agreement with human labels", "Corrected J", "Judge panel");
+:func:`render_trust_sections` puts a trust job's sections in order. Rates are shown in
+percent (0-100); kappa and alpha stay on their own -1..1 scale. The MLflow numbers are
+:mod:`locomo_exp.tracking.trust`.
 """
 
 from __future__ import annotations
@@ -12,19 +13,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from locomo_exp.report.format import MISSING
-from locomo_exp.stats.agreement import BinaryAgreement, Proportion
-from locomo_exp.stats.correction import CorrectedJ
-from locomo_exp.trust.audit import AuditSummary, inflated_j_warning
-from locomo_exp.trust.job import TrustOutcome
-from locomo_exp.trust.labels import AgreementReport
-from locomo_exp.trust.panel import PanelResult
+from locomo_exp.results import (
+    Agreement,
+    AgreementResult,
+    AuditResult,
+    CorrectedJResult,
+    PanelSummary,
+    Rate,
+    TrustSummary,
+)
 
 
 def _pct(x: float | None) -> str:
     return MISSING if x is None else f"{100 * x:.1f}%"
 
 
-def _prop(p: Proportion) -> str:
+def _prop(p: Rate) -> str:
     """``"42.0% [30.1, 55.0] (21/50)"``, or ``"n/a (0)"`` when nothing was observed."""
     if p.rate is None or p.ci_low is None or p.ci_high is None:
         return f"{MISSING} (0)"
@@ -33,7 +37,7 @@ def _prop(p: Proportion) -> str:
     )
 
 
-def _rate_count(p: Proportion) -> str:
+def _rate_count(p: Rate) -> str:
     return f"{_pct(p.rate)} ({p.successes}/{p.n})"
 
 
@@ -51,7 +55,7 @@ def _cat_label(category: int, names: Mapping[int, str] | None) -> str:
 
 
 def render_audit_section(
-    summary: AuditSummary, category_names: Mapping[int, str] | None = None
+    summary: AuditResult, category_names: Mapping[int, str] | None = None
 ) -> str:
     """The "Judge audit" section (goes right under J).
 
@@ -113,9 +117,8 @@ def render_audit_section(
         lines.append(
             "- Gate: not set (no judge.audit.max_false_accept or judge.audit.max_false_reject)"
         )
-    inflated = inflated_j_warning(summary)
-    if inflated:
-        lines.append(f"- **Warning: {inflated}.**")
+    if summary.j_inflated:
+        lines.append(f"- **Warning: {summary.j_inflated}.**")
     for kind in summary.kinds.values():
         for note, count in kind.notes:
             lines.append(f"- {kind.kind}: {count} control(s): {note}")
@@ -137,7 +140,7 @@ def render_audit_section(
     return "\n".join(lines)
 
 
-def _agreement_row(label: str, agreement: BinaryAgreement) -> str:
+def _agreement_row(label: str, agreement: Agreement) -> str:
     return (
         f"| {label} | {agreement.n} | {_prop(agreement.agreement)} | {_num(agreement.kappa)} "
         f"| {_prop(agreement.sensitivity)} | {_prop(agreement.specificity)} |"
@@ -145,7 +148,7 @@ def _agreement_row(label: str, agreement: BinaryAgreement) -> str:
 
 
 def render_labels_section(
-    report: AgreementReport, category_names: Mapping[int, str] | None = None
+    report: AgreementResult, category_names: Mapping[int, str] | None = None
 ) -> str:
     """The "Agreement with human labels" (or "... with stored verdicts") section.
 
@@ -207,16 +210,16 @@ def render_labels_section(
     return "\n".join(lines)
 
 
-def render_corrected_section(corrected: CorrectedJ) -> str:
+def render_corrected_section(corrected: CorrectedJResult) -> str:
     """The "Corrected J" section (reported beside the raw J, never instead of it).
 
     Args:
-        corrected: the Rogan-Gladen estimate with its bootstrap interval.
+        corrected: the Rogan-Gladen estimate with its bootstrap interval (shares 0-1).
 
     Returns:
         Markdown text, starting with ``## Corrected J``.
     """
-    est = corrected.estimate
+    est = corrected
     source = (
         "human labels"
         if corrected.source == "labels"
@@ -259,7 +262,7 @@ def render_corrected_section(corrected: CorrectedJ) -> str:
     return "\n".join(lines)
 
 
-def render_panel_section(panel: PanelResult) -> str:
+def render_panel_section(panel: PanelSummary) -> str:
     """The "Judge panel" section.
 
     Args:
@@ -285,29 +288,27 @@ def render_panel_section(panel: PanelResult) -> str:
     lines += [
         "",
         f"- Krippendorff's α ({panel.alpha_level}): {_num(panel.alpha)}",
-        f"- Questions without a panel verdict: {len(panel.unscored_reasons)}",
+        f"- Questions without a panel verdict: {panel.n_unscored}",
     ]
-    reasons: dict[str, int] = {}
-    for reason in panel.unscored_reasons.values():
-        reasons[reason] = reasons.get(reason, 0) + 1
-    lines += [f"  - {reason}: {count}" for reason, count in sorted(reasons.items())]
-    if panel.pairwise:
+    lines += [f"  - {reason}: {count}" for reason, count in sorted(panel.unscored.items())]
+    if panel.pairs:
         lines += ["", "| pair | n | agreement | Cohen's κ |", "|---|---:|---:|---:|"]
-        for (a, b), agreement in panel.pairwise.items():
+        for pair in panel.pairs:
             lines.append(
-                f"| {a} vs {b} | {agreement.n} | {_prop(agreement.agreement)} "
-                f"| {_num(agreement.kappa)} |"
+                f"| {pair.a} vs {pair.b} | {pair.agreement.n} | {_prop(pair.agreement.agreement)} "
+                f"| {_num(pair.agreement.kappa)} |"
             )
     return "\n".join(lines)
 
 
 def render_trust_sections(
-    outcome: TrustOutcome, category_names: Mapping[int, str] | None = None
+    outcome: TrustSummary, category_names: Mapping[int, str] | None = None
 ) -> list[str]:
     """The report's trust sections of one judge job, in order.
 
     Args:
-        outcome: from :func:`locomo_exp.trust.job.run_trust`.
+        outcome: from :func:`locomo_exp.trust.job.run_trust`, or read back from
+            ``summary.json`` (:meth:`~locomo_exp.results.TrustSummary.from_json`).
         category_names: display names by category id.
 
     Returns:
@@ -324,10 +325,8 @@ def render_trust_sections(
         sections.append(render_labels_section(outcome.stored, names))
     if outcome.corrected is not None:
         sections.append(render_corrected_section(outcome.corrected))
-    elif "corrected_j_unavailable" in outcome.summary:
-        sections.append(
-            "## Corrected J\n\nNot available: " + outcome.summary["corrected_j_unavailable"] + "."
-        )
+    elif outcome.corrected_unavailable is not None:
+        sections.append("## Corrected J\n\nNot available: " + outcome.corrected_unavailable + ".")
     if outcome.panel is not None:
         sections.append(render_panel_section(outcome.panel))
     return sections

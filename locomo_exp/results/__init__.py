@@ -19,7 +19,7 @@ Layout (``schema_version`` 1)::
      "stored_judge": {category key: {mean, count, min, max}}?,         # 0-100
      "stored_vs_recomputed": {stored field: {best, equal, ...}}?,     # 0-1
      "runs": {n_runs, files, lexical: {metric: {key: {per_run, mean, std}}}}?,
-     "judge": {...the judge package's summary...}?,                    # J 0-100
+     "judge": {...the judge package's summary..., trust?: {...}}?,     # J 0-100
      "status": {part: "ok" | what happened},
      "analysis": {confidence, bootstrap_samples, seed, bootstrap, extremes,
                   disagreements?, reliability?}?}
@@ -29,12 +29,14 @@ Category keys are ``"1"``..``"5"``, ``"overall_1_4"`` and ``"overall"`` (see
 ``locomo_exp``, so every layer (scoring, judge, report, tracking) may use its types.
 
 Modules: :mod:`.run` (the run summary, input, lexical groups, latency), :mod:`.judge`
-(the judge's summary), :mod:`.analysis` (bootstrap intervals, extremes, reliability),
-:mod:`.record` (one answered question, the input of every scorer);
-:mod:`.convert` holds the JSON helpers they share. Import the types from
-``locomo_exp.results``.
+(the judge's summary), :mod:`.trust` (the judge's trust: corrected J, panel, dry run, with
+:mod:`.audit` and :mod:`.agreement` with labels and stored verdicts), :mod:`.analysis`
+(bootstrap intervals, extremes, reliability), :mod:`.record` (one answered question, the
+input of every scorer); :mod:`.convert` holds the JSON helpers they share. Import the types
+from ``locomo_exp.results``.
 """
 
+from locomo_exp.results.agreement import Agreement, AgreementResult, DisagreementRow, Rate
 from locomo_exp.results.analysis import (
     Analysis,
     BootstrapCI,
@@ -42,6 +44,7 @@ from locomo_exp.results.analysis import (
     QuestionBrief,
     Reliability,
 )
+from locomo_exp.results.audit import GATE_STATES, AuditKindResult, AuditResult, GateResult
 from locomo_exp.results.judge import JudgeGroup, JudgeSummary
 from locomo_exp.results.record import QARecord
 from locomo_exp.results.run import (
@@ -54,22 +57,46 @@ from locomo_exp.results.run import (
     by_category_from_json,
     by_category_to_json,
 )
+from locomo_exp.results.trust import (
+    CallEstimate,
+    CorrectedJResult,
+    OlderTrustLayout,
+    PanelPair,
+    PanelSummary,
+    TrustDryRun,
+    TrustSummary,
+)
 
 __all__ = [
+    "GATE_STATES",
+    "Agreement",
+    "AgreementResult",
     "Analysis",
+    "AuditKindResult",
+    "AuditResult",
     "BootstrapCI",
     "ByCategory",
+    "CallEstimate",
+    "CorrectedJResult",
+    "DisagreementRow",
     "Extremes",
+    "GateResult",
     "GroupStats",
     "InputInfo",
     "JudgeGroup",
     "JudgeSummary",
     "LatencyStats",
+    "OlderTrustLayout",
+    "PanelPair",
+    "PanelSummary",
     "QARecord",
     "QuestionBrief",
+    "Rate",
     "Reliability",
     "RunSummary",
     "SCHEMA_VERSION",
+    "TrustDryRun",
+    "TrustSummary",
     "by_category_from_json",
     "by_category_to_json",
 ]

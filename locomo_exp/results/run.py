@@ -256,10 +256,9 @@ class RunSummary:
     @property
     def warnings(self) -> list[str]:
         """Warnings the reader must see first: J inflated by a lenient judge (audit)."""
-        raw = self.judge.raw if self.judge is not None else {}
-        audit = (raw.get("trust") or {}).get("audit") or {}
-        inflated = audit.get("j_inflated")
-        return [str(inflated)] if inflated else []
+        trust = self.judge.trust if self.judge is not None else None
+        inflated = trust.audit.j_inflated if trust is not None and trust.audit is not None else None
+        return [inflated] if inflated else []
 
     def to_json(self) -> dict[str, Any]:
         """The ``summary.json`` layout (see the module docstring), ``schema_version`` first."""

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from locomo_exp.benchmark.locomo import CATEGORY_GROUPS, group_metric_name, overall_group_for
+from locomo_exp.results import TrustSummary
 from locomo_exp.tracking.names import (
     MAX_PARAM_VALUE_CHARS,
     finite_metrics,
@@ -25,6 +26,7 @@ from locomo_exp.tracking.names import (
     is_secret_key,
 )
 from locomo_exp.tracking.run_names import sweep_value_label, swept_tag_name
+from locomo_exp.tracking.trust import trust_metrics
 
 PERCENT = 100.0
 """Factor from a 0-1 lexical mean (``summary.json``) to the percent logged to MLflow."""
@@ -207,8 +209,11 @@ def judge_metrics(judge: Mapping[str, Any], category_names: Mapping[int, str]) -
         metrics["judge/batch_requests_submitted"] = batch.get("requests_submitted")
         for kind, value in (batch.get("results") or {}).items():
             metrics[f"judge/batch_{kind}"] = value
-    # judge trust (audit, labels, corrected J, panel): built by tracking.trust.trust_metrics
-    metrics.update((judge.get("trust") or {}).get("metrics") or {})
+    # judge trust (audit, labels, corrected J, panel): summary.json holds the numbers, the
+    # names are tracking.trust's
+    trust = judge.get("trust")
+    if trust:
+        metrics.update(trust_metrics(TrustSummary.from_json(trust), category_names))
     return finite_metrics(metrics)
 
 
@@ -275,10 +280,10 @@ def judge_tags(judge: Mapping[str, Any], *, dry_run: bool = False) -> dict[str, 
         tags["judge.batch_ids"] = joined_ids(batch.get("batch_ids") or [])
     if dry_run:
         tags["judge.dry_run"] = "true"
-    audit = (judge.get("trust") or {}).get("audit")
-    if audit is not None:
-        # the trust job always writes the gate's state; never derive "passed" from a bool here
-        tags["judge.audit_gate"] = str(audit.get("gate", "not set"))
+    trust = judge.get("trust")
+    audit = TrustSummary.from_json(trust).audit if trust else None
+    if audit is not None:  # the state the trust job measured: passed, failed, not set...
+        tags["judge.audit_gate"] = audit.gate.state
     return tags
 
 

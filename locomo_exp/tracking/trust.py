@@ -1,8 +1,9 @@
 """MLflow numbers of judge trust: audit, labels, stored verdicts, corrected J, panel.
 
-A flat dict of metric names (``audit/...``, ``labels/...``, ``stored/...``,
-``corrected/...``, ``panel/...``) from the result dataclasses of :mod:`locomo_exp.trust`
-and :mod:`locomo_exp.stats.correction`. Rates are logged in percent (0-100); kappa and
+A flat dict of metric names (``audit/...``, ``labels/...``, ``stored_agreement/...``,
+``j_corrected/...``, ``panel/...``) from the typed trust results
+(:class:`~locomo_exp.results.TrustSummary`, as ``summary.json`` holds them): the names
+live here only, never in ``summary.json``. Rates are logged in percent (0-100); kappa and
 alpha stay on their own -1..1 scale; ``None`` values are left out.
 """
 
@@ -12,18 +13,14 @@ import re
 from collections.abc import Mapping
 
 from locomo_exp.benchmark.locomo import category_slug
-from locomo_exp.stats.agreement import BinaryAgreement, Proportion
-from locomo_exp.stats.correction import CorrectedJ
-from locomo_exp.trust.audit import AuditSummary
-from locomo_exp.trust.labels import AgreementReport
-from locomo_exp.trust.panel import PanelResult
+from locomo_exp.results import Agreement, AgreementResult, Rate, TrustSummary
 
 
 def _safe(name: str) -> str:
     return re.sub(r"[^0-9A-Za-z_.\-/ ]+", "_", name)
 
 
-def _put_prop(out: dict[str, float], name: str, p: Proportion) -> None:
+def _put_prop(out: dict[str, float], name: str, p: Rate) -> None:
     if p.rate is not None:
         out[name] = 100 * p.rate
     if p.ci_low is not None and p.ci_high is not None:
@@ -31,7 +28,7 @@ def _put_prop(out: dict[str, float], name: str, p: Proportion) -> None:
         out[f"{name}_ci_high"] = 100 * p.ci_high
 
 
-def _put_agreement(out: dict[str, float], prefix: str, a: BinaryAgreement) -> None:
+def _put_agreement(out: dict[str, float], prefix: str, a: Agreement) -> None:
     out[f"{prefix}/n"] = float(a.n)
     _put_prop(out, f"{prefix}/agreement", a.agreement)
     if a.kappa is not None:
@@ -41,7 +38,7 @@ def _put_agreement(out: dict[str, float], prefix: str, a: BinaryAgreement) -> No
 
 
 def _agreement_metrics(
-    out: dict[str, float], prefix: str, report: AgreementReport, names: Mapping[int, str] | None
+    out: dict[str, float], prefix: str, report: AgreementResult, names: Mapping[int, str] | None
 ) -> None:
     if report.overall is not None:
         _put_agreement(out, f"{prefix}/overall", report.overall)
@@ -53,15 +50,9 @@ def _agreement_metrics(
 
 
 def trust_metrics(
-    *,
-    audit: AuditSummary | None = None,
-    labels: AgreementReport | None = None,
-    stored: AgreementReport | None = None,
-    corrected: CorrectedJ | None = None,
-    panel: PanelResult | None = None,
-    category_names: Mapping[int, str] | None = None,
+    trust: TrustSummary, category_names: Mapping[int, str] | None = None
 ) -> dict[str, float]:
-    """MLflow-ready numbers for every trust result given (rates on 0-100).
+    """MLflow-ready numbers for every trust result of a judge job (rates on 0-100).
 
     Names: ``audit/<kind>/accept_rate`` (+ ``_ci_low``, ``_ci_high``), ``audit/<kind>/n``,
     ``audit/<kind>/error_rate``, ``audit/<kind>/<cat slug>/accept_rate``,
@@ -74,11 +65,8 @@ def trust_metrics(
     ``panel/kappa/<a>__<b>``, ``panel/n_unscored``, ``panel/cost_multiplier``.
 
     Args:
-        audit: the judged audit.
-        labels: agreement with human labels.
-        stored: agreement with stored verdicts.
-        corrected: the corrected J.
-        panel: the judge panel.
+        trust: the trust results (audit, labels, stored verdicts, corrected J, panel; a
+            dry run's give no metric).
         category_names: display names by category id for the metric slugs.
 
     Returns:
@@ -86,6 +74,8 @@ def trust_metrics(
     """
     out: dict[str, float] = {}
     names = dict(category_names) if category_names else None
+    audit, labels, stored = trust.audit, trust.labels, trust.stored
+    corrected, panel = trust.corrected, trust.panel
     if audit is not None:
         for kind in audit.kinds.values():
             prefix = f"audit/{_safe(kind.kind)}"
@@ -106,12 +96,12 @@ def trust_metrics(
         out["labels/n_ambiguous"] = float(labels.n_ambiguous)
     if stored is not None:
         _agreement_metrics(out, "stored_agreement", stored, names)
-    if corrected is not None and corrected.estimate.value is not None:
-        out["j_corrected/overall"] = 100 * corrected.estimate.value
+    if corrected is not None and corrected.value is not None:
+        out["j_corrected/overall"] = 100 * corrected.value
         if corrected.ci_low is not None and corrected.ci_high is not None:
             out["j_corrected/overall_ci_low"] = 100 * corrected.ci_low
             out["j_corrected/overall_ci_high"] = 100 * corrected.ci_high
-        out["j_corrected/clipped"] = 1.0 if corrected.estimate.clipped else 0.0
+        out["j_corrected/clipped"] = 1.0 if corrected.clipped else 0.0
     if panel is not None:
         for model in panel.models:
             model_j = panel.j_per_model[model]
@@ -121,9 +111,9 @@ def trust_metrics(
             out["panel/j"] = panel.panel_j
         if panel.alpha is not None:
             out["panel/alpha"] = panel.alpha
-        for (a, b), agreement in panel.pairwise.items():
-            if agreement.kappa is not None:
-                out[f"panel/kappa/{_safe(a)}__{_safe(b)}"] = agreement.kappa
-        out["panel/n_unscored"] = float(len(panel.unscored_reasons))
+        for pair in panel.pairs:
+            if pair.agreement.kappa is not None:
+                out[f"panel/kappa/{_safe(pair.a)}__{_safe(pair.b)}"] = pair.agreement.kappa
+        out["panel/n_unscored"] = float(panel.n_unscored)
         out["panel/cost_multiplier"] = panel.cost_multiplier
     return out
