@@ -22,6 +22,10 @@ through ``base_url=server.base_url`` (``<url>/v1``).
   file and (if any) an error file. ``expire_in_next_batch = n`` leaves the first ``n``
   lines unprocessed (``batch_expired`` in the error file, batch status ``expired``).
   ``supports_batches = False`` removes ``/v1/batches`` (a local server).
+  ``reject_next_batch = [{"code", "message", "line"}, ...]`` fails the next batch at
+  validation, as the API does for a bad input file: no line is answered, the batch is
+  ``validating`` for ``batch_processing_s``, then ``failed`` with those ``errors`` and
+  neither output nor error file.
 
 Run ``python tests/fake_openai.py --latency 0.1`` to serve from a separate process.
 """
@@ -127,6 +131,7 @@ class OpenAIBatch:
     metadata: dict[str, Any] = field(default_factory=dict)
     output_file_id: str | None = None
     error_file_id: str | None = None
+    validation_errors: list[dict[str, Any]] = field(default_factory=list)
 
 
 def is_reasoning(model: str) -> bool:
@@ -147,6 +152,7 @@ class FakeOpenAIServer(FakeAnthropicServer):
             ("GET", re.compile(r"^/v1/files/[^/]+/content$"), self._file_content),
         ]
         self.supports_batches = True
+        self.reject_next_batch: list[dict[str, Any]] = []
 
     @property
     def supports_batches(self) -> bool:
@@ -307,6 +313,23 @@ class FakeOpenAIServer(FakeAnthropicServer):
             self.expire_in_next_batch = 0
         if content is None:
             return oa_error(400, "input_file_id not found")
+        with self._lock:
+            rejected, self.reject_next_batch = self.reject_next_batch, []
+        if rejected:  # failed at validation: no line is answered
+            batch = OpenAIBatch(
+                batch_id=f"batch_fake{next(self._ids)}",
+                input_file_id=str(body["input_file_id"]),
+                created_at=time.time(),
+                ready_at=time.monotonic() + self.batch_processing_s,
+                total=0,
+                output_lines=[],
+                error_lines=[],
+                metadata=dict(body.get("metadata") or {}),
+                validation_errors=[{"param": None, **e} for e in rejected],
+            )
+            with self._lock:
+                self.oa_batches[batch.batch_id] = batch
+            return Reply(body=self._oa_batch_json(batch))
         output: list[str] = []
         errors: list[str] = []
         seen: set[str] = set()
@@ -373,12 +396,17 @@ class FakeOpenAIServer(FakeAnthropicServer):
                     self.files[batch.error_file_id] = ("\n".join(batch.error_lines) + "\n").encode()
         failed = sum(1 for line in batch.error_lines if '"batch_expired"' not in line)
         status = ("expired" if batch.expired else "completed") if ended else "in_progress"
+        errors = None
+        if batch.validation_errors:
+            status = "failed" if ended else "validating"
+            errors = {"object": "list", "data": batch.validation_errors} if ended else None
         now = int(time.time())
         return {
             "id": batch.batch_id,
             "object": "batch",
             "endpoint": "/v1/chat/completions",
-            "errors": None,
+            "errors": errors,
+            "failed_at": now if ended and errors else None,
             "input_file_id": batch.input_file_id,
             "completion_window": "24h",
             "status": status,
@@ -387,7 +415,7 @@ class FakeOpenAIServer(FakeAnthropicServer):
             "created_at": int(batch.created_at),
             "in_progress_at": int(batch.created_at),
             "expires_at": int(batch.created_at) + 24 * 3600,
-            "completed_at": now if ended and not batch.expired else None,
+            "completed_at": now if ended and not batch.expired and not errors else None,
             "expired_at": now if ended and batch.expired else None,
             "request_counts": {
                 "total": batch.total,

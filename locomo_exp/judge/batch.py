@@ -37,7 +37,9 @@ from locomo_exp.judge.aggregate import JudgeResult
 from locomo_exp.judge.batch_plan import (
     RESULT_KINDS,
     STORE_CHUNK,
+    VALIDATION_FAILED,
     BatchRunInfo,
+    batch_error_lines,
     split_batches,
 )
 from locomo_exp.judge.batch_submit import BatchSubmitter
@@ -116,10 +118,17 @@ class BatchJudge(BatchSubmitter):
             return seen
 
         seen = await self.with_retries(f"downloading results of {batch_id}", download)
+        for line in batch_error_lines(batch_id, status.errors, seen.values()):
+            logger.error("%s", line)
         counts = dict.fromkeys(RESULT_KINDS, 0)
         for custom_id, request in requests.items():
             item = seen.get(custom_id)
-            if item is None:
+            if item is None and status.errors:  # rejected at validation: an error, said above
+                item = BatchItemResult(
+                    custom_id, "errored", error_type=VALIDATION_FAILED,
+                    error_message=f"the batch failed validation: {status.errors[0]}",
+                )
+            elif item is None:
                 item = BatchItemResult(custom_id=custom_id, result_type="missing")
             counts[item.result_type if item.result_type in counts else "missing"] += 1
             self._outcomes[request.digest] = item

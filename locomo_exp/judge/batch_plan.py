@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from locomo_exp.judge.errors import JudgeError
+from locomo_exp.judge.messages import BatchItemResult
 
 BATCH_BODY_OVERHEAD_BYTES = 1024
 """Bytes reserved in each batch body besides the requests (``{"requests": [...]}``)."""
@@ -91,3 +94,44 @@ def split_batches(sizes: list[int], *, max_requests: int, max_bytes: int) -> lis
     if start < len(sizes):
         ranges.append((start, len(sizes)))
     return ranges
+
+
+VALIDATION_FAILED = "batch_failed"
+"""``error_type`` given to the requests of a batch the API rejected at validation."""
+
+
+def batch_error_lines(
+    batch_id: str, rejected: Iterable[str], items: Iterable[BatchItemResult]
+) -> list[str]:
+    """One line per distinct error of an ended batch, with how often it occurred.
+
+    Most frequent first (ties in the order met). A batch the API rejected at validation
+    (OpenAI: status ``failed`` with ``errors``) ran none of its requests; its errors are
+    said first. Then the ``errored`` result lines (the error file), grouped by error type
+    and message.
+
+    Args:
+        batch_id: the batch.
+        rejected: the batch's own errors (:attr:`BatchStatus.errors`, ``code: message``).
+        items: its result lines (only ``errored`` ones are counted).
+
+    Returns:
+        ``judge batch: batch <id> failed validation, none of its requests ran: <n> × <error>``
+        and ``judge batch: <n> request(s) of batch <id> errored: <type>: <message>`` lines.
+    """
+    lines = [
+        f"judge batch: batch {batch_id} failed validation, none of its requests ran: "
+        f"{n} × {text}"
+        for text, n in Counter(rejected).most_common()
+    ]
+    errored = Counter(
+        ": ".join(part for part in (item.error_type, item.error_message) if part)
+        for item in items
+        if item.result_type == "errored" and item.error_type != VALIDATION_FAILED
+    )
+    lines += [
+        f"judge batch: {n} request{'s' if n != 1 else ''} of batch {batch_id} errored: "
+        f"{text or 'no error message'}"
+        for text, n in errored.most_common()
+    ]
+    return lines

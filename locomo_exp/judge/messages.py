@@ -164,6 +164,9 @@ class BatchStatus:
         created_at: creation time, Unix seconds.
         ended_at: end of processing, Unix seconds, or ``None``.
         expires_at: when the API stops processing it (24 h after creation), Unix seconds.
+        errors: the batch's own errors, one ``code: message`` text per error the API
+            reported (OpenAI's ``errors`` of a batch that failed validation; a repeated
+            error appears once per input line it was found on); empty when none.
     """
 
     batch_id: str
@@ -172,6 +175,7 @@ class BatchStatus:
     created_at: float | None = None
     ended_at: float | None = None
     expires_at: float | None = None
+    errors: tuple[str, ...] = ()
 
     @property
     def ended(self) -> bool:

@@ -241,6 +241,10 @@ def batch_status_from(batch: Any) -> BatchStatus:
     else:
         tally["errored"] += rest
     ended_at = batch.completed_at or batch.failed_at or batch.expired_at or batch.cancelled_at
+    errors = tuple(
+        ": ".join(str(part) for part in (_get(e, "code"), _get(e, "message")) if part)
+        for e in (_get(getattr(batch, "errors", None), "data") or [])
+    )
     return BatchStatus(
         batch_id=str(batch.id),
         processing_status="ended" if ended else "canceling" if status == "cancelling" else status,
@@ -248,6 +252,7 @@ def batch_status_from(batch: Any) -> BatchStatus:
         created_at=float(batch.created_at) if batch.created_at is not None else None,
         ended_at=float(ended_at) if ended_at is not None else None,
         expires_at=float(batch.expires_at) if batch.expires_at is not None else None,
+        errors=errors,
     )
 
 
