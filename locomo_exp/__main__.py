@@ -23,7 +23,14 @@ def main(cfg: DictConfig) -> None:
     """Convert the composed config to typed dataclasses and run one scoring job."""
     from locomo_exp.cli import run_from_hydra
 
-    run_from_hydra(cfg)
+    try:
+        run_from_hydra(cfg)
+    except SystemExit as stop:
+        if stop.code == 1:  # the user's mistake: leave no run directory holding only Hydra's
+            from locomo_exp.report.run_dir import remove_hydra_only_run_dir_of_this_run
+
+            remove_hydra_only_run_dir_of_this_run()
+        raise
 
 
 if __name__ == "__main__":

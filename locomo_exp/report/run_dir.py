@@ -318,6 +318,92 @@ def check_run_dir(config: Any) -> Path:
     return output_dir
 
 
+HYDRA_SUBDIR_FILES = ("config.yaml", "hydra.yaml", "overrides.yaml")
+"""What Hydra writes into ``hydra.output_subdir`` (``.hydra/``) when a run starts."""
+
+
+def remove_hydra_only_run_dir(
+    output_dir: Path, start_dir: Path, *, hydra_subdir: str | None, log_file: str | None
+) -> bool:
+    """Remove a run directory that holds nothing but the files Hydra wrote when it started.
+
+    Called when a run stops on the user's mistake (exit status 1) so that it leaves
+    nothing behind. Only Hydra's own files are removed: ``<hydra_subdir>/config.yaml``,
+    ``hydra.yaml`` and ``overrides.yaml`` and the job's log. Any other file or directory
+    (the user's, an earlier run's outputs) keeps the whole directory as it is. The start
+    directory and its ancestors are never removed; the run directory's parents up to the
+    start directory are removed when that leaves them empty (Hydra's ``outputs/<date>/``).
+
+    Args:
+        output_dir: the run directory (``hydra.runtime.output_dir``).
+        start_dir: the directory the program started in.
+        hydra_subdir: ``hydra.output_subdir`` (``.hydra``), or ``None`` when Hydra writes none.
+        log_file: the job log's path relative to ``output_dir``, or ``None`` for none.
+
+    Returns:
+        Whether the run directory was removed.
+    """
+    run = Path(os.path.abspath(output_dir))
+    start = Path(os.path.abspath(start_dir))
+    if run == start or run in start.parents or not run.is_dir() or run.is_symlink():
+        return False
+    subdir = Path(hydra_subdir) if hydra_subdir else None
+    own_files = {subdir / name for name in HYDRA_SUBDIR_FILES} if subdir else set()
+    if log_file:
+        own_files.add(Path(log_file))
+    own_dirs = {subdir, *subdir.parents} - {Path(".")} if subdir else set()
+    found = [path.relative_to(run) for path in run.rglob("*")]
+    for rel in found:
+        path = run / rel
+        if path.is_symlink() or (rel not in own_files if path.is_file() else rel not in own_dirs):
+            return False
+    try:
+        for rel in sorted(found, key=lambda p: len(p.parts), reverse=True):
+            (run / rel).unlink() if (run / rel).is_file() else (run / rel).rmdir()
+        run.rmdir()
+    except OSError:  # something appeared meanwhile, or no permission: keep what is left
+        return False
+    for parent in run.parents:
+        if parent == start or start not in parent.parents:
+            break
+        try:
+            parent.rmdir()  # only when empty
+        except OSError:
+            break
+    return True
+
+
+def remove_hydra_only_run_dir_of_this_run() -> bool:
+    """:func:`remove_hydra_only_run_dir` for the current single Hydra run (never a sweep).
+
+    The start directory is Hydra's ``runtime.cwd``; the log file is the job logging's file
+    handler's, when it writes into the run directory.
+
+    Returns:
+        Whether the run directory was removed.
+    """
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
+
+    if not HydraConfig.initialized() or HydraConfig.get().mode == RunMode.MULTIRUN:
+        return False
+    hydra_cfg = HydraConfig.get()
+    output_dir = Path(hydra_cfg.runtime.output_dir)
+    handlers = (hydra_cfg.job_logging or {}).get("handlers") or {}
+    log_path = (handlers.get("file") or {}).get("filename")
+    log_file = None
+    if log_path:
+        try:
+            log_file = str(Path(os.path.abspath(str(log_path))).relative_to(output_dir))
+        except ValueError:  # the log is written elsewhere
+            log_file = None
+    subdir = str(hydra_cfg.output_subdir) if hydra_cfg.output_subdir else None
+    start_dir = Path(hydra_cfg.runtime.cwd)
+    return remove_hydra_only_run_dir(
+        output_dir, start_dir, hydra_subdir=subdir, log_file=log_file
+    )
+
+
 try:  # the callback class needs Hydra; everything above works without it
     from hydra.experimental.callback import Callback as _Callback
 except ImportError:  # pragma: no cover
@@ -351,6 +437,8 @@ __all__ = [
     "refuse_input_as_output",
     "run_dir_state",
     "check_run_dir",
+    "remove_hydra_only_run_dir",
+    "remove_hydra_only_run_dir_of_this_run",
     "OutputDirInUse",
     "OutputDirNotWritable",
     "RUN_MARKERS",
