@@ -373,6 +373,7 @@ def run_longmemeval_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir:
     """
     from locomo_exp import tracking
     from locomo_exp.data import DataValidationError
+    from locomo_exp.judge.errors import JudgeBatchPending
     from locomo_exp.longmemeval_job import run_longmemeval
     from locomo_exp.report.lme import console_table as lme_table
 
@@ -381,6 +382,9 @@ def run_longmemeval_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir:
     except KeyboardInterrupt as stop:
         _exit_interrupted(stop)
         return
+    except JudgeBatchPending as waiting:  # judge.batch.wait=false: not a failure
+        print(f"Outputs so far (no J yet): {output_dir}\n{waiting}")
+        raise SystemExit(0) from None
     except (DataValidationError, ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         raise SystemExit(1) from None

@@ -31,7 +31,9 @@ from locomo_exp.data.lme_answers import (
 )
 from locomo_exp.data.lme_reference import read_lme_reference
 from locomo_exp.data.load import expand_paths
+from locomo_exp.experiment import judge_status
 from locomo_exp.judge.aggregate import JudgeRunResult
+from locomo_exp.judge.errors import JudgeBatchPending
 from locomo_exp.judge.protocols import get_protocol
 from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL
 from locomo_exp.report.console import JUDGE_NAMED
@@ -299,9 +301,7 @@ def _run_judge(
             records, judge_cfg, start_dir=start_dir, category_names=dict(lme.KIND_OF_CODE)
         )
     except BaseException as error:  # the outputs say the judge did not finish
-        status = f"failed: {str(error).strip() or type(error).__name__}"
-        if isinstance(error, KeyboardInterrupt):
-            status = "interrupted"
+        status = judge_status(error)  # "failed: ...", "interrupted" or "pending: ..."
         try:
             _write(output_dir, cfg, build_lme_summary(**common, judge_status=status),
                    score_rows(matched))
@@ -417,9 +417,16 @@ def run_longmemeval(
         summary = build_lme_summary(**common, judge_status=RUNNING if judge_cfg else None)
         files = _write(output_dir, cfg, summary, score_rows(matched))  # stored J first
         judge_result = None
+        pending: JudgeBatchPending | None = None
         if judge_cfg is not None:
-            judge_result, summary = _run_judge(cfg, judge_cfg, matched, common, start_dir,
-                                               output_dir)
+            try:
+                judge_result, summary = _run_judge(cfg, judge_cfg, matched, common, start_dir,
+                                                   output_dir)
+            except JudgeBatchPending as waiting:  # judge.batch.wait=false: collected later
+                pending = waiting
+                summary = build_lme_summary(**common, judge_status=judge_status(waiting))
+                if run is not None:
+                    tracking.set_tags(tracking.pending_batch_tags(waiting.batch_ids))
         if labels is not None:
             summary["labels"] = labels_section(
                 matched, summary, labels, seed=cfg.report.seed,
@@ -433,9 +440,11 @@ def run_longmemeval(
             tracking.log_params(lme_tracking.run_params(summary))
             tracking.log_metrics(metrics)
             tracking.log_artifacts(files)
-        judge_status = str(summary["status"].get("judge", "ok"))
-        if judge_status.startswith("failed"):
-            raise ValueError(f"judge {judge_status}; outputs are in {output_dir}")
+        status = str(summary["status"].get("judge", "ok"))
+        if status.startswith("failed"):
+            raise ValueError(f"judge {status}; outputs are in {output_dir}")
+    if pending is not None:  # after the run ended: the same command collects the batches
+        raise pending
     return LmeRunResult(
         output_dir=output_dir,
         summary=summary,

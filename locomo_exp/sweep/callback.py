@@ -26,7 +26,14 @@ from locomo_exp.sweep.job_files import (
     SweepContext,
     read_job_records,
 )
-from locomo_exp.sweep.plan import SweepPlan, job_label, plan_sweep, swept_values, validate_jobs
+from locomo_exp.sweep.plan import (
+    SweepPlan,
+    job_label,
+    longmemeval_refusal,
+    plan_sweep,
+    swept_values,
+    validate_jobs,
+)
 from locomo_exp.sweep.reuse import clear_sweep_dir, sweep_dir_problem
 from locomo_exp.sweep.summary import (
     SUMMARY_JSON,
@@ -98,6 +105,10 @@ class SweepCallback(Callback):
     def _start(self, config: DictConfig) -> None:
         start_dir = Path(str(config.hydra.runtime.cwd or Path.cwd())).resolve()
         plan = plan_sweep(config)
+        refused = longmemeval_refusal(config, plan, start_dir)
+        if refused:
+            sys.stderr.write(f"error: {refused}\n")
+            raise SystemExit(EXIT_INVALID_SWEEP)
         problems, target = validate_jobs(config, plan, start_dir)
         baseline = OmegaConf.select(config, "sweep.baseline", default=None)
         if baseline is not None and plan.jobs is not None:  # a value not swept: refused now

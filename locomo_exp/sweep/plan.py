@@ -288,3 +288,40 @@ def validate_jobs(
         )
     target = next(iter(targets)) if len(targets) == 1 else None
     return problems, target
+
+
+LME_SWEEP_REFUSAL = (
+    "sweeps (-m) are not supported for LongMemEval answer files: run one command per "
+    "setting and compare the runs with mode=compare (docs/longmemeval.md); the sweep was "
+    "not started and nothing was written"
+)
+"""The one line refusing a multirun over LongMemEval jobs."""
+
+
+def longmemeval_refusal(master: DictConfig, plan: SweepPlan, start_dir: Path) -> str | None:
+    """:data:`LME_SWEEP_REFUSAL` when any job of the sweep is a LongMemEval one, else ``None``.
+
+    A sweep's jobs, summary, MLflow child runs and baseline comparison are LoCoMo's;
+    a LongMemEval job (``benchmark=longmemeval``, or a hypothesis file detected by
+    :func:`locomo_exp.longmemeval_job.is_longmemeval`) is refused before anything runs.
+    A job whose config does not compose is left to :func:`validate_jobs`.
+
+    Args:
+        master: the multirun's master config.
+        plan: from :func:`plan_sweep`.
+        start_dir: directory relative paths are resolved against.
+
+    Returns:
+        The refusal line, or ``None``.
+    """
+    from locomo_exp.longmemeval_job import is_longmemeval
+
+    jobs = plan.jobs if plan.jobs is not None else [plan.fixed_overrides]
+    for num, overrides in enumerate(jobs):
+        try:
+            cfg = compose_job(master, overrides, num)
+        except Exception:  # noqa: BLE001 - validate_jobs reports it
+            continue
+        if is_longmemeval(cfg, start_dir):
+            return LME_SWEEP_REFUSAL
+    return None
