@@ -135,7 +135,9 @@ def main() -> int:
     print(f"  before the first call      {first - start:6.2f} s  (CPU {cpu_first:.2f} s)")
     print(f"  after the last reply       {end - last_reply:6.2f} s  (CPU "
           f"{(samples[-1][1] if samples else 0.0) - cpu_last:.2f} s)")
-    print(f"  command CPU                {cpu:6.2f} s = {1e3 * cpu / calls:.2f} ms per call")
+    user = after.children_user - before.children_user
+    print(f"  command CPU                {cpu:6.2f} s = {1e3 * cpu / calls:.2f} ms per call "
+          f"(user {user:.2f} s, system {cpu - user:.2f} s)")
     if not args.py_spy:
         in_span = _cpu_at(samples, last_reply) - _cpu_at(samples, first)
         per_call = 1e3 * in_span / calls

@@ -115,6 +115,23 @@ def _load(cfg: ExperimentConfig, start_dir: Path) -> LoadedResults:
     return loaded
 
 
+WARM_UP_MODULES = (
+    "matplotlib.figure",  # the report's plots (report/plots.py)
+    "matplotlib.backends.backend_agg",
+    "pandas",  # mlflow.log_table builds a DataFrame
+    "scipy.special",  # Wilson intervals (stats/agreement.py)
+)
+"""Modules a judge job imports after its calls, imported while the calls wait instead."""
+
+
+def warm_up_outputs() -> None:
+    """Import :data:`WARM_UP_MODULES` (on the MLflow thread, during a judge job's calls)."""
+    import importlib
+
+    for name in WARM_UP_MODULES:
+        importlib.import_module(name)
+
+
 def _run_name(cfg: ExperimentConfig, data_path: Path, run_name: str | None = None) -> str:
     if run_name:
         return run_name
@@ -192,6 +209,9 @@ def run_experiment(
 
     tracking_uri = None
     run_context: Any
+    logged_params: dict[str, str] = {}
+    # a judge job's MLflow run is set up on a thread while its calls wait on the network
+    deferred = cfg.tracking.enabled and cfg.scorer.uses_judge and not cfg.judge.dry_run
     if cfg.tracking.enabled:
         tracking_uri = tracking.resolve_tracking_uri(cfg.tracking.uri, start_dir)
         tags = {
@@ -203,26 +223,32 @@ def run_experiment(
             ),
             **(extra_tags or {}),
         }
-        run_context = tracking.mlflow_run(
-            tracking_uri=tracking_uri,
-            experiment=cfg.tracking.experiment,
-            run_name=_run_name(cfg, data_path, run_name),
-            tags=tags,
-            parent_run_id=parent_run_id,
-            log_file=output_dir / LOG_FILE,
+        logged_params = tracking.config_measurement_params(
+            config_tree(cfg), judge_ran=cfg.scorer.uses_judge, swept_keys=swept_keys
         )
+        name = _run_name(cfg, data_path, run_name)
+        experiment = cfg.tracking.experiment
+        if deferred:
+            run_context = tracking.deferred_mlflow_run(
+                tracking_uri=tracking_uri, experiment=experiment, run_name=name, tags=tags,
+                parent_run_id=parent_run_id, log_file=output_dir / LOG_FILE,
+                params=logged_params, then=warm_up_outputs,
+            )
+        else:
+            run_context = tracking.mlflow_run(
+                tracking_uri=tracking_uri, experiment=experiment, run_name=name, tags=tags,
+                parent_run_id=parent_run_id, log_file=output_dir / LOG_FILE,
+            )
     else:
         from contextlib import nullcontext
 
         run_context = nullcontext()
 
-    logged_params: dict[str, str] = {}
     pending: Exception | None = None
-    with run_context as run:
+    with run_context as started:
+        later: tracking.PendingRun | None = started if deferred else None
+        run = None if deferred else started
         if run is not None:
-            logged_params = tracking.config_measurement_params(
-                config_tree(cfg), judge_ran=cfg.scorer.uses_judge, swept_keys=swept_keys
-            )
             tracking.log_params(logged_params)
         log.info(
             "read %d records from %s (format %s)", len(loaded.records), data_path, loaded.format
@@ -273,6 +299,7 @@ def run_experiment(
                     cfg.judge,
                     start_dir=start_dir,
                     category_names=cfg.category_names,
+                    on_calls_start=later.start if later is not None else None,
                 )
                 trust = run_trust(
                     trust_plan, loaded.records, cfg.judge, judge_result,
@@ -291,6 +318,7 @@ def run_experiment(
                 if not isinstance(error, JudgeBatchPending):
                     raise
                 pending = error  # judge.batch.wait=false: collect later
+                run = later.wait() if later is not None else run
                 if run is not None:
                     tracking.set_tags(tracking.pending_batch_tags(error.batch_ids))
             else:
@@ -302,12 +330,14 @@ def run_experiment(
                     output_dir, cfg, loaded, lexical, judge_result, status=status,
                     answer_key=answer_key,
                 )
+                run = later.wait() if later is not None else run
                 if run is not None:
                     tracking.set_tags(
                         tracking.judge_tags(judge_result.summary, dry_run=cfg.judge.dry_run)
                     )
 
         metrics = tracking.run_metrics(summary, cfg.category_names)
+        run = later.wait() if later is not None else run
         if run is not None:
             extra_params = tracking.input_params(
                 sha256=loaded.sha256,

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 from statsmodels.stats.inter_rater import cohens_kappa as sm_kappa
+from statsmodels.stats.proportion import proportion_confint
 
 from locomo_exp.stats.agreement import binary_agreement, cohens_kappa, wilson_interval
 
@@ -25,6 +26,29 @@ def test_wilson_interval_matches_the_formula(k: int, n: int) -> None:
     assert got.rate == k / n
     assert got.ci_low == pytest.approx(max(0.0, low), abs=1e-12)
     assert got.ci_high == pytest.approx(min(1.0, high), abs=1e-12)
+
+
+@pytest.mark.parametrize("confidence", [0.95, 0.9, 0.99, 0.8])
+def test_wilson_interval_is_statsmodels_bit_for_bit(confidence: float) -> None:
+    # every count up to 120 and a few large ones: the same float64 values, compared with ==
+    cases = [(k, n) for n in range(1, 121) for k in range(n + 1)]
+    cases += [(k, n) for n in (1540, 1986, 10_000) for k in (0, 1, 7, n // 3, n - 1, n)]
+    for k, n in cases:
+        got = wilson_interval(k, n, confidence)
+        low, high = proportion_confint(k, n, alpha=1.0 - confidence, method="wilson")
+        assert (got.ci_low, got.ci_high) == (
+            0.0 if k == 0 else float(low),
+            1.0 if k == n else float(high),
+        ), (k, n)
+
+
+def test_kappa_is_statsmodels_bit_for_bit() -> None:
+    tables = [[[a, b], [c, d]] for a in range(9) for b in range(9) for c in range(9) for d in (0, 1, 5)]
+    tables += [[[1200, 31], [44, 265]], [[3, 0], [0, 2]], [[5, 2, 1], [0, 7, 3], [2, 1, 9]]]
+    for table in tables:
+        got = cohens_kappa(table)
+        if got is not None:
+            assert got == float(sm_kappa(np.array(table, float), return_results=False)), table
 
 
 def test_wilson_interval_of_nothing_is_empty_and_bad_counts_raise() -> None:

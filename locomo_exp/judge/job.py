@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -317,6 +318,7 @@ def run_judge(
     start_dir: Path,
     category_names: dict[int, str] | None = None,
     client: JudgeClient | None = None,
+    on_calls_start: Callable[[], object] | None = None,
 ) -> JudgeRunResult:
     """Judge every record in ``judge.categories``, ``judge.runs`` times each.
 
@@ -329,6 +331,9 @@ def run_judge(
             :mod:`locomo_exp.tracking`).
         client: a :class:`~locomo_exp.judge.messages.JudgeClient` to use instead of the
             Anthropic SDK client built from the config (tests, other transports).
+        on_calls_start: called once, right before the calls (the provider's SDK imported,
+            the cache checked; not with ``judge.dry_run``): the job starts there the work
+            that can overlap the wait on the network (its MLflow run).
 
     Returns:
         A :class:`JudgeRunResult`. With ``judge.dry_run`` no call is made; the result has
@@ -391,6 +396,8 @@ def run_judge(
     if cfg.cache:  # opened, written, read back, free space: before the first paid call
         check_cache(resolve_cache_path(cfg.cache_path, start_dir), specs, int(cfg.max_tokens))
     cache = open_cache(cfg, start_dir)
+    if on_calls_start is not None:
+        on_calls_start()
     started = time.monotonic()
     batch_info: BatchRunInfo | None = None
     try:

@@ -8,6 +8,7 @@
 - :mod:`.run_names`: sweep child run names and swept-value labels (pure).
 - :mod:`.store`: the store (URI, experiment created as a model-training experiment) and
   one job's run (MLflow's fluent API).
+- :mod:`.pending`: a judge job's run, set up on a thread while the calls wait on the network.
 - :mod:`.sweep`: a sweep's parent run and its children (``MlflowClient``).
 - :mod:`.ui`: the command that opens MLflow's UI on a store, printed after every job.
 """
@@ -52,6 +53,7 @@ from locomo_exp.tracking.names import (
     is_secret_key,
     metric_name,
 )
+from locomo_exp.tracking.pending import PendingRun, deferred_mlflow_run
 from locomo_exp.tracking.run_names import (
     child_run_name,
     model_short_name,
@@ -98,6 +100,8 @@ __all__ = [
     "PERCENT",
     "RUN_ID_ENV",
     "TrackingStoreError",
+    "PendingRun",
+    "deferred_mlflow_run",
     "child_run_name",
     "child_tags",
     "clean_float_text",

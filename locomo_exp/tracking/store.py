@@ -79,43 +79,96 @@ def mlflow_run(
     Raises:
         TrackingStoreError: the store cannot be opened, or the run not created (one line).
     """
-    import mlflow
-
     ignore_ambient_run_id()
+    run = activate_run(
+        tracking_uri,
+        create_run(
+            tracking_uri=tracking_uri,
+            experiment=experiment,
+            run_name=run_name,
+            tags=tags,
+            parent_run_id=parent_run_id,
+        ),
+    )
+    error: BaseException | None = None
+    try:
+        yield run
+    except BaseException as raised:
+        error = raised
+        raise
+    finally:
+        end_run(run, error, log_file)
+
+
+def create_run(
+    *,
+    tracking_uri: str,
+    experiment: str,
+    run_name: str,
+    tags: Mapping[str, str] | None = None,
+    parent_run_id: str | None = None,
+    params: Mapping[str, str] | None = None,
+) -> str:
+    """Create the run (and log ``params``) with the client, without making it active.
+
+    Safe on any thread (MLflow's active run is per thread). Created with the client: the
+    fluent ``start_run`` of a new run would also import GitPython and probe the working
+    tree for source tags the card already records (``tool.git_commit``).
+
+    Returns:
+        The run id.
+
+    Raises:
+        TrackingStoreError: bad scheme, unwritable sqlite path, server down ... (one line).
+    """
+    import mlflow
+    from mlflow.entities import Param
+
     try:
         mlflow.set_tracking_uri(tracking_uri)
         experiment_id = ensure_experiment(tracking_uri, experiment)
         run_tags = {**source_tags(), **dict(tags or {})}
         if parent_run_id:
             run_tags[PARENT_RUN_TAG] = parent_run_id
-        # created with the client, then made active: the fluent start_run of a new run
-        # would also import GitPython and probe the working tree for source tags the card
-        # already records (tool.git_commit)
-        created = mlflow.MlflowClient(tracking_uri=tracking_uri).create_run(
-            experiment_id, run_name=run_name, tags=run_tags
-        )
-        run = mlflow.start_run(run_id=created.info.run_id)
-    except Exception as error:  # bad scheme, unwritable sqlite path, server down ...
+        client = mlflow.MlflowClient(tracking_uri=tracking_uri)
+        run_id: str = client.create_run(experiment_id, run_name=run_name, tags=run_tags).info.run_id
+        if params:  # what mlflow.log_params sends
+            client.log_batch(run_id, params=[Param(k, str(v)) for k, v in params.items()])
+    except Exception as error:
         raise TrackingStoreError(tracking_uri, error) from error
-    status = "FAILED"
+    return run_id
+
+
+def activate_run(tracking_uri: str, run_id: str) -> Any:
+    """Make the created run this thread's active run (``mlflow.start_run(run_id=...)``)."""
+    import mlflow
+
     try:
-        yield run
-        status = "FINISHED"
-    except BaseException as error:
-        if isinstance(error, KeyboardInterrupt):  # Ctrl-C / SIGTERM (JudgeInterrupted)
-            status = "KILLED"
+        return mlflow.start_run(run_id=run_id)
+    except Exception as error:
+        raise TrackingStoreError(tracking_uri, error) from error
+
+
+def end_run(run: Any, error: BaseException | None, log_file: Path | None) -> None:
+    """End the active run FINISHED (no ``error``), KILLED (``KeyboardInterrupt``) or FAILED.
+
+    A failed run gets the tag ``error``; ``log_file`` is uploaded whatever the status.
+    """
+    import mlflow
+
+    status = "FINISHED"
+    if error is not None:
+        status = "KILLED" if isinstance(error, KeyboardInterrupt) else "FAILED"
         mlflow.set_tag("error", f"{type(error).__name__}: {error}"[:5000])
-        raise
-    finally:
-        if log_file is not None and Path(log_file).is_file():
-            try:
-                for handler in logging.getLogger().handlers:
-                    handler.flush()
-                mlflow.log_artifact(str(log_file))
-            except Exception:  # the log must not hide the job's own outcome
-                log.warning("could not upload %s to the MLflow run", log_file, exc_info=True)
-        mlflow.end_run(status=status)
-        log.info("MLflow run %s ended %s", run.info.run_id, status)
+    if log_file is not None and Path(log_file).is_file():
+        try:
+            for handler in logging.getLogger().handlers:
+                handler.flush()
+            mlflow.log_artifact(str(log_file))
+        except Exception:  # the log must not hide the job's own outcome
+            log.warning("could not upload %s to the MLflow run", log_file, exc_info=True)
+    mlflow.end_run(status=status)
+    log.info("MLflow run %s ended %s", run.info.run_id, status)
 
 
 PARENT_RUN_TAG = "mlflow.parentRunId"
