@@ -25,8 +25,8 @@ def _hydra_run_dir(path: Path) -> Path:
     return path
 
 
-def _remove(run: Path, start: Path, **kwargs: str | None) -> bool:
-    options: dict[str, str | None] = {"hydra_subdir": ".hydra", "log_file": "job.log", **kwargs}
+def _remove(run: Path, start: Path, **kwargs: str | list[str] | None) -> bool:
+    options: dict[str, object] = {"hydra_subdir": ".hydra", "log_file": "job.log", **kwargs}
     return remove_hydra_only_run_dir(run, start, **options)  # type: ignore[arg-type]
 
 
@@ -75,6 +75,16 @@ def test_a_run_dir_outside_the_start_dir_goes_but_not_its_parents(tmp_path: Path
     run = _hydra_run_dir(tmp_path / "elsewhere" / "run")
     assert _remove(run, start)
     assert (tmp_path / "elsewhere").is_dir() and not run.exists()
+
+
+def test_a_run_dir_another_run_wrote_over_is_kept(tmp_path: Path) -> None:
+    """Two runs in one outputs/<date>/<time>/ (same second): the other one's stays."""
+    run = _hydra_run_dir(tmp_path / "run")
+    (run / ".hydra" / "overrides.yaml").write_text("- data.path=other.json\n")
+    assert not _remove(run, tmp_path, overrides=["data.path=nope.json"])
+    assert (run / "job.log").exists()
+    (run / ".hydra" / "overrides.yaml").write_text("- data.path=nope.json\n")
+    assert _remove(run, tmp_path, overrides=["data.path=nope.json"])
 
 
 def test_without_hydra_subdir_or_log_only_what_hydra_wrote_counts(tmp_path: Path) -> None:

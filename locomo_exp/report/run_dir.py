@@ -323,7 +323,12 @@ HYDRA_SUBDIR_FILES = ("config.yaml", "hydra.yaml", "overrides.yaml")
 
 
 def remove_hydra_only_run_dir(
-    output_dir: Path, start_dir: Path, *, hydra_subdir: str | None, log_file: str | None
+    output_dir: Path,
+    start_dir: Path,
+    *,
+    hydra_subdir: str | None,
+    log_file: str | None,
+    overrides: list[str] | None = None,
 ) -> bool:
     """Remove a run directory that holds nothing but the files Hydra wrote when it started.
 
@@ -339,6 +344,9 @@ def remove_hydra_only_run_dir(
         start_dir: the directory the program started in.
         hydra_subdir: ``hydra.output_subdir`` (``.hydra``), or ``None`` when Hydra writes none.
         log_file: the job log's path relative to ``output_dir``, or ``None`` for none.
+        overrides: this run's command-line overrides; when given, a directory whose
+            ``overrides.yaml`` holds others is kept (another run started in the same
+            directory in the same second, and wrote over Hydra's files).
 
     Returns:
         Whether the run directory was removed.
@@ -352,6 +360,10 @@ def remove_hydra_only_run_dir(
     if log_file:
         own_files.add(Path(log_file))
     own_dirs = {subdir, *subdir.parents} - {Path(".")} if subdir else set()
+    if overrides is not None and subdir is not None and not _same_overrides(
+        run / subdir / "overrides.yaml", overrides
+    ):
+        return False
     found = [path.relative_to(run) for path in run.rglob("*")]
     for rel in found:
         path = run / rel
@@ -371,6 +383,17 @@ def remove_hydra_only_run_dir(
         except OSError:
             break
     return True
+
+
+def _same_overrides(path: Path, overrides: list[str]) -> bool:
+    """Whether Hydra's ``overrides.yaml`` at ``path`` lists exactly ``overrides``."""
+    from omegaconf import OmegaConf
+
+    try:
+        written = OmegaConf.to_container(OmegaConf.load(path))
+    except Exception:  # noqa: BLE001 - missing or unreadable: not provably this run's
+        return False
+    return isinstance(written, list) and [str(o) for o in written] == overrides
 
 
 def remove_hydra_only_run_dir_of_this_run() -> bool:
@@ -400,7 +423,11 @@ def remove_hydra_only_run_dir_of_this_run() -> bool:
     subdir = str(hydra_cfg.output_subdir) if hydra_cfg.output_subdir else None
     start_dir = Path(hydra_cfg.runtime.cwd)
     return remove_hydra_only_run_dir(
-        output_dir, start_dir, hydra_subdir=subdir, log_file=log_file
+        output_dir,
+        start_dir,
+        hydra_subdir=subdir,
+        log_file=log_file,
+        overrides=[str(o) for o in hydra_cfg.overrides.task],
     )
 
 
