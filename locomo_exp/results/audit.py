@@ -20,7 +20,6 @@ GATE_STATES = ("passed", "failed", "not set", "not measured")
 without a verdict; no limit asked for; limits asked for but nothing measured."""
 
 
-
 @dataclass(frozen=True)
 class AuditKindResult:
     """The audit's controls of one kind.

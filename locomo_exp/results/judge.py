@@ -195,8 +195,15 @@ class JudgeSummary:
         }
         if self.key_order:
             return values
-        optional = ("template", "provider", "endpoint", "endpoint_kind", "model_snapshot",
-                    "dry_run_estimate", "trust")
+        optional = (
+            "template",
+            "provider",
+            "endpoint",
+            "endpoint_kind",
+            "model_snapshot",
+            "dry_run_estimate",
+            "trust",
+        )
         return {k: v for k, v in values.items() if v is not None or k not in optional}
 
     def to_json(self) -> dict[str, Any]:

@@ -202,8 +202,13 @@ class PanelSummary:
         )
 
 
-_ESTIMATE_KEYS = ("calls_total", "calls_cached", "calls_to_make", "estimated_cost_usd",
-                  "max_cost_usd")
+_ESTIMATE_KEYS = (
+    "calls_total",
+    "calls_cached",
+    "calls_to_make",
+    "estimated_cost_usd",
+    "max_cost_usd",
+)
 
 
 @dataclass(frozen=True)

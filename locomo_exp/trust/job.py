@@ -93,7 +93,10 @@ def _dry_run(
         if cfg.cache and member.model == cfg.model and member.temperature == cfg.temperature:
             # the same calls as the answers': cache hits once the answers are judged
             part = replace(
-                part, calls_cached=part.calls_total, calls_to_make=0, estimated_cost_usd=0.0,
+                part,
+                calls_cached=part.calls_total,
+                calls_to_make=0,
+                estimated_cost_usd=0.0,
                 max_cost_usd=0.0,
             )
         panel_parts[preset] = part

@@ -160,7 +160,8 @@ def plan_trust(records: list[QARecord], cfg: JudgeConfig, *, start_dir: Path) ->
         try:
             controls, n_used = cap_controls(
                 lambda n: build_controls(records, n=n, seed=seed, kinds=kinds, categories=cats),
-                int(audit.n), None if budget is None else max(0, budget - len(user)),
+                int(audit.n),
+                None if budget is None else max(0, budget - len(user)),
             )
         except ValueError as error:
             raise JudgeError(f"judge.audit: {error}") from None
@@ -190,8 +191,11 @@ def plan_trust(records: list[QARecord], cfg: JudgeConfig, *, start_dir: Path) ->
         logger.info(
             "judge audit: %d controls x %d run(s) = %d extra judge calls (%.0f%% of the %d "
             "calls for the answers); %s",
-            len(controls), runs_per_control, plan.audit_calls,
-            100.0 * plan.audit_calls / max(1, n_judged * cfg.runs), n_judged * cfg.runs,
+            len(controls),
+            runs_per_control,
+            plan.audit_calls,
+            100.0 * plan.audit_calls / max(1, n_judged * cfg.runs),
+            n_judged * cfg.runs,
             plan.audit_note,
         )
     elif audit.n != 0:
