@@ -1,8 +1,8 @@
 """A fake OpenAI API (Chat Completions, Files, Batches): a real HTTP server on 127.0.0.1.
 
-Built on :class:`fake_anthropic.FakeAnthropicServer` (same scripting: ``server.script``,
-``server.responder``, ``verdict_responder``, ``latency_s``, ``status_counts``,
-``wait_idle``), with OpenAI's routes, bodies and rules. The real ``openai`` SDK talks to it
+Built on ``tests/fake_server.py``'s :class:`FakeApiServer` like the Anthropic fake (same
+scripting: ``server.script``, ``server.responder``, ``fake_anthropic.verdict_responder``,
+``latency_s``, ``status_counts``, ``wait_idle``), with OpenAI's routes, bodies and rules. The real ``openai`` SDK talks to it
 through ``base_url=server.base_url`` (``<url>/v1``).
 
 * ``POST /v1/chat/completions``: a ``Reply``'s text becomes ``choices[0].message.content``;
@@ -32,28 +32,27 @@ Run ``python tests/fake_openai.py --latency 0.1`` to serve from a separate proce
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import email.parser
 import email.policy
 import json
-import os
+import random
 import re
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-
-sys.path.insert(0, os.path.dirname(__file__))
-
-from fake_anthropic import (  # noqa: E402
-    FakeAnthropicServer,
+from fake_server import (
+    FakeApiServer,
     RecordedRequest,
     Reply,
-    TokenBucket,
+    RequestBucket,
+    judge_values,
+    list_json,
+    serve_fake,
+    serve_main,
 )
 
 FAKE_OPENAI_KEY = "fake-openai-key-for-tests-0000"
@@ -100,20 +99,15 @@ def duration(seconds: float) -> str:
 
 
 @dataclass
-class OpenAITokenBucket(TokenBucket):
+class OpenAITokenBucket(RequestBucket):
     """The request bucket, reported with OpenAI's ``x-ratelimit-*-requests`` headers."""
 
-    def take(self, now: float) -> tuple[bool, dict[str, str]]:
-        allowed, _ = super().take(now)
-        rate = self.rpm / 60.0
-        headers = {
+    def limit_headers(self, full_in_s: float) -> dict[str, str]:
+        return {
             "x-ratelimit-limit-requests": str(int(self.rpm)),
             "x-ratelimit-remaining-requests": str(int(self.level)),
-            "x-ratelimit-reset-requests": duration((self.burst - self.level) / rate),
+            "x-ratelimit-reset-requests": duration(full_in_s),
         }
-        if not allowed:
-            headers["retry-after"] = f"{(1.0 - self.level) / rate:.3f}"
-        return allowed, headers
 
 
 @dataclass
@@ -138,15 +132,19 @@ def is_reasoning(model: str) -> bool:
     return bool(re.match(r"^(o\d|gpt-5)", model))
 
 
-class FakeOpenAIServer(FakeAnthropicServer):
+class FakeOpenAIServer(FakeApiServer):
     """Threaded HTTP server imitating the OpenAI API (see module docstring)."""
+
+    bucket_class = OpenAITokenBucket
+    model_path = "/v1/chat/completions"
+    batch_path = "/v1/batches"
 
     def __init__(self, *, latency_s: float = 0.0, enforce_rules: bool = True) -> None:
         super().__init__(latency_s=latency_s, enforce_rules=enforce_rules)
         self.known_models = set(SNAPSHOTS)
         self.api_key: str | None = None
         self.files: dict[str, bytes] = {}
-        self.oa_batches: dict[str, OpenAIBatch] = {}
+        self.batches: dict[str, OpenAIBatch] = {}
         self.routes = {("POST", "/v1/chat/completions"): self._messages}
         self.pattern_routes = [
             ("GET", re.compile(r"^/v1/files/[^/]+/content$"), self._file_content),
@@ -183,32 +181,12 @@ class FakeOpenAIServer(FakeAnthropicServer):
         """The URL to give the SDK (``<url>/v1``)."""
         return f"{self.url}/v1"
 
-    def rate_limit(self, rpm: float, burst: float | None = None) -> None:
-        capacity = float(burst if burst is not None else rpm)
-        self.bucket = OpenAITokenBucket(rpm, capacity, capacity, self.clock())
-
-    def messages_requests(self) -> list[RecordedRequest]:
-        """Recorded ``POST /v1/chat/completions`` requests."""
-        with self._lock:
-            return [r for r in self.requests if r.path == "/v1/chat/completions"]
-
-    def batch_create_requests(self) -> list[RecordedRequest]:
-        """Recorded ``POST /v1/batches`` requests."""
-        with self._lock:
-            return [r for r in self.requests if r.method == "POST" and r.path == "/v1/batches"]
-
     def batch_requests_submitted(self) -> int:
         with self._lock:
-            return sum(b.total for b in self.oa_batches.values())
-
-    def end_batches(self) -> None:
-        with self._lock:
-            now = time.monotonic()
-            for batch in self.oa_batches.values():
-                batch.ready_at = min(batch.ready_at, now)
+            return sum(b.total for b in self.batches.values())
 
     # -- rules and bodies ----------------------------------------------------------------
-    def _rule_violation(self, request: RecordedRequest) -> Reply | None:
+    def rule_violation(self, request: RecordedRequest) -> Reply | None:
         auth = request.headers.get("authorization", "")
         if not auth.startswith("Bearer ") or not auth[7:].strip():
             return oa_error(401, "You didn't provide an API key.", "missing_api_key")
@@ -218,16 +196,25 @@ class FakeOpenAIServer(FakeAnthropicServer):
         model = str(body.get("model"))
         if model not in self.known_models:
             return oa_error(
-                404, f"The model `{model}` does not exist or you do not have access to it.",
+                404,
+                f"The model `{model}` does not exist or you do not have access to it.",
                 "model_not_found",
             )
         if is_reasoning(model) and "temperature" in body:
-            return oa_error(400, "Unsupported parameter: 'temperature' is not supported with this model.", "unsupported_parameter")
+            return oa_error(
+                400,
+                "Unsupported parameter: 'temperature' is not supported with this model.",
+                "unsupported_parameter",
+            )
         if is_reasoning(model) and "max_tokens" in body:
-            return oa_error(400, "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", "unsupported_parameter")
+            return oa_error(
+                400,
+                "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+                "unsupported_parameter",
+            )
         return None
 
-    def _completion_json(self, reply: Reply, request: RecordedRequest) -> dict[str, Any]:
+    def success_json(self, reply: Reply, request: RecordedRequest) -> dict[str, Any]:
         model = str(request.body.get("model", "")) if isinstance(request.body, dict) else ""
         message: dict[str, Any] = {"role": "assistant", "content": reply.text, "refusal": None}
         finish = _FINISH.get(reply.stop_reason, reply.stop_reason)
@@ -239,7 +226,9 @@ class FakeOpenAIServer(FakeAnthropicServer):
             "object": "chat.completion",
             "created": int(time.time()),
             "model": SNAPSHOTS.get(model, model),
-            "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+            "choices": [
+                {"index": 0, "message": message, "finish_reason": finish, "logprobs": None}
+            ],
             "usage": {
                 "prompt_tokens": reply.input_tokens,
                 "completion_tokens": reply.output_tokens,
@@ -248,16 +237,8 @@ class FakeOpenAIServer(FakeAnthropicServer):
             "system_fingerprint": "fp_fake",
         }
 
-    def render(self, reply: Reply, request: RecordedRequest) -> bytes:
-        if isinstance(reply.body, bytes):
-            return reply.body
-        if reply.body is not None:
-            return json.dumps(reply.body).encode()
-        if reply.status >= 400:
-            return json.dumps(
-                {"error": {"message": reply.message, "type": reply.error_type, "code": None}}
-            ).encode()
-        return json.dumps(self._completion_json(reply, request)).encode()
+    def error_json(self, reply: Reply) -> dict[str, Any]:
+        return {"error": {"message": reply.message, "type": reply.error_type, "code": None}}
 
     # -- files -------------------------------------------------------------------------
     def _upload(self, request: RecordedRequest) -> Reply:
@@ -344,30 +325,17 @@ class FakeOpenAIServer(FakeAnthropicServer):
             )
             with self._lock:
                 self.batch_items.append(item)
+            head = {"id": f"batch_req_{index}", "custom_id": custom_id}
             if index < expire:
-                errors.append(json.dumps({
-                    "id": f"batch_req_{index}", "custom_id": custom_id, "response": None,
-                    "error": {"code": "batch_expired", "message": "not completed within 24h"},
-                }))
+                expired = {"code": "batch_expired", "message": "not completed within 24h"}
+                errors.append(json.dumps({**head, "response": None, "error": expired}))
                 continue
             reply = self._messages(item)
-            if reply.status >= 400:
-                body_json = json.loads(self.render(reply, item))
-                errors.append(json.dumps({
-                    "id": f"batch_req_{index}", "custom_id": custom_id,
-                    "response": {"status_code": reply.status, "request_id": "r", "body": body_json},
-                    "error": None,
-                }))
-            else:
-                output.append(json.dumps({
-                    "id": f"batch_req_{index}", "custom_id": custom_id,
-                    "response": {"status_code": 200, "request_id": "r",
-                                 "body": self._completion_json(reply, item)},
-                    "error": None,
-                }))
+            body_json = json.loads(self.render(reply, item))
+            response = {"status_code": reply.status, "request_id": "r", "body": body_json}
+            into = errors if reply.status >= 400 else output
+            into.append(json.dumps({**head, "response": response, "error": None}))
         if self.batch_shuffle_seed is not None:
-            import random
-
             random.Random(self.batch_shuffle_seed).shuffle(output)
         batch = OpenAIBatch(
             batch_id=f"batch_fake{next(self._ids)}",
@@ -381,19 +349,23 @@ class FakeOpenAIServer(FakeAnthropicServer):
             metadata=dict(body.get("metadata") or {}),
         )
         with self._lock:
-            self.oa_batches[batch.batch_id] = batch
+            self.batches[batch.batch_id] = batch
         return Reply(body=self._oa_batch_json(batch))
+
+    def _store_lines(self, prefix: str, lines: list[str]) -> str | None:
+        """Store ``lines`` as a JSONL file (caller holds the lock); its id, ``None`` if empty."""
+        if not lines:
+            return None
+        file_id = f"{prefix}{next(self._ids)}"
+        self.files[file_id] = ("\n".join(lines) + "\n").encode()
+        return file_id
 
     def _oa_batch_json(self, batch: OpenAIBatch) -> dict[str, Any]:
         ended = time.monotonic() >= batch.ready_at
         if ended and batch.output_file_id is None and batch.error_file_id is None:
             with self._lock:
-                if batch.output_lines:
-                    batch.output_file_id = f"file-out{next(self._ids)}"
-                    self.files[batch.output_file_id] = ("\n".join(batch.output_lines) + "\n").encode()
-                if batch.error_lines:
-                    batch.error_file_id = f"file-err{next(self._ids)}"
-                    self.files[batch.error_file_id] = ("\n".join(batch.error_lines) + "\n").encode()
+                batch.output_file_id = self._store_lines("file-out", batch.output_lines)
+                batch.error_file_id = self._store_lines("file-err", batch.error_lines)
         failed = sum(1 for line in batch.error_lines if '"batch_expired"' not in line)
         status = ("expired" if batch.expired else "completed") if ended else "in_progress"
         errors = None
@@ -427,22 +399,13 @@ class FakeOpenAIServer(FakeAnthropicServer):
 
     def _list_oa_batches(self, request: RecordedRequest) -> Reply:
         with self._lock:
-            batches = sorted(self.oa_batches.values(), key=lambda b: b.created_at, reverse=True)
-        data = [self._oa_batch_json(b) for b in batches]
-        return Reply(
-            body={
-                "object": "list",
-                "data": data,
-                "first_id": data[0]["id"] if data else None,
-                "last_id": data[-1]["id"] if data else None,
-                "has_more": False,
-            }
-        )
+            batches = sorted(self.batches.values(), key=lambda b: b.created_at, reverse=True)
+        return Reply(body=list_json([self._oa_batch_json(b) for b in batches], object="list"))
 
     def _retrieve_oa_batch(self, request: RecordedRequest) -> Reply:
         batch_id = request.path.split("/")[3]
         with self._lock:
-            batch = self.oa_batches.get(batch_id)
+            batch = self.batches.get(batch_id)
         if batch is None:
             return oa_error(404, f"No batch found with id '{batch_id}'.")
         return Reply(body=self._oa_batch_json(batch))
@@ -455,14 +418,13 @@ def fake_openai(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
     ``OPENAI_BASE_URL`` and other OpenAI variables are removed so nothing can reach the
     real API; pass ``server.base_url`` as ``judge.base_url``.
     """
-    for name in ("OPENAI_BASE_URL", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID", "OPENAI_WEBHOOK_SECRET"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("OPENAI_API_KEY", FAKE_OPENAI_KEY)
-    server = FakeOpenAIServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
+    yield from serve_fake(
+        FakeOpenAIServer,
+        monkeypatch,
+        key_var="OPENAI_API_KEY",
+        key=FAKE_OPENAI_KEY,
+        remove=("OPENAI_BASE_URL", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID", "OPENAI_WEBHOOK_SECRET"),
+    )
 
 
 def openai_judge_config(
@@ -475,37 +437,12 @@ def openai_judge_config(
     from locomo_exp.trust.job import panel_preset_config
 
     base = panel_preset_config(JudgeConfig(), preset)
-    values: dict[str, Any] = {
-        "base_url": server.base_url,
-        "cache_path": str(cache_dir) + "/judge_cache.sqlite",
-        "retry_initial_backoff_s": 0.001,
-        "retry_max_backoff_s": 0.01,
-        "max_retries": 3,
-        "timeout_s": 5.0,
-        "progress": False,
-        "max_concurrency": 8,
-    }
-    values.update(overrides)
+    values = judge_values(server.base_url, cache_dir, **overrides)
     merged = OmegaConf.merge(OmegaConf.structured(base), values)
     cfg = OmegaConf.to_object(merged)
     assert isinstance(cfg, JudgeConfig)
     return cfg
 
 
-def main() -> None:
-    """Serve from this process until killed; prints the base URL (``.../v1``) on stdout."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--latency", type=float, default=0.1, help="seconds per reply")
-    parser.add_argument("--port", type=int, default=0)
-    args = parser.parse_args()
-    server = FakeOpenAIServer(latency_s=args.latency).start(args.port)
-    print(server.base_url, flush=True)
-    try:
-        while True:
-            time.sleep(3600)
-    except KeyboardInterrupt:
-        server.stop()
-
-
 if __name__ == "__main__":
-    main()
+    serve_main(FakeOpenAIServer, __doc__.splitlines()[0])
