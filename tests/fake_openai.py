@@ -309,7 +309,7 @@ class FakeOpenAIServer(FakeApiServer):
                 validation_errors=[{"param": None, **e} for e in rejected],
             )
             with self._lock:
-                self.oa_batches[batch.batch_id] = batch
+                self.batches[batch.batch_id] = batch
             return Reply(body=self._oa_batch_json(batch))
         output: list[str] = []
         errors: list[str] = []
