@@ -145,9 +145,20 @@ def test_a_bad_data_limit_is_a_setting_error_not_the_files(typed_config, limit: 
 
 
 def test_input_problems_name_their_file_under_a_neutral_heading(tmp_path: Path) -> None:
-    # data.reference=nope.json was reported as "1 problem(s) in the results file"
+    # data.reference=nope.json was reported as "1 problem(s) in the results file"; one problem
+    # is now one line naming its file (no count line), several a count line then one each
     from locomo_exp.data import DataValidationError
     from locomo_exp.data.input_file import RecordProblem
 
-    error = DataValidationError([RecordProblem(str(tmp_path / "nope.json"), "", None, "file not found")])
-    assert str(error) == f"1 problem(s) in the input:\n  - {tmp_path / 'nope.json'}: file not found"
+    nope = tmp_path / "nope.json"
+    error = DataValidationError([RecordProblem(str(nope), "", None, "file not found")])
+    assert str(error) == f"{nope}: file not found"
+    two = DataValidationError(
+        [RecordProblem(str(nope), "", None, "file not found"),
+         RecordProblem(str(nope), "[2]", "category", "is 9", position=2)]
+    )
+    assert str(two) == (
+        f"2 problems in the input:\n  - {nope}: file not found\n"
+        f"  - {nope}: record [2]: field 'category': is 9\n"
+        "Fix the file, or set data.on_invalid=skip to score the valid records."
+    )

@@ -187,7 +187,7 @@ def test_on_missing_prediction_error_stops_before_any_judge_call(fake_anthropic,
     message = str(info.value)
     assert f"{path}: record [0]: field 'predicted_answer': prediction is null" in message
     assert f"{path}: record [3]: field 'predicted_answer': prediction is -Infinity" in message
-    assert "4 prediction(s) are missing (null, NaN or Infinity) and data.on_missing_prediction=error" in message
+    assert "4 predictions are missing (null, NaN or Infinity) and data.on_missing_prediction=error" in message
     assert "record [4]" not in message
     assert fake_anthropic.messages_requests() == []
 
@@ -270,8 +270,8 @@ def test_undecodable_bytes_are_one_line_naming_the_file_and_offset(tmp_path: Pat
     path.write_bytes('[{"question": "Où?"}]'.encode("latin-1"))
     with pytest.raises(DataValidationError) as info:
         load_results(path)
-    assert str(info.value).splitlines()[1] == (
-        f"  - {path}: not valid UTF-8 text: cannot decode the byte at offset 16 (0xf9: invalid start "
+    assert str(info.value) == (  # the whole message: one line
+        f"{path}: not valid UTF-8 text: cannot decode the byte at offset 16 (0xf9: invalid start "
         "byte); save the file as UTF-8"
     )
 
@@ -318,8 +318,8 @@ def test_json_nested_too_deep_is_one_line(tmp_path: Path) -> None:
     path = _write(tmp_path, "[" * 100_000 + "]" * 100_000)
     with pytest.raises(DataValidationError) as info:
         load_results(path)
-    assert str(info.value).splitlines()[1] == (
-        f"  - {path}: JSON nested too deep to read (thousands of nested lists or objects)"
+    assert str(info.value) == (  # the whole message: one line
+        f"{path}: JSON nested too deep to read (thousands of nested lists or objects)"
     )
 
 
@@ -328,8 +328,8 @@ def test_an_integer_with_thousands_of_digits_is_one_line(tmp_path: Path) -> None
     path = _write(tmp_path, '[{"question": "Q", "ground_truth": ' + "9" * 5000 + "}]")
     with pytest.raises(DataValidationError) as info:
         load_results(path)
-    assert str(info.value).splitlines()[1] == (
-        f"  - {path}: contains an integer with more digits than Python reads (the limit is 4300 "
+    assert str(info.value) == (  # the whole message: one line
+        f"{path}: contains an integer with more digits than Python reads (the limit is 4300 "
         "digits); no results-file value is that long"
     )
 

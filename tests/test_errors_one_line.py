@@ -282,3 +282,43 @@ def test_a_too_long_experiment_name_is_blamed_on_tracking_experiment(
     assert str(refused.value) == (
         "tracking.experiment is 600 characters long; MLflow takes experiment names of at most 500"
     )
+
+
+@pytest.mark.slow
+def test_one_bad_record_is_one_stderr_line_naming_file_record_and_field(tmp_path: Path) -> None:
+    """One problem: ``error: FILE: record N: field X: ...`` and nothing else (LoCoMo, LongMemEval)."""
+    records = json.loads((PROJECT_ROOT / "locomo_exp" / "example" / "qa_results.json").read_text())
+    records[3]["category"] = "seven"
+    locomo = tmp_path / "bad.json"
+    locomo.write_text(json.dumps(records))
+    lme = tmp_path / "bad.jsonl"
+    lme.write_text(
+        json.dumps({"question_id": "gpt4_2655b836", "hypothesis": "x",
+                    "autoeval_label": {"model": "m", "label": "yes"}}) + "\n"
+    )
+    reference = PROJECT_ROOT.parent / "shared" / "data" / "longmemeval" / "longmemeval_reference.json"
+    if not reference.is_file():
+        pytest.skip(f"{reference} is absent")
+
+    proc = run_cli(f"data.path={locomo}", "tracking=none", cwd=tmp_path, timeout=120)
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines() == [
+        f"error: {locomo}: record [3]: field 'category': unknown category 'seven' (expected 1-5 "
+        "or one of adversarial, commonsense, multi_hop, open_domain, open_domain_knowledge, "
+        "single_hop, temporal). Fix the file, or set data.on_invalid=skip to score the valid "
+        "records."
+    ]
+    proc = run_cli(f"data.path={lme}", f"data.reference={reference}", "tracking=none",
+                   cwd=tmp_path, timeout=120)
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines() == [
+        f"error: {lme}: record [0]: field 'autoeval_label.label': is 'yes', not true or false"
+    ]
+    proc = run_cli("-m", f"data.path={locomo},nope.json", "tracking=none", cwd=tmp_path,
+                   timeout=120)
+    assert proc.returncode != 0
+    assert proc.stderr.splitlines() == [
+        "error: the sweep was not started (2 jobs planned; no job ran and no API call was made): "
+        f"job 1 (data.path=nope.json): data.path: no such file ({tmp_path / 'nope.json'})"
+    ]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.json", "bad.jsonl"]  # nothing written

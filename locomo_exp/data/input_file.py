@@ -78,20 +78,26 @@ class RecordProblem:
 class DataValidationError(ValueError):
     """A results file cannot be scored as it is; ``problems`` lists every problem found.
 
-    A ``ValueError``, so the CLI prints it as one message (no traceback) and exits 1.
+    A ``ValueError``, so the CLI prints it as one message (no traceback) and exits 1. One
+    problem is one line (``FILE: record [3]: field 'category': ...``, then the advice, if
+    any, on the same line); several are a count line, then one line each (a message shared
+    by many records is one line), then the advice.
     """
 
     def __init__(self, problems: list[RecordProblem], hint: str = ""):
         self.problems = problems
         lines = _grouped_lines(problems)
+        if not hint and any(p.position is not None for p in problems):
+            hint = "Fix the file, or set data.on_invalid=skip to score the valid records."
+        # each line names its file: the answers, data.reference or data.categories_from
+        if len(problems) == 1:
+            super().__init__(f"{lines[0].rstrip('.')}. {hint}" if hint else lines[0])
+            return
         shown = "\n".join(f"  - {line}" for line in lines[:50])
         more = f"\n  ... and {len(lines) - 50} more" if len(lines) > 50 else ""
         if hint:
             more += f"\n{hint}"
-        elif any(p.position is not None for p in problems):
-            more += "\nFix the file, or set data.on_invalid=skip to score the valid records."
-        # each line names its file: the answers, data.reference or data.categories_from
-        super().__init__(f"{len(problems)} problem(s) in the input:\n{shown}{more}")
+        super().__init__(f"{len(problems)} problems in the input:\n{shown}{more}")
 
 
 def _grouped_lines(problems: list[RecordProblem], at_least: int = 5) -> list[str]:

@@ -367,7 +367,8 @@ def load_setting(
     if missing and OnMissingPrediction(config.on_missing_prediction) == OnMissingPrediction.error:
         raise DataValidationError(
             missing,
-            f"{len(missing)} prediction(s) are missing (null, NaN or Infinity) and "
+            (f"{len(missing)} predictions are" if len(missing) > 1 else "1 prediction is")
+            + " missing (null, NaN or Infinity) and "
             "data.on_missing_prediction=error; fix the file, or set "
             "data.on_missing_prediction=zero to score them 0.",
         )

@@ -119,9 +119,14 @@ class SweepCallback(Callback):
                 problems.append(str(error))
         if problems:
             n_jobs = len(plan.jobs) if plan.jobs is not None else 1
+            planned = f"{n_jobs} job{'s' if n_jobs != 1 else ''} planned"
+            listed = (  # one problem: one line
+                f" {problems[0]}\n" if len(problems) == 1
+                else f" {len(problems)} problems:\n" + "".join(f"  - {p}\n" for p in problems)
+            )
             sys.stderr.write(
-                f"error: the sweep was not started ({n_jobs} job(s) planned; no job ran and no "
-                "API call was made):\n" + "".join(f"  - {p}\n" for p in problems)
+                f"error: the sweep was not started ({planned}; no job ran and no API call was "
+                f"made):{listed}"
             )
             raise SystemExit(EXIT_INVALID_SWEEP)
         sweep_dir = sweep_dir_of(config, start_dir)
