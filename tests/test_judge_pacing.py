@@ -1,20 +1,29 @@
 """Pacing from the API's rate-limit headers (fake server emulating a token bucket, with an
-injected clock shared by the server and the pool), and a bounded drain on interruption."""
+injected clock shared by the server and the pool), and a bounded drain on interruption;
+for every provider, each against its own fake."""
 
 from __future__ import annotations
 
 import asyncio
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
-from fake_anthropic import FakeAnthropicServer, make_judge_config
+from fake_anthropic import make_judge_config
+from fake_openai import openai_judge_config
+from fake_server import FakeApiServer
 from judge_helpers import make_records
 
+from locomo_exp.judge.cache import JudgeCache
 from locomo_exp.judge.messages import RateLimitInfo, parse_rate_limit_headers
 from locomo_exp.judge.pacing import RateLimiter
 from locomo_exp.judge.pool import JudgePool, PoolInterrupted, build_call_specs
 from locomo_exp.judge.providers.anthropic import AnthropicJudgeClient
+from locomo_exp.judge.providers.openai import OpenAIJudgeClient
+
+PROVIDER_NAMES = ("anthropic", "openai")
+"""Every provider is paced from its own rate-limit headers (its fake emulates the bucket)."""
 
 
 class VirtualClock:
@@ -63,14 +72,27 @@ def test_limiter_spreads_the_remaining_budget_until_the_reset() -> None:
     assert configured.interval() == pytest.approx(0.1)  # judge.requests_per_minute wins
 
 
+def _judge_setup(
+    provider: str, request: pytest.FixtureRequest, tmp_path: Path, **overrides: Any
+) -> tuple[FakeApiServer, Any, Any]:
+    """The provider's fake (started), a judge config aimed at it and its SDK client."""
+    if provider == "anthropic":
+        server = request.getfixturevalue("fake_anthropic")
+        cfg = make_judge_config(server, tmp_path, **overrides)
+        client = AnthropicJudgeClient(api_key="k", temperature=0.5, base_url=server.url)
+    else:
+        server = request.getfixturevalue("fake_openai")
+        cfg = openai_judge_config(server, tmp_path, **overrides)
+        client = OpenAIJudgeClient(api_key="k", base_url=server.base_url)
+    return server, cfg, client
+
+
 def _run_against_bucket(
-    server: FakeAnthropicServer, tmp_path: Path, *, pace: bool
+    provider: str, request: pytest.FixtureRequest, tmp_path: Path, *, pace: bool
 ) -> tuple[int, int]:
-    clock = VirtualClock()
-    server.clock = clock.now
-    server.rate_limit(rpm=600, burst=20)  # 10 requests/s, bursts of 20
-    cfg = make_judge_config(
-        server,
+    server, cfg, client = _judge_setup(
+        provider,
+        request,
         tmp_path,
         runs=4,
         max_concurrency=8,
@@ -78,7 +100,9 @@ def _run_against_bucket(
         max_error_rate=1.0,
         pace_from_rate_limit_headers=pace,
     )
-    client = AnthropicJudgeClient(api_key="k", temperature=0.5, base_url=server.url)
+    clock = VirtualClock()
+    server.clock = clock.now
+    server.rate_limit(rpm=600, burst=20)  # 10 requests/s, bursts of 20
     specs = build_call_specs(make_records(100), cfg, api_version=client.api_version)
 
     async def go() -> None:
@@ -96,47 +120,65 @@ def _run_against_bucket(
     return server.status_counts.get(200, 0), server.status_counts.get(429, 0)
 
 
+@pytest.mark.parametrize("provider", PROVIDER_NAMES)
 def test_pacing_from_headers_keeps_429s_under_5_percent(
-    fake_anthropic: FakeAnthropicServer, tmp_path: Path
+    provider: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
-    ok, limited = _run_against_bucket(fake_anthropic, tmp_path, pace=True)
+    ok, limited = _run_against_bucket(provider, request, tmp_path, pace=True)
     assert ok == 400
     share = limited / (ok + limited)
-    print(f"429 share with header pacing: {share:.3%} ({limited} of {ok + limited})")
+    print(f"{provider}: 429 share with header pacing: {share:.3%} ({limited} of {ok + limited})")
     assert share < 0.05
 
 
+@pytest.mark.parametrize("provider", PROVIDER_NAMES)
 def test_without_header_pacing_the_same_run_hits_many_429s(
-    fake_anthropic: FakeAnthropicServer, tmp_path: Path
+    provider: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
-    ok, limited = _run_against_bucket(fake_anthropic, tmp_path, pace=False)
+    ok, limited = _run_against_bucket(provider, request, tmp_path, pace=False)
     share = limited / (ok + limited)
-    print(f"429 share without header pacing: {share:.3%} ({limited} of {ok + limited})")
+    print(f"{provider}: 429 share without header pacing: {share:.3%} ({limited} of {ok + limited})")
     assert share > 0.2
 
 
-def test_interrupt_waits_at_most_drain_s_then_reports_the_calls_cached(
-    fake_anthropic: FakeAnthropicServer, tmp_path: Path
+@pytest.mark.parametrize(
+    ("provider", "latency_s", "drain_s", "cached"),
+    [
+        # drain_s shorter than the calls in flight: only the canary is cached
+        pytest.param("anthropic", 0.4, 0.05, 1, id="anthropic-drain-bounded"),
+        # drain_s long enough: the 4 calls in flight are waited for and cached
+        pytest.param("openai", 0.3, 5.0, 5, id="openai-drain-completes"),
+    ],
+)
+def test_interrupt_drains_at_most_drain_s_then_reports_the_calls_cached(
+    provider: str,
+    latency_s: float,
+    drain_s: float,
+    cached: int,
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
 ) -> None:
-    fake_anthropic.latency_s = 0.4
-    cfg = make_judge_config(fake_anthropic, tmp_path, runs=1, max_concurrency=4, drain_s=0.05)
-    client = AnthropicJudgeClient(api_key="k", temperature=0.5, base_url=fake_anthropic.url)
+    server, cfg, client = _judge_setup(
+        provider, request, tmp_path, runs=1, max_concurrency=4, drain_s=drain_s
+    )
+    server.latency_s = latency_s
     specs = build_call_specs(make_records(20), cfg, api_version=client.api_version)
-    from locomo_exp.judge.cache import JudgeCache
 
     async def go() -> JudgePool:
         with JudgeCache(tmp_path / "judge_cache.sqlite") as cache:
             pool = JudgePool(client, cfg, cache, handle_signals=False)
-            # the canary (0.4 s) completes; interrupt while the next 4 calls are in flight
-            asyncio.get_running_loop().call_later(0.6, pool.interrupt, 15)
+            # the canary completes; interrupt while the next 4 calls are in flight
+            asyncio.get_running_loop().call_later(1.5 * latency_s, pool.interrupt, 15)
             try:
                 with pytest.raises(PoolInterrupted) as info:
                     await pool.run(specs)
             finally:
                 await client.aclose()
-            assert (info.value.signum, info.value.calls_cached) == (15, 1)
-            assert cache.get_many(s.digest for s in specs).keys() == {specs[0].digest}
+            assert (info.value.signum, info.value.calls_cached) == (15, cached)
+            assert len(cache.get_many(s.digest for s in specs)) == cached
+            assert specs[0].digest in cache.get_many([specs[0].digest])
             return pool
 
     pool = asyncio.run(go())
     assert pool.calls_made == 5  # nothing new started after the signal
+    assert len(server.messages_requests()) == 5
