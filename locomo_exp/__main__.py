@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gc
+import os
+from typing import Any, TextIO
 
 # One job builds a large heap once -- Hydra, MLflow, SQLAlchemy, pandas, the judge's SDK --
 # and keeps it to the end. With CPython's default thresholds (700, 10, 10) the collector
@@ -16,6 +18,53 @@ from omegaconf import DictConfig  # noqa: E402
 from locomo_exp.config import register_configs  # noqa: E402
 
 register_configs()
+
+
+class QuietWhenReaderLeaves:
+    """Standard output that goes to the null device once its reader has gone.
+
+    ``python -m locomo_exp ... | head -1``: ``head`` exits after one line and the next write
+    or flush raises ``BrokenPipeError`` -- in Hydra's console log handler (a "Logging error"
+    traceback per line), in the result's ``print`` (Hydra's "Error executing job"), or at
+    the interpreter's last flush. As the Python docs advise for SIGPIPE (``signal`` module,
+    "Note on SIGPIPE"), the first such error points file descriptor 1 at ``os.devnull``;
+    the job goes on and writes every output file, and nothing more is said about the pipe.
+    SIGPIPE keeps Python's default (ignored): restoring ``SIG_DFL`` would kill the job
+    mid-way, with its outputs unwritten.
+
+    Args:
+        stream: the real ``sys.stdout``; every other attribute is read from it.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        """Write ``text``; after the reader has gone it is dropped (its length is returned)."""
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._to_null()
+            return len(text)
+
+    def flush(self) -> None:
+        """Flush; after the reader has gone what was buffered goes to the null device."""
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._to_null()
+
+    def _to_null(self) -> None:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, self._stream.fileno())
+        os.close(null)
+        try:
+            self._stream.flush()  # the buffered text, now to the null device
+        except BrokenPipeError:  # pragma: no cover - fd 1 is the null device now
+            pass
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 @hydra.main(version_base="1.3", config_path="conf", config_name="config")
@@ -38,16 +87,11 @@ if __name__ == "__main__":
 
     from locomo_exp.cli import HELP_FLAGS, app_help, check_command_line
 
+    # before Hydra's logging config reads ext://sys.stdout: ``... | head -1`` ends quietly
+    sys.stdout = QuietWhenReaderLeaves(sys.stdout)
     check_command_line(sys.argv[1:])  # the project's "did you mean" before Hydra's hint
     if any(flag in sys.argv[1:] for flag in HELP_FLAGS):
-        try:
-            print(app_help(sys.argv[1:]), flush=True)  # Hydra's layout, without its copies
-        except BrokenPipeError:
-            # The reader stopped early (``--help | head -3``): not an error. Point stdout at
-            # the null device so the interpreter's final flush does not raise again.
-            import os
-
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        print(app_help(sys.argv[1:]), flush=True)  # Hydra's layout, without its copies
         raise SystemExit(0)
     try:
         main()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -11,7 +12,7 @@ import pytest
 from hydra.core.global_hydra import GlobalHydra
 
 from locomo_exp.cli import app_help
-from tests.conftest import CONF_DIR, clean_env
+from tests.conftest import CONF_DIR, EXAMPLE, clean_env
 
 HEAVY = ("scipy", "statsmodels", "nltk", "numpy", "mlflow", "anthropic", "openai", "matplotlib")
 
@@ -64,3 +65,31 @@ def test_help_into_a_closed_pipe_exits_quietly(tmp_path: Path) -> None:
         os.close(write_end)
     assert done.stderr == ""
     assert done.returncode == 0
+
+
+@pytest.mark.slow
+def test_a_job_into_a_closed_pipe_exits_quietly_with_every_output_written(tmp_path: Path) -> None:
+    """``python -m locomo_exp ... | head -1``: Hydra's console log and the result's lines meet
+    a closed pipe; no traceback, exit 0, and the run directory is complete."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # no reader: the job's first log line gets EPIPE
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "locomo_exp", f"data.path={EXAMPLE}", "tracking=none",
+             "hydra.run.dir=run"],
+            cwd=tmp_path,
+            env=clean_env(),
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+    assert done.stderr == ""
+    assert done.returncode == 0
+    run = tmp_path / "run"
+    assert (run / "report.md").read_text().startswith("# ")
+    assert json.loads((run / "summary.json").read_text())["counts"]["overall"] == 20
+    assert "read 20 records" in (run / "locomo_exp.log").read_text()  # the log file is whole
