@@ -221,41 +221,48 @@ def test_regex_and_score_range_rules(tmp_path: Path) -> None:
     assert scored.krippendorff_level == "interval"
 
 
+NAMED = "name: x\nversion: 1\n"
+"""The start of a template that has a name and a version."""
+FULL_USER = "user: '{question} {gold_answer} {predicted_answer}'\n"
+"""A user text that places all three fields."""
+YES_RULE = "contains: {yes: 100}\n"
+
+
 BAD = [
-    pytest.param("user: '{question} {gold_answer} {predicted_answer}'\ncontains: {yes: 100}\n", "missing 'name'", id="no-name"),
-    pytest.param("name: x\nversion: 1\ncontains: {yes: 100}\n", "missing 'user'", id="no-user"),
+    pytest.param(FULL_USER + YES_RULE, "missing 'name'", id="no-name"),
+    pytest.param(NAMED + YES_RULE, "missing 'user'", id="no-user"),
     pytest.param(
-        "name: x\nversion: 1\nuser: '{question} {gold_answer} {generated_answer}'\ncontains: {yes: 100}\n",
-        "user: unmapped placeholder {generated_answer}", id="unknown-placeholder",
+        NAMED + "user: '{question} {gold_answer} {generated_answer}'\n" + YES_RULE,
+        "user: unmapped placeholder {generated_answer}",
+        id="unknown-placeholder",
+    ),
+    pytest.param(NAMED + FULL_USER, "no verdict rule", id="no-verdict-rule"),
+    pytest.param(
+        NAMED + FULL_USER + YES_RULE + "json_key: label\nlabels: {A: 1}\n",
+        "give one verdict rule, not json_key and contains",
+        id="two-rules",
     ),
     pytest.param(
-        "name: x\nversion: 1\nuser: '{question} {gold_answer} {predicted_answer}'\n",
-        "no verdict rule", id="no-verdict-rule",
+        NAMED + "user: '{question}'\n" + YES_RULE,
+        "user does not place gold_answer or predicted_answer",
+        id="no-answer-fields",
     ),
     pytest.param(
-        "name: x\nversion: 1\nuser: '{question} {gold_answer} {predicted_answer}'\ncontains: {yes: 100}\n"
-        "json_key: label\nlabels: {A: 1}\n",
-        "give one verdict rule, not json_key and contains", id="two-rules",
+        NAMED + "user: '{} {} {}'\n" + YES_RULE,
+        "positional placeholder {} (slot 0) has no field",
+        id="unmapped-positional",
+    ),
+    pytest.param(NAMED + FULL_USER + "json_key: label\n", "give labels", id="json-key-without-labels"),
+    pytest.param(
+        NAMED + FULL_USER + YES_RULE + "lables: {}\n",
+        "unknown key 'lables' (did you mean 'labels'?)",
+        id="unknown-key",
     ),
     pytest.param(
-        "name: x\nversion: 1\nuser: '{question}'\ncontains: {yes: 100}\n",
-        "user does not place gold_answer or predicted_answer", id="no-answer-fields",
-    ),
-    pytest.param(
-        "name: x\nversion: 1\nuser: '{} {} {}'\ncontains: {yes: 100}\n",
-        "positional placeholder {} (slot 0) has no field", id="unmapped-positional",
-    ),
-    pytest.param(
-        "name: x\nversion: 1\nuser: '{question} {gold_answer} {predicted_answer}'\njson_key: label\n",
-        "give labels", id="json-key-without-labels",
-    ),
-    pytest.param(
-        "name: x\nversion: 1\nuser: '{question} {gold_answer} {predicted_answer}'\ncontains: {yes: 100}\nlables: {}\n",
-        "unknown key 'lables' (did you mean 'labels'?)", id="unknown-key",
-    ),
-    pytest.param(
-        "name: x\nversion: 1\nuser: 'Reply {\"label\": x} {question} {gold_answer} {predicted_answer}'\ncontains: {yes: 1}\n",
-        'unmapped placeholder {"label"}', id="single-braces-in-json-example",
+        NAMED + "user: 'Reply {\"label\": x} {question} {gold_answer} {predicted_answer}'\n"
+        "contains: {yes: 1}\n",
+        'unmapped placeholder {"label"}',
+        id="single-braces-in-json-example",
     ),
     pytest.param("- a\n- b\n", "must be a YAML map", id="not-a-map"),
     pytest.param("name: [\n", "is not valid YAML at line 2", id="not-yaml"),
