@@ -376,6 +376,7 @@ def run_longmemeval_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir:
     from locomo_exp.judge.errors import JudgeBatchPending
     from locomo_exp.longmemeval_job import run_longmemeval
     from locomo_exp.report.lme import console_table as lme_table
+    from locomo_exp.report.lme_summary import dry_run_of
 
     try:
         result = run_longmemeval(cfg, output_dir, start_dir)
@@ -390,7 +391,7 @@ def run_longmemeval_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir:
         raise SystemExit(1) from None
     summary = result.summary
     counts = summary["input"]["counts"]
-    verb = "read (judge dry run)" if summary.get("judge_dry_run") else "scored"
+    verb = "read (judge dry run)" if dry_run_of(summary) else "scored"
     print(
         f"\nLongMemEval: {verb} {counts['matched']} questions from {summary['input']['path']}"
         f" ({counts['skipped_ids']} id(s) not in the reference skipped); accuracy in percent"

@@ -36,7 +36,6 @@ from locomo_exp.judge.aggregate import JudgeRunResult
 from locomo_exp.judge.errors import JudgeBatchPending
 from locomo_exp.judge.protocols import get_protocol
 from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL
-from locomo_exp.report.console import JUDGE_NAMED
 from locomo_exp.report.lme import render_lme_report
 from locomo_exp.report.lme_baselines import LME_BASELINES
 from locomo_exp.report.lme_summary import (
@@ -240,10 +239,16 @@ def judge_verdicts(result: JudgeRunResult, matched: LmeMatched) -> dict[str, boo
 
 
 def judge_section(result: JudgeRunResult) -> dict[str, Any]:
-    """What ``summary.json`` keeps of the judge run (settings, counts, tokens, cost)."""
+    """What ``summary.json`` keeps of the judge run (settings, counts, tokens, cost).
+
+    Where the calls went is kept as for LoCoMo runs: ``provider``, ``endpoint`` (without
+    user info, query or fragment: never a credential) and ``endpoint_kind`` (``default`` or
+    ``custom``), and ``model_snapshot`` when the API named one.
+    """
     keep = (
-        "protocol", "prompt_version", "parser_version", "model", "temperature", "max_tokens",
-        "runs", "api_version", "counts", "tokens", "estimated_cost_usd", "mode",
+        "protocol", "prompt_version", "parser_version", "provider", "endpoint", "endpoint_kind",
+        "model", "model_snapshot", "temperature", "max_tokens", "runs", "api_version", "counts",
+        "tokens", "estimated_cost_usd", "mode",
     )
     return {k: result.summary[k] for k in keep if k in result.summary}
 
@@ -310,11 +315,10 @@ def _run_judge(
         raise
     section = judge_section(result)
     if result.dry_run_estimate is not None:
-        summary = build_lme_summary(**common, judge_status="dry run: nothing judged")
-        summary["judge_dry_run"] = result.dry_run_estimate
-        summary["judge_dry_run_model"] = {
-            k: result.summary[k] for k in JUDGE_NAMED if k in result.summary
-        }
+        summary = build_lme_summary(
+            **common, dry_run=(section, result.dry_run_estimate),
+            judge_status="dry run: nothing judged",
+        )
         return result, summary
     status = result.finished_status(judge_cfg.max_error_rate)
     verdicts = judge_verdicts(result, matched)

@@ -112,8 +112,17 @@ def test_rejudged_hypotheses_replaying_the_stored_labels_give_the_published_figu
     assert sum(r["j_mean"] == 100.0 for r in rows) == 362
     settings = result.summary["judge"]["settings"]
     assert settings["protocol"] == "longmemeval" and settings["prompt_version"] == "longmemeval-v1"
+    # where the calls went, as in a LoCoMo run's judge section (the fake is a custom endpoint)
+    where = {"provider": "anthropic", "endpoint": fake_anthropic.url.rstrip("/"),
+             "endpoint_kind": "custom"}
+    assert {k: settings.get(k) for k in where} == where
+    assert settings["model"] == "claude-sonnet-4-6"
     card = json.loads((tmp_path / "out" / "card.json").read_text())
     assert card["judge"]["protocol"] == "longmemeval" and card["judge"]["max_tokens"] == 10
+    assert {k: card["judge"].get(k) for k in where} == where
+    assert f"- judge API: anthropic, custom endpoint `{where['endpoint']}`" in (
+        result.report_path.read_text()
+    )
     agreement = result.summary["judge"]["agreement_with_stored"]
     if answers == GPT4O:  # the stored verdicts are kept beside this judge's, which agree
         assert _printed(result.summary["stored"]["figures"]) == GPT4O_FIGURES

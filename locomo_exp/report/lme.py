@@ -12,6 +12,7 @@ from typing import Any
 
 from locomo_exp.report.console import dry_run_lines
 from locomo_exp.report.format import MISSING
+from locomo_exp.report.lme_summary import dry_run_of
 
 NOT_MEASURED = "not measured"
 
@@ -56,11 +57,8 @@ def figures_table(figures: Mapping[str, Any]) -> str:
 def console_table(summary: Mapping[str, Any]) -> str:
     """Plain-text table of the headline figures for the terminal (percent, 2 decimals)."""
     headline = summary.get("headline")
-    estimate = summary.get("judge_dry_run")
-    dry_run = (
-        dry_run_lines(estimate, summary.get("judge_dry_run_model"))
-        if isinstance(estimate, Mapping) else []
-    )
+    found = dry_run_of(summary)
+    dry_run = dry_run_lines(*found) if found is not None else []
     if not headline:
         status = str(summary["status"]["j"])
         if dry_run:
@@ -105,6 +103,11 @@ def _card_lines(card: Mapping[str, Any]) -> list[str]:
             f" temperature {judge['temperature']}, max_tokens {judge['max_tokens']}, "
             f"{judge['runs']} run(s)"
         )
+        if judge.get("provider"):  # absent in runs made before it was recorded
+            lines.append(
+                f"- judge API: {judge['provider']}, {judge.get('endpoint_kind')} endpoint "
+                f"`{judge.get('endpoint')}`"
+            )
     lines += [
         f"- tool: locomo_exp {card['tool_version']}",
     ]

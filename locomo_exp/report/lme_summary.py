@@ -6,6 +6,7 @@ ran, its result and audit (numbers and words only; markdown is :mod:`.lme`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +78,7 @@ def build_lme_summary(
     stored_models: list[str],
     seed: int,
     judged: tuple[dict[str, bool | None], dict[str, Any]] | None = None,
+    dry_run: tuple[dict[str, Any], dict[str, Any]] | None = None,
     judge_status: str | None = None,
 ) -> dict[str, Any]:
     """The ``summary.json`` content of a LongMemEval run (numbers and words only).
@@ -92,11 +94,16 @@ def build_lme_summary(
         seed: seed of the task average's bootstrap interval.
         judged: this project's verdicts (question id -> correct or ``None``) and the judge
             section (:func:`judge_section`), when the judge ran.
+        dry_run: the judge section and the estimate of a judge dry run (nothing judged).
         judge_status: the judge's status text when it was asked for.
 
     Returns:
-        ``{"benchmark", "input", "versions", "status", "stored", "headline"}``: ``stored`` and
-        ``headline`` hold the figures (0-1) of the stored verdicts, or are ``None``.
+        ``{"benchmark", "input", "versions", "status", "stored", "judge", "headline"}``:
+        ``stored`` and ``headline`` hold the figures (0-1) of the stored verdicts, or are
+        ``None``. ``judge`` is this project's judge: ``settings`` (model, protocol,
+        provider, endpoint, ...) and its ``figures``; after a dry run ``figures`` is
+        ``None`` and ``dry_run_estimate`` holds the estimate (as in a LoCoMo run's
+        ``judge``); ``None`` when no judge was asked for.
     """
     stored = None
     if stored_models:
@@ -120,6 +127,17 @@ def build_lme_summary(
             "settings": section,
             "agreement_with_stored": _agreement(matched, verdicts) if stored else None,
         }
+    dry_judge = None
+    if dry_run is not None:
+        section, estimate = dry_run
+        dry_judge = {
+            "source": "judge",
+            "judge_model": f"{section.get('model')}, protocol {section.get('protocol')}",
+            "figures": None,
+            "settings": section,
+            "agreement_with_stored": None,
+            "dry_run_estimate": estimate,
+        }
     status = {"j": "ok (stored verdicts)" if stored else "not measured: no stored verdicts"}
     if judge_status is not None:
         status["judge"] = judge_status
@@ -142,8 +160,8 @@ def build_lme_summary(
         "versions": {"metrics": METRIC_VERSION, "lexical": "off (not in LongMemEval's protocol)"},
         "status": status,
         "stored": stored,
-        "judge": judge,
-        "headline": judge or stored,
+        "judge": judge or dry_judge,
+        "headline": judge or stored,  # a dry run's judge has no figures
     }
 
 
@@ -160,11 +178,42 @@ def build_lme_card(summary: dict[str, Any]) -> dict[str, Any]:
         ),
         "metric_version": summary["versions"]["metrics"],
         "lexical": "off",
-        "judge": {
-            k: (summary.get("judge") or {}).get("settings", {}).get(k)
-            for k in ("model", "protocol", "prompt_version", "temperature", "max_tokens", "runs")
-        } if summary.get("judge") else None,
+        "judge": _card_judge(summary.get("judge")),
     }
+
+
+CARD_JUDGE = (
+    "model", "protocol", "prompt_version", "temperature", "max_tokens", "runs", "provider",
+    "endpoint", "endpoint_kind",
+)
+"""What ``card.json`` says of the judge that made the verdicts (never a credential)."""
+
+
+def _card_judge(judge: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The card's judge: only one whose verdicts are figures (not a dry run's)."""
+    if not judge or judge.get("figures") is None:
+        return None
+    settings = judge.get("settings") or {}
+    card = {k: settings.get(k) for k in CARD_JUDGE[:6]}
+    if settings.get("provider"):  # absent in runs made before it was recorded
+        card.update({k: settings.get(k) for k in CARD_JUDGE[6:]})
+    return card
+
+
+def dry_run_of(summary: Mapping[str, Any]) -> tuple[Mapping[str, Any], Mapping[str, Any]] | None:
+    """(estimate, judge settings) of a judge dry run's summary, else ``None``.
+
+    Reads both shapes: ``judge.dry_run_estimate`` and ``judge.settings``, and that of runs
+    made before them (``judge_dry_run`` and ``judge_dry_run_model`` at the top level).
+    """
+    judge = summary.get("judge") or {}
+    estimate = judge.get("dry_run_estimate")
+    if isinstance(estimate, Mapping):
+        return estimate, judge.get("settings") or {}
+    old = summary.get("judge_dry_run")
+    if isinstance(old, Mapping):
+        return old, summary.get("judge_dry_run_model") or {}
+    return None
 
 
 def _agreement(matched: LmeMatched, verdicts: dict[str, bool | None]) -> dict[str, Any] | None:
@@ -375,6 +424,8 @@ def panel_member(
 
 
 __all__ = [
+    "CARD_JUDGE",
+    "dry_run_of",
     "panel_member",
     "labels_section",
     "audit_section",
