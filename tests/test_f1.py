@@ -212,3 +212,40 @@ def test_memobase_mem0_f1_and_bleu1_reproduced(shared_data) -> None:
     published = {"1": 0.4629, "2": 0.6423, "3": 0.2293, "4": 0.5155}  # memobase README
     for key, value in published.items():
         assert per_category[key].mean == pytest.approx(value, abs=5e-5)
+
+
+def _official_steps() -> object:
+    """``benchmarks/f1_vs_official.py``: LoCoMo's official F1 steps written plainly."""
+    import importlib.util
+
+    from conftest import PROJECT_ROOT
+
+    spec = importlib.util.spec_from_file_location(
+        "f1_vs_official", PROJECT_ROOT / "benchmarks" / "f1_vs_official.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("name", ["honcho_locomo10_qa.json", "zep_locomo_grades.json"])
+def test_locomo_f1_equals_the_official_steps_on_every_real_answer(shared_data, name: str) -> None:
+    # == on floats, every question, from cold caches (the speed-ups change no value)
+    from locomo_exp.scoring import f1 as f1_module
+
+    official = _official_steps()
+    records = load_results(shared_data / "predictions" / name).records
+    for function in (f1_module.porter_stem, f1_module._locomo_tokens):
+        function.cache_clear()
+    got = [f1_module.locomo_f1(r.prediction, r.ground_truth, r.category) for r in records]
+    expected = [official.reference_f1(r.prediction, r.ground_truth, r.category) for r in records]  # type: ignore[attr-defined]
+    assert len(got) > 1500 and got == expected
+
+
+def test_ascii_punctuation_is_deleted_the_same_way_in_ascii_and_unicode_text() -> None:
+    from locomo_exp.scoring.f1 import normalize_answer_locomo
+
+    assert normalize_answer_locomo("It's 3.5 (approx.), and the end!") == "its 35 approx end"
+    # non-ASCII text: only ASCII punctuation goes; the en dash and curly quote stay
+    assert normalize_answer_locomo("Chloé's 2–3 “cats”, a dog.") == "chloés 2–3 “cats” dog"

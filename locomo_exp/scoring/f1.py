@@ -35,7 +35,6 @@ import logging
 import re
 import string
 import unicodedata
-from collections import Counter
 from collections.abc import Sequence
 from functools import cache, lru_cache
 from typing import Any
@@ -127,10 +126,13 @@ def nfc(text: object) -> str:
 
 
 _DELETE_PUNCTUATION = str.maketrans("", "", string.punctuation)
+_PUNCTUATION_BYTES = string.punctuation.encode("ascii")
 
 
 def _remove_punctuation(text: str) -> str:
     """Delete every ASCII punctuation character (``string.punctuation``), nothing else."""
+    if text.isascii():  # bytes.translate deletes about five times faster than str.translate
+        return text.encode("ascii").translate(None, _PUNCTUATION_BYTES).decode("ascii")
     return text.translate(_DELETE_PUNCTUATION)
 
 
@@ -186,8 +188,13 @@ def normalize_answer_locomo(text: str) -> str:
     Returns:
         The normalised text (possibly empty).
     """
+    return " ".join(_locomo_words(text))
+
+
+def _locomo_words(text: object) -> list[str]:
+    """The words of :func:`normalize_answer_locomo` (its text is these joined by spaces)."""
     text = _remove_punctuation(nfc(text).replace(",", "").lower())
-    return " ".join(_LOCOMO_STOPWORDS_RE.sub(" ", text).split())
+    return _LOCOMO_STOPWORDS_RE.sub(" ", text).split()
 
 
 @cache
@@ -225,7 +232,9 @@ def _multiset_f1(pred_tokens: Sequence[str], gold_tokens: Sequence[str]) -> floa
     """
     if not pred_tokens or not gold_tokens:
         return 0.0
-    remaining = Counter(gold_tokens)
+    remaining: dict[str, int] = {}  # Counter(gold_tokens), without its overhead on a few words
+    for token in gold_tokens:
+        remaining[token] = remaining.get(token, 0) + 1
     num_same = 0
     for token in pred_tokens:  # multiset intersection: each gold token matched once
         left = remaining.get(token, 0)
@@ -282,7 +291,7 @@ def _locomo_tokens(text: str) -> tuple[str, ...]:
 
     A category-1 answer is compared part by part with every gold part.
     """
-    return tuple(tokenize(normalize_answer_locomo(text)))
+    return tuple([porter_stem(word) for word in _locomo_words(text)])
 
 
 def locomo_multi_answer_f1(predicted: str, ground_truth: str) -> float:
