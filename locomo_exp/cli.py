@@ -474,7 +474,7 @@ def run_from_hydra(cfg: DictConfig) -> ExperimentResult | None:
         run_longmemeval_from_cli(typed, output_dir, Path.cwd())
         return None
     try:
-        result = run_experiment(typed, output_dir, Path.cwd())
+        result = run_experiment(typed, output_dir, Path.cwd(), long_lived=True)
     except KeyboardInterrupt as stop:  # Ctrl-C or SIGTERM: one line, no traceback
         _exit_interrupted(stop)
     except JudgeBatchPending as waiting:

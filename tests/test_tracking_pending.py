@@ -140,3 +140,30 @@ def test_a_judge_job_with_a_bad_store_loses_nothing(
     assert len(fake_anthropic.messages_requests()) == calls  # every call came from the cache
     assert result.summary["judge"]["counts"]["cache_hits"] == calls
     assert _client(store).get_run(result.run_id).info.status == "FINISHED"
+
+
+@pytest.mark.parametrize("long_lived", [False, True])
+def test_only_the_clis_own_job_freezes_the_heap(
+    tmp_path: Path,
+    typed_config: Composer,
+    fake_anthropic: FakeAnthropicServer,
+    store: str,
+    monkeypatch: pytest.MonkeyPatch,
+    long_lived: bool,
+) -> None:
+    # python -m locomo_exp: at the first call and after the MLflow thread's imports;
+    # in-process callers (tests, sweeps) never: frozen garbage would stay until exit
+    import locomo_exp.experiment as experiment
+
+    frozen: list[str] = []
+    monkeypatch.setattr(
+        experiment.gc, "freeze", lambda: frozen.append(threading.current_thread().name)
+    )
+    fake_anthropic.responder = lambda request: rubric(80)
+    cfg = typed_config(
+        f"tracking.uri={store}", "tracking.experiment=frozen", "scorer=judge", "judge.runs=1",
+        "judge.progress=false", "judge.audit.n=0", f"judge.base_url={fake_anthropic.url}",
+        f"judge.cache_path={tmp_path / 'cache.sqlite'}",
+    )
+    run_experiment(cfg, tmp_path / "out", tmp_path, long_lived=long_lived)
+    assert frozen == (["MainThread", "mlflow-run"] if long_lived else [])
