@@ -13,23 +13,24 @@ megabytes in a temporary directory, then reads it in two fresh child processes:
 * ``reference``: ``json.load`` of the same file (what a plain reader would do);
 * ``imports``: the package's import alone, so the reading's own share is visible.
 
-Prints each child's peak resident set size (``ru_maxrss`` of the child, kilobytes on Linux),
-wall time, and the ratio streamed / reference, both measured in this run. Target: streamed
-peak RSS at most 300 MB on the 265 MB file (the official ``_m`` file is 2.7 GB: memory must
-not grow with the haystacks). Not a test: the figure depends on the machine. POSIX only.
+Prints each child's peak resident set size (``ru_maxrss`` of that child from ``os.wait4``,
+kilobytes on Linux; ``benchmarks/_common.py``), its reading time, and the ratio streamed /
+reference, both measured in this run. Target: streamed peak RSS at most 300 MB on the 265 MB
+file (the official ``_m`` file is 2.7 GB: memory must not grow with the haystacks). Not a
+test: the figure depends on the machine. POSIX only.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from _common import run_measured
 
 TARGET_MB = 300.0
 TYPES = (
@@ -89,21 +90,17 @@ def write_dataset(path: Path, target_mb: float, questions: int, seed: int = 0) -
 
 
 def measure(kind: str, path: Path) -> tuple[float, float, str]:
-    """(peak RSS in MB, seconds, child's output) of one fresh child reading ``path``."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
+    """(peak RSS in MB, seconds of its work, child's output) of one fresh child reading ``path``."""
     script = (
-        "import resource, sys, time; t = time.perf_counter(); "
+        "import sys, time; t = time.perf_counter(); "
         + CHILD[kind].replace("print(", "out = (")
-        + "; print(*out, time.perf_counter() - t, "
-        "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+        + "; print(*out, time.perf_counter() - t)"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script, str(path)],
-        capture_output=True, text=True, check=True, env=env,
-    )
-    *label, seconds, rss_kb = done.stdout.split()
-    return int(rss_kb) / 1024, float(seconds), " ".join(label)
+    run = run_measured([sys.executable, "-c", script, str(path)])
+    if run.returncode != 0:
+        raise RuntimeError(f"{kind} child failed: {run.stderr[-2000:]}")
+    *label, seconds = run.stdout.split()
+    return run.peak_rss_mb, float(seconds), " ".join(label)
 
 
 def main() -> int:

@@ -7,24 +7,22 @@ Usage (from the project root)::
 Generates ``--records`` questions in the ``qa_results`` layout (the example's answers,
 repeated with unique ids, cycling the five categories) in a temporary directory, runs
 ``python -m locomo_exp data=file ... tracking=none`` in a subprocess, and prints the
-child's peak resident set size from ``resource.getrusage(RUSAGE_CHILDREN).ru_maxrss``
-(kilobytes on Linux). Aim: at most 1.2 GB for 100,000 records. Not a test: the figure
-depends on the machine and the library versions. POSIX only (``resource``).
+child's peak resident set size (``ru_maxrss`` of that child, from ``os.wait4``; kilobytes
+on Linux; ``benchmarks/_common.py``). Aim: at most 1.2 GB for 100,000 records. Not a test:
+the figure depends on the machine and the library versions. POSIX only (``os.wait4``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import resource
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "locomo_exp" / "example" / "qa_results.json"
+from _common import REPO, run_measured
+
+EXAMPLE = REPO / "locomo_exp" / "example" / "qa_results.json"
 TARGET_MB = 1200.0
 
 
@@ -51,9 +49,6 @@ def main() -> int:
         data = Path(tmp) / "qa_results.json"
         write_records(data, args.records)
         size_mb = data.stat().st_size / 1e6
-        env = {
-            k: v for k, v in os.environ.items() if k not in ("MLFLOW_TRACKING_URI", "MLFLOW_RUN_ID")
-        }
         command = [
             sys.executable,
             "-m",
@@ -65,13 +60,11 @@ def main() -> int:
             f"report.bootstrap_samples={args.bootstrap_samples}",
             f"hydra.run.dir={Path(tmp) / 'out'}",
         ]
-        started = time.perf_counter()
-        proc = subprocess.run(command, cwd=tmp, env=env, capture_output=True, text=True)
-        seconds = time.perf_counter() - started
-        if proc.returncode != 0:
-            print(proc.stderr[-3000:], file=sys.stderr)
-            return proc.returncode
-    peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024.0  # KB on Linux
+        run = run_measured(command, cwd=tmp)
+        if run.returncode != 0:
+            print(run.stderr[-3000:], file=sys.stderr)
+            return run.returncode
+    peak_mb, seconds = run.peak_rss_mb, run.seconds
     verdict = "within" if peak_mb <= TARGET_MB else "ABOVE"
     print(
         f"{args.records:,} records ({size_mb:.1f} MB file), bootstrap {args.bootstrap_samples:,} "
