@@ -318,7 +318,7 @@ class OpenAIJudgeClient(SdkJudgeClient):
         ``post`` (its README, "Undocumented endpoints"): the SDK still adds the key,
         timeouts and error classes, but skips its per-call walk of the parameters' types,
         which cost about as much CPU as the rest of a call (measured with
-        ``benchmarks/judge_throughput_openai.py``).
+        ``benchmarks/judge_throughput.py --provider openai``).
 
         Raises:
             JudgeCallError: classified; ``kind="timeout"`` past ``timeout_s``.
