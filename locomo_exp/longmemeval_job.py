@@ -55,6 +55,7 @@ from locomo_exp.report.run_dir import (
 from locomo_exp.results import QARecord
 from locomo_exp.tracking import lme as lme_tracking
 from locomo_exp.trust.lme_controls import build_lme_controls
+from locomo_exp.trust.lme_dry_run import lme_member_config, with_trust_calls
 
 log = logging.getLogger(__name__)
 
@@ -268,17 +269,10 @@ def _run_panel(
     (protocol, temperature, max_tokens, runs, plain text), so only the model differs.
     """
     from locomo_exp.judge import run_judge
-    from locomo_exp.trust.job import panel_preset_config
 
     members = []
     for preset in judge_cfg.panel:
-        member_cfg = replace(
-            panel_preset_config(judge_cfg, str(preset)),
-            protocol=judge_cfg.protocol, template=judge_cfg.template,
-            temperature=judge_cfg.temperature, max_tokens=judge_cfg.max_tokens,
-            runs=judge_cfg.runs, min_successful_runs=judge_cfg.min_successful_runs,
-            structured_output=judge_cfg.structured_output, categories=judge_cfg.categories,
-        )
+        member_cfg = lme_member_config(judge_cfg, str(preset))
         result = run_judge(records, member_cfg, start_dir=start_dir,
                            category_names=dict(lme.KIND_OF_CODE))
         members.append(panel_member(str(preset), member_cfg.model, matched,
@@ -314,25 +308,29 @@ def _run_judge(
             log.exception("could not record the judge status in %s", output_dir)
         raise
     section = judge_section(result)
-    if result.dry_run_estimate is not None:
+    audit = judge_cfg.audit
+    controls = build_lme_controls(
+        records, n=audit.n, seed=audit.seed, kinds=tuple(str(k) for k in audit.kinds)
+    )
+
+    def judge(recs: list[QARecord], c: JudgeConfig) -> JudgeRunResult:
+        return run_judge(recs, c, start_dir=start_dir, category_names=dict(lme.KIND_OF_CODE))
+
+    if result.dry_run_estimate is not None:  # the audit's and panel's calls counted too
+        estimate = with_trust_calls(result.dry_run_estimate, judge_cfg, records,
+                                    [c.record for c in controls], judge)
         summary = build_lme_summary(
-            **common, dry_run=(section, result.dry_run_estimate),
-            judge_status="dry run: nothing judged",
+            **common, dry_run=(section, estimate), judge_status="dry run: nothing judged"
         )
         return result, summary
     status = result.finished_status(judge_cfg.max_error_rate)
     verdicts = judge_verdicts(result, matched)
     summary = build_lme_summary(**common, judged=(verdicts, section), judge_status=status)
-    audit = judge_cfg.audit
-    controls = build_lme_controls(
-        records, n=audit.n, seed=audit.seed, kinds=tuple(str(k) for k in audit.kinds)
-    )
-    if judge_cfg.panel and result.dry_run_estimate is None:
+    if judge_cfg.panel:
         summary["panel"] = _run_panel(judge_cfg, records, matched, verdicts, start_dir,
                                       seed=cfg.report.seed)
     if controls:  # judged like the real answers, never part of the accuracies
-        audited = run_judge([c.record for c in controls], judge_cfg, start_dir=start_dir,
-                            category_names=dict(lme.KIND_OF_CODE))
+        audited = judge([c.record for c in controls], judge_cfg)
         summary["audit"] = audit_section(controls, audited, verdicts, seed=cfg.report.seed)
     return result, summary
 

@@ -262,6 +262,11 @@ def test_dry_run_calls_and_cost_match_the_real_run_with_audit_and_panel(
     assert estimate["audit_calls_to_make"] == 20
     assert estimate["panel_calls_to_make"] == 32
     assert estimate["total_calls_to_make"] == 84
+    # the dry-run block names each member: provider and model (and the endpoint, custom here)
+    at = fake_anthropic.url.rstrip("/")
+    assert estimate["panel_members"] == (
+        f"anthropic claude-sonnet-4-6 at {at}; anthropic claude-haiku-4-5 at {at}"
+    )
 
     real_cfg = make_judge_config(fake_anthropic, tmp_path, **base)
     _, real, outcome = _trust(records, real_cfg, tmp_path)

@@ -29,7 +29,7 @@ from locomo_exp.trust.audit import audit_pairs, summarise_audit
 from locomo_exp.trust.budget import audit_judge_config
 from locomo_exp.trust.labels import AgreementReport, compare_with_labels, compare_with_stored
 from locomo_exp.trust.panel import judge_panel
-from locomo_exp.trust.plan import TrustPlan, panel_preset_config, plan_trust
+from locomo_exp.trust.plan import TrustPlan, judge_name, panel_preset_config, plan_trust
 from locomo_exp.trust.summary import (
     agreement_report_result,
     audit_result,
@@ -88,8 +88,11 @@ def _dry_run(
         audit_run = judge(controls, audit_judge_config(cfg, plan.controls))
         audit = CallEstimate.from_json(audit_run.summary["dry_run_estimate"])
     panel_parts: dict[str, CallEstimate] = {}
+    members: list[str] = []
     for preset, member in plan.panel:
-        part = CallEstimate.from_json(judge(records, member).summary["dry_run_estimate"])
+        member_run = judge(records, member)
+        members.append(judge_name(member_run.summary))
+        part = CallEstimate.from_json(member_run.summary["dry_run_estimate"])
         if cfg.cache and member.model == cfg.model and member.temperature == cfg.temperature:
             # the same calls as the answers': cache hits once the answers are judged
             part = replace(
@@ -111,6 +114,7 @@ def _dry_run(
         estimate["audit_sizing"] = plan.audit_note
         estimate["audit_estimated_cost_usd"] = audit.estimated_cost_usd
     if panel_parts:
+        estimate["panel_members"] = "; ".join(members)
         estimate["panel_calls_to_make"] = sum(p.calls_to_make for p in panel_parts.values())
         estimate["panel_cost_multiplier"] = round(plan.panel_cost_multiplier, 3)
     estimate["total_calls_to_make"] = total_calls

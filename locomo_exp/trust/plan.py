@@ -9,9 +9,11 @@ made by :func:`locomo_exp.trust.job.run_trust`.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from omegaconf import OmegaConf
 from omegaconf.errors import OmegaConfBaseException
@@ -98,6 +100,16 @@ def _unit_price(cfg: JudgeConfig) -> float | None:
     if price is None:
         return None
     return price["input"] * UNIT_CALL_TOKENS[0] + price["output"] * UNIT_CALL_TOKENS[1]
+
+
+def judge_name(summary: Mapping[str, Any]) -> str:
+    """``<provider> <model>`` of a judge run's summary, ``at <endpoint>`` when not the default.
+
+    The endpoint is the one the summary records (no user info, query or fragment: never a
+    credential, :func:`locomo_exp.judge.providers.endpoint`).
+    """
+    where = f" at {summary.get('endpoint')}" if summary.get("endpoint_kind") == "custom" else ""
+    return f"{summary.get('provider')} {summary.get('model')}{where}"
 
 
 def _panel_multiplier(cfg: JudgeConfig, panel: list[tuple[str, JudgeConfig]]) -> float:
@@ -210,4 +222,5 @@ def plan_trust(records: list[QARecord], cfg: JudgeConfig, *, start_dir: Path) ->
     return plan
 
 
-__all__ = ["UNIT_CALL_TOKENS", "TrustPlan", "panel_preset_config", "plan_trust"]
+__all__ = [
+    "UNIT_CALL_TOKENS", "TrustPlan", "judge_name", "panel_preset_config", "plan_trust"]

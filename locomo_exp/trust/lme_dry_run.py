@@ -1,0 +1,105 @@
+"""LongMemEval's panel members and what a judge dry run counts for its audit and panel.
+
+A LongMemEval run judges its audit controls and each ``judge.panel`` member after the
+answers (``locomo_exp/longmemeval_job.py``). A dry run makes none of those calls but counts
+them, with the same flat keys as a LoCoMo run's dry run (:mod:`locomo_exp.trust.job`), so the
+dry-run block names the panel members and gives the whole run's calls and cost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from typing import Any
+
+from locomo_exp.config import JudgeConfig
+from locomo_exp.judge.aggregate import JudgeRunResult
+from locomo_exp.results import QARecord
+from locomo_exp.trust.plan import judge_name, panel_preset_config
+
+Judge = Callable[[list[QARecord], JudgeConfig], JudgeRunResult]
+"""``judge(records, cfg)``: a judge job over ``records`` (a dry run: no call is made)."""
+
+
+def lme_member_config(judge_cfg: JudgeConfig, preset: str) -> JudgeConfig:
+    """A panel member's judge config under LongMemEval's protocol.
+
+    The member keeps its preset's model and provider and takes the run's protocol settings
+    (protocol, template, temperature, max_tokens, runs, plain text, categories), so only the
+    model differs.
+
+    Args:
+        judge_cfg: the run's judge config.
+        preset: the member's judge preset (``judge.panel`` entry).
+
+    Raises:
+        JudgeError: an unknown or unusable preset.
+    """
+    return replace(
+        panel_preset_config(judge_cfg, preset),
+        protocol=judge_cfg.protocol, template=judge_cfg.template,
+        temperature=judge_cfg.temperature, max_tokens=judge_cfg.max_tokens,
+        runs=judge_cfg.runs, min_successful_runs=judge_cfg.min_successful_runs,
+        structured_output=judge_cfg.structured_output, categories=judge_cfg.categories,
+    )
+
+
+def _add(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else a + b
+
+
+def with_trust_calls(
+    estimate: Mapping[str, Any],
+    judge_cfg: JudgeConfig,
+    records: list[QARecord],
+    controls: list[QARecord],
+    judge: Judge,
+) -> dict[str, Any]:
+    """The answers' dry-run estimate with the audit's and the panel's calls added.
+
+    Args:
+        estimate: the answers' estimate (``calls_to_make``, ``estimated_cost_usd`` in USD).
+        judge_cfg: the run's judge config (``dry_run`` true).
+        records: the answers' records.
+        controls: the audit controls' records (empty: no audit).
+        judge: runs a judge dry run over records with a config.
+
+    Returns:
+        A copy of ``estimate``; with controls, ``audit_calls_to_make`` and
+        ``audit_estimated_cost_usd``; with a panel, ``panel_members`` (``<provider> <model>``
+        each, ``at <endpoint>`` when not the default) and ``panel_calls_to_make`` (a member
+        with the run's own model costs nothing: its calls are the answers', cache hits once
+        they are judged); with either, ``total_calls_to_make`` and
+        ``total_estimated_cost_usd`` (``None`` when a price is unknown).
+    """
+    out = dict(estimate)
+    calls = int(estimate["calls_to_make"])
+    cost: float | None = estimate.get("estimated_cost_usd")
+    if controls:
+        audit = judge(controls, judge_cfg).dry_run_estimate or {}
+        out["audit_calls_to_make"] = audit.get("calls_to_make", 0)
+        out["audit_estimated_cost_usd"] = audit.get("estimated_cost_usd")
+        calls += int(out["audit_calls_to_make"])
+        cost = _add(cost, out["audit_estimated_cost_usd"])
+    if judge_cfg.panel:
+        members: list[str] = []
+        panel_calls = 0
+        for preset in judge_cfg.panel:
+            member = lme_member_config(judge_cfg, str(preset))
+            run = judge(records, member)
+            members.append(judge_name(run.summary))
+            if judge_cfg.cache and member.model == judge_cfg.model:
+                continue  # the answers' own calls: cache hits
+            part = run.dry_run_estimate or {}
+            panel_calls += int(part.get("calls_to_make", 0))
+            cost = _add(cost, part.get("estimated_cost_usd"))
+        out["panel_members"] = "; ".join(members)
+        out["panel_calls_to_make"] = panel_calls
+        calls += panel_calls
+    if controls or judge_cfg.panel:
+        out["total_calls_to_make"] = calls
+        out["total_estimated_cost_usd"] = None if cost is None else round(cost, 6)
+    return out
+
+
+__all__ = ["lme_member_config", "with_trust_calls"]
