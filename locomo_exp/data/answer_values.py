@@ -159,6 +159,22 @@ def gold_answer(value: Any) -> Gold:
     raise TypeError(f"expected text, a number or a list of them, got {type(value).__name__}")
 
 
+def gold_text(value: Any) -> str | None:
+    """The gold answer as text for matching, or ``None`` when there is none or it is unreadable.
+
+    Args:
+        value: the parsed JSON value of the gold field (``MISSING`` or anything else).
+
+    Returns:
+        :attr:`Gold.text` of :func:`gold_answer`, or ``None`` (missing, null, blank, or a
+        value :func:`gold_answer` refuses: the record's own check reports that).
+    """
+    try:
+        return gold_answer(value).text
+    except TypeError:
+        return None
+
+
 @dataclass(frozen=True)
 class FailedAnswer:
     """A prediction the file marks as failed (``""`` or ``"ERROR"`` in a per-setting file).

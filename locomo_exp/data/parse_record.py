@@ -16,6 +16,7 @@ from locomo_exp.config import FieldMap
 from locomo_exp.data.answer_values import (
     answer_text,
     gold_answer,
+    gold_text,
     number_from_text,
     prediction_answer,
     show,
@@ -30,8 +31,9 @@ from locomo_exp.results import QARecord
 
 _CATEGORY_ALIASES = {"commonsense": 3, "open_domain_knowledge": 3}
 
-CategoryLookup = Callable[[str | None, str], int | None]
-"""``(conversation id, question) -> category id or None``: categories taken from elsewhere."""
+CategoryLookup = Callable[[str | None, str, str | None], int | None]
+"""``(conversation id, question, gold answer or None) -> category id or None``: categories
+taken from elsewhere; raises ``ValueError`` (the message names why) when the answer is ambiguous."""
 
 
 def parse_category(value: Any, names: dict[int, str] | None = None) -> int:
@@ -173,7 +175,9 @@ class RecordBuilder:
             conv_key = _get(raw, m.conversation_id)
             conv_key = str(conv_key) if conv_key not in (_MISSING, None) else conversation_id
             try:
-                found = self.category_lookup(conv_key, question)
+                found = self.category_lookup(
+                    conv_key, question, gold_text(_get(raw, m.ground_truth))
+                )
             except ValueError as error:  # e.g. two categories for this question there
                 problem(m.category, str(error))
                 lookup_failed = True

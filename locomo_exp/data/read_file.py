@@ -13,7 +13,12 @@ from typing import Any
 
 from locomo_exp.benchmark.locomo import DEFAULT_CATEGORY_NAMES
 from locomo_exp.config import DataConfig, OnInvalid, OnMissingPrediction
-from locomo_exp.data.answer_values import StoredScaleError, stored_judge_scale, stored_judge_score
+from locomo_exp.data.answer_values import (
+    StoredScaleError,
+    gold_text,
+    stored_judge_scale,
+    stored_judge_score,
+)
 from locomo_exp.data.detect import Layout, detect_layout
 from locomo_exp.data.input_file import (
     DataValidationError,
@@ -171,7 +176,7 @@ def _categories_from(config: DataConfig, names: dict[int, str]) -> CategoryLooku
     for record in other.records:
         lookup.setdefault((record.conversation_id, record.question), set()).add(record.category)
 
-    def category(conversation: str | None, question: str) -> int | None:
+    def category(conversation: str | None, question: str, gold: str | None) -> int | None:
         found = sorted(lookup.get((conversation, question), ()))
         if len(found) > 1:
             raise ValueError(
@@ -313,13 +318,14 @@ def load_setting(
         lookup = _categories_from(config, names)
     elif reference is not None:
         m = layout.fields
-        pairs = []
+        items = []
         for _, conversation, raw in raw_items:
             question = get_field(raw, m.question) if isinstance(raw, dict) else MISSING
             if isinstance(question, str):
                 conv = get_field(raw, m.conversation_id)
-                pairs.append((str(conv) if conv not in (MISSING, None) else conversation, question))
-        reference.map_conversations(pairs)
+                conv_id = str(conv) if conv not in (MISSING, None) else conversation
+                items.append((conv_id, question, gold_text(get_field(raw, m.ground_truth))))
+        reference.prepare(items)
         lookup, source = reference.category, f"data.reference ({reference.path})"
     builder = RecordBuilder(str(path), layout.fields, names, lookup, source)
     records: list[QARecord] = []

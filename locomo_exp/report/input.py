@@ -71,6 +71,7 @@ def input_header_lines(info: dict[str, Any], question_set_line: bool = True) -> 
             f"{reference['matched']} matched, {reference['unmatched']} unmatched, "
             f"{reference['category_differs']} with another category, "
             f"{reference['categories_from_reference']} categories taken from it"
+            + _without_5(reference.get("categories_without_5", 0))
         )
     subset = info.get("subset")
     if subset:
@@ -135,3 +136,14 @@ def render_stored_judge_detail(detail: dict[str, Any] | None, label: Any) -> str
                     + f" | {_pct(row['mean'])} ± {_pct(row['std'])} |"
                 )
     return "\n".join(lines)
+
+
+def _without_5(count: int) -> str:
+    """The note on questions the dataset holds under category 5 and another (empty when none)."""
+    if not count:
+        return ""
+    questions = "question is" if count == 1 else "questions are"
+    return (
+        f" ({count} {questions} in it under category 5 and another with the same gold answer: "
+        "given the other, as the file has no category-5 question)"
+    )
