@@ -46,7 +46,7 @@ def test_zep_responses_take_the_datasets_categories_as_its_grades_file_gives_the
     assert [(r.conversation_id, r.category) for r in gina] == [("locomo_experiment_user_1", 4)]
     grades = load_results(shared_data / "predictions" / "zep_locomo_grades.json")
     assert [r.category for r in loaded.records] == [r.category for r in grades.records]
-    assert "1 question(s) are in" in caplog.text and "under category 5 and another" in caplog.text
+    assert "1 question is in" in caplog.text and "under category 5 and another" in caplog.text
     line = input_header_lines({"reference": check.to_dict()})[0]
     assert line.endswith("1540 categories taken from it (1 question is in it under category 5 and "
                          "another with the same gold answer: given the other, as the file has no "
@@ -93,3 +93,15 @@ def test_the_gold_answer_picks_the_category_when_it_differs(tmp_path: Path) -> N
                        r"data.reference \(.*\) match this conversation and question, with "
                        r"categories 4 and 5; "):
         load_results(path, DataConfig(reference=str(reference)))
+
+
+def test_a_file_with_its_own_categories_keeps_them_and_takes_none(shared_data: Path) -> None:
+    honcho = shared_data / "predictions" / "honcho_locomo10_qa.json"
+    loaded = load_results(honcho, DataConfig(reference=str(shared_data / "locomo10.json")))
+    # shared/data/README.md: 1,986 questions, 1: 282, 2: 321, 3: 96, 4: 841, 5: 446
+    assert Counter(r.category for r in loaded.records) == {1: 282, 2: 321, 3: 96, 4: 841, 5: 446}
+    check = loaded.reference
+    assert check is not None
+    assert (check.matched, check.unmatched, check.category_differs) == (1986, 0, 0)
+    assert (check.categories_from_reference, check.categories_without_5) == (0, 0)
+    assert sorted(r.category for r in loaded.records if r.question == GINA) == [4, 5]

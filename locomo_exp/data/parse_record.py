@@ -105,6 +105,8 @@ class Built:
             file's scale; empty when the record has none.
         stored_metrics: per-question metrics the file carries (``f1_score``, ``<name>_f1``),
             from :func:`~.stored_metrics.stored_metric_values`.
+        category_taken: the record had no category and took the one ``category_lookup``
+            gave.
     """
 
     record: QARecord | None
@@ -113,6 +115,7 @@ class Built:
     missing_prediction: RecordProblem | None = None
     verdicts: list[Any] = field(default_factory=list)
     stored_metrics: dict[str, float] = field(default_factory=dict)
+    category_taken: bool = False
 
 
 def _parses_to(raw: Any, names: dict[int, str] | None) -> int | None:
@@ -171,6 +174,7 @@ class RecordBuilder:
         raw_category = _get(raw, m.category)
         found: int | None = None
         lookup_failed = False
+        category_taken = False
         if self.category_lookup is not None and isinstance(question, str):
             conv_key = _get(raw, m.conversation_id)
             conv_key = str(conv_key) if conv_key not in (_MISSING, None) else conversation_id
@@ -179,10 +183,12 @@ class RecordBuilder:
                     conv_key, question, gold_text(_get(raw, m.ground_truth))
                 )
             except ValueError as error:  # e.g. two categories for this question there
-                problem(m.category, str(error))
-                lookup_failed = True
+                if raw_category is _MISSING:  # else the record's own category stands
+                    problem(m.category, str(error))
+                    lookup_failed = True
             if raw_category is _MISSING and found is not None:
                 raw_category = found
+                category_taken = True
             elif found is not None and _parses_to(raw_category, self.names) not in (None, found):
                 problem(
                     m.category,
@@ -329,6 +335,7 @@ class RecordBuilder:
                 self.path, where, m.prediction, f"prediction is {prediction_missing}", position
             ),
             verdicts=verdicts,
+            category_taken=category_taken,
             stored_metrics=stored_metric_values(
                 raw, {str(k) for k in (m.prediction, m.ground_truth, m.judge_score) if k}
             ),

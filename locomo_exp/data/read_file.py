@@ -36,6 +36,7 @@ from locomo_exp.data.settings import SettingInfo, SeveralSettings, apply_setting
 from locomo_exp.data.verdicts import stored_judge_detail
 from locomo_exp.data.wrapped import file_aggregates
 from locomo_exp.results import QARecord
+from locomo_exp.words import counted
 
 log = logging.getLogger(__name__)
 
@@ -335,6 +336,7 @@ def load_setting(
     verdicts: list[tuple[int, str, list[Any]]] = []
     stored_metrics: dict[str, dict[str, float]] = {}
     seen_ids: dict[str, str] = {}
+    taken: set[str] = set()
     for position, (where, conversation_id, raw) in enumerate(raw_items):
         built = builder.build(raw, where, conversation_id, position)
         record, record_problems = built.record, built.problems
@@ -355,6 +357,8 @@ def load_setting(
             if built.verdicts:
                 verdicts.append((len(records), where, built.verdicts))
             records.append(record)
+            if built.category_taken:
+                taken.add(record.question_id)
             if built.stored_metrics:
                 stored_metrics[record.question_id] = built.stored_metrics
             if built.missing_prediction is not None:
@@ -380,7 +384,7 @@ def load_setting(
         )
     records = _scale_verdicts(records, verdicts, str(path), layout.fields.judge_score)
     _log_dropped(path, problems, excluded, missing)
-    reference_check = reference.check(records) if reference is not None else None
+    reference_check = reference.check(records, taken) if reference is not None else None
     question_set = detect_question_set(records)  # of the file, before any data.limit sample
     subset = None
     if config.limit is not None:
@@ -418,22 +422,22 @@ def _log_dropped(
 ) -> None:
     if problems:
         log.warning(
-            "%s: skipped %d invalid record(s) (data.on_invalid=skip)",
+            "%s: skipped %s (data.on_invalid=skip)",
             path,
-            len({p.position for p in problems}),
+            counted(len({p.position for p in problems}), "invalid record"),
         )
     if excluded:
         log.warning(
-            "%s: excluded %d question(s) with no gold answer (null, empty or blank), e.g. %s",
+            "%s: excluded %s with no gold answer (null, empty or blank), e.g. %s",
             path,
-            len(excluded),
+            counted(len(excluded), "question"),
             excluded[0].where,
         )
     if missing:
         log.warning(
-            "%s: %d prediction(s) missing (null, NaN or Infinity), each scored 0, e.g. %s "
+            "%s: %s missing (null, NaN or Infinity), each scored 0, e.g. %s "
             "(data.on_missing_prediction=zero)",
             path,
-            len(missing),
+            counted(len(missing), "prediction"),
             missing[0].where,
         )

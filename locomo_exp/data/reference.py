@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,7 @@ from typing import Any
 from locomo_exp.benchmark.locomo import normalize_question
 from locomo_exp.data.input_file import file_error, read_results_file
 from locomo_exp.results import QARecord
+from locomo_exp.words import counted
 
 log = logging.getLogger(__name__)
 
@@ -108,8 +109,6 @@ class Reference:
                         self._items[(sample_id, key)].append((qa["category"], golds))
                     self._samples_of[key].add(sample_id)
         self.conversations: dict[str, str] = {}
-        self.categories_given = 0
-        self.categories_without_5 = 0
         self._file_has_5 = True
 
     def prepare(self, items: Iterable[tuple[str | None, str, str | None]]) -> dict[str, str]:
@@ -170,9 +169,9 @@ class Reference:
     ) -> int | None:
         """The dataset's category of a question, or ``None`` if it is not in the dataset.
 
-        Used as the category of records that have none (counted in
-        :attr:`categories_given`). Several categories are narrowed by the gold answer,
-        then, in a file without category-5 questions, by ruling out 5 (see the module).
+        Used as the category of records that have none. Several categories are narrowed
+        by the gold answer, then, in a file without category-5 questions, by ruling out 5
+        (see the module).
 
         Args:
             conversation: the record's conversation id in the file, if any.
@@ -188,7 +187,6 @@ class Reference:
         if not categories:
             return None
         if len(categories) > 1 and not self._file_has_5 and len(set(categories) - {5}) == 1:
-            self.categories_without_5 += 1
             categories = sorted(set(categories) - {5})
         if len(categories) > 1:
             key = normalize_question(gold) if gold is not None else None
@@ -204,14 +202,14 @@ class Reference:
                 "the categories from another file of the same questions with "
                 "data.categories_from=<file>"
             )
-        self.categories_given += 1
         return categories[0]
 
-    def check(self, records: list[QARecord]) -> ReferenceCheck:
+    def check(self, records: list[QARecord], taken: Collection[str] = ()) -> ReferenceCheck:
         """Count matched / unmatched records and category differences; log a warning if any differ.
 
         Args:
             records: the loaded records.
+            taken: question ids of the records that had no category and took the dataset's.
 
         Returns:
             :class:`ReferenceCheck`.
@@ -220,8 +218,6 @@ class Reference:
             self.path,
             sha256=self.sha256,
             conversations=dict(self.conversations),
-            categories_from_reference=self.categories_given,
-            categories_without_5=self.categories_without_5,
         )
         for record in records:
             matches = self._matches(record.conversation_id, record.question)
@@ -231,21 +227,30 @@ class Reference:
                     result.unmatched_examples.append(f"{record.question_id}: {record.question}")
                 continue
             result.matched += 1
+            if record.question_id in taken:
+                result.categories_from_reference += 1
+                candidates = self._candidates(
+                    record.conversation_id, record.question, record.ground_truth
+                )
+                if len({c for c, _ in candidates}) > 1:  # settled by ruling out category 5
+                    result.categories_without_5 += 1
             if record.category not in {c for c, _ in matches}:
                 result.category_differs += 1
         if result.categories_without_5:
+            n = result.categories_without_5
             log.warning(
-                "%d question(s) are in %s under category 5 and another with the same gold "
-                "answer; given the other, as the file has no category-5 question",
-                result.categories_without_5,
+                "%s %s in %s under category 5 and another with the same gold answer; given "
+                "the other, as the file has no category-5 question",
+                counted(n, "question"),
+                "is" if n == 1 else "are",
                 self.path,
             )
         if result.unmatched or result.category_differs:
             log.warning(
-                "%d of %d question(s) not found in %s (matched on conversation + normalised "
+                "%d of %s not found in %s (matched on conversation + normalised "
                 "question text), %d with another category; first unmatched: %s",
                 result.unmatched,
-                len(records),
+                counted(len(records), "question"),
                 self.path,
                 result.category_differs,
                 "; ".join(result.unmatched_examples[:3]) or "none",
