@@ -18,6 +18,7 @@ from omegaconf.errors import MissingMandatoryValue, OmegaConfBaseException
 from locomo_exp.config import ExperimentConfig, Mode, to_experiment_config
 from locomo_exp.config.checks import UnknownConfigKeyError, keep_typed_text
 from locomo_exp.results import RunSummary
+from locomo_exp.words import counted
 
 if TYPE_CHECKING:  # the jobs are imported where they run: --help loads none of them
     from locomo_exp.experiment import ExperimentResult
@@ -179,7 +180,8 @@ def print_result(result: ExperimentResult) -> None:
     estimate = (summary.get("judge") or {}).get("dry_run_estimate")
     scored = "f1" in summary["versions"] or not estimate  # a judge-only dry run scores nothing
     verb = "Scored" if scored else "Read (judge dry run: nothing scored)"
-    print(f"\n{verb} {summary['counts']['overall']} questions from {summary['input']['path']}")
+    scored_text = counted(summary["counts"]["overall"], "question")
+    print(f"\n{verb} {scored_text} from {summary['input']['path']}")
     if "f1" in summary["versions"]:
         print(f"F1 = {summary['versions']['f1']}; scores in percent")
     from locomo_exp.report.console import console_table, dry_run_lines
@@ -393,8 +395,9 @@ def run_longmemeval_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir:
     counts = summary["input"]["counts"]
     verb = "read (judge dry run)" if dry_run_of(summary) else "scored"
     print(
-        f"\nLongMemEval: {verb} {counts['matched']} questions from {summary['input']['path']}"
-        f" ({counts['skipped_ids']} id(s) not in the reference skipped); accuracy in percent"
+        f"\nLongMemEval: {verb} {counted(counts['matched'], 'question')} from "
+        f"{summary['input']['path']} ({counted(counts['skipped_ids'], 'id')} not in the "
+        "reference skipped); accuracy in percent"
     )
     print(lme_table(summary))
     print(f"\nReport: {result.report_path}")

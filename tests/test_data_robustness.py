@@ -165,7 +165,7 @@ def test_null_nan_and_infinite_predictions_are_missing_and_scored_zero(
     assert [p.message for p in loaded.missing_predictions] == [
         "prediction is null", "prediction is NaN", "prediction is Infinity", "prediction is -Infinity"
     ]
-    assert f"{path}: 4 prediction(s) missing (null, NaN or Infinity), each scored 0, e.g. [0]" in caplog.text
+    assert f"{path}: 4 predictions missing (null, NaN or Infinity), each scored 0, e.g. [0]" in caplog.text
 
     result = run_job(tmp_path, DataConfig(path=str(path)))
     rows = _rows(result)
@@ -217,7 +217,7 @@ def test_null_empty_and_blank_golds_are_excluded_warned_and_counted(
         "no gold answer (it is blank (only whitespace)): question excluded",
         "no gold answer (it is null): question excluded",
     ]
-    assert f"{path}: excluded 4 question(s) with no gold answer (null, empty or blank), e.g. [0]" in caplog.text
+    assert f"{path}: excluded 4 questions with no gold answer (null, empty or blank), e.g. [0]" in caplog.text
 
     result = run_job(tmp_path, DataConfig(path=str(path)))
     assert result.summary["input"]["n_excluded_no_gold"] == 4

@@ -92,7 +92,7 @@ def test_runs_with_different_questions_are_refused(tmp_path: Path) -> None:
     run1 = _write(tmp_path, [_qa("q1"), _qa("q2")], "run1.json")
     run2 = _write(tmp_path, [_qa("q1"), _qa("q3")], "run2.json")
     with pytest.raises(DataValidationError, match=r"run2.json: data.runs: not the same questions as run1.json "
-                                                  r"\(2 question\(s\) differ\)"):
+                                                  r"\(2 questions differ\)"):
         load_data(DataConfig(runs=[str(run1), str(run2)]), tmp_path)
 
 
@@ -170,7 +170,7 @@ def test_reference_gives_categories_and_warns_about_changed_questions(shared_dat
     assert check.conversations == {"0": conv["sample_id"]}
     assert [r.category for r in loaded.records[:19]] == [qa["category"] for i, qa in enumerate(conv["qa"][:20]) if i != 3]
     assert check.unmatched_examples == ["q19: What is Carol's hobby?"]
-    assert "1 of 20 question(s) not found" in caplog.text
+    assert "1 of 20 questions not found" in caplog.text
 
 
 # ---------------------------------------------------------------- issue 11 §5: data.limit
@@ -195,7 +195,7 @@ def test_limit_draws_a_stratified_reproducible_sample_marked_as_subset(shared_da
 
     result = run_job(tmp_path, path=str(path), limit=100, seed=7)
     assert result.summary["input"]["subset"]["from"] == 1540
-    assert "**Subset: 100 questions from 10 conversation(s) — not comparable" in (
+    assert "**Subset: 100 questions from 10 conversations — not comparable" in (
         result.output_dir / "report.md").read_text()
 
 

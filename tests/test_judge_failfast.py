@@ -238,7 +238,7 @@ def test_prompt_too_long_is_that_questions_error_and_the_rest_is_judged(
     assert result.summary["j"]["overall"]["mean"] == 70.0
     assert len(fake_anthropic.messages_requests()) == 12  # a 400 is not retried
     assert (
-        "the API rejected the prompt as too long for 1 question(s), J n/a: conv-1:3" in caplog.text
+        "the API rejected the prompt as too long for 1 question, J n/a: conv-1:3" in caplog.text
     )
 
 

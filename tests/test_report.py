@@ -89,7 +89,7 @@ def test_report_on_hand_made_results_has_na_for_empty_category(default_config) -
     text = render_report(summary, default_config.baselines)
     assert "| 2 temporal | 0 | n/a |" in text
     assert "nan" not in text.lower()
-    assert "Subset: 3 questions from 1 conversation(s)" in text
+    assert "Subset: 3 questions from 1 conversation" in text
     # category 4: F1 mean of 1.0 and 0.0 -> 50.00 percent
     assert "| 4 single_hop | 2 | 50.00 |" in text
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from locomo_exp.compare.run_data import RunData
+from locomo_exp.words import counted
 
 logger = logging.getLogger(__name__)
 
@@ -62,4 +63,5 @@ def recover_stored_judge(run: RunData) -> tuple[list[float | None] | None, str]:
     values = [by_id.get(str(row.get("question_id"))) for row in run.rows]
     found = sum(v is not None for v in values)
     logger.info("stored J of %s recovered from %s for %d questions", run.path, source, found)
-    return values, f"stored J: read again from {source.name} (sha256 checked) for {found} questions"
+    found_text = counted(found, "question")
+    return values, f"stored J: read again from {source.name} (sha256 checked) for {found_text}"

@@ -25,6 +25,7 @@ from locomo_exp.data.read_file import LoadedResults, load_results, load_setting
 from locomo_exp.data.settings import SeveralSettings
 from locomo_exp.data.verdicts import mean_and_std
 from locomo_exp.results import QARecord
+from locomo_exp.words import counted
 
 _GLOB_CHARS = set("*?[")
 
@@ -205,7 +206,7 @@ def load_runs(
             raise file_error(
                 run.path,
                 f"data.runs: not the same questions as {runs[0].path.name} "
-                f"({differ} question(s) differ); runs must answer the same questions",
+                f"({counted(differ, 'question')} differ); runs must answer the same questions",
             )
     return LoadedRuns(runs)
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from locomo_exp.benchmark.locomo import LOCOMO10_CATEGORY_SIZES, question_set_name
 from locomo_exp.results import QARecord
+from locomo_exp.words import counted
 
 SET_1540 = "1540"
 SET_1542 = "1542"
@@ -47,7 +48,8 @@ class QuestionSet:
                 "`answer` (" + "; ".join(self.extra) + ")"
             )
         return (
-            f"custom: {self.n_questions:,} questions (not one of LoCoMo-10's 1,540 / 1,542 / 1,986)"
+            f"custom: {counted(self.n_questions, 'question', thousands=True)} "
+            "(not one of LoCoMo-10's 1,540 / 1,542 / 1,986)"
         )
 
 

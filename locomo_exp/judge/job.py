@@ -46,6 +46,7 @@ from locomo_exp.judge.providers import api_version as provider_api_version
 from locomo_exp.judge.providers import endpoint
 from locomo_exp.judge.session import judge_calls_async
 from locomo_exp.results import QARecord
+from locomo_exp.words import counted
 
 logger = logging.getLogger(__name__)
 
@@ -428,8 +429,8 @@ def run_judge(
     )
     if result.summary["prompt_too_long_questions"]:
         logger.warning(
-            "judge: the API rejected the prompt as too long for %d question(s), J n/a: %s",
-            len(result.summary["prompt_too_long_questions"]),
+            "judge: the API rejected the prompt as too long for %s, J n/a: %s",
+            counted(len(result.summary["prompt_too_long_questions"]), "question"),
             ", ".join(result.summary["prompt_too_long_questions"]),
         )
     overall = result.summary["j"]["overall"]

@@ -24,6 +24,7 @@ from typing import Any
 from locomo_exp.benchmark.locomo import CATEGORY_IDS, question_set_name
 from locomo_exp.data.input_file import file_sha256
 from locomo_exp.results.template_note import template_note
+from locomo_exp.words import counted
 
 logger = logging.getLogger(__name__)
 
@@ -91,7 +92,7 @@ def _category5_policy(counts: Mapping[str, Any], judge: Mapping[str, Any] | None
     text = (
         "none in the input"
         if n5 == 0
-        else f"included ({n5} questions, LoCoMo's adversarial rule for F1)"
+        else f"included ({counted(n5, 'question')}, LoCoMo's adversarial rule for F1)"
     )
     if judge is not None and n5:
         judged = judge.get("categories")

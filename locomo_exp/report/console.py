@@ -14,6 +14,7 @@ from typing import Any
 from locomo_exp.benchmark.locomo import CATEGORY_GROUPS, overall_group_for
 from locomo_exp.report.format import MISSING
 from locomo_exp.results import ByCategory, RunSummary
+from locomo_exp.words import counted
 
 Column = tuple[str, Callable[[str], float | None], float]
 
@@ -43,7 +44,7 @@ def file_variant_column(results: RunSummary) -> tuple[Column, str] | None:
         if not best or not str(best).startswith("f1_") or found.get("equal") != found.get("n"):
             continue
         official = f"{best}_official"
-        agreement = f"`{field}` = {best} on {found['equal']}/{found['n']} questions"
+        agreement = f"`{field}` = {best} on {found['equal']}/{counted(found['n'], 'question')}"
         if best != reported and best in results.metrics:
             title = f"F1 {best.removeprefix('f1_')}"
             return (title, _mean_of(results.metrics[best]), 100.0), (

@@ -5,6 +5,7 @@ from __future__ import annotations
 from locomo_exp.benchmark.locomo import CATEGORY_IDS, FULL_BENCHMARK_QUESTIONS
 from locomo_exp.report.input import input_header_lines
 from locomo_exp.results import RunSummary
+from locomo_exp.words import counted
 
 
 def render_status(summary: RunSummary) -> str:
@@ -67,7 +68,7 @@ def render_header(summary: RunSummary, card_shown: bool = False) -> str:
             if card_shown and info.prediction_key
             else []
         ),
-        f"- Questions: {total} from {conversations} conversation(s); per category: "
+        f"- Questions: {total} from {counted(conversations, 'conversation')}; per category: "
         + ", ".join(
             f"{c} {summary.category_name(c)} {summary.counts[str(c)]}"
             f" ({summary.conversations[str(c)]} conv.)"
@@ -95,8 +96,9 @@ def render_header(summary: RunSummary, card_shown: bool = False) -> str:
         summary.counts["overall_1_4"] < FULL_BENCHMARK_QUESTIONS["overall_1_4"]
     ):
         lines.append(
-            f"- **Subset: {total} questions from {conversations} conversation(s) — not comparable "
-            "with full-benchmark baselines.**"
+            f"- **Subset: {counted(total, 'question')} from "
+            f"{counted(conversations, 'conversation')} — not comparable with full-benchmark "
+            "baselines.**"
         )
     lines += ["", "Metric versions:", ""]
     lines += [f"- `{name}`: {version}" for name, version in summary.versions.items()]

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from locomo_exp.words import counted
+
 
 def _pct(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f}"
@@ -77,7 +79,7 @@ def input_header_lines(info: dict[str, Any], question_set_line: bool = True) -> 
     if subset:
         lines.append(
             f"- Sample: data.limit={subset['limit']} (seed {subset['seed']}) of "
-            f"{subset['from']} questions, per-category shares kept"
+            f"{counted(subset['from'], 'question')}, per-category shares kept"
         )
     return lines
 

@@ -13,6 +13,7 @@ from typing import Any
 from locomo_exp.report.console import dry_run_lines
 from locomo_exp.report.format import MISSING
 from locomo_exp.report.lme_summary import dry_run_of
+from locomo_exp.words import counted
 
 NOT_MEASURED = "not measured"
 
@@ -263,8 +264,8 @@ def render_lme_report(
         ]
         if headline["figures"]["unscored"]:
             out += [
-                f"{headline['figures']['unscored']} question(s) have no verdict (unscored) and "
-                "are left out of every figure.",
+                f"{counted(headline['figures']['unscored'], 'question')} without a verdict "
+                "(unscored) are left out of every figure.",
                 "",
             ]
     else:
@@ -282,7 +283,7 @@ def render_lme_report(
             kappa = agreement["kappa"]
             out += [
                 f"This judge agrees with the stored verdicts on {_pct(agreement['agreement'])}% "
-                f"of {agreement['n']} questions (95% interval "
+                f"of {counted(agreement['n'], 'question')} (95% interval "
                 f"{_pct(agreement['agreement_ci'][0])}–{_pct(agreement['agreement_ci'][1])}), "
                 f"Cohen's κ {MISSING if kappa is None else f'{kappa:.3f}'}; stored yes / judge "
                 f"no: {agreement['stored_yes_judge_no']}, stored no / judge yes: "

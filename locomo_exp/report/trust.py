@@ -22,6 +22,7 @@ from locomo_exp.results import (
     Rate,
     TrustSummary,
 )
+from locomo_exp.words import counted
 
 
 def _pct(x: float | None) -> str:
@@ -233,7 +234,7 @@ def render_corrected_section(corrected: CorrectedJResult) -> str:
         f"and specificity from {source}. The raw J stays the headline.",
         "",
         f"- Raw accept rate (share of answers with a verdict ≥ 50, not J): {_pct(est.raw)} "
-        f"({corrected.n_questions} questions)",
+        f"({counted(corrected.n_questions, 'question')})",
         f"- Sensitivity {_pct(est.sensitivity)}, specificity {_pct(est.specificity)} "
         f"({corrected.n_labelled} items)",
     ]
