@@ -8,7 +8,7 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
@@ -75,24 +75,34 @@ def check_command_line(argv: list[str]) -> None:
         unknown_override_keys,
         wrong_value_types,
     )
+    from locomo_exp.config.override_syntax import override_syntax_problems
     from locomo_exp.judge.protocols.templates.settings import command_line_template_problems
 
     secret = key_overrides(argv)
     if secret:
-        print(f"error: {secret}", file=sys.stderr)
-        raise SystemExit(1)
+        fail(secret)
+    syntax = override_syntax_problems(argv)
+    if syntax:
+        fail("; ".join(syntax))
     unknown = unknown_override_keys(argv)
     if unknown:
-        print(f"error: {UnknownConfigKeyError(unknown)}", file=sys.stderr)
-        raise SystemExit(1)
+        fail(UnknownConfigKeyError(unknown))
     wrong_choices = unknown_group_options(argv) + wrong_value_types(argv)
     if wrong_choices:
-        print(f"error: {'; '.join(wrong_choices)}", file=sys.stderr)
-        raise SystemExit(1)
+        fail("; ".join(wrong_choices))
     template_problems = command_line_template_problems(argv)  # before Hydra writes anything
     if template_problems:
-        print(f"error: {'; '.join(template_problems)}", file=sys.stderr)
-        raise SystemExit(1)
+        fail("; ".join(template_problems))
+
+
+def fail(message: object) -> NoReturn:
+    """Print ``error: <message>`` on standard error and exit with status 1: every refusal's form.
+
+    Raises:
+        SystemExit: always, with status 1.
+    """
+    print(f"error: {message}", file=sys.stderr)
+    raise SystemExit(1)
 
 
 HELP_FLAGS = ("--help", "-h")
@@ -335,8 +345,7 @@ def run_compare_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir: Pat
                 experiment=cfg.tracking.experiment, run_name=cfg.tracking.run_name,
             )
         except (CompareError, ValueError, OSError) as error:
-            print(f"error: {error}", file=sys.stderr)
-            raise SystemExit(1) from None
+            fail(error)
         print(console_lines(lme_job.pairs))
         print(f"\nComparison: {lme_job.markdown}")
         if lme_job.run_id:
@@ -352,8 +361,7 @@ def run_compare_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir: Pat
             experiment=cfg.tracking.experiment, run_name=cfg.tracking.run_name,
         )
     except (CompareError, ValueError, OSError) as error:  # incl. TrackingStoreError
-        print(f"error: {error}", file=sys.stderr)
-        raise SystemExit(1) from None
+        fail(error)
     print(headline_table(job.result))
     for warning in job.result.warnings:  # not only in compare.md
         print(f"warning: {warning}")
@@ -389,8 +397,7 @@ def run_longmemeval_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir:
         print(f"Outputs so far (no J yet): {output_dir}\n{waiting}")
         raise SystemExit(0) from None
     except (DataValidationError, ValueError, OSError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        raise SystemExit(1) from None
+        fail(error)
     summary = result.summary
     counts = summary["input"]["counts"]
     verb = "read (judge dry run)" if dry_run_of(summary) else "scored"
@@ -459,14 +466,11 @@ def run_from_hydra(cfg: DictConfig) -> ExperimentResult | None:
         typed = to_experiment_config(cfg)
     except MissingMandatoryValue as error:
         key = error.full_key or "a required value"
-        print(f"error: {key} is required (e.g. {key}=path/to/results.json)", file=sys.stderr)
-        raise SystemExit(1) from None
+        fail(f"{key} is required (e.g. {key}=path/to/results.json)")
     except OmegaConfBaseException as error:  # e.g. ${oc.env:X} with X unset
-        print(f"error: {config_error_line(error)}", file=sys.stderr)
-        raise SystemExit(1) from None
+        fail(config_error_line(error))
     except (UnknownConfigKeyError, ValueError) as error:  # incl. ConfigValueError
-        print(f"error: {error}", file=sys.stderr)
-        raise SystemExit(1) from None
+        fail(error)
     output_dir = Path(HydraConfig.get().runtime.output_dir)
     if typed.mode == Mode.compare:
         run_compare_from_cli(typed, output_dir, Path.cwd())
@@ -484,10 +488,8 @@ def run_from_hydra(cfg: DictConfig) -> ExperimentResult | None:
         print(f"F1 outputs: {output_dir}\n{waiting}")
         raise SystemExit(0) from None
     except (DataValidationError, JudgeErrorRateExceeded, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        raise SystemExit(1) from None
+        fail(error)
     except OSError as error:  # read-only or full output directory, unreachable store ...
-        print(f"error: {error}", file=sys.stderr)
-        raise SystemExit(1) from None
+        fail(error)
     print_result(result)
     return result

@@ -81,6 +81,38 @@ def _schema_node(schema: Any, key: str) -> Any:
     return node
 
 
+def _closest_key(schema: Any, key: str) -> str | None:
+    """The schema key closest to a mistyped one, part by part (``dat.pth`` -> ``data.path``).
+
+    Each dotted part the schema lacks is replaced by its closest name at that level
+    (:func:`difflib.get_close_matches`, default cutoff 0.6), so a wrong group prefix
+    (``dat.path``) is corrected as well as a wrong last part (``data.pth``).
+
+    Returns:
+        The corrected key, or ``None`` when some part has no close name (or lies below a
+        plain dict field or a value).
+    """
+    import dataclasses
+    import difflib
+
+    node = schema
+    parts: list[str] = []
+    for part in key.split("."):
+        if not isinstance(node, DictConfig):
+            return None
+        if not dataclasses.is_dataclass(OmegaConf.get_type(node)):
+            return None
+        names = [str(name) for name in node.keys()]
+        if part not in names:
+            close = difflib.get_close_matches(part, names, n=1)
+            if not close:
+                return None
+            part = close[0]
+        parts.append(part)
+        node = node._get_node(part)
+    return ".".join(parts)
+
+
 CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
 """The package's config directory (``locomo_exp/conf/``)."""
 
@@ -134,8 +166,6 @@ def unknown_override_keys(overrides: list[str]) -> list[tuple[str, str | None]]:
     Returns:
         ``[(key, suggestion or None), ...]`` for each unknown key.
     """
-    import difflib
-
     from hydra.core.override_parser.types import OverrideType
 
     schema = OmegaConf.structured(ExperimentConfig)
@@ -149,14 +179,7 @@ def unknown_override_keys(overrides: list[str]) -> list[tuple[str, str | None]]:
             continue
         if override.package is not None or _schema_node(schema, key) is not None:
             continue
-        parent_key, _, last = key.rpartition(".")
-        parent = _schema_node(schema, parent_key) if parent_key else schema
-        suggestion: str | None = NOT_GROUPS.get(key)
-        if suggestion is None and isinstance(parent, DictConfig):
-            close = difflib.get_close_matches(last, [str(k) for k in parent.keys()], n=1)
-            if close:
-                suggestion = f"{parent_key}.{close[0]}" if parent_key else close[0]
-        found.append((key, suggestion))
+        found.append((key, NOT_GROUPS.get(key) or _closest_key(schema, key)))
     return found
 
 
