@@ -39,6 +39,14 @@ def _count(figure: Mapping[str, Any]) -> str:
     return f"mean of {len(figure.get('types', []))} types"
 
 
+def _interval(fig: Mapping[str, Any], *, method: bool) -> str:
+    """``low–high`` in percent, with the interval's method in brackets when ``method``."""
+    if fig.get("ci_low") is None:
+        return MISSING
+    bounds = f"{_pct(fig['ci_low'])}–{_pct(fig['ci_high'])}"
+    return f"{bounds} ({fig['interval']})" if method else bounds
+
+
 def figures_table(figures: Mapping[str, Any]) -> str:
     """The markdown table of one set of figures."""
     lines = [
@@ -46,11 +54,7 @@ def figures_table(figures: Mapping[str, Any]) -> str:
         "|---|---:|---:|---|",
     ]
     for label, fig in figure_rows(figures):
-        interval = (
-            MISSING
-            if fig.get("ci_low") is None
-            else f"{_pct(fig['ci_low'])}–{_pct(fig['ci_high'])} ({fig['interval']})"
-        )
+        interval = _interval(fig, method=True)
         lines.append(f"| {label} | {_pct(fig['accuracy'])} | {_count(fig)} | {interval} |")
     return "\n".join(lines)
 
@@ -75,11 +79,7 @@ def console_table(summary: Mapping[str, Any]) -> str:
     ]
     for label, fig in figure_rows(headline["figures"]):
         n = fig.get("n", len(fig.get("types", [])))
-        interval = (
-            MISSING
-            if fig.get("ci_low") is None
-            else f"{_pct(fig['ci_low'])}–{_pct(fig['ci_high'])}"
-        )
+        interval = _interval(fig, method=False)
         lines.append(f"{label:<28}{n:>6}{_pct(fig['accuracy']):>9}   {interval}")
     return "\n".join(lines)
 
@@ -124,6 +124,27 @@ def _rate_text(rate: Mapping[str, Any]) -> str:
     )
 
 
+def _corrected_text(corrected: Mapping[str, Any] | None, *, source: str, fallback: str) -> str:
+    """The overall accuracy corrected by Rogan–Gladen, or why it is not measured.
+
+    Args:
+        corrected: ``corrected_overall`` (``accuracy``, ``ci_low``, ``ci_high`` in 0-1, or a
+            ``reason``), or ``None``.
+        source: words after "Rogan–Gladen" naming where the error rates come from.
+        fallback: the reason when ``corrected`` gives none.
+
+    Returns:
+        Lower-case text without a final stop, percent with 2 decimals.
+    """
+    if corrected and corrected.get("accuracy") is not None:
+        return (
+            f"overall accuracy corrected for these error rates (Rogan–Gladen{source}): "
+            f"{_pct(corrected['accuracy'])}% ({_interval(corrected, method=False)})"
+        )
+    reason = (corrected or {}).get("reason") or fallback
+    return f"corrected accuracy: {NOT_MEASURED} ({reason})"
+
+
 def _audit_lines(audit: Mapping[str, Any] | None) -> list[str]:
     """The judge audit: controls by kind, sensitivity/specificity, the corrected accuracy."""
     if not audit:
@@ -149,18 +170,12 @@ def _audit_lines(audit: Mapping[str, Any] | None) -> list[str]:
         f"Sensitivity (yes when yes is expected): {_rate_text(audit['sensitivity'])}; "
         f"specificity (no when no is expected): {_rate_text(audit['specificity'])}.",
     ]
-    corrected = audit.get("corrected_overall")
-    if corrected and corrected.get("accuracy") is not None:
-        lines.append(
-            f"Overall accuracy corrected for these error rates (Rogan–Gladen, from controls, "
-            f"not human labels): {_pct(corrected['accuracy'])}% "
-            f"({_pct(corrected['ci_low'])}–{_pct(corrected['ci_high'])})."
-        )
-    elif corrected:
-        lines.append(f"Corrected accuracy: {NOT_MEASURED} ({corrected.get('reason')}).")
-    else:
-        lines.append(f"Corrected accuracy: {NOT_MEASURED} (controls of both kinds needed).")
-    return [*lines, ""]
+    corrected = _corrected_text(
+        audit.get("corrected_overall"),
+        source=", from controls, not human labels",
+        fallback="controls of both kinds needed",
+    )
+    return [*lines, f"{corrected[0].upper()}{corrected[1:]}.", ""]
 
 
 def _labels_lines(labels: Mapping[str, Any] | None) -> list[str]:
@@ -182,17 +197,10 @@ def _labels_lines(labels: Mapping[str, Any] | None) -> list[str]:
         f"- sensitivity (yes on correct answers): {_rate_text(labels['sensitivity'])}",
         f"- specificity (no on wrong answers): {_rate_text(labels['specificity'])}",
     ]
-    corrected = labels.get("corrected_overall")
-    if corrected and corrected.get("accuracy") is not None:
-        lines.append(
-            f"- overall accuracy corrected for these error rates (Rogan–Gladen): "
-            f"{_pct(corrected['accuracy'])}% ({_pct(corrected['ci_low'])}–"
-            f"{_pct(corrected['ci_high'])})"
-        )
-    else:
-        reason = (corrected or {}).get("reason") or "labels of both verdicts needed"
-        lines.append(f"- corrected accuracy: {NOT_MEASURED} ({reason})")
-    return [*lines, ""]
+    corrected = _corrected_text(
+        labels.get("corrected_overall"), source="", fallback="labels of both verdicts needed"
+    )
+    return [*lines, f"- {corrected}", ""]
 
 
 def _panel_lines(panel: Sequence[Mapping[str, Any]] | None) -> list[str]:
