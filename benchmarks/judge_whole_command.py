@@ -16,6 +16,22 @@ times its creation too), a new judge cache. Prints:
 ``--py-spy FILE`` records the command with py-spy (``--format speedscope`` if FILE ends in
 ``.json``, else a flame graph SVG) to see where the time before and after the calls goes.
 
+Where the time goes (issue 20 §1; py-spy, gc callbacks and A/B runs, December 2026):
+
+* Before the first call (~1.6 s of CPU): Python, Hydra (which composes the config twice:
+  ``get_mode`` and ``run``) and the command-line checks ~0.6 s; ``import anthropic`` ~0.5-0.7 s
+  (it imports its aiohttp transport, Vertex and Bedrock clients eagerly); reading the file,
+  the outputs written before the judge and the 3,072 cache keys ~0.3 s. Importing MLflow
+  and opening its store (~1 s) moved from here to a thread during the calls.
+* During the calls (~5 s of CPU over ~10.5 s): the SDK's request and response path ~0.95 ms
+  per call (httpx request build, h11, two socket writes, the pydantic ``Message``), the pool
+  and the cache's claims ~0.1 ms per call, and the MLflow thread ~1.3-1.5 s (``import
+  mlflow`` ~0.7 s, of which ``mlflow.genai`` 0.36 s and pandas 0.28 s; the SQLAlchemy store,
+  alembic and mappers ~0.3 s; matplotlib and scipy.special for the outputs ~0.35 s).
+* After the last reply (~0.5 s of CPU): aggregation and the stored-verdict comparison
+  ~0.1 s, the outputs (plots, report.html) ~0.2 s, MLflow logging ~0.2 s (``log_table``
+  builds a pandas DataFrame).
+
 Usage::
 
     .venv/bin/python benchmarks/judge_whole_command.py [--latency 0.1] [--runs 2]
