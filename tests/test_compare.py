@@ -236,7 +236,7 @@ def test_locomo_f1_run_vs_mem0_f1_run_refused_unless_allow_mismatch(tmp_path):
     assert all(r.marks == ["f1.variant: locomo vs mem0"] for r in result.rows if r.metric == "f1_locomo")
     assert all(r.marks == [] for r in result.rows if r.metric == "j")
     md = (tmp_path / "out" / "compare.md").read_text()
-    assert "- ⚠ Not comparable (compared because allow_mismatch=true): f1.variant: locomo vs mem0" in md
+    assert "- ⚠ A vs B: compared only because allow_mismatch=true: f1.variant: locomo vs mem0" in md
     assert "⚠ f1.variant: locomo vs mem0 |" in md
 
 
@@ -250,7 +250,9 @@ def test_low_overlap_is_flagged_with_counts(tmp_path):
     assert pair.mismatches == ["question_set: custom (60) vs custom (54)"]
     assert (pair.counts["shared"], pair.counts["only_a"], pair.counts["only_b"]) == (54, 6, 0)
     assert pair.low_overlap and pair.counts["overlap"] == pytest.approx(0.9)
-    assert "- ⚠ Overlap below 95%: the runs answer different question sets" in (tmp_path / "out" / "compare.md").read_text()
+    warning = "A vs B: only 90.0% of questions shared (below 95%): the runs answer different question sets"
+    assert warning in result.warnings
+    assert f"- ⚠ {warning}" in (tmp_path / "out" / "compare.md").read_text()
 
 
 def test_questions_match_by_text_when_ids_and_conversation_names_differ(tmp_path):

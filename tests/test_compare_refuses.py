@@ -113,7 +113,7 @@ def test_a_metric_no_run_has_is_an_error_and_a_dropped_metric_gets_a_note(
     result = run_compare(_cfg("A", "C"), tmp_path / "out2", tmp_path, plots=False)
     assert result.pairs[0].dropped == ["j not compared: A has no j values"]
     assert "A vs C: j not compared: A has no j values" in result.warnings
-    assert "- ⚠ j not compared: A has no j values" in (tmp_path / "out2" / "compare.md").read_text()
+    assert "- ⚠ A vs C: j not compared: A has no j values" in (tmp_path / "out2" / "compare.md").read_text()
 
 
 # -- one conversation ------------------------------------------------------------------------

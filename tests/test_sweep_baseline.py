@@ -53,7 +53,8 @@ def test_each_job_vs_the_baseline_job_difference_interval_verdict(tmp_path):
     base = compare_with_baseline(
         rows, "0.0", tmp_path, bootstrap_samples=200, permutation_samples=200
     )
-    assert base == {"job": 0, "label": "judge.temperature=0.0"}
+    assert {k: base[k] for k in ("job", "label")} == {"job": 0, "label": "judge.temperature=0.0"}
+    assert base["method"].startswith("95% percentile intervals") and "200 resamples, seed 0" in base["method"]
     assert "vs_baseline" not in rows[0]
     half = rows[1]["vs_baseline"]
     assert (half["j"]["diff"], half["j"]["n"], half["j"]["verdict"]) == (50.0, 60, "A higher")

@@ -171,7 +171,7 @@ def run_compare(
         info.dropped = _dropped(cfg, a, b, metrics) if strict_metrics else []
         prepared.append((i, j, matching, info, _marks(mismatches)))
     rows: list[CompareRow] = []
-    for k, (i, j, matching, _, marks) in enumerate(prepared):
+    for i, j, matching, _, marks in prepared:
         rows += compare_pair(
             runs[i],
             runs[j],
@@ -180,7 +180,6 @@ def run_compare(
             bootstrap_samples=cfg.bootstrap_samples,
             permutation_samples=cfg.permutation_samples,
             seed=cfg.seed,
-            pair_index=k,
             alpha=cfg.alpha,
             marks=marks,
         )

@@ -19,6 +19,7 @@ verdict uses the question-level interval.
 from __future__ import annotations
 
 import logging
+import zlib
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -122,6 +123,47 @@ def _narrowed(group: np.ndarray, covered: np.ndarray) -> list[int]:
     return got if got != wanted else []
 
 
+def row_stream(seed: int, metric: str, group: str) -> np.random.Generator:
+    """The random stream of one row: derived from the seed, the metric's and the group's names.
+
+    Names, not positions: the same two runs compared on the same metric and group get the
+    same interval whatever else is compared (``mode=compare`` of every metric and a
+    sweep's baseline comparison of three agree exactly). CRC-32 (:func:`zlib.crc32`) turns
+    a name into a stable integer (Python's ``hash`` of a string changes per process).
+
+    Args:
+        seed: ``compare.seed``.
+        metric: metric name (``stored_j``).
+        group: group key (``"1"``, ``"overall_1_4"``, ``"overall"``).
+
+    Returns:
+        ``numpy.random.default_rng([seed, crc32(metric), crc32(group)])``.
+    """
+    return np.random.default_rng([seed, zlib.crc32(metric.encode()), zlib.crc32(group.encode())])
+
+
+def interval_method(bootstrap_samples: int, seed: int) -> str:
+    """One line naming how every interval of a comparison was computed.
+
+    ``compare.md`` and ``sweep_summary.md`` print it, so a reader can see that the two give
+    the same interval for the same pair (both call :func:`compare_pair`).
+
+    Args:
+        bootstrap_samples: resamples per interval.
+        seed: the comparison's seed.
+
+    Returns:
+        e.g. ``"95% percentile intervals, paired bootstrap resampling conversations
+        (clusters) and questions: 2000 resamples, seed 0 (each row's stream from the seed,
+        metric and group)"``.
+    """
+    return (
+        "95% percentile intervals, paired bootstrap resampling conversations (clusters) and "
+        f"questions: {bootstrap_samples} resamples, seed {seed} (each row's stream from the "
+        "seed, metric and group)"
+    )
+
+
 def _is_binary(values: np.ndarray) -> bool:
     return bool(np.all((values == 0.0) | (values == 100.0)))
 
@@ -135,7 +177,6 @@ def compare_pair(
     bootstrap_samples: int,
     permutation_samples: int,
     seed: int,
-    pair_index: int = 0,
     alpha: float = 0.05,
     marks: dict[str, list[str]] | None = None,
 ) -> list[CompareRow]:
@@ -148,8 +189,9 @@ def compare_pair(
         metrics: metric names to compare (those missing from either run are skipped).
         bootstrap_samples: resamples per interval.
         permutation_samples: Monte Carlo budget per sign-flip test.
-        seed: base seed; each row uses ``default_rng([seed, pair_index, metric, group])``.
-        pair_index: index of the pair (keeps each pair's streams distinct).
+        seed: base seed; each row draws from :func:`row_stream` (seed, metric name, group
+            name), so the row's interval does not depend on which other metrics, groups or
+            pairs are compared alongside it.
         alpha: level for the minimum detectable difference.
         marks: metric name -> mismatch notes attached to its rows.
 
@@ -161,7 +203,7 @@ def compare_pair(
     categories = np.array([int(run_a.rows[i]["category"]) for i in ia], dtype=int)
     conversations = np.array([str(run_a.rows[i]["conversation_id"]) for i in ia])
     rows: list[CompareRow] = []
-    for m_index, metric in enumerate(metrics):
+    for metric in metrics:
         if metric not in run_a.values or metric not in run_b.values:
             continue
         va = np.array([run_a.values[metric][i] for i in ia], dtype=object)
@@ -170,7 +212,7 @@ def compare_pair(
             [x is not None and y is not None for x, y in zip(va, vb, strict=True)], dtype=bool
         )
         previous: tuple[np.ndarray, CompareRow] | None = None
-        for g_index, (group, mask) in enumerate(_groups(categories)):
+        for group, mask in _groups(categories):
             sel = mask & present
             if not sel.any():
                 continue
@@ -181,7 +223,7 @@ def compare_pair(
             b = vb[sel].astype(float)
             conv = conversations[sel]
             n_conv = int(np.unique(conv).size)
-            rng = np.random.default_rng([seed, pair_index, m_index, g_index])
+            rng = row_stream(seed, metric, group)
             cluster = cluster_bootstrap_mean_diff(
                 a, b, conv, n_resamples=bootstrap_samples, seed=rng
             )
@@ -257,4 +299,6 @@ __all__ = [
     "CompareRow",
     "apply_holm",
     "compare_pair",
+    "interval_method",
+    "row_stream",
 ]

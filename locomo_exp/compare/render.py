@@ -8,9 +8,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from locomo_exp.compare.engine import CompareRow
+from locomo_exp.compare.engine import CompareRow, interval_method
 from locomo_exp.compare.metrics import COMPARED_BY_NAME
-from locomo_exp.compare.result import CompareResult
+from locomo_exp.compare.result import CompareResult, stored_field
 
 logger = logging.getLogger(__name__)
 
@@ -84,7 +84,7 @@ def pair_table(rows: list[CompareRow], names: dict[str, str] | None = None) -> s
 
 def _stored_field(run: Any) -> str:
     """The input field a run's stored verdicts came from (``llm_score``, ``grade``, ...)."""
-    field = (run.summary.get("input") or {}).get("judge_field")
+    field = stored_field(run)
     return f"yes (`{field}`)" if field else "yes"
 
 
@@ -106,18 +106,10 @@ def render_markdown(result: CompareResult) -> str:
             f"| {run.name} | {run.path} | {card.get('question_set')} | {f1 or '-'} | {judge_text} "
             f"| {_stored_field(run) if 'stored_j' in run.values else 'no'} |"
         )
-    fields = {_stored_field(run) for run in result.runs if "stored_j" in run.values}
-    if len(fields) > 1:
-        out.append(
-            "\n- **stored J comes from different judges** ("
-            + ", ".join(sorted(fields))
-            + "): each file's verdicts were made by its own harness, so a stored-J difference "
-            "mixes the systems with their judges. Re-judge both with one judge "
-            "(`scorer=judge`) for a like-for-like J."
-        )
-    for run in result.runs:
-        for note in run.notes:
-            out.append(f"\n- {run.name}: {note}")
+    warnings = result.warnings
+    if warnings:  # the list the console prints, one line each
+        out += ["", "## Warnings", "", *(f"- ⚠ {line}" for line in warnings)]
+    settings = result.settings
     out += [
         "",
         "Differences are A - B in points (0-100). Intervals: 95% percentile bootstrap, resampling "
@@ -128,6 +120,8 @@ def render_markdown(result: CompareResult) -> str:
         "Verdict: A or B higher "
         f"when p Holm < {result.alpha:g} and the conversation interval excludes 0.",
     ]
+    if "bootstrap_samples" in settings and "seed" in settings:
+        out += ["", "Method: " + interval_method(settings["bootstrap_samples"], settings["seed"])]
     for pair in result.pairs:
         out += ["", f"## {pair.run_a} (A) vs {pair.run_b} (B)", ""]
         counts = pair.counts
@@ -136,26 +130,6 @@ def render_markdown(result: CompareResult) -> str:
             f"{counts['only_b']} only in B "
             f"(overlap {100 * counts['overlap']:.1f}%, matched by {counts['matched_by']})"
         )
-        if pair.low_overlap:
-            out.append(
-                f"- ⚠ Overlap below {100 * result.min_overlap:.0f}%: the runs answer different "
-                "question sets"
-            )
-        if counts["category_mismatches"]:
-            out.append(
-                f"- ⚠ {counts['category_mismatches']} shared questions have different categories "
-                "(A's used)"
-            )
-        if counts["gold_mismatches"]:
-            out.append(
-                f"- ⚠ {counts['gold_mismatches']} shared questions have different ground truths"
-            )
-        for line in pair.mismatches:
-            out.append(f"- ⚠ Not comparable (compared because allow_mismatch=true): {line}")
-        for line in pair.dropped:
-            out.append(f"- ⚠ {line}")
-        if pair.differences:
-            out.append("- Card fields that differ: " + "; ".join(pair.differences))
         rows = [r for r in result.rows if r.run_a == pair.run_a and r.run_b == pair.run_b]
         out += ["", pair_table(rows, names) if rows else "No metric is carried by both runs."]
         if pair.forest_plot:

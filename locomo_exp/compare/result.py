@@ -16,6 +16,36 @@ from locomo_exp.compare.engine import CompareRow
 from locomo_exp.compare.run_data import RunData
 
 
+def stored_field(run: RunData) -> str | None:
+    """The input field a run's stored verdicts were read from (``llm_score``, ``grade``...)."""
+    field = (run.summary.get("input") or {}).get("judge_field")
+    return str(field) if field else None
+
+
+def stored_fields_warning(runs: list[RunData]) -> str | None:
+    """The warning for runs whose stored J was read from different input fields.
+
+    Different field names say only that the files come from different harnesses; who
+    judged (model, prompt) is not in the files, so the line says what is known.
+
+    Args:
+        runs: the compared runs (only those carrying stored J count).
+
+    Returns:
+        One line, or ``None`` when fewer than two distinct fields.
+    """
+    fields = list(
+        dict.fromkeys(f for run in runs if "stored_j" in run.values if (f := stored_field(run)))
+    )
+    if len(fields) < 2:
+        return None
+    return (
+        f"stored J read from different fields ({' vs '.join(fields)}): the judges' "
+        "prompts/models may differ; not verified. A stored-J difference may mix the systems "
+        "with their judges: re-judge both with one judge (scorer=judge) for a like-for-like J"
+    )
+
+
 @dataclass
 class PairInfo:
     """One compared pair: its matching counts and card checks.
@@ -69,13 +99,20 @@ class CompareResult:
 
     @property
     def warnings(self) -> list[str]:
-        """What the reader must know before reading a row, one line each (for the console).
+        """What the reader must know before reading a row, one line each.
 
-        Per pair: golds or categories that differ, a comparison made only because of
-        ``allow_mismatch``, an overlap below ``min_overlap``, card fields that differ,
-        metrics dropped; rows without a cluster interval.
+        The one list: the console prints it (``warning:`` lines) and ``compare.md`` renders
+        it (its Warnings section). Stored J read from different fields; each run's notes
+        (stored J recovered or not); per pair: golds or categories that differ, a
+        comparison made only because of ``allow_mismatch``, an overlap below
+        ``min_overlap``, card fields that differ, metrics dropped; rows without a cluster
+        interval.
         """
         out: list[str] = []
+        fields = stored_fields_warning(self.runs)
+        if fields:
+            out.append(fields)
+        out += [f"{run.name}: {note}" for run in self.runs for note in run.notes]
         for pair in self.pairs:
             where = f"{pair.run_a} vs {pair.run_b}"
             counts = pair.counts
@@ -160,4 +197,4 @@ class CompareResult:
         return tags
 
 
-__all__ = ["CompareResult", "PairInfo"]
+__all__ = ["CompareResult", "PairInfo", "stored_field", "stored_fields_warning"]

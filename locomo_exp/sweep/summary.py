@@ -229,6 +229,8 @@ def render_sweep_summary(summary: dict[str, Any]) -> str:
             "Holm-adjusted paired test is below 0.05 and the interval excludes 0 (compare.md in "
             "vs_baseline/<job>/)"
         )
+        if base.get("method"):
+            lines.append(f"- method (as `mode=compare` of the two runs): {base['method']}")
     lines.append("")
     header = [
         "job",

@@ -97,8 +97,8 @@ def compare_with_baseline(
     baseline: str | None,
     sweep_dir: Path,
     *,
-    bootstrap_samples: int = 2000,
-    permutation_samples: int = 10000,
+    bootstrap_samples: int | None = None,
+    permutation_samples: int | None = None,
 ) -> dict[str, Any] | None:
     """Compare every completed job with the baseline job; attach ``vs_baseline`` to rows.
 
@@ -109,15 +109,23 @@ def compare_with_baseline(
             ``{"error": ...}`` when the comparison is refused).
         baseline: ``sweep.baseline`` (see :func:`baseline_job`).
         sweep_dir: the sweep directory (``vs_baseline/<job>/compare.md`` written there).
-        bootstrap_samples: resamples per interval.
-        permutation_samples: sign-flip budget per test.
+        bootstrap_samples: resamples per interval (``None``: ``mode=compare``'s default,
+            :class:`~locomo_exp.config.compare.CompareConfig`).
+        permutation_samples: sign-flip budget per test (``None``: ``mode=compare``'s).
 
     Returns:
-        ``{"job", "label"}`` of the baseline, or ``None`` when it did not complete or
-        there is nothing to compare; a refused baseline (unknown value) gives
-        ``{"error": ...}``.
+        ``{"job", "label", "method"}`` of the baseline (``method``: the one line of
+        :func:`~locomo_exp.compare.engine.interval_method`, the same settings as
+        ``mode=compare`` of the two runs, so both give the same interval), or ``None``
+        when it did not complete or there is nothing to compare; a refused baseline
+        (unknown value) gives ``{"error": ...}``.
     """
     from locomo_exp.compare import CompareConfig, CompareError, run_compare
+    from locomo_exp.compare.engine import interval_method
+
+    defaults = CompareConfig()
+    samples = defaults.bootstrap_samples if bootstrap_samples is None else bootstrap_samples
+    budget = defaults.permutation_samples if permutation_samples is None else permutation_samples
 
     try:
         base = baseline_job(rows, baseline)
@@ -133,8 +141,9 @@ def compare_with_baseline(
         cfg = CompareConfig(
             runs=[row["output_dir"], base["output_dir"]],
             metrics=list(metrics.values()),
-            bootstrap_samples=bootstrap_samples,
-            permutation_samples=permutation_samples,
+            bootstrap_samples=samples,
+            permutation_samples=budget,
+            seed=defaults.seed,
         )
         try:
             result = run_compare(
@@ -150,7 +159,11 @@ def compare_with_baseline(
             if overall:
                 found[column] = _cell(overall[0])
         row["vs_baseline"] = found
-    return {"job": base["job"], "label": job_label(base["swept"])}
+    return {
+        "job": base["job"],
+        "label": job_label(base["swept"]),
+        "method": interval_method(samples, defaults.seed),
+    }
 
 
 def vs_baseline_cells(row: dict[str, Any], column: str) -> list[str]:
