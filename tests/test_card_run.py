@@ -9,7 +9,7 @@ from hydra import compose, initialize_config_dir
 
 from locomo_exp.config import register_configs, to_experiment_config
 from locomo_exp.experiment import run_experiment
-from locomo_exp.report.card import baseline_card_differences
+from locomo_exp.report.card import baseline_card_differences, baseline_card_unstated
 
 
 def _typed(*overrides: str):
@@ -64,9 +64,24 @@ def test_baseline_differences_list_only_what_the_publication_states():
     ]
 
 
-def test_report_lists_differing_card_fields_above_the_baseline_table(tmp_path):
+def test_fields_deciding_comparability_a_baseline_does_not_state_are_named():
+    baselines = _typed().baselines
+    run = {"f1": {"variant": "locomo"}, "question_set": "1,540", "answer_key": {"version": "original"}}
+    assert baseline_card_unstated(run, baselines["locomo_paper"].card) == ["question_set (this run: 1,540)"]
+    assert baseline_card_unstated(run, baselines["mem0_paper_f1"].card) == []  # states 1,540
+
+
+def test_each_baseline_table_gets_its_own_note_under_its_own_heading(tmp_path):
     result = run_experiment(_typed("data=example"), tmp_path / "out", tmp_path)
     report = result.report_path.read_text()
-    line = "Measured differently from Mem0 paper, F1 (Mem0 harness): question_set: custom (20) vs 1,540"
-    assert line in report
-    assert report.index(line) < report.index("### vs Mem0 paper, F1 (Mem0 harness)")
+    sections = report.split("\n### ")
+    locomo = next(s for s in sections if s.startswith("vs LoCoMo paper"))
+    mem0 = next(s for s in sections if s.startswith("vs Mem0 paper, F1"))
+    assert locomo.splitlines()[2] == (
+        "Not stated by LoCoMo paper (Maharana et al., ACL 2024), so not checked: "
+        "question_set (this run: custom (20))"
+    )
+    assert mem0.splitlines()[2] == (
+        "Measured differently from Mem0 paper, F1 (Mem0 harness): question_set: custom (20) vs 1,540"
+    )
+    assert all(s.count("Measured differently") + s.count("Not stated by") <= 1 for s in sections)

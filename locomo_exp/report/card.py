@@ -451,9 +451,35 @@ def baseline_card_differences(
     return out
 
 
+def baseline_card_unstated(
+    card: Mapping[str, Any], baseline_card: Mapping[str, Any]
+) -> list[str]:
+    """Fields that decide comparability which a published baseline does not state.
+
+    Args:
+        card: the run's card (:func:`build_card`).
+        baseline_card: the ``card`` of a ``conf/baselines/*.yaml`` set.
+
+    Returns:
+        ``"field (this run: value)"`` for the :data:`BLOCKING_FIELDS` other than
+        ``f1.variant`` (the F1 tables score with the baseline's variant) that the baseline
+        leaves ``null`` while the run's value is known: e.g.
+        ``question_set (this run: custom (20))``.
+    """
+    out = []
+    for name in BLOCKING_FIELDS:
+        if name == "f1.variant" or _get(baseline_card, name) is not None:
+            continue
+        ours = _get(card, name)
+        if ours is not None and not isinstance(ours, Mapping):
+            out.append(f"{name} (this run: {ours})")
+    return out
+
+
 __all__ = [
     "BLOCKING_FIELDS",
     "baseline_card_differences",
+    "baseline_card_unstated",
     "COMPARED_FIELDS",
     "build_card",
     "card_differences",

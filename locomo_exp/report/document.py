@@ -11,7 +11,11 @@ from locomo_exp.report.baselines import (
     render_j_comparison,
     render_latency_comparison,
 )
-from locomo_exp.report.card import baseline_card_differences, render_card_markdown
+from locomo_exp.report.card import (
+    baseline_card_differences,
+    baseline_card_unstated,
+    render_card_markdown,
+)
 from locomo_exp.report.errata import render_errata_section
 from locomo_exp.report.error_analysis import render_error_analysis
 from locomo_exp.report.fidelity import fidelity_sections
@@ -24,16 +28,36 @@ from locomo_exp.results import RunSummary
 
 
 def _baseline_card_lines(card: Mapping[str, Any] | None, baseline: BaselineSet) -> list[str]:
-    """Card fields the baseline states and this run differs on, as lines above its table."""
+    """The note under a baseline's heading: how this run was measured differently.
+
+    One line for the card fields the baseline states and this run differs on, one for the
+    comparability fields it does not state (so they could not be checked); ``[]`` when
+    neither, or when the run or the baseline has no card.
+    """
     if not card or not baseline.card:
         return []
     # the F1 tables already score with the baseline's variant (f1_<variant>)
     differences = [
         d for d in baseline_card_differences(card, baseline.card) if not d.startswith("f1.")
     ]
-    if not differences:
+    unstated = baseline_card_unstated(card, baseline.card)
+    lines = []
+    if differences:
+        lines.append(f"Measured differently from {baseline.title}: " + "; ".join(differences))
+    if unstated:
+        lines.append(f"Not stated by {baseline.title}, so not checked: " + "; ".join(unstated))
+    if not lines:
         return []
-    return [f"Measured differently from {baseline.title}: " + "; ".join(differences), ""]
+    text = lines[0] if len(lines) == 1 else "\n".join(f"- {line}" for line in lines)
+    return [text, ""]
+
+
+def _with_note(table: str, note: list[str]) -> list[str]:
+    """A baseline table (``### vs ...`` heading first) with its note under its heading."""
+    if not note or not table.startswith("### "):
+        return [table + "\n"]
+    heading, _, rest = table.partition("\n\n")
+    return [heading, "", *note, rest + "\n"]
 
 
 def render_report(
@@ -84,7 +108,7 @@ def render_report(
         lines += ["", "## F1 vs published baselines"]
         lines.append("")
         for b in f1_sets:
-            lines += [*_baseline_card_lines(card, b), render_f1_comparison(summary, b) + "\n"]
+            lines += _with_note(render_f1_comparison(summary, b), _baseline_card_lines(card, b))
     stored = render_stored_judge(summary)
     if stored:
         lines += ["", stored]
@@ -100,7 +124,9 @@ def render_report(
             lines += ["", "## J vs published baselines"]
             lines.append("")
             for b in j_sets:
-                lines += [*_baseline_card_lines(card, b), render_j_comparison(summary, b) + "\n"]
+                lines += _with_note(
+                    render_j_comparison(summary, b), _baseline_card_lines(card, b)
+                )
     latency_sets = [b for b in baselines.values() if b.metric == BaselineMetric.latency]
     lines += ["", render_latency_comparison(summary, latency_sets)]
     reliability = summary.analysis.reliability if summary.analysis is not None else None
