@@ -381,7 +381,10 @@ def run_experiment(
             tracking.set_tags(
                 {
                     tracking.NOTE_TAG: tracking.run_description(
-                        metrics, card, summary.to_json().get("status") or {}
+                        metrics,
+                        card,
+                        summary.to_json().get("status") or {},
+                        (summary.to_json().get("analysis") or {}).get("intervals"),
                     )
                 }
             )

@@ -53,7 +53,7 @@ def test_three_questions_with_f1_two_thirds_give_official_66_70_and_unrounded_66
         "| F1, LoCoMo scorer (mean per question) | F1, LoCoMo's own aggregate (round(3) first) |"
         in header
     )
-    assert "| **overall (1-5)** | 3 | 66.67 | 66.67 | 66.70 |" in report
+    assert "| **overall (1-4)** | 3 | 66.67 | 66.67 | 66.70 |" in report  # no category 5: one overall row
     flat = run_metrics(result.summary, {4: "single_hop"})
     assert flat["f1_locomo_official/overall"] == pytest.approx(66.7)  # MLflow, percent
     assert flat["f1_locomo/overall"] == pytest.approx(200 / 3)
@@ -173,9 +173,9 @@ def test_runs_are_each_scored_with_mean_and_sample_std_in_summary_and_report(tmp
     assert runs["lexical"]["f1_locomo_official"]["4"]["per_run"] == [1.0, 0.5]
     report = (result.output_dir / "report.md").read_text()
     runs_table = report.split("## Runs (data.runs: 2 files)")[1]
-    assert "| overall (1-5) | 100.00 | 50.00 | 75.00 ± 35.36 |" in runs_table
+    assert "| overall (1-4) | 100.00 | 50.00 | 75.00 ± 35.36 |" in runs_table
     # stored J of each run file: 50.00 and 100.00
-    assert "| overall (1-5) | 50.00 | 100.00 | 75.00 ± 35.36 |" in report
+    assert "| overall (1-4) | 50.00 | 100.00 | 75.00 ± 35.36 |" in report
 
 
 def test_mean_and_sample_std_of_two_runs() -> None:

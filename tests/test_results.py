@@ -201,4 +201,7 @@ def test_console_table_shows_j_overall_only_on_the_judged_row() -> None:
     assert lines[0] == "category               n         J"
     assert lines[1 + 1] == "1 multi_hop            1     80.00"
     assert lines[-2] == "overall_1_4            2     85.00"
-    assert lines[-1] == "overall                2       n/a"
+    # no category-5 question: the overall (1-5) row would repeat overall_1_4's questions
+    assert lines[-1] == (
+        "No overall (1-5) row: the input has no category-5 question, so it equals overall (1-4)."
+    )

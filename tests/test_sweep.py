@@ -281,7 +281,12 @@ def _check_temperature_sweep(
     markdown = (sweep_dir / sweep.SUMMARY_MD).read_text()
     assert sum(line.startswith("| ") for line in markdown.splitlines()) == 1 + 3
     # each job vs the first (sweep.baseline default): J of every question differs by 20 / 40
-    assert summary["baseline"] == {"job": 0, "label": "judge.temperature=0.0"}
+    assert summary["baseline"] == {
+        "job": 0,
+        "label": "judge.temperature=0.0",
+        "method": "95% percentile intervals, paired bootstrap resampling conversations (clusters) "
+        "and questions: 2000 resamples, seed 0 (each row's stream from the seed, metric and group)",
+    }
     assert "vs_baseline" not in summary["rows"][0]
     for row, diff in zip(summary["rows"][1:], (20.0, 40.0), strict=True):
         j = row["vs_baseline"]["j"]

@@ -30,7 +30,11 @@ import numpy as np
 from locomo_exp.compare.metrics import COMPARED_BY_NAME
 from locomo_exp.compare.run_data import RunData
 from locomo_exp.data.match import Matching
-from locomo_exp.stats.bootstrap import cluster_bootstrap_mean_diff, question_bootstrap_mean_diff
+from locomo_exp.stats.bootstrap import (
+    MIN_CLUSTERS,
+    cluster_bootstrap_mean_diff,
+    question_bootstrap_mean_diff,
+)
 from locomo_exp.stats.paired import (
     holm_adjust,
     mcnemar_exact,
@@ -47,9 +51,6 @@ A_HIGHER = "A higher"
 B_HIGHER = "B higher"
 NOT_DISTINGUISHABLE = "not distinguishable"
 OVERALL_GROUPS = ("overall_1_4", "overall")
-MIN_CLUSTERS = 2
-"""Conversations needed for a conversation-cluster interval: with one, every resample is
-that conversation and the "interval" collapses to the observed difference."""
 
 ONE_CLUSTER_NOTE = (
     "{n} conversation: no conversation-cluster interval (it needs at least 2 conversations); "

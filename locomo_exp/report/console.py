@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from locomo_exp.benchmark.locomo import CATEGORY_GROUPS, overall_group_for
+from locomo_exp.benchmark.locomo import overall_group_for
 from locomo_exp.report.format import MISSING
 from locomo_exp.results import ByCategory, RunSummary
 from locomo_exp.words import counted
@@ -105,7 +105,7 @@ def console_table(summary: RunSummary | Mapping[str, Any]) -> str:
         f"{title:>{width}}" for (title, _, _), width in zip(columns, widths, strict=True)
     )
     lines = [header, "-" * len(header)]
-    for key in CATEGORY_GROUPS:
+    for key in results.shown_groups:
         label = f"{key} {results.category_names.get(key, '')}" if key.isdigit() else key
         cells = ""
         for (_, getter, scale), width in zip(columns, widths, strict=True):
@@ -113,6 +113,8 @@ def console_table(summary: RunSummary | Mapping[str, Any]) -> str:
             cells += f"{MISSING if value is None else format(value * scale, '.2f'):>{width}}"
         lines.append(f"{label:<18}{results.counts[key]:>6}{cells}")
     lines += notes
+    if results.overall_note:
+        lines.append(results.overall_note)
     return "\n".join(lines)
 
 

@@ -92,7 +92,7 @@ def render_runs(summary: RunSummary) -> str:
         "|---|" + "---:|" * n + "---:|",
     ]
     for key, row in runs["lexical"][metric].items():
-        if row["mean"] is None:
+        if row["mean"] is None or key not in summary.shown_groups:
             continue
         cells = " | ".join(fmt_pct(v) for v in row["per_run"])
         lines.append(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from locomo_exp.benchmark.locomo import CATEGORY_GROUPS
 from locomo_exp.report.format import fmt_num, fmt_pct
 from locomo_exp.results import RunSummary
 from locomo_exp.scoring.specs import METRIC_TITLES, OFFICIAL_SUFFIX
@@ -41,12 +40,14 @@ def render_lexical_table(summary: RunSummary) -> str:
     header = "| category | n | " + " | ".join(title for _, title in columns) + " |"
     rule = "|---|---:|" + "---:|" * len(columns)
     rows = [header, rule]
-    for key in CATEGORY_GROUPS:
+    for key in summary.shown_groups:
         cells = [fmt_pct(summary.metrics[m][key].mean) for m, _ in columns]
         label = summary.category_label(key)
         if not key.isdigit():
             label = f"**{label}**"
         rows.append(f"| {label} | {summary.counts[key]} | " + " | ".join(cells) + " |")
+    if summary.overall_note:
+        rows += ["", summary.overall_note]
     return "\n".join(rows)
 
 
@@ -97,7 +98,7 @@ def render_stored_judge(summary: RunSummary) -> str:
         "|---|---:|---:|",
     ]
     for key, stats in stored.items():
-        if stats.count:
+        if stats.count and key in summary.shown_groups:
             lines.append(
                 f"| {summary.category_label(key)} | {stats.count} | {fmt_num(stats.mean)} |"
             )

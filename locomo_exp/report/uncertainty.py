@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
-from locomo_exp.benchmark.locomo import CATEGORY_GROUPS
 from locomo_exp.report.format import MISSING, fmt_num
-from locomo_exp.results import JudgeSummary, Reliability, RunSummary
+from locomo_exp.results import BootstrapCI, JudgeSummary, Reliability, RunSummary
+from locomo_exp.results.analysis import CONVERSATION
+from locomo_exp.stats.bootstrap import MIN_RUN_CLUSTERS
 
 _CI_COLUMNS = {"f1": ("F1", 100.0), "j_mean": ("J", 1.0)}
 """Bootstrapped metric -> (column title, multiplier to the report's 0-100)."""
 
 
+def _cell(interval: BootstrapCI | None, scale: float) -> str:
+    if interval is None:
+        return MISSING
+    return f"{interval.low * scale:.2f} – {interval.high * scale:.2f}"
+
+
 def render_uncertainty(summary: RunSummary) -> str:
     """Bootstrap 95% confidence intervals of F1 (percent) and J (0-100) per category.
+
+    With conversation ids: the conversation-cluster interval first (the headline; the
+    number of conversations per row beside it), then the question-level one, each column
+    labelled. Without: the question-level interval, and why it is the only one.
 
     Args:
         summary: run summary with an ``analysis``.
@@ -23,24 +34,38 @@ def render_uncertainty(summary: RunSummary) -> str:
     if analysis is None or not analysis.bootstrap:
         return ""
     metrics = [(m, *_CI_COLUMNS.get(m, ("J", 1.0))) for m in analysis.bootstrap]
+    level = f"{int(analysis.confidence * 100)}%"
+    settings = f"{analysis.bootstrap_samples} resamples, seed {analysis.seed}"
+    clustered = analysis.headline == CONVERSATION and bool(analysis.cluster_bootstrap)
+    if clustered:
+        text = (
+            f"{level} percentile-bootstrap intervals ({settings}). **Conversations** (the "
+            "headline, read this one): whole conversations resampled, as LoCoMo's questions "
+            f"are nested in {analysis.clusters.get('overall', 0)} conversations; `conv.` is "
+            f"the number of conversations in the row (n/a below {MIN_RUN_CLUSTERS}). "
+            "**Questions**: questions resampled as if independent, usually narrower."
+        )
+        header = ["category", "conv."]
+        for _, title, _ in metrics:
+            header += [f"{title} {level} CI (conversations)", f"{title} {level} CI (questions)"]
+    else:
+        reason = f": {analysis.headline_note}" if analysis.headline_note else ""
+        text = f"{level} percentile-bootstrap intervals over questions only ({settings}){reason}."
+        header = ["category", *(f"{title} {level} CI (questions)" for _, title, _ in metrics)]
     lines = [
         "## Uncertainty",
         "",
-        f"{int(analysis.confidence * 100)}% percentile-bootstrap intervals over questions "
-        f"({analysis.bootstrap_samples} resamples, seed {analysis.seed}).",
+        text,
         "",
-        "| category | " + " | ".join(f"{title} 95% CI" for _, title, _ in metrics) + " |",
-        "|---|" + "---:|" * len(metrics),
+        "| " + " | ".join(header) + " |",
+        "|---|" + "---:|" * (len(header) - 1),
     ]
-    for key in CATEGORY_GROUPS:
-        cells = []
+    for key in summary.shown_groups:
+        cells = [str(analysis.clusters.get(key, 0))] if clustered else []
         for metric, _, scale in metrics:
-            interval = analysis.bootstrap[metric].get(key)
-            cells.append(
-                MISSING
-                if interval is None
-                else f"{interval.low * scale:.2f} – {interval.high * scale:.2f}"
-            )
+            if clustered:
+                cells.append(_cell(analysis.cluster_bootstrap.get(metric, {}).get(key), scale))
+            cells.append(_cell(analysis.bootstrap[metric].get(key), scale))
         lines.append(f"| {summary.category_label(key)} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

@@ -7,7 +7,7 @@ Re-exported by :mod:`locomo_exp.results`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from locomo_exp.results.convert import opt_float
@@ -154,18 +154,78 @@ class Reliability:
         )
 
 
+CONVERSATION = "conversation"
+QUESTION = "question"
+
+INTERVAL_METHODS: dict[str, str] = {
+    CONVERSATION: (
+        "percentile cluster bootstrap: whole conversations resampled with replacement, the "
+        "pooled mean of their questions (Davison & Hinkley 1997, §3.8)"
+    ),
+    QUESTION: (
+        "percentile bootstrap: questions resampled with replacement as if independent "
+        "(Efron & Tibshirani 1993, ch. 13)"
+    ),
+}
+"""Resampling unit -> how its intervals are computed (``summary.json`` labels them so)."""
+
+
+def _intervals_json(
+    intervals: Mapping[str, Mapping[str, BootstrapCI | None]],
+) -> dict[str, dict[str, list[float] | None]]:
+    return {
+        metric: {key: None if ci is None else ci.to_json() for key, ci in by_key.items()}
+        for metric, by_key in intervals.items()
+    }
+
+
+def _intervals_from_json(data: Any) -> dict[str, dict[str, BootstrapCI | None]]:
+    return {
+        str(metric): {str(k): BootstrapCI.from_json(v) for k, v in by_key.items()}
+        for metric, by_key in (data or {}).items()
+    }
+
+
+def headline_intervals_json(analysis: Mapping[str, Any] | None) -> tuple[str, dict[str, Any]]:
+    """The headline intervals of a ``summary.json`` ``analysis`` section, and their unit.
+
+    Args:
+        analysis: ``summary["analysis"]`` (``None`` or an older layout without
+            ``intervals``: the question-level ``bootstrap``).
+
+    Returns:
+        ``("conversation", analysis["cluster_bootstrap"])`` when the headline is the
+        conversation-cluster interval, else ``("question", analysis["bootstrap"])``; the
+        mapping is metric -> category key -> ``[low, high]`` or ``None``.
+    """
+    analysis = analysis or {}
+    if (analysis.get("intervals") or {}).get("headline") == CONVERSATION:
+        return CONVERSATION, dict(analysis.get("cluster_bootstrap") or {})
+    return QUESTION, dict(analysis.get("bootstrap") or {})
+
+
 @dataclass(frozen=True)
 class Analysis:
     """Uncertainty, judge reliability and error analysis (built by ``scoring.summary.analyse``).
 
     Attributes:
         confidence: coverage of the intervals (0.95).
-        bootstrap_samples: resamples per interval.
-        seed: seed of the resampling.
-        bootstrap: metric (``f1`` 0-1, ``j_mean`` 0-100) -> category key -> interval or ``None``.
+        bootstrap_samples: resamples per interval (both units).
+        seed: seed of the resampling (both units).
+        bootstrap: the question-level intervals: metric (``f1`` 0-1, ``j_mean`` 0-100) ->
+            category key -> interval or ``None``.
         extremes: metric -> highest/lowest questions.
         disagreements: questions where F1 and J differ most (when both ran), else ``None``.
         reliability: judge agreement between runs (when the judge ran), else ``None``.
+        cluster_bootstrap: the conversation-cluster intervals, same layout as
+            ``bootstrap`` (``None`` for a group with fewer than 2 conversations); empty
+            when the questions carry no conversation ids.
+        clusters: category key -> conversations among its questions (empty without
+            conversation ids).
+        headline: the unit of the interval a reader is shown first (report, MLflow,
+            sweep): :data:`CONVERSATION` when cluster intervals exist, else
+            :data:`QUESTION`.
+        headline_note: why the headline is question-level (``""`` when it is not).
     """
 
     confidence: float
@@ -175,19 +235,52 @@ class Analysis:
     extremes: dict[str, Extremes]
     disagreements: tuple[QuestionBrief, ...] | None = None
     reliability: Reliability | None = None
+    cluster_bootstrap: dict[str, dict[str, BootstrapCI | None]] = field(default_factory=dict)
+    clusters: dict[str, int] = field(default_factory=dict)
+    headline: str = QUESTION
+    headline_note: str = ""
+
+    @property
+    def headline_intervals(self) -> dict[str, dict[str, BootstrapCI | None]]:
+        """The headline unit's intervals (metric -> category key -> interval or ``None``)."""
+        return self.cluster_bootstrap if self.headline == CONVERSATION else self.bootstrap
 
     def to_json(self) -> dict[str, Any]:
-        """The ``analysis`` section of ``summary.json``."""
+        """The ``analysis`` section of ``summary.json``.
+
+        ``intervals`` labels both kinds (unit, method, resamples, seed, confidence; the
+        conversation kind with the number of conversations per group) and names the
+        headline; ``bootstrap`` holds the question-level intervals, ``cluster_bootstrap``
+        the conversation-cluster ones.
+        """
+        common = {
+            "resamples": self.bootstrap_samples,
+            "seed": self.seed,
+            "confidence": self.confidence,
+        }
+        intervals: dict[str, Any] = {
+            "headline": self.headline,
+            "question": {"key": "bootstrap", "method": INTERVAL_METHODS[QUESTION], **common},
+        }
+        if self.cluster_bootstrap:
+            intervals["conversation"] = {
+                "key": "cluster_bootstrap",
+                "method": INTERVAL_METHODS[CONVERSATION],
+                **common,
+                "clusters": dict(self.clusters),
+            }
+        if self.headline_note:
+            intervals["note"] = self.headline_note
         data: dict[str, Any] = {
             "confidence": self.confidence,
             "bootstrap_samples": self.bootstrap_samples,
             "seed": self.seed,
-            "bootstrap": {
-                metric: {key: None if ci is None else ci.to_json() for key, ci in by_key.items()}
-                for metric, by_key in self.bootstrap.items()
-            },
-            "extremes": {metric: ends.to_json() for metric, ends in self.extremes.items()},
+            "intervals": intervals,
+            "bootstrap": _intervals_json(self.bootstrap),
         }
+        if self.cluster_bootstrap:
+            data["cluster_bootstrap"] = _intervals_json(self.cluster_bootstrap)
+        data["extremes"] = {metric: ends.to_json() for metric, ends in self.extremes.items()}
         if self.disagreements is not None:
             data["disagreements"] = [q.to_json() for q in self.disagreements]
         if self.reliability is not None:
@@ -199,14 +292,12 @@ class Analysis:
         """Inverse of :meth:`to_json`."""
         disagreements = data.get("disagreements")
         reliability = data.get("reliability")
+        intervals = data.get("intervals") or {}
         return cls(
             confidence=float(data["confidence"]),
             bootstrap_samples=int(data["bootstrap_samples"]),
             seed=int(data.get("seed") or 0),
-            bootstrap={
-                str(metric): {str(k): BootstrapCI.from_json(v) for k, v in by_key.items()}
-                for metric, by_key in (data.get("bootstrap") or {}).items()
-            },
+            bootstrap=_intervals_from_json(data.get("bootstrap")),
             extremes={
                 str(m): Extremes.from_json(e) for m, e in (data.get("extremes") or {}).items()
             },
@@ -214,4 +305,11 @@ class Analysis:
             if disagreements is None
             else tuple(QuestionBrief.from_json(q) for q in disagreements),
             reliability=None if reliability is None else Reliability.from_json(reliability),
+            cluster_bootstrap=_intervals_from_json(data.get("cluster_bootstrap")),
+            clusters={
+                str(k): int(v)
+                for k, v in ((intervals.get("conversation") or {}).get("clusters") or {}).items()
+            },
+            headline=str(intervals.get("headline") or QUESTION),
+            headline_note=str(intervals.get("note") or ""),
         )

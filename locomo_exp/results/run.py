@@ -249,6 +249,34 @@ class RunSummary:
         return _OVERALL_LABELS.get(key, key)
 
     @property
+    def shown_groups(self) -> list[str]:
+        """Category keys a report table shows: every id, then the overall groups that add something.
+
+        ``overall_1_4`` when the input has questions of categories 1-4; ``overall`` (1-5)
+        only when it differs from ``overall_1_4``, i.e. when the input has category-5
+        questions (without them the two are the same questions and the same numbers,
+        and a row labelled "overall (1-5)" would suggest category 5 was scored).
+        ``summary.json`` and MLflow keep both keys.
+        """
+        keys = [key for key in self.counts if key.isdigit()]
+        n_1_4, n_all = self.counts.get("overall_1_4", 0), self.counts.get("overall", 0)
+        if n_1_4:
+            keys.append("overall_1_4")
+        if n_all and n_all != n_1_4:
+            keys.append("overall")
+        return keys
+
+    @property
+    def overall_note(self) -> str:
+        """The line under a table that leaves ``overall`` (1-5) out, else ``""``."""
+        if "overall" in self.shown_groups or not self.counts.get("overall"):
+            return ""
+        return (
+            "No overall (1-5) row: the input has no category-5 question, so it equals "
+            "overall (1-4)."
+        )
+
+    @property
     def incomplete(self) -> bool:
         """True when a part of the run did not finish (a status other than ``ok``)."""
         return any(value != "ok" for value in self.status.values())

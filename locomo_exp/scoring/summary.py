@@ -30,11 +30,17 @@ from locomo_exp.results import (
     Reliability,
     RunSummary,
 )
+from locomo_exp.results.analysis import CONVERSATION, QUESTION
 from locomo_exp.scoring.aggregate import aggregate_by_category, lexical_aggregates
 from locomo_exp.scoring.specs import OFFICIAL_VERSIONS
 from locomo_exp.scoring.stored_vs_recomputed import compare_stored
 from locomo_exp.stats.agreement import krippendorff_alpha
-from locomo_exp.stats.bootstrap import CONFIDENCE, bootstrap_ci
+from locomo_exp.stats.bootstrap import (
+    CONFIDENCE,
+    MIN_RUN_CLUSTERS,
+    bootstrap_ci,
+    cluster_bootstrap_ci,
+)
 
 log = logging.getLogger(__name__)
 
@@ -184,6 +190,66 @@ def bootstrap_by_category(
     return result
 
 
+def question_level_reason(rows: Sequence[dict[str, Any]]) -> str:
+    """Why a run's headline interval must resample questions, or ``""`` when it need not.
+
+    Args:
+        rows: per-question rows (``conversation_id`` may be ``None``).
+
+    Returns:
+        ``""`` when every question carries a conversation id and there are at least
+        :data:`~locomo_exp.stats.bootstrap.MIN_RUN_CLUSTERS` conversations; else one
+        sentence naming what is missing.
+    """
+    if not rows:
+        return "no questions"
+    missing = sum(1 for row in rows if row.get("conversation_id") in (None, ""))
+    why = (
+        "questions are resampled as if independent, which may understate the uncertainty "
+        "when questions of one conversation are correlated"
+    )
+    if missing == len(rows):
+        return f"the input has no conversation ids: {why}"
+    if missing:
+        return f"{missing} of {len(rows)} questions have no conversation id: {why}"
+    n = len({str(row["conversation_id"]) for row in rows})
+    if n < MIN_RUN_CLUSTERS:
+        return (
+            f"{n} conversation{'s' if n != 1 else ''}: a conversation-cluster interval needs "
+            f"at least {MIN_RUN_CLUSTERS} (fewer give too few distinct resamples); {why}"
+        )
+    return ""
+
+
+def cluster_bootstrap_by_category(
+    rows: Sequence[dict[str, Any]], metric: str, n_resamples: int = 1000, seed: int = 0
+) -> dict[str, BootstrapCI | None]:
+    """:func:`cluster_bootstrap_ci` of ``metric`` per category id and overall.
+
+    Args:
+        rows: per-question rows, each with a ``conversation_id``.
+        metric: row key, e.g. ``f1`` (0-1) or ``j_mean`` (0-100).
+        n_resamples: bootstrap resamples.
+        seed: random seed (the same for every group, as :func:`bootstrap_by_category`).
+
+    Returns:
+        ``{"1": BootstrapCI | None, ..., "overall_1_4": ..., "overall": ...}``, in the
+        metric's unit; ``None`` for a group without values or with fewer than
+        :data:`~locomo_exp.stats.bootstrap.MIN_RUN_CLUSTERS` conversations.
+    """
+    result: dict[str, BootstrapCI | None] = {}
+    for key, members in CATEGORY_GROUPS.items():
+        chosen = [r for r in rows if r["category"] in members and r.get(metric) is not None]
+        interval = cluster_bootstrap_ci(
+            [r[metric] for r in chosen],
+            [str(r["conversation_id"]) for r in chosen],
+            n_resamples,
+            seed,
+        )
+        result[key] = BootstrapCI(*interval) if interval else None
+    return result
+
+
 def _run_matrix(rows: Sequence[dict[str, Any]]) -> np.ndarray:
     """Runs x questions matrix of valid judge scores, NaN where a run has none."""
     judged = [row for row in rows if row.get("j_runs")]
@@ -326,6 +392,17 @@ def analyse(
     has_f1 = any(row.get("f1") is not None for row in rows)
     has_j = any(row.get("j_mean") is not None for row in rows)
     metrics = [m for m, present in (("f1", has_f1), ("j_mean", has_j)) if present]
+    note = question_level_reason(rows)
+    clusters: dict[str, int] = {}
+    cluster: dict[str, dict[str, BootstrapCI | None]] = {}
+    if not note:
+        clusters = {
+            key: len({str(r["conversation_id"]) for r in rows if r["category"] in members})
+            for key, members in CATEGORY_GROUPS.items()
+        }
+        cluster = {
+            m: cluster_bootstrap_by_category(rows, m, bootstrap_samples, seed) for m in metrics
+        }
     return Analysis(
         confidence=CONFIDENCE,
         bootstrap_samples=bootstrap_samples,
@@ -336,4 +413,8 @@ def analyse(
         reliability=(
             Reliability.from_json(judge_reliability(rows, protocol)) if has_j and protocol else None
         ),
+        cluster_bootstrap=cluster,
+        clusters=clusters,
+        headline=QUESTION if note else CONVERSATION,
+        headline_note=note,
     )

@@ -13,6 +13,7 @@ from typing import Any
 
 from locomo_exp.benchmark.locomo import CATEGORY_IDS
 from locomo_exp.report.run_dir import atomic_path
+from locomo_exp.results.analysis import headline_intervals_json
 from locomo_exp.sweep.job_files import COMPLETED, FAILED, PENDING, JobRecord, SweepContext
 from locomo_exp.sweep.plan import job_label
 from locomo_exp.sweep.vs_baseline import vs_baseline_cells
@@ -51,8 +52,9 @@ def summary_row(record: JobRecord, summary: dict[str, Any] | None) -> dict[str, 
         ``overall_1_4``, ``overall``), ``f1_variant``, ``j_overall`` and
         ``j_std_across_runs`` (0-100), ``j`` (category key -> mean, 0-100),
         ``stored_j_overall`` (the input's stored verdicts, 0-100, over categories 1-4 when
-        present), ``f1_ci`` (0-1) and ``j_ci`` (0-100): the job's 95% bootstrap interval of
-        F1 and J overall (``[low, high]`` or ``None``),
+        present), ``f1_ci`` (0-1) and ``j_ci`` (0-100): the job's headline 95% bootstrap
+        interval of F1 and J overall (``[low, high]`` or ``None``; ``ci_unit``:
+        ``conversation`` for the cluster bootstrap, ``question`` without conversation ids),
         ``parse_failures``, ``api_errors``, ``input_tokens``, ``output_tokens``,
         ``estimated_cost_usd``, and ``dry_run_estimate`` (the judge's dry-run estimate:
         calls, tokens, cost with the audit's, when ``judge.dry_run`` was set). Missing values
@@ -76,6 +78,7 @@ def summary_row(record: JobRecord, summary: dict[str, Any] | None) -> dict[str, 
         "stored_j_overall": None,
         "f1_ci": None,
         "j_ci": None,
+        "ci_unit": None,
         "parse_failures": None,
         "api_errors": None,
         "input_tokens": None,
@@ -86,7 +89,7 @@ def summary_row(record: JobRecord, summary: dict[str, Any] | None) -> dict[str, 
     if summary is None:
         return row
     row["dry_run_estimate"] = (summary.get("judge") or {}).get("dry_run_estimate")
-    bootstrap = (summary.get("analysis") or {}).get("bootstrap") or {}
+    row["ci_unit"], bootstrap = headline_intervals_json(summary.get("analysis"))
     row["f1_ci"] = _interval(bootstrap.get("f1"))
     row["j_ci"] = _interval(bootstrap.get("j_mean"))
     row["n_questions"] = (summary.get("counts") or {}).get("overall")
@@ -368,8 +371,9 @@ def plot_sweep(summary: dict[str, Any], path: Path) -> Path | None:
     """J and F1 overall against the swept value, with 95% intervals and verdicts vs the baseline.
 
     One numeric swept key only. Each point is a completed job: J overall (0-100) and F1
-    overall (percent), with error bars from the job's own 95% bootstrap interval
-    (``summary.json`` -> ``analysis.bootstrap``, resampling questions). The marker says
+    overall (percent), with error bars from the job's own headline 95% bootstrap interval
+    (``summary.json`` -> ``analysis``: conversations resampled when the questions carry
+    conversation ids, else questions). The marker says
     how the job compares with the baseline job (``sweep.baseline``: conversation-cluster
     bootstrap and Holm-adjusted paired test, :mod:`.vs_baseline`): a square for the
     baseline, a filled up/down triangle for *higher*/*lower*, a hollow circle for *not

@@ -225,8 +225,32 @@ def _interval(metrics: Mapping[str, float], name: str) -> str:
     return "" if low is None or high is None else f" [{low:.2f}, {high:.2f}]"
 
 
+def interval_words(intervals: Mapping[str, Any] | None) -> str:
+    """What the headline intervals are, in a few words (``summary.json`` ``analysis.intervals``).
+
+    Returns:
+        ``"95% conversation-cluster bootstrap intervals (10 conversations, 1000 resamples,
+        seed 0)"``, or ``"95% bootstrap intervals over questions only (<why>)"``; without
+        ``intervals`` (an older summary), ``"95% bootstrap intervals over questions"``.
+    """
+    intervals = intervals or {}
+    if intervals.get("headline") == "conversation":
+        conv = intervals.get("conversation") or {}
+        n = (conv.get("clusters") or {}).get("overall")
+        return (
+            f"95% conversation-cluster bootstrap intervals ({n} conversations, "
+            f"{conv.get('resamples')} resamples, seed {conv.get('seed')})"
+        )
+    if intervals.get("note"):
+        return f"95% bootstrap intervals over questions only ({intervals['note']})"
+    return "95% bootstrap intervals over questions"
+
+
 def run_description(
-    metrics: Mapping[str, float], card: Mapping[str, Any], status: Mapping[str, str]
+    metrics: Mapping[str, float],
+    card: Mapping[str, Any],
+    status: Mapping[str, str],
+    intervals: Mapping[str, Any] | None = None,
 ) -> str:
     """The run page's description: the result in a few markdown lines.
 
@@ -234,11 +258,14 @@ def run_description(
         metrics: the run's metrics (percent).
         card: the run's ``card.json``.
         status: ``summary["status"]`` (``{"f1": "ok", "judge": "ok"}``).
+        intervals: ``summary["analysis"]["intervals"]``: which interval the bounds are
+            (:func:`interval_words`).
 
     Returns:
-        Lines such as ``**J 80.00** [72.50, 87.50] (95% bootstrap interval over questions)
-        · F1 (locomo) 61.20 [...]``, then the question set and input, the judge, and the
-        status; a measure that was not computed reads "not measured".
+        Lines such as ``**J 80.00** [72.50, 87.50] · F1 (locomo) 61.20 [...] (0-100; 95%
+        conversation-cluster bootstrap intervals (10 conversations, ...))``, then the
+        question set and input, the judge, and the status; a measure that was not
+        computed reads "not measured".
     """
     f1 = card.get("f1") or {}
     j = metrics.get("j/overall")
@@ -257,7 +284,7 @@ def run_description(
     )
     inp = card.get("input") or {}
     lines = [
-        f"{j_text} · {f1_text} (0-100; 95% bootstrap intervals over questions)",
+        f"{j_text} · {f1_text} (0-100; {interval_words(intervals)})",
         "",
         f"Questions: {card.get('question_set')} ({metrics.get('n_questions/overall', 0):.0f} "
         f"scored) from `{inp.get('name')}` (format {inp.get('format')})",
@@ -331,9 +358,14 @@ def sweep_description(summary: Mapping[str, Any]) -> str:
             f"{_vs(row, 'j', base_job)}; F1 {_cell(f1, row.get('f1_ci'), 100.0)} "
             f"{_vs(row, 'f1', base_job)}"
         )
+    units = {row.get("ci_unit") for row in summary.get("rows") or [] if row.get("ci_unit")}
+    unit = {
+        frozenset({"conversation"}): "conversation-cluster bootstrap",
+        frozenset({"question"}): "bootstrap over questions (no conversation ids)",
+    }.get(frozenset(units), "bootstrap (conversations where the input has conversation ids)")
     lines += [
         "",
-        "0-100, 95% bootstrap intervals; vs baseline: conversation-cluster bootstrap and "
+        f"0-100, 95% {unit} intervals; vs baseline: conversation-cluster bootstrap and "
         "Holm-adjusted paired test. Plot: `sweep_plot.png` (Artifacts).",
     ]
     return "\n".join(lines)

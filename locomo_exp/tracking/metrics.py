@@ -18,6 +18,7 @@ from typing import Any
 
 from locomo_exp.benchmark.locomo import CATEGORY_GROUPS, group_metric_name, overall_group_for
 from locomo_exp.results import TrustSummary
+from locomo_exp.results.analysis import CONVERSATION, headline_intervals_json
 from locomo_exp.tracking.names import (
     MAX_PARAM_VALUE_CHARS,
     finite_metrics,
@@ -33,6 +34,11 @@ PERCENT = 100.0
 
 LEXICAL_CI_METRICS = ("f1",)
 """Bootstrap keys of ``summary["analysis"]`` whose bounds are 0-1 (made percent)."""
+
+QUESTION_CI_PREFIX = "question_ci"
+"""Prefix of the question-level bounds when the headline ``*_ci_low``/``*_ci_high`` are the
+conversation-cluster ones (``question_ci/f1/overall_low``): in ``metrics.json``, not logged
+as MLflow metrics (the headline keeps one interval per value)."""
 
 
 
@@ -90,7 +96,10 @@ def run_metrics(summary: Any, category_names: Mapping[int, str]) -> dict[str, fl
     Names: ``<metric>/<group>`` with group ``overall``, ``overall_1_4`` or
     ``cat<id>_<name>`` (``f1/overall``, ``bleu1/cat1_multi_hop``); ``stored_judge/<group>``;
     ``n_questions/<group>``; ``latency/<field>_p50|_p95|_mean`` (seconds);
-    ``<metric>/<group>_ci_low|_ci_high`` (``j/...`` for J); ``data/skipped_records``,
+    ``<metric>/<group>_ci_low|_ci_high`` (``j/...`` for J): the headline interval (the
+    conversation-cluster bootstrap when the questions carry conversation ids, with the
+    question-level bounds as ``question_ci/<metric>/<group>_low|_high``; else the
+    question-level one); ``data/skipped_records``,
     ``data/n_missing_predictions``, ``data/n_excluded_no_gold``; and, when the judge ran,
     :func:`judge_metrics`. Scores are percent (module docstring); ``None``, NaN and inf
     are left out.
@@ -120,14 +129,24 @@ def run_metrics(summary: Any, category_names: Mapping[int, str]) -> dict[str, fl
     for name, stats in (summary.get("latency") or {}).items():
         for stat in ("p50", "p95", "mean"):
             flat[f"latency/{name}_{stat}"] = stats.get(stat)
-    bootstrap = (summary.get("analysis") or {}).get("bootstrap") or {}
-    for metric, by_key in bootstrap.items():
+    analysis = summary.get("analysis") or {}
+    unit, headline = headline_intervals_json(analysis)
+    for metric, by_key in headline.items():
         prefix = "j" if metric == "j_mean" else metric
         scale = PERCENT if metric in LEXICAL_CI_METRICS else 1.0
         for key, interval in by_key.items():
             if interval:
                 flat[f"{prefix}/{group(key)}_ci_low"] = _scaled(interval[0], scale)
                 flat[f"{prefix}/{group(key)}_ci_high"] = _scaled(interval[1], scale)
+    if unit == CONVERSATION:  # the question-level bounds too, under their own name
+        for metric, by_key in (analysis.get("bootstrap") or {}).items():
+            prefix = "j" if metric == "j_mean" else metric
+            scale = PERCENT if metric in LEXICAL_CI_METRICS else 1.0
+            for key, interval in by_key.items():
+                if interval:
+                    name = f"{QUESTION_CI_PREFIX}/{prefix}/{group(key)}"
+                    flat[f"{name}_low"] = _scaled(interval[0], scale)
+                    flat[f"{name}_high"] = _scaled(interval[1], scale)
     info = summary.get("input") or {}
     flat["data/skipped_records"] = info.get("n_skipped_records", 0)
     flat["data/n_missing_predictions"] = info.get("n_missing_predictions", 0)
