@@ -45,15 +45,14 @@ def test_app_help_lists_every_config_group_and_the_composed_config() -> None:
     assert "hydra:" not in text  # Hydra's own node is left out, as in Hydra's help
 
 
-@pytest.mark.slow
-def test_help_into_a_closed_pipe_exits_quietly(tmp_path: Path) -> None:
-    """``--help | head -3``: the reader is gone before the help is written (issue 18, trial)."""
+def _into_closed_pipe(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``python -m locomo_exp ARGS`` with stdout a pipe whose reader is already gone."""
     read_end, write_end = os.pipe()
     os.close(read_end)  # no reader: the child's first write gets EPIPE, every time
     try:
-        done = subprocess.run(
-            [sys.executable, "-m", "locomo_exp", "--help"],
-            cwd=tmp_path,
+        return subprocess.run(
+            [sys.executable, "-m", "locomo_exp", *args],
+            cwd=cwd,
             env=clean_env(),
             stdout=write_end,
             stderr=subprocess.PIPE,
@@ -63,6 +62,12 @@ def test_help_into_a_closed_pipe_exits_quietly(tmp_path: Path) -> None:
         )
     finally:
         os.close(write_end)
+
+
+@pytest.mark.slow
+def test_help_into_a_closed_pipe_exits_quietly(tmp_path: Path) -> None:
+    """``--help | head -3``: the reader is gone before the help is written (issue 18, trial)."""
+    done = _into_closed_pipe(["--help"], tmp_path)
     assert done.stderr == ""
     assert done.returncode == 0
 
@@ -71,22 +76,7 @@ def test_help_into_a_closed_pipe_exits_quietly(tmp_path: Path) -> None:
 def test_a_job_into_a_closed_pipe_exits_quietly_with_every_output_written(tmp_path: Path) -> None:
     """``python -m locomo_exp ... | head -1``: Hydra's console log and the result's lines meet
     a closed pipe; no traceback, exit 0, and the run directory is complete."""
-    read_end, write_end = os.pipe()
-    os.close(read_end)  # no reader: the job's first log line gets EPIPE
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "locomo_exp", f"data.path={EXAMPLE}", "tracking=none",
-             "hydra.run.dir=run"],
-            cwd=tmp_path,
-            env=clean_env(),
-            stdout=write_end,
-            stderr=subprocess.PIPE,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-    finally:
-        os.close(write_end)
+    done = _into_closed_pipe([f"data.path={EXAMPLE}", "tracking=none", "hydra.run.dir=run"], tmp_path)
     assert done.stderr == ""
     assert done.returncode == 0
     run = tmp_path / "run"

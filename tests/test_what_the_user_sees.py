@@ -10,6 +10,19 @@ from locomo_exp.experiment import run_experiment
 from locomo_exp.report.console import console_table
 
 
+def _console_of(
+    shared_data: Path, typed_config: Composer, tmp_path: Path, name: str
+) -> tuple[str, dict[str, list[str]]]:
+    """The console table of an F1 run on one of shared/data's prediction files, and its rows."""
+    path = shared_data / "predictions" / name
+    result = run_experiment(
+        typed_config("tracking=none", "data=file", f"data.path={path}"), tmp_path / "out",
+        PROJECT_ROOT,
+    )
+    table = console_table(result.summary)
+    return table, _rows(table)
+
+
 def _rows(table: str) -> dict[str, list[str]]:
     # the label takes 18 characters; then n, then one value per column
     return {line.split()[0]: line[18:].split()[1:] for line in table.splitlines()[2:9]}
@@ -18,17 +31,12 @@ def _rows(table: str) -> dict[str, list[str]]:
 def test_memobase_console_shows_the_files_f1_variant_and_stored_j(
     shared_data: Path, typed_config: Composer, tmp_path: Path
 ) -> None:
-    path = shared_data / "predictions" / "memobase_eval_0710.json"
-    result = run_experiment(
-        typed_config("tracking=none", "data=file", f"data.path={path}"), tmp_path / "out",
-        PROJECT_ROOT,
-    )
-    table = console_table(result.summary)
+    table, rows = _console_of(shared_data, typed_config, tmp_path, "memobase_eval_0710.json")
     lines = table.splitlines()
     assert lines[0].split() == ["category", "n", "F1", "F1", "mem0", "BLEU-1", "stored", "J"]
     # shared/data/README.md: Memobase's published F1 51.45 (Mem0 harness), J 75.78
-    assert _rows(table)["overall_1_4"] == ["54.51", "51.45", "39.78", "75.78"]
-    assert _rows(table)["3"] == ["27.77", "22.93", "17.58", "46.88"]
+    assert rows["overall_1_4"] == ["54.51", "51.45", "39.78", "75.78"]
+    assert rows["3"] == ["27.77", "22.93", "17.58", "46.88"]
     assert (
         "F1 mem0: the variant the file's own `f1_score` = f1_mem0 on 1540/1540 questions" in lines
     )
@@ -38,13 +46,7 @@ def test_memobase_console_shows_the_files_f1_variant_and_stored_j(
 def test_locomo_output_console_shows_the_official_aggregate(
     shared_data: Path, typed_config: Composer, tmp_path: Path
 ) -> None:
-    path = shared_data / "predictions" / "honcho_locomo10_qa.json"
-    result = run_experiment(
-        typed_config("tracking=none", "data=file", f"data.path={path}"), tmp_path / "out",
-        PROJECT_ROOT,
-    )
-    table = console_table(result.summary)
-    rows = _rows(table)
+    table, rows = _console_of(shared_data, typed_config, tmp_path, "honcho_locomo10_qa.json")
     # shared/data/README.md: LoCoMo's own aggregation, category 3 = 0.1225 (0.1224 unrounded)
     assert rows["3"][:2] == ["12.24", "12.25"]
     assert rows["1"][:2] == ["22.68", "22.68"] and rows["5"][:2] == ["93.05", "93.05"]
