@@ -119,3 +119,12 @@ def test_a_run_dir_holding_a_users_file_is_kept(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert (tmp_path / "mine" / "notes.txt").read_text() == "the user's\n"
     assert (tmp_path / "mine" / ".hydra").is_dir()  # nothing is taken from a user's directory
+
+
+def test_overrides_are_compared_as_typed_an_unset_env_var_does_not_raise() -> None:
+    from omegaconf import OmegaConf
+
+    from locomo_exp.report.run_cleanup import _typed_overrides
+
+    task = OmegaConf.create(["tracking=none", "data.path=${oc.env:LOCOMO_EXP_UNSET_VAR}"])
+    assert _typed_overrides(task) == ["tracking=none", "data.path=${oc.env:LOCOMO_EXP_UNSET_VAR}"]

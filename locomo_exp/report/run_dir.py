@@ -19,6 +19,12 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from locomo_exp.report.run_claim import RunDirClaimed, claim_run_dir, release_run_dir_claims
+from locomo_exp.report.run_cleanup import (
+    remove_hydra_only_run_dir,
+    remove_hydra_only_run_dir_of_this_run,
+)
+
 log = logging.getLogger(__name__)
 
 TEMP_PREFIX = ".tmp-"
@@ -291,7 +297,9 @@ def check_run_dir(config: Any) -> Path:
 
     Resolves ``hydra.run.dir`` once (its ``${now:}`` would otherwise be evaluated again)
     and pins it in ``config``; checks it can be written; refuses a directory that is an
-    input of the job (:func:`refuse_input_as_output`) and one that holds a finished run
+    input of the job (:func:`refuse_input_as_output`), claims it for this job
+    (:func:`~locomo_exp.report.run_claim.claim_run_dir`: a job running there refuses this
+    one), and refuses one that holds a finished run
     unless ``overwrite=true`` (:func:`check_output_dir`). A run that did not finish is
     resumed. The old outputs are removed (``overwrite=true``) only once the new input
     has been validated (:func:`locomo_exp.experiment.run_experiment`).
@@ -306,6 +314,7 @@ def check_run_dir(config: Any) -> Path:
         OutputDirNotWritable: the directory cannot be created or written.
         OutputDirInUse: the directory is an input, or holds a finished run and
             ``overwrite`` is false.
+        RunDirClaimed: another running job holds the directory.
     """
     from omegaconf import OmegaConf, read_write
 
@@ -314,121 +323,13 @@ def check_run_dir(config: Any) -> Path:
         config.hydra.run.dir = str(output_dir)
     refuse_input_as_output(config, output_dir, Path.cwd())
     check_writable(output_dir)
-    check_output_dir(output_dir, bool(OmegaConf.select(config, "overwrite", default=False)))
+    claim_run_dir(output_dir)  # before the state is read: a run ending meanwhile is seen
+    try:
+        check_output_dir(output_dir, bool(OmegaConf.select(config, "overwrite", default=False)))
+    except OutputDirInUse:
+        release_run_dir_claims()
+        raise
     return output_dir
-
-
-HYDRA_SUBDIR_FILES = ("config.yaml", "hydra.yaml", "overrides.yaml")
-"""What Hydra writes into ``hydra.output_subdir`` (``.hydra/``) when a run starts."""
-
-
-def remove_hydra_only_run_dir(
-    output_dir: Path,
-    start_dir: Path,
-    *,
-    hydra_subdir: str | None,
-    log_file: str | None,
-    overrides: list[str] | None = None,
-) -> bool:
-    """Remove a run directory that holds nothing but the files Hydra wrote when it started.
-
-    Called when a run stops on the user's mistake (exit status 1) so that it leaves
-    nothing behind. Only Hydra's own files are removed: ``<hydra_subdir>/config.yaml``,
-    ``hydra.yaml`` and ``overrides.yaml`` and the job's log. Any other file or directory
-    (the user's, an earlier run's outputs) keeps the whole directory as it is. The start
-    directory and its ancestors are never removed; the run directory's parents up to the
-    start directory are removed when that leaves them empty (Hydra's ``outputs/<date>/``).
-
-    Args:
-        output_dir: the run directory (``hydra.runtime.output_dir``).
-        start_dir: the directory the program started in.
-        hydra_subdir: ``hydra.output_subdir`` (``.hydra``), or ``None`` when Hydra writes none.
-        log_file: the job log's path relative to ``output_dir``, or ``None`` for none.
-        overrides: this run's command-line overrides; when given, a directory whose
-            ``overrides.yaml`` holds others is kept (another run started in the same
-            directory in the same second, and wrote over Hydra's files).
-
-    Returns:
-        Whether the run directory was removed.
-    """
-    run = Path(os.path.abspath(output_dir))
-    start = Path(os.path.abspath(start_dir))
-    if run == start or run in start.parents or not run.is_dir() or run.is_symlink():
-        return False
-    subdir = Path(hydra_subdir) if hydra_subdir else None
-    own_files = {subdir / name for name in HYDRA_SUBDIR_FILES} if subdir else set()
-    if log_file:
-        own_files.add(Path(log_file))
-    own_dirs = {subdir, *subdir.parents} - {Path(".")} if subdir else set()
-    if overrides is not None and subdir is not None and not _same_overrides(
-        run / subdir / "overrides.yaml", overrides
-    ):
-        return False
-    found = [path.relative_to(run) for path in run.rglob("*")]
-    for rel in found:
-        path = run / rel
-        if path.is_symlink() or (rel not in own_files if path.is_file() else rel not in own_dirs):
-            return False
-    try:
-        for rel in sorted(found, key=lambda p: len(p.parts), reverse=True):
-            (run / rel).unlink() if (run / rel).is_file() else (run / rel).rmdir()
-        run.rmdir()
-    except OSError:  # something appeared meanwhile, or no permission: keep what is left
-        return False
-    for parent in run.parents:
-        if parent == start or start not in parent.parents:
-            break
-        try:
-            parent.rmdir()  # only when empty
-        except OSError:
-            break
-    return True
-
-
-def _same_overrides(path: Path, overrides: list[str]) -> bool:
-    """Whether Hydra's ``overrides.yaml`` at ``path`` lists exactly ``overrides``."""
-    from omegaconf import OmegaConf
-
-    try:
-        written = OmegaConf.to_container(OmegaConf.load(path))
-    except Exception:  # noqa: BLE001 - missing or unreadable: not provably this run's
-        return False
-    return isinstance(written, list) and [str(o) for o in written] == overrides
-
-
-def remove_hydra_only_run_dir_of_this_run() -> bool:
-    """:func:`remove_hydra_only_run_dir` for the current single Hydra run (never a sweep).
-
-    The start directory is Hydra's ``runtime.cwd``; the log file is the job logging's file
-    handler's, when it writes into the run directory.
-
-    Returns:
-        Whether the run directory was removed.
-    """
-    from hydra.core.hydra_config import HydraConfig
-    from hydra.types import RunMode
-
-    if not HydraConfig.initialized() or HydraConfig.get().mode == RunMode.MULTIRUN:
-        return False
-    hydra_cfg = HydraConfig.get()
-    output_dir = Path(hydra_cfg.runtime.output_dir)
-    handlers = (hydra_cfg.job_logging or {}).get("handlers") or {}
-    log_path = (handlers.get("file") or {}).get("filename")
-    log_file = None
-    if log_path:
-        try:
-            log_file = str(Path(os.path.abspath(str(log_path))).relative_to(output_dir))
-        except ValueError:  # the log is written elsewhere
-            log_file = None
-    subdir = str(hydra_cfg.output_subdir) if hydra_cfg.output_subdir else None
-    start_dir = Path(hydra_cfg.runtime.cwd)
-    return remove_hydra_only_run_dir(
-        output_dir,
-        start_dir,
-        hydra_subdir=subdir,
-        log_file=log_file,
-        overrides=[str(o) for o in hydra_cfg.overrides.task],
-    )
 
 
 try:  # the callback class needs Hydra; everything above works without it
@@ -451,9 +352,13 @@ class RunDirCallback(_Callback):
 
         try:
             check_run_dir(config)
-        except (OutputDirNotWritable, OutputDirInUse) as error:
+        except (OutputDirNotWritable, OutputDirInUse, RunDirClaimed) as error:
             sys.stderr.write(f"error: {error}\n")
             raise SystemExit(1) from None
+
+    def on_run_end(self, config: Any, **kwargs: Any) -> None:
+        """Release the run directory (an error or Ctrl-C releases it at exit instead)."""
+        release_run_dir_claims()
 
 
 __all__ = [
