@@ -390,7 +390,7 @@ def run_experiment(
             )
             tracking.log_artifacts(files)
             tracking.log_table(rows, "scores_table.json")
-        if judge_result is not None and status["judge"] != "ok":  # rate exceeded, no verdict
+        if judge_result is not None and status["judge"].startswith("failed"):  # no verdict
             raise JudgeErrorRateExceeded(
                 f"{status['judge'].removeprefix('failed: ')}: "
                 f"{judge_result.summary.get('counts')}; outputs are in {output_dir}"

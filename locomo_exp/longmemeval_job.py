@@ -52,7 +52,7 @@ from locomo_exp.report.run_dir import (
     check_writable,
     prepare_output_dir,
 )
-from locomo_exp.results import QARecord
+from locomo_exp.results import JUDGE_DRY_RUN, QARecord
 from locomo_exp.tracking import lme as lme_tracking
 from locomo_exp.trust.lme_controls import build_lme_controls
 from locomo_exp.trust.lme_dry_run import lme_member_config, with_trust_calls
@@ -320,7 +320,7 @@ def _run_judge(
         estimate = with_trust_calls(result.dry_run_estimate, judge_cfg, records,
                                     [c.record for c in controls], judge)
         summary = build_lme_summary(
-            **common, dry_run=(section, estimate), judge_status="dry run: nothing judged"
+            **common, dry_run=(section, estimate), judge_status=JUDGE_DRY_RUN
         )
         return result, summary
     status = result.finished_status(judge_cfg.max_error_rate)

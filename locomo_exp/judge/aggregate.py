@@ -29,6 +29,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from locomo_exp.results import JUDGE_DRY_RUN
+
 logger = logging.getLogger(__name__)
 
 Outcome = Literal["valid", "parse_failure", "no_verdict", "api_error"]
@@ -324,7 +326,7 @@ class JudgeRunResult:
             ``"ok"``; ``"failed: judge API errors exceed ..."``; or ``"failed: no valid
             judge verdict ..."`` when not one call gave a verdict (every reply unparseable,
             every call an API error under a permissive ``max_error_rate``, nothing judged).
-            A dry run is ``"ok"`` (it makes no call).
+            A dry run is :data:`~locomo_exp.results.JUDGE_DRY_RUN` (it makes no call).
         """
         counts = self.summary.get("counts") or {}
         if self.error_rate_exceeded:
@@ -337,7 +339,7 @@ class JudgeRunResult:
                 f"{counts.get('api_error', 0)} API error(s) out of "
                 f"{counts.get('runs_total', 0)} judge run(s); J is not measured"
             )
-        return "ok"
+        return "ok" if self.dry_run_estimate is None else JUDGE_DRY_RUN
 
     def question_json(self, question_id: str) -> dict[str, Any]:
         """Judge fields of one question for ``scores.jsonl``.

@@ -385,7 +385,7 @@ def run_judge(
                 "cache_hits": 0,
             },
             "tokens": {"input": 0, "output": 0},
-            "estimated_cost_usd": 0.0,
+            # no "estimated_cost_usd": nothing was paid; the estimate is the cost to read
             "dry_run_estimate": estimate,
         }
         return JudgeRunResult(

@@ -125,7 +125,11 @@ def _judge_section(summary: Mapping[str, Any]) -> dict[str, Any] | None:
     judge = summary.get("judge")
     if not judge:
         return None
+    dry_run = (  # judge.dry_run=true: the settings a real run would use, no call made
+        {"dry_run": True, "ran": False} if judge.get("dry_run_estimate") is not None else {}
+    )
     return {
+        **dry_run,
         "model": judge.get("model"),
         "model_snapshot": judge.get("model_snapshot") or judge.get("response_model"),
         **_provider_fields(judge),
@@ -285,8 +289,9 @@ def render_card_markdown(card: Mapping[str, Any]) -> str:
         model = _fmt(judge.get("model"))
         if judge.get("model_snapshot") and judge["model_snapshot"] != judge.get("model"):
             model += f" (snapshot {judge['model_snapshot']})"
+        not_run = " (dry run: not run, no call made)" if judge.get("dry_run") else ""
         lines.append(
-            f"- Judge: {model}, protocol {_fmt(judge.get('protocol'))}, prompt "
+            f"- Judge{not_run}: {model}, protocol {_fmt(judge.get('protocol'))}, prompt "
             f"{_fmt(judge.get('prompt_version'))}, parser {_fmt(judge.get('parser_version'))}, "
             f"temperature {_fmt(judge.get('temperature'))}, {_fmt(judge.get('runs'))} runs, "
             f"{_fmt(judge.get('aggregation'))}"

@@ -17,10 +17,18 @@ def render_status(summary: RunSummary) -> str:
             ``"pending: ..."``, ``"running: ..."``).
 
     Returns:
-        Markdown, or ``""`` when every part is ``ok`` (or there is no status) and there is
-        no warning (:attr:`RunSummary.warnings`, e.g. J inflated by a lenient judge).
+        Markdown: a JUDGE DRY RUN block for ``judge.dry_run=true``; or ``""`` when every
+        part is ``ok`` (or there is no status) and there is no warning
+        (:attr:`RunSummary.warnings`, e.g. J inflated by a lenient judge).
     """
     warnings = [f"- **Warning: {text}.**" for text in summary.warnings]
+    if summary.judge_dry_run and not summary.incomplete:
+        return "\n".join([
+            "## Run status: JUDGE DRY RUN", "",
+            "- judge: dry run, nothing judged (judge.dry_run=true: no judge call was made, J is "
+            "not measured; the estimate of a real run's calls and cost is under J)",
+            *warnings,
+        ])
     if not summary.incomplete:
         return "\n".join(["## Run status: WARNING", "", *warnings]) if warnings else ""
     lines = ["## Run status: INCOMPLETE", ""]

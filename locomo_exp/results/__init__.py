@@ -48,6 +48,7 @@ from locomo_exp.results.audit import GATE_STATES, AuditKindResult, AuditResult, 
 from locomo_exp.results.judge import JudgeGroup, JudgeSummary
 from locomo_exp.results.record import QARecord
 from locomo_exp.results.run import (
+    JUDGE_DRY_RUN,
     SCHEMA_VERSION,
     ByCategory,
     GroupStats,
@@ -69,6 +70,7 @@ from locomo_exp.results.trust import (
 
 __all__ = [
     "GATE_STATES",
+    "JUDGE_DRY_RUN",
     "Agreement",
     "AgreementResult",
     "Analysis",

@@ -16,6 +16,9 @@ from locomo_exp.results.analysis import Analysis
 from locomo_exp.results.convert import opt_float
 from locomo_exp.results.judge import JudgeSummary
 
+JUDGE_DRY_RUN = "dry run: nothing judged"
+"""``summary["status"]["judge"]`` of ``judge.dry_run=true``: no call made, J not measured."""
+
 SCHEMA_VERSION = 1
 """Version of the ``summary.json`` layout written by :meth:`RunSummary.to_json`."""
 
@@ -278,8 +281,17 @@ class RunSummary:
 
     @property
     def incomplete(self) -> bool:
-        """True when a part of the run did not finish (a status other than ``ok``)."""
-        return any(value != "ok" for value in self.status.values())
+        """True when a part of the run did not finish (a status other than ``ok``).
+
+        A judge dry run (:data:`JUDGE_DRY_RUN`) did what it was asked: it is not incomplete
+        (:attr:`judge_dry_run` says what it is).
+        """
+        return any(value not in ("ok", JUDGE_DRY_RUN) for value in self.status.values())
+
+    @property
+    def judge_dry_run(self) -> bool:
+        """True for ``judge.dry_run=true``: the judge's calls were estimated, none made."""
+        return self.status.get("judge") == JUDGE_DRY_RUN
 
     @property
     def warnings(self) -> list[str]:

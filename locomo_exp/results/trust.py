@@ -330,7 +330,8 @@ class TrustSummary:
             out["corrected_unavailable"] = self.corrected_unavailable
         if self.panel is not None:
             out["panel"] = self.panel.to_json()
-        out["total_cost_usd"] = self.total_cost_usd
+        if self.dry_run is None or self.total_cost_usd is not None:  # a dry run paid nothing
+            out["total_cost_usd"] = self.total_cost_usd
         return out
 
     @classmethod

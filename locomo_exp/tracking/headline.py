@@ -274,6 +274,8 @@ def run_description(
         j_text = f"**J {j:.2f}**{_interval(metrics, 'j/overall')}"
     elif stored is not None:
         j_text = f"**stored J {stored:.2f}** (the file's own verdicts; no judge ran)"
+    elif (card.get("judge") or {}).get("dry_run"):
+        j_text = "J not measured (judge dry run: no judge call was made)"
     else:
         j_text = "J not measured (no judge ran)"
     f1_value = metrics.get("f1/overall")
@@ -293,7 +295,8 @@ def run_description(
     if judge:
         lines += [
             "",
-            f"Judge: {judge.get('model')} ({judge.get('protocol')}, temperature "
+            ("Judge (dry run: not run): " if judge.get("dry_run") else "Judge: ")
+            + f"{judge.get('model')} ({judge.get('protocol')}, temperature "
             f"{judge.get('temperature')}, {judge.get('runs')} run(s), prompt "
             f"{judge.get('prompt_version')})",
         ]
