@@ -286,7 +286,9 @@ class SweepCallback(Callback):
                 tags={
                     "sweep.n_failed": str(summary["n_failed"]),
                     "sweep.failed_jobs": failed_jobs,
-                    tracking.NOTE_TAG: tracking.sweep_description(summary),
+                    tracking.NOTE_TAG: tracking.sweep_description(
+                        summary, plot=plot.name if plot is not None else None
+                    ),
                 },
                 metrics=tracking.parent_metrics(summary["rows"]),
                 table=tracking.sweep_table(summary["rows"], context.swept_keys),

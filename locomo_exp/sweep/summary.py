@@ -343,7 +343,7 @@ def _verdict(row: dict[str, Any], column: str, baseline_job: Any) -> str | None:
 def _series(
     done: list[tuple[float, dict[str, Any]]], baseline_job: Any
 ) -> list[tuple[str, list[tuple[float, float, list[float] | None, str | None]]]]:
-    """(label, [(x, y, [low, high] or None, verdict)]) for J and F1 overall."""
+    """(label, [(x, y, [low, high] or None, verdict)]) for J, stored J and F1 overall."""
     series = []
     j_points = [
         (x, r["j_overall"], r.get("j_ci"), _verdict(r, "j", baseline_job))
@@ -352,6 +352,13 @@ def _series(
     ]
     if j_points:
         series.append(("J overall (0-100)", j_points))
+    stored_points = [  # jobs our judge did not score: the input's stored verdicts, labelled
+        (x, r["stored_j_overall"], None, _verdict(r, "stored_j", baseline_job))
+        for x, r in done
+        if r["j_overall"] is None and r.get("stored_j_overall") is not None
+    ]
+    if stored_points:
+        series.append(("stored J overall (0-100, another judge's verdicts)", stored_points))
     f1_points = [
         (
             x,
@@ -370,8 +377,9 @@ def _series(
 def plot_sweep(summary: dict[str, Any], path: Path) -> Path | None:
     """J and F1 overall against the swept value, with 95% intervals and verdicts vs the baseline.
 
-    One numeric swept key only. Each point is a completed job: J overall (0-100) and F1
-    overall (percent), with error bars from the job's own headline 95% bootstrap interval
+    One numeric swept key only. Each point is a completed job: J overall (0-100; the
+    input's stored J, labelled, for a job our judge did not score) and F1 overall
+    (percent), with error bars from the job's own headline 95% bootstrap interval
     (``summary.json`` -> ``analysis``: conversations resampled when the questions carry
     conversation ids, else questions). The marker says
     how the job compares with the baseline job (``sweep.baseline``: conversation-cluster

@@ -324,17 +324,40 @@ def _vs(row: Mapping[str, Any], column: str, baseline_job: Any) -> str:
     return f"{verdict} ({cell['diff']:+.2f})"
 
 
-def sweep_description(summary: Mapping[str, Any]) -> str:
+def _sweep_j(row: Mapping[str, Any], base_job: Any) -> tuple[str, bool]:
+    """The J part of a job's line, and whether it is the input's stored J.
+
+    Our judge's J when it ran; else the stored J of the input (another judge's verdicts,
+    labelled "stored", compared in the ``stored_j`` column as in ``sweep_summary.md``);
+    else "J not measured" with the reason.
+    """
+    if row.get("j_overall") is not None:
+        j = _cell(row.get("j_overall"), row.get("j_ci"))
+        return f"**J {j}** {_vs(row, 'j', base_job)}", False
+    if row.get("stored_j_overall") is not None:
+        stored = _cell(row.get("stored_j_overall"), None)
+        return f"**stored J {stored}** {_vs(row, 'stored_j', base_job)}", True
+    if isinstance(row.get("dry_run_estimate"), dict):
+        return "J not measured (judge dry run: no call made)", False
+    return "J not measured (no judge ran, no stored verdicts)", False
+
+
+def sweep_description(summary: Mapping[str, Any], *, plot: str | None = None) -> str:
     """The sweep parent's description: J and F1 per swept value, vs the baseline job.
+
+    It reads the same rows as ``sweep_summary.md``: a job without our judge's J shows
+    the input's stored J (another judge's verdicts, labelled "stored") and its
+    difference from the baseline's stored J.
 
     Args:
         summary: ``sweep_summary.json``'s content (rows with ``swept``, ``j_overall``,
-            ``j_ci``, ``f1``, ``f1_ci``, ``vs_baseline``; ``baseline``).
+            ``j_ci``, ``stored_j_overall``, ``f1``, ``f1_ci``, ``vs_baseline``; ``baseline``).
+        plot: the sweep plot's file name when it was written (and logged), else ``None``.
 
     Returns:
         Markdown: one line naming the swept keys and the baseline, then one bullet per job
-        (its swept values, J and F1 overall with 95% intervals, 0-100, each with its
-        verdict vs the baseline and the difference in points).
+        (its swept values, J or stored J and F1 overall with 95% intervals, 0-100, each
+        with its verdict vs the baseline and the difference in points).
     """
     keys = list(summary.get("swept_keys") or [])
     baseline = summary.get("baseline") or {}
@@ -349,16 +372,18 @@ def sweep_description(summary: Mapping[str, Any]) -> str:
         f"{summary.get('n_jobs')} job(s), {summary.get('n_failed')} failed; {base_text}.",
         "",
     ]
+    any_stored = False
     for row in summary.get("rows") or []:
         swept = row.get("swept") or {}
         label = ", ".join(f"{k}={swept.get(k)}" for k in keys)
         if row.get("status") != "COMPLETED":
             lines.append(f"- {label}: {row.get('status')}")
             continue
+        j_text, stored = _sweep_j(row, base_job)
+        any_stored = any_stored or stored
         f1 = (row.get("f1") or {}).get("overall")
         lines.append(
-            f"- {label}: **J {_cell(row.get('j_overall'), row.get('j_ci'))}** "
-            f"{_vs(row, 'j', base_job)}; F1 {_cell(f1, row.get('f1_ci'), 100.0)} "
+            f"- {label}: {j_text}; F1 {_cell(f1, row.get('f1_ci'), 100.0)} "
             f"{_vs(row, 'f1', base_job)}"
         )
     units = {row.get("ci_unit") for row in summary.get("rows") or [] if row.get("ci_unit")}
@@ -369,7 +394,14 @@ def sweep_description(summary: Mapping[str, Any]) -> str:
     lines += [
         "",
         f"0-100, 95% {unit} intervals; vs baseline: conversation-cluster bootstrap and "
-        "Holm-adjusted paired test. Plot: `sweep_plot.png` (Artifacts).",
+        "Holm-adjusted paired test."
+        + (
+            " Stored J: the verdicts stored in the input file by another judge (not re-judged)."
+            if any_stored else ""
+        )
+        + " Table: `sweep_summary.md`"
+        + (f"; plot: `{plot}`" if plot else "")
+        + " (Artifacts).",
     ]
     return "\n".join(lines)
 
