@@ -52,7 +52,8 @@ def test_stored_j_is_shown_labelled_and_compared_as_in_the_sweep_summary() -> No
                        "F1 53.50 higher (+1.50)")
     assert "J not measured" not in "\n".join(note)
     assert note[-1] == (
-        "0-100, 95% bootstrap intervals; vs baseline: conversation-cluster bootstrap and "
+        "0-100, 95% bootstrap over questions (no conversation ids) intervals; vs baseline: "
+        "conversation-cluster bootstrap and "
         "Holm-adjusted paired test. Stored J: the verdicts stored in the input file by another "
         "judge (not re-judged). Table: `sweep_summary.md` (Artifacts)."
     )
