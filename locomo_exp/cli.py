@@ -18,7 +18,7 @@ from omegaconf.errors import MissingMandatoryValue, OmegaConfBaseException
 from locomo_exp.config import ExperimentConfig, Mode, to_experiment_config
 from locomo_exp.config.checks import UnknownConfigKeyError, keep_typed_text
 from locomo_exp.results import RunSummary
-from locomo_exp.words import counted
+from locomo_exp.results.words import counted
 
 if TYPE_CHECKING:  # the jobs are imported where they run: --help loads none of them
     from locomo_exp.experiment import ExperimentResult

@@ -83,3 +83,17 @@ def test_a_job_into_a_closed_pipe_exits_quietly_with_every_output_written(tmp_pa
     assert (run / "report.md").read_text().startswith("# ")
     assert json.loads((run / "summary.json").read_text())["counts"]["overall"] == 20
     assert "read 20 records" in (run / "locomo_exp.log").read_text()  # the log file is whole
+
+
+def test_the_entrance_hall_holds_at_most_five_modules() -> None:
+    """Issue 17 §2: the package's top level holds the entry, the jobs and ``__init__`` only;
+    everything else lives in a package named for its layer (docs/development.md)."""
+    top = Path(__file__).resolve().parent.parent / "locomo_exp"
+    modules = sorted(p.name for p in top.glob("*.py"))
+    assert modules == [
+        "__init__.py",
+        "__main__.py",
+        "cli.py",
+        "experiment.py",
+        "longmemeval_job.py",
+    ]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import run_job
 
-from locomo_exp.words import counted
+from locomo_exp.results.words import counted
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from locomo_exp.compare.run_data import RunData
-from locomo_exp.words import counted
+from locomo_exp.results.words import counted
 
 logger = logging.getLogger(__name__)
 

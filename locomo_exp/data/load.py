@@ -25,7 +25,7 @@ from locomo_exp.data.read_file import LoadedResults, load_results, load_setting
 from locomo_exp.data.settings import SeveralSettings
 from locomo_exp.data.verdicts import mean_and_std
 from locomo_exp.results import QARecord
-from locomo_exp.words import counted
+from locomo_exp.results.words import counted
 
 _GLOB_CHARS = set("*?[")
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from locomo_exp.benchmark.locomo import LOCOMO10_CATEGORY_SIZES, question_set_name
 from locomo_exp.results import QARecord
-from locomo_exp.words import counted
+from locomo_exp.results.words import counted
 
 SET_1540 = "1540"
 SET_1542 = "1542"

@@ -36,7 +36,7 @@ from locomo_exp.data.settings import SettingInfo, SeveralSettings, apply_setting
 from locomo_exp.data.verdicts import stored_judge_detail
 from locomo_exp.data.wrapped import file_aggregates
 from locomo_exp.results import QARecord
-from locomo_exp.words import counted
+from locomo_exp.results.words import counted
 
 log = logging.getLogger(__name__)
 

@@ -31,7 +31,7 @@ from typing import Any
 from locomo_exp.benchmark.locomo import normalize_question
 from locomo_exp.data.input_file import file_error, read_results_file
 from locomo_exp.results import QARecord
-from locomo_exp.words import counted
+from locomo_exp.results.words import counted
 
 log = logging.getLogger(__name__)
 

@@ -46,7 +46,7 @@ from locomo_exp.judge.providers import api_version as provider_api_version
 from locomo_exp.judge.providers import endpoint
 from locomo_exp.judge.session import judge_calls_async
 from locomo_exp.results import QARecord
-from locomo_exp.words import counted
+from locomo_exp.results.words import counted
 
 logger = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ from typing import Any
 from locomo_exp.benchmark.locomo import CATEGORY_IDS, question_set_name
 from locomo_exp.data.input_file import file_sha256
 from locomo_exp.results.template_note import template_note
-from locomo_exp.words import counted
+from locomo_exp.results.words import counted
 
 logger = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from typing import Any
 from locomo_exp.benchmark.locomo import overall_group_for
 from locomo_exp.report.format import MISSING
 from locomo_exp.results import ByCategory, RunSummary
-from locomo_exp.words import counted
+from locomo_exp.results.words import counted
 
 Column = tuple[str, Callable[[str], float | None], float]
 

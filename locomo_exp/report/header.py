@@ -5,7 +5,7 @@ from __future__ import annotations
 from locomo_exp.benchmark.locomo import CATEGORY_IDS, FULL_BENCHMARK_QUESTIONS
 from locomo_exp.report.input import input_header_lines
 from locomo_exp.results import RunSummary
-from locomo_exp.words import counted
+from locomo_exp.results.words import counted
 
 
 def render_status(summary: RunSummary) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from locomo_exp.words import counted
+from locomo_exp.results.words import counted
 
 
 def _pct(value: float | None) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 from locomo_exp.report.console import dry_run_lines
 from locomo_exp.report.format import MISSING
 from locomo_exp.report.lme_summary import dry_run_of
-from locomo_exp.words import counted
+from locomo_exp.results.words import counted
 
 NOT_MEASURED = "not measured"
 

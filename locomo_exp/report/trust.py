@@ -22,7 +22,7 @@ from locomo_exp.results import (
     Rate,
     TrustSummary,
 )
-from locomo_exp.words import counted
+from locomo_exp.results.words import counted
 
 
 def _pct(x: float | None) -> str:
