@@ -82,8 +82,14 @@ class AuditKindResult:
 class GateResult:
     """The audit gate: the per-kind error rates checked against the limits asked for.
 
+    Made by :mod:`locomo_exp.trust.audit` (``max_false_accept`` / ``max_false_reject``) and
+    read back from summary.json.
+
     Attributes:
-        state: one of :data:`GATE_STATES`.
+        state: one of :data:`GATE_STATES`: ``"passed"`` (every checked kind was measured
+            and is within its limit), ``"failed"`` (a measured kind exceeds its limit, or
+            a checked kind got no verdict), ``"not set"`` (no limit asked for),
+            ``"not measured"`` (limits asked for, but no checked kind got a verdict).
         failures: one phrase per failing (or unmeasured) kind.
         message: one line for the log and the console (``""`` unless the gate fails).
     """

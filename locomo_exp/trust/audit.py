@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from locomo_exp.results.audit import GateResult
 from locomo_exp.stats.agreement import Proportion, wilson_interval
 from locomo_exp.trust.controls import AuditControl
 
@@ -51,38 +52,6 @@ class KindSummary:
     notes: tuple[tuple[str, int], ...] = ()
 
 
-GATE_STATES: Final = ("passed", "failed", "not set", "not measured")
-"""What an audit gate can say; "not measured" fails, "not set" neither passes nor fails."""
-
-
-@dataclass(frozen=True)
-class AuditGate:
-    """The audit's check against ``max_false_accept`` / ``max_false_reject``.
-
-    Attributes:
-        state: one of :data:`GATE_STATES`: ``"passed"`` (every checked kind was measured
-            and is within its limit), ``"failed"`` (a measured kind exceeds its limit, or
-            a checked kind got no verdict), ``"not set"`` (no limit asked for),
-            ``"not measured"`` (limits asked for, but no checked kind got a verdict).
-        failures: one phrase per failing (or unmeasured) kind.
-        message: one line for the log/CLI (``""`` unless the gate fails).
-    """
-
-    state: str
-    failures: tuple[str, ...] = ()
-    message: str = ""
-
-    @property
-    def passed(self) -> bool:
-        """``True`` only when something was measured and nothing exceeded its limit."""
-        return self.state == "passed"
-
-    @property
-    def fails_run(self) -> bool:
-        """``True`` when the run must fail: a limit exceeded or not measured."""
-        return self.state in ("failed", "not measured")
-
-
 @dataclass(frozen=True)
 class AuditSummary:
     """The judged audit: per kind, pooled error rates, and the gate.
@@ -91,7 +60,7 @@ class AuditSummary:
         kinds: kind -> :class:`KindSummary`, in control order.
         false_accept: accepted / scored over all reject-kind controls (0-1).
         false_reject: rejected / scored over all accept-kind controls (0-1).
-        gate: the :class:`AuditGate`.
+        gate: the :class:`GateResult`.
         threshold: verdict (0-100) at or above which a control counts as accepted.
         max_false_accept: the limit checked per reject kind (0-1), or ``None``.
         max_false_reject: the limit checked per accept kind (0-1), or ``None``.
@@ -101,7 +70,7 @@ class AuditSummary:
     kinds: dict[str, KindSummary]
     false_accept: Proportion
     false_reject: Proportion
-    gate: AuditGate
+    gate: GateResult
     threshold: float
     max_false_accept: float | None = None
     max_false_reject: float | None = None
@@ -229,24 +198,24 @@ def summarise_audit(
     )
 
 
-def _gate(failures: list[str], measured: int, no_limit: bool) -> AuditGate:
+def _gate(failures: list[str], measured: int, no_limit: bool) -> GateResult:
     """The gate from the failing phrases and the number of measured checked kinds."""
     if no_limit:
-        return AuditGate(state="not set")
+        return GateResult(state="not set")
     if measured == 0:
         reason = "; ".join(failures) if failures else "no control kind the limits check was built"
-        return AuditGate(
+        return GateResult(
             state="not measured",
             failures=tuple(failures),
             message=f"judge audit not measured: {reason}",
         )
     if failures:
-        return AuditGate(
+        return GateResult(
             state="failed",
             failures=tuple(failures),
             message="judge audit failed: " + "; ".join(failures),
         )
-    return AuditGate(state="passed")
+    return GateResult(state="passed")
 
 
 INFLATED_ABOVE: Final = 0.5

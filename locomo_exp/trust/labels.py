@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from locomo_exp.results import QARecord
+from locomo_exp.results import DisagreementRow, QARecord
 from locomo_exp.stats.agreement import BinaryAgreement, binary_agreement
 
 logger = logging.getLogger(__name__)
@@ -281,29 +281,6 @@ def match_labels(
 
 
 @dataclass(frozen=True)
-class Disagreement:
-    """A question where the judge and the reference part.
-
-    Attributes:
-        question_id: the question.
-        category: its category id.
-        question: the question text.
-        gold: the gold answer.
-        prediction: the system's answer.
-        reference: the reference verdict (``True`` correct).
-        verdict: the judge's verdict on 0-100.
-    """
-
-    question_id: str
-    category: int
-    question: str
-    gold: str
-    prediction: str
-    reference: bool
-    verdict: float
-
-
-@dataclass(frozen=True)
 class AgreementReport:
     """The judge against a reference (human labels or stored verdicts).
 
@@ -328,7 +305,7 @@ class AgreementReport:
     ambiguous_per_category: dict[int, int] = field(default_factory=dict)
     n_unscored: int = 0
     n_unmatched: int = 0
-    disagreements: tuple[Disagreement, ...] = ()
+    disagreements: tuple[DisagreementRow, ...] = ()
     n_disagreements: int = 0
     reference: tuple[bool, ...] = ()
     judge: tuple[bool, ...] = ()
@@ -350,7 +327,7 @@ def _compare(
     per_cat: dict[int, tuple[list[bool], list[bool]]] = {}
     ambiguous: dict[int, int] = {}
     unscored = 0
-    disagreements: list[Disagreement] = []
+    disagreements: list[DisagreementRow] = []
     for record in sorted(records, key=lambda r: r.position):
         if record.question_id not in reference:
             continue
@@ -370,7 +347,7 @@ def _compare(
         gots.append(accepted)
         if accepted != truth:
             disagreements.append(
-                Disagreement(
+                DisagreementRow(
                     record.question_id,
                     record.category,
                     record.question,

@@ -17,8 +17,6 @@ from locomo_exp.results import (
     AuditKindResult,
     AuditResult,
     CorrectedJResult,
-    DisagreementRow,
-    GateResult,
     PanelPair,
     PanelSummary,
     Rate,
@@ -94,7 +92,7 @@ def audit_result(
         kinds=kinds,
         false_accept=rate_result(audit.false_accept),
         false_reject=rate_result(audit.false_reject),
-        gate=GateResult(audit.gate.state, audit.gate.failures, audit.gate.message),
+        gate=audit.gate,
         max_false_accept=audit.max_false_accept,
         max_false_reject=audit.max_false_reject,
         cost_usd=audit.cost_usd,
@@ -113,18 +111,7 @@ def agreement_report_result(report: AgreementReport) -> AgreementResult:
         n_unscored=report.n_unscored,
         n_unmatched=report.n_unmatched,
         n_disagreements=report.n_disagreements,
-        disagreements=tuple(
-            DisagreementRow(
-                question_id=d.question_id,
-                category=d.category,
-                question=d.question,
-                gold=d.gold,
-                prediction=d.prediction,
-                reference=d.reference,
-                verdict=d.verdict,
-            )
-            for d in report.disagreements
-        ),
+        disagreements=report.disagreements,
     )
 
 
