@@ -135,3 +135,26 @@ def test_the_dry_run_says_how_the_audit_was_sized(
         "each control judged 1x (judge.audit.runs); capped at 25% of the 160 answer calls"
     )
     assert audit_note  # exported
+
+
+def test_kinds_short_of_n_are_one_line_after_the_sizing_not_one_per_build(
+    fake_anthropic: FakeAnthropicServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The trial's dry run logged ~40 'audit: <kind> has N eligible records' lines."""
+    from collections import Counter
+
+    records = load_results(EXAMPLE).records
+    with caplog.at_level(logging.INFO, logger="locomo_exp.trust"):
+        plan = plan_trust(records, _cfg(fake_anthropic, tmp_path), start_dir=tmp_path)
+    audit_lines = [r.getMessage() for r in caplog.records
+                   if r.levelno >= logging.INFO and r.getMessage().startswith("audit:")]
+    per_kind = Counter(c.kind for c in plan.controls)
+    n_used = max(per_kind.values())  # 11 per kind after the 25% cap (audit_note says so)
+    assert f"{n_used} control(s) per kind instead of judge.audit.n=50" in plan.audit_note
+    short = [f"{kind} {per_kind.get(kind, 0)}" for kind in JudgeAuditConfig().kinds
+             if per_kind.get(kind, 0) < n_used]
+    assert audit_lines == [
+        f"audit: fewer eligible records than n={n_used} per kind: {', '.join(short)}"
+    ]
+    assert short == ["adversarial_trap 0", "perturbed_date 4", "perturbed_number 1",
+                     "perturbed_name 0"]

@@ -20,6 +20,13 @@ from locomo_exp.tracking.names import finite_metrics
 
 log = logging.getLogger(__name__)
 
+# MLflow announces on stderr, at INFO, that it creates or upgrades a new SQLite store's
+# tables ("Creating initial MLflow database tables...", "Updating database tables"): noise
+# on a user's first run. Only that module's INFO lines go; its warnings and errors, and
+# every other MLflow message, still show. (MLflow sets its loggers up without dictConfig,
+# so this level is kept when mlflow is imported later.)
+logging.getLogger("mlflow.store.db.utils").setLevel(logging.WARNING)
+
 EXPERIMENT_KIND_TAG = "mlflow.experimentKind"
 """Experiment tag by which MLflow 3 tells a GenAI experiment from a model-training one."""
 

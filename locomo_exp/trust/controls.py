@@ -239,7 +239,8 @@ def build_controls(
 
     Args:
         records: the input's records (as loaded; order matters only for determinism).
-        n: controls per kind (fewer when fewer records are eligible; logged).
+        n: controls per kind (fewer when fewer records are eligible: see
+            :func:`locomo_exp.trust.plan.short_kinds_line`).
         seed: sampling seed.
         kinds: which built-in kinds to build, in output order.
         categories: only build from these categories (e.g. the categories the run
@@ -275,8 +276,8 @@ def build_controls(
     controls: list[AuditControl] = []
     for kind in kinds:
         chosen = _stratified(_candidates(kind, pool, seed, names), n, seed, kind)
-        if len(chosen) < n:
-            logger.info("audit: %s has %d eligible records, fewer than n=%d", kind, len(chosen), n)
+        if len(chosen) < n:  # the run's plan says it once (trust.plan.short_kinds_line)
+            logger.debug("audit: %s has %d eligible records, fewer than n=%d", kind, len(chosen), n)
         controls.extend(chosen)
     return controls
 

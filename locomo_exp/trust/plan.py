@@ -177,6 +177,9 @@ def plan_trust(records: list[QARecord], cfg: JudgeConfig, *, start_dir: Path) ->
             )
         except ValueError as error:
             raise JudgeError(f"judge.audit: {error}") from None
+        short = short_kinds_line(controls, kinds, n_used)
+        if short:
+            logger.info("%s", short)
         controls += user
     labels = None
     if cfg.labels:
@@ -222,5 +225,29 @@ def plan_trust(records: list[QARecord], cfg: JudgeConfig, *, start_dir: Path) ->
     return plan
 
 
+def short_kinds_line(controls: list[AuditControl], kinds: list[str], n: int) -> str | None:
+    """One line naming the built-in kinds with fewer eligible records than ``n``, or ``None``.
+
+    Said once per run, after the audit is sized (the sizing builds the controls several
+    times, and a line per kind and build repeated the same words about forty times).
+
+    Args:
+        controls: the built-in controls chosen.
+        kinds: the kinds asked for (``judge.audit.kinds``), in order.
+        n: controls per kind asked for after the sizing (``judge.audit.n`` or its cap).
+
+    Returns:
+        e.g. ``"audit: fewer eligible records than n=11 per kind: adversarial_trap 0"``.
+    """
+    counts = {kind: 0 for kind in kinds}
+    for control in controls:
+        counts[control.kind] = counts.get(control.kind, 0) + 1
+    short = [f"{kind} {count}" for kind, count in counts.items() if count < n]
+    if not short or n <= 0:
+        return None
+    return f"audit: fewer eligible records than n={n} per kind: {', '.join(short)}"
+
+
 __all__ = [
-    "UNIT_CALL_TOKENS", "TrustPlan", "judge_name", "panel_preset_config", "plan_trust"]
+    "UNIT_CALL_TOKENS", "TrustPlan", "judge_name", "panel_preset_config", "plan_trust",
+    "short_kinds_line"]
