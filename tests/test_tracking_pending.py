@@ -19,6 +19,7 @@ from fake_anthropic import FakeAnthropicServer, rubric
 
 from locomo_exp import tracking
 from locomo_exp.experiment import run_experiment
+from locomo_exp.tracking import pending as pending_module
 from locomo_exp.tracking.pending import PendingRun
 
 
@@ -121,15 +122,24 @@ def test_a_judge_job_with_a_bad_store_loses_nothing(
     typed_config: Composer,
     fake_anthropic: FakeAnthropicServer,
     store: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     fake_anthropic.responder = lambda request: rubric(80)
     judge = (
         "scorer=both", "judge.runs=1", "judge.progress=false", "judge.audit.n=0",
         f"judge.base_url={fake_anthropic.url}", f"judge.cache_path={tmp_path / 'cache.sqlite'}",
     )
-    bad = typed_config("tracking.uri=foo://x", *judge)
-    with pytest.raises(tracking.TrackingStoreError, match="^tracking.uri=foo://x: MLflow cannot"):
+    refused = f"sqlite:///{tmp_path / 'refused.db'}"  # passes the pre-flight, fails at run time
+
+    def refuse(**kwargs: Any) -> str:
+        raise tracking.TrackingStoreError(kwargs["tracking_uri"], RuntimeError("store refused"))
+
+    create_run = pending_module.create_run
+    monkeypatch.setattr(pending_module, "create_run", refuse)
+    bad = typed_config(f"tracking.uri={refused}", *judge)
+    with pytest.raises(tracking.TrackingStoreError, match="store refused"):
         run_experiment(bad, tmp_path / "bad", tmp_path)
+    monkeypatch.setattr(pending_module, "create_run", create_run)
     calls = len(fake_anthropic.messages_requests())
     assert calls > 0
     summary = json.loads((tmp_path / "bad" / "summary.json").read_text())

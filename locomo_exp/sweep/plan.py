@@ -148,7 +148,8 @@ def job_problems(cfg: Any, start_dir: Path) -> list[str]:
     """Problems that would make a job fail whatever happens at run time.
 
     Checks that ``data.path`` (one file, a list of files or glob patterns, pooled) or
-    ``data.runs`` and ``data.categories_from`` name existing files, and,
+    ``data.runs`` and ``data.categories_from`` name existing files, that MLflow can use
+    ``tracking.uri`` (:func:`locomo_exp.tracking.check_tracking_uri`), and,
     when the judge runs, :func:`locomo_exp.judge.preflight_judge` (temperature range, the
     model's acceptance of a temperature, API key, ...). The file's content is not read:
     invalid records fail that job alone (see :mod:`locomo_exp.data`).
@@ -182,6 +183,11 @@ def job_problems(cfg: Any, start_dir: Path) -> list[str]:
             problems.append(
                 f"data.categories_from={cfg.data.categories_from}: no such file ({path})"
             )
+    if cfg.tracking.enabled:
+        try:
+            tracking.check_tracking_uri(tracking.resolve_tracking_uri(cfg.tracking.uri, start_dir))
+        except ValueError as error:
+            problems.append(str(error))
     if cfg.scorer.uses_judge:
         from locomo_exp.judge import preflight_judge
 

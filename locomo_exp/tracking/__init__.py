@@ -9,6 +9,7 @@
 - :mod:`.store`: the store (URI, experiment created as a model-training experiment) and
   one job's run (MLflow's fluent API).
 - :mod:`.pending`: a judge job's run, set up on a thread while the calls wait on the network.
+- :mod:`.preflight`: ``tracking.uri`` checked before any call, without importing MLflow.
 - :mod:`.sweep`: a sweep's parent run and its children (``MlflowClient``).
 - :mod:`.ui`: the command that opens MLflow's UI on a store, printed after every job.
 """
@@ -54,6 +55,7 @@ from locomo_exp.tracking.names import (
     metric_name,
 )
 from locomo_exp.tracking.pending import PendingRun, deferred_mlflow_run
+from locomo_exp.tracking.preflight import check_tracking_uri
 from locomo_exp.tracking.run_names import (
     child_run_name,
     model_short_name,
@@ -101,6 +103,7 @@ __all__ = [
     "RUN_ID_ENV",
     "TrackingStoreError",
     "PendingRun",
+    "check_tracking_uri",
     "deferred_mlflow_run",
     "child_run_name",
     "child_tags",
