@@ -244,10 +244,12 @@ def judge_section(result: JudgeRunResult) -> dict[str, Any]:
 
     Where the calls went is kept as for LoCoMo runs: ``provider``, ``endpoint`` (without
     user info, query or fragment: never a credential) and ``endpoint_kind`` (``default`` or
-    ``custom``), and ``model_snapshot`` when the API named one.
+    ``custom``), and ``model_snapshot`` when the API named one; ``template`` (name, sha256)
+    for ``judge.protocol=template``, so a comparison can tell two judges' prompts apart.
     """
     keep = (
-        "protocol", "prompt_version", "parser_version", "provider", "endpoint", "endpoint_kind",
+        "protocol", "prompt_version", "template", "parser_version", "provider", "endpoint",
+        "endpoint_kind",
         "model", "model_snapshot", "temperature", "max_tokens", "runs", "api_version", "counts",
         "tokens", "estimated_cost_usd", "mode",
     )

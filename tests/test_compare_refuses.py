@@ -132,8 +132,8 @@ def test_one_conversation_gives_no_cluster_interval_and_says_why(tmp_path: Path)
     assert row.n_conversations == 1
     assert all(math.isnan(bound) for bound in row.cluster_ci)
     assert row.note == (
-        "1 conversation: no conversation-cluster interval (it needs at least 2 conversations); "
-        "the verdict uses the question-level interval and test"
+        "1 conversation: a conversation-cluster interval needs at least 5 (fewer give too few "
+        "distinct resamples); the verdict uses the question-level paired interval and test"
     )
     d = 100 * (np.array(f1_a) - np.array(f1_b))
     assert row.diff == pytest.approx(d.mean())

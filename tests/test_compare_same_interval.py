@@ -22,7 +22,9 @@ from locomo_exp.sweep.vs_baseline import compare_with_baseline
 
 METHOD = (
     "95% percentile intervals, paired bootstrap resampling conversations (clusters) and "
-    "questions: 2000 resamples, seed 0 (each row's stream from the seed, metric and group)"
+    "questions: 2000 resamples, seed 0 (each row's stream from the seed, metric and group); a "
+    "row's headline interval is the conversation one when it has at least 5 conversations, "
+    "else the question-level one"
 )
 
 

@@ -12,7 +12,7 @@ from conftest import PROJECT_ROOT
 from lme_helpers import GPT4O, HUNK_MINI, REFERENCE, need_shared
 from scipy.stats import binomtest
 
-from locomo_exp.compare.lme import compare_lme_runs, task_avg_row
+from locomo_exp.compare.lme import LmeRun, compare_lme_runs, judge_warning, task_avg_row
 from locomo_exp.compare.run_dirs import CompareError
 from locomo_exp.longmemeval_job import run_longmemeval
 
@@ -51,7 +51,13 @@ def test_the_two_shared_files_compare_question_by_question(two_runs):
         "multi-session", "temporal-reasoning", "knowledge-update"))
     smallest_p, smallest = raw[0]
     assert rows[smallest].holm_p == pytest.approx(min(1.0, 6 * smallest_p))  # Holm's first step
-    assert any("different judges" in w for w in pair.warnings)
+    assert pair.warnings == [
+        "gpt-4o's verdicts are stored labels naming gpt-4o-2024-08-06, hunk-mini's stored labels "
+        "naming gpt-4o-mini-2024-07-18: the judges' prompts/models may differ; not verified "
+        "(stored labels record only a model name); a difference may mix the systems with their "
+        "judges: re-judge both with one judge (scorer=judge, the same settings) for a "
+        "like-for-like comparison"
+    ]
 
 
 def test_task_average_interval_by_hand_when_every_pair_agrees():
@@ -89,3 +95,37 @@ def test_compare_command_runs_end_to_end(two_runs, tmp_path):
     run = client.search_runs([client.get_experiment_by_name("locomo_exp").experiment_id])[0]
     assert round(run.data.metrics["lme_compare/hunk-mini/overall_diff"], 2) == 10.40
     assert run.data.tags["benchmark"] == "longmemeval"
+
+
+def _judged(name: str, **settings: object) -> LmeRun:
+    base = {"provider": "anthropic", "endpoint": None, "model": "claude-x", "protocol": "longmemeval",
+            "prompt_version": "lme-1", "temperature": 0.0, "max_tokens": 10, "runs": 1}
+    base.update(settings)
+    model = f"{base['model']}, protocol {base['protocol']}"
+    summary = {"headline": {"source": "judge", "judge_model": model},
+               "judge": {"source": "judge", "judge_model": model, "settings": base}}
+    return LmeRun(PROJECT_ROOT, name, summary, {}, {}, f"judge ({model})")
+
+
+def test_recorded_judges_are_compared_field_by_field():
+    same = judge_warning(_judged("A"), _judged("B"))
+    assert same is None  # every recorded field agrees: nothing to warn about
+    a = _judged("A", template={"name": "mine.txt", "sha256": "aa" * 32}, protocol="template")
+    b = _judged("B", template={"name": "mine.txt", "sha256": "bb" * 32}, protocol="template",
+                model="claude-y")
+    assert judge_warning(a, b) == (
+        "the recorded judges differ: model claude-x vs claude-y; template_sha256 "
+        f"{'aa' * 32} vs {'bb' * 32}: a difference may mix the systems with their judges: "
+        "re-judge both with one judge (scorer=judge, the same settings) for a like-for-like "
+        "comparison"
+    )
+
+
+def test_a_judged_run_against_stored_labels_says_what_is_known():
+    stored = LmeRun(PROJECT_ROOT, "B", {"headline": {"source": "stored", "judge_model": "gpt-4o"}},
+                    {}, {}, "stored (gpt-4o)")
+    line = judge_warning(_judged("A"), stored)
+    assert line is not None and line.startswith(
+        "A's verdicts are this project's judge (claude-x, protocol longmemeval), B's stored "
+        "labels naming gpt-4o: the judges' prompts/models may differ; not verified"
+    )

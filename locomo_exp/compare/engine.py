@@ -11,9 +11,12 @@ and a verdict.
 Holm's adjustment (:func:`apply_holm`) runs over a family per metric: the category rows
 of every compared pair; the overall rows of every pair form a family of their own.
 A row's verdict is *A higher* / *B higher* when its Holm-adjusted p is below alpha and
-its cluster interval excludes 0, else *not distinguishable*. With fewer than two
-conversations there is no cluster interval (NaN): the row says so (``note``) and its
-verdict uses the question-level interval.
+its headline interval excludes 0, else *not distinguishable*. The headline interval is
+the conversation-cluster one when the row has at least
+:data:`~locomo_exp.stats.bootstrap.MIN_RUN_CLUSTERS` conversations (the threshold of a
+run's headline interval; fewer give too few distinct resamples and a falsely narrow
+interval); below it there is no cluster interval (NaN), the row says so (``note``,
+``interval = "question"``) and its verdict uses the question-level paired interval.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from locomo_exp.compare.metrics import COMPARED_BY_NAME
 from locomo_exp.compare.run_data import RunData
 from locomo_exp.data.match import Matching
 from locomo_exp.stats.bootstrap import (
-    MIN_CLUSTERS,
+    MIN_RUN_CLUSTERS,
     cluster_bootstrap_mean_diff,
     question_bootstrap_mean_diff,
 )
@@ -52,10 +55,32 @@ B_HIGHER = "B higher"
 NOT_DISTINGUISHABLE = "not distinguishable"
 OVERALL_GROUPS = ("overall_1_4", "overall")
 
-ONE_CLUSTER_NOTE = (
-    "{n} conversation: no conversation-cluster interval (it needs at least 2 conversations); "
-    "the verdict uses the question-level interval and test"
-)
+CONVERSATION = "conversation"
+QUESTION = "question"
+INTERVAL_METHODS = {
+    CONVERSATION: "conversation-cluster bootstrap",
+    QUESTION: "question-level paired bootstrap",
+}
+"""``CompareRow.interval`` -> the name of the method of the row's headline interval."""
+
+
+def few_clusters_note(n: int) -> str:
+    """Why a row's headline interval is question-level: ``n`` conversations, below the threshold.
+
+    Args:
+        n: conversations among the row's questions (fewer than
+            :data:`~locomo_exp.stats.bootstrap.MIN_RUN_CLUSTERS`).
+
+    Returns:
+        One sentence, e.g. ``"2 conversations: a conversation-cluster interval needs at
+        least 5 (fewer give too few distinct resamples); the verdict uses the
+        question-level paired interval and test"``.
+    """
+    return (
+        f"{n} conversation{'s' if n != 1 else ''}: a conversation-cluster interval needs at "
+        f"least {MIN_RUN_CLUSTERS} (fewer give too few distinct resamples); the verdict uses "
+        "the question-level paired interval and test"
+    )
 
 
 @dataclass
@@ -79,9 +104,12 @@ class CompareRow:
             categories the row does cover (``overall_1_4`` of runs judged on categories 1
             and 2: ``[1, 2]``); empty when the row covers every category of the group's
             shared questions.
-        note: how the verdict was reached when the clustered interval cannot be computed
-            (fewer than :data:`MIN_CLUSTERS` conversations: ``cluster_ci`` is NaN and the
-            verdict uses the question-level interval), else ``""``.
+        note: how the verdict was reached when the clustered interval is not used
+            (fewer than :data:`~locomo_exp.stats.bootstrap.MIN_RUN_CLUSTERS` conversations:
+            ``cluster_ci`` is NaN and the verdict uses the question-level interval), else ``""``.
+        interval: which interval is the row's headline (verdict, console, sweep cell):
+            ``"conversation"`` (cluster bootstrap) or ``"question"`` (question-level paired
+            bootstrap); :data:`INTERVAL_METHODS` names the method.
     """
 
     run_a: str
@@ -105,10 +133,16 @@ class CompareRow:
     marks: list[str] = field(default_factory=list)
     categories: list[int] = field(default_factory=list)
     note: str = ""
+    interval: str = CONVERSATION
+
+    @property
+    def headline_ci(self) -> list[float]:
+        """The headline 95% interval ``[low, high]`` in points (see ``interval``)."""
+        return self.question_ci if self.interval == QUESTION else self.cluster_ci
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict."""
-        return asdict(self)
+        """JSON-ready dict, with ``interval_method`` naming the headline interval's method."""
+        return {**asdict(self), "interval_method": INTERVAL_METHODS[self.interval]}
 
 
 def _groups(categories: np.ndarray) -> list[tuple[str, np.ndarray]]:
@@ -156,12 +190,14 @@ def interval_method(bootstrap_samples: int, seed: int) -> str:
     Returns:
         e.g. ``"95% percentile intervals, paired bootstrap resampling conversations
         (clusters) and questions: 2000 resamples, seed 0 (each row's stream from the seed,
-        metric and group)"``.
+        metric and group); a row's headline interval is the conversation one when it has at
+        least 5 conversations, else the question-level one"``.
     """
     return (
         "95% percentile intervals, paired bootstrap resampling conversations (clusters) and "
         f"questions: {bootstrap_samples} resamples, seed {seed} (each row's stream from the "
-        "seed, metric and group)"
+        "seed, metric and group); a row's headline interval is the conversation one when it "
+        f"has at least {MIN_RUN_CLUSTERS} conversations, else the question-level one"
     )
 
 
@@ -228,7 +264,8 @@ def compare_pair(
             cluster = cluster_bootstrap_mean_diff(
                 a, b, conv, n_resamples=bootstrap_samples, seed=rng
             )
-            cluster_ci = [cluster.low, cluster.high] if n_conv >= MIN_CLUSTERS else [NAN, NAN]
+            clustered = n_conv >= MIN_RUN_CLUSTERS
+            cluster_ci = [cluster.low, cluster.high] if clustered else [NAN, NAN]
             question = question_bootstrap_mean_diff(a, b, n_resamples=bootstrap_samples, seed=rng)
             if COMPARED_BY_NAME[metric].binary_capable and _is_binary(a) and _is_binary(b):
                 test = mcnemar_exact(a, b)
@@ -254,11 +291,12 @@ def compare_pair(
                     p=test.pvalue,
                     mde=minimum_detectable_difference(sd, int(d.size), alpha=alpha),
                     mde_cluster=mde_factor(alpha) * cluster.std_error
-                    if cluster.n_units > 1
+                    if clustered
                     else None,
                     marks=list((marks or {}).get(metric, [])),
                     categories=_narrowed(categories[mask], categories[sel]),
-                    note="" if n_conv >= MIN_CLUSTERS else ONE_CLUSTER_NOTE.format(n=n_conv),
+                    note="" if clustered else few_clusters_note(n_conv),
+                    interval=CONVERSATION if clustered else QUESTION,
                 )
             )
             previous = (sel, rows[-1])
@@ -285,7 +323,7 @@ def apply_holm(rows: list[CompareRow], alpha: float = 0.05) -> None:
         for i, p in zip(members, adjusted, strict=True):
             rows[i].p_holm = p
     for row in rows:
-        low, high = row.cluster_ci if not row.note else row.question_ci  # NaN: one conversation
+        low, high = row.headline_ci
         separated = low > 0 or high < 0
         if row.p_holm is not None and row.p_holm < alpha and separated:
             row.verdict = A_HIGHER if row.diff > 0 else B_HIGHER
@@ -297,9 +335,13 @@ __all__ = [
     "A_HIGHER",
     "B_HIGHER",
     "NOT_DISTINGUISHABLE",
+    "CONVERSATION",
+    "INTERVAL_METHODS",
+    "QUESTION",
     "CompareRow",
     "apply_holm",
     "compare_pair",
+    "few_clusters_note",
     "interval_method",
     "row_stream",
 ]

@@ -8,10 +8,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from locomo_exp.compare.comparison import CompareResult, run_compare
+from locomo_exp.compare.engine import QUESTION
 from locomo_exp.compare.metrics import COMPARED_BY_NAME
 from locomo_exp.compare.render import group_label
 from locomo_exp.compare.run_dirs import CompareError
 from locomo_exp.config.compare import CompareConfig
+from locomo_exp.stats.bootstrap import MIN_RUN_CLUSTERS
 
 logger = logging.getLogger(__name__)
 
@@ -84,7 +86,10 @@ def headline_table(result: CompareResult) -> str:
 
     Returns:
         Plain text, one block per pair: metric, group, n, A, B, difference, 95%
-        conversation-bootstrap interval, Holm p and verdict.
+        conversation-bootstrap interval (the question-level one, marked ``q`` and
+        explained in one line, below
+        :data:`~locomo_exp.stats.bootstrap.MIN_RUN_CLUSTERS` conversations), Holm p and
+        verdict.
     """
     header = (
         f"{'metric':<22}{'group':<14}{'n':>6}{'A':>8}{'B':>8}{'A-B':>8}  "
@@ -103,13 +108,20 @@ def headline_table(result: CompareResult) -> str:
                 pair.run_b,
             ) or row.group not in HEADLINE_GROUPS:
                 continue
-            low, high = row.cluster_ci
+            low, high = row.headline_ci
             ci = f"[{low:+.2f}, {high:+.2f}]" if low == low and high == high else "n/a"
+            ci += " q" if row.interval == QUESTION else ""
             p = "n/a" if row.p_holm is None else f"{row.p_holm:.3g}"
             lines.append(
                 f"{COMPARED_BY_NAME[row.metric].label:<22}{group_label(row.group):<14}{row.n:>6}"
                 f"{row.mean_a:>8.2f}{row.mean_b:>8.2f}{row.diff:>+8.2f}  "
                 f"{ci:<18}{p:>8}  {row.verdict}"
+            )
+        few = [r for r in result.rows if (r.run_a, r.run_b) == (pair.run_a, pair.run_b)]
+        if any(r.interval == QUESTION for r in few):
+            lines.append(
+                f"q: question-level paired interval (fewer than {MIN_RUN_CLUSTERS} conversations: "
+                "a conversation-cluster interval would be falsely narrow)"
             )
         lines.append("")
     return "\n".join(lines).rstrip()

@@ -184,13 +184,87 @@ def task_avg_row(
     )
 
 
+JUDGE_FIELDS = (
+    "provider", "endpoint", "model", "model_snapshot", "protocol", "prompt_version",
+    "template_sha256", "temperature", "max_tokens", "runs",
+)
+"""The recorded judge settings two judged runs are compared on (``summary.json``'s
+``judge.settings``; ``template_sha256`` is the template file's hash, protocol ``template``)."""
+
+
+def judge_record(run: LmeRun) -> dict[str, Any] | None:
+    """What a run records of the judge behind its verdicts, or ``None`` when it records nothing.
+
+    Args:
+        run: a loaded run.
+
+    Returns:
+        :data:`JUDGE_FIELDS` -> value (``None`` when absent) from ``summary.json``'s
+        ``judge.settings`` when the verdicts are this project's judge's; ``None`` for the
+        answer file's stored verdicts (only a model name is stored, not the prompt).
+    """
+    judge = run.summary.get("judge") or {}
+    if not str(run.source).startswith("judge") or not isinstance(judge.get("settings"), dict):
+        return None
+    settings = dict(judge["settings"])
+    template = settings.get("template")
+    settings["template_sha256"] = template.get("sha256") if isinstance(template, dict) else None
+    return {key: settings.get(key) for key in JUDGE_FIELDS}
+
+
+def judge_warning(run_a: LmeRun, run_b: LmeRun) -> str | None:
+    """One line saying what is known of the two runs' judges, or ``None`` when nothing differs.
+
+    Where both runs record their judge (this project's judge ran), the recorded settings
+    (:data:`JUDGE_FIELDS`) are compared and the line names each that differs. Where a run's
+    verdicts are the answer file's stored labels, only the model name it stores is known:
+    the line says so and that the prompts/models may differ, not verified.
+
+    Args:
+        run_a: run A.
+        run_b: run B.
+
+    Returns:
+        The warning, or ``None`` when both records agree on every field (or both runs'
+        stored verdicts name the same model).
+    """
+    mix = (
+        "a difference may mix the systems with their judges: re-judge both with one judge "
+        "(scorer=judge, the same settings) for a like-for-like comparison"
+    )
+    rec_a, rec_b = judge_record(run_a), judge_record(run_b)
+    if rec_a is not None and rec_b is not None:
+        differ = [
+            f"{key} {rec_a[key]} vs {rec_b[key]}"
+            for key in JUDGE_FIELDS
+            if rec_a[key] != rec_b[key]
+        ]
+        if not differ:
+            return None
+        return f"the recorded judges differ: {'; '.join(differ)}: {mix}"
+    if run_a.source == run_b.source:  # both stored, the same model named
+        return None
+    return (
+        f"{run_a.name}'s verdicts are {_who(run_a)}, {run_b.name}'s {_who(run_b)}: the "
+        f"judges' prompts/models may differ; not verified (stored labels record only a model "
+        f"name); {mix}"
+    )
+
+
+def _who(run: LmeRun) -> str:
+    """``this project's judge (<model>, protocol <p>)`` or ``stored labels naming <model>``."""
+    headline = run.summary.get("headline") or {}
+    model = headline.get("judge_model")
+    if headline.get("source") == "judge":
+        return f"this project's judge ({model})"
+    return f"stored labels naming {model}"
+
+
 def _warnings(run_a: LmeRun, run_b: LmeRun) -> list[str]:
     out = []
-    if run_a.source != run_b.source:
-        out.append(
-            f"verdicts come from different judges ({run_a.source} vs {run_b.source}): a "
-            "difference mixes the systems with their judges"
-        )
+    judges = judge_warning(run_a, run_b)
+    if judges:
+        out.append(judges)
     ref_a = run_a.summary["input"]["reference"]
     ref_b = run_b.summary["input"]["reference"]
     if ref_a["sha256"] != ref_b["sha256"]:
@@ -276,10 +350,13 @@ def compare_lme_runs(
 __all__ = [
     "LmeCompareRow",
     "LmePairComparison",
+    "JUDGE_FIELDS",
     "LmeRun",
     "compare_lme_pair",
     "compare_lme_runs",
     "is_lme_run",
+    "judge_record",
+    "judge_warning",
     "load_lme_run",
     "task_avg_row",
 ]

@@ -11,6 +11,7 @@ from typing import Any
 from locomo_exp.compare.engine import CompareRow, interval_method
 from locomo_exp.compare.metrics import COMPARED_BY_NAME
 from locomo_exp.compare.result import CompareResult, stored_field
+from locomo_exp.stats.bootstrap import MIN_RUN_CLUSTERS
 
 logger = logging.getLogger(__name__)
 
@@ -118,7 +119,9 @@ def render_markdown(result: CompareResult) -> str:
         "Holm-adjusted per metric over categories (and over pairs). MDE: smallest difference "
         "detectable with 80% power at alpha 0.05, (z_0.975 + z_0.8) x sd(diff) / sqrt(n). "
         "Verdict: A or B higher "
-        f"when p Holm < {result.alpha:g} and the conversation interval excludes 0.",
+        f"when p Holm < {result.alpha:g} and the headline interval excludes 0: the conversation "
+        f"interval when the row has at least {MIN_RUN_CLUSTERS} conversations, else the "
+        "question-level one (the row's verdict says so).",
     ]
     if "bootstrap_samples" in settings and "seed" in settings:
         out += ["", "Method: " + interval_method(settings["bootstrap_samples"], settings["seed"])]

@@ -14,6 +14,7 @@ from typing import Any
 from locomo_exp.benchmark.locomo import CATEGORY_IDS
 from locomo_exp.report.run_dir import atomic_path
 from locomo_exp.results.analysis import headline_intervals_json
+from locomo_exp.stats.bootstrap import MIN_RUN_CLUSTERS
 from locomo_exp.sweep.job_files import COMPLETED, FAILED, PENDING, JobRecord, SweepContext
 from locomo_exp.sweep.plan import job_label
 from locomo_exp.sweep.vs_baseline import vs_baseline_cells
@@ -228,7 +229,9 @@ def render_sweep_summary(summary: dict[str, Any]) -> str:
     elif base.get("label") is not None:
         lines.append(
             f"- vs baseline: each job minus job {base['job']} ({base['label']}), points; 95% "
-            "interval from a cluster bootstrap over conversations; verdict higher/lower when the "
+            f"interval from a cluster bootstrap over conversations (with at least "
+            f"{MIN_RUN_CLUSTERS} conversations; with fewer, the question-level paired interval, "
+            "marked (questions)); verdict higher/lower when the "
             "Holm-adjusted paired test is below 0.05 and the interval excludes 0 (compare.md in "
             "vs_baseline/<job>/)"
         )

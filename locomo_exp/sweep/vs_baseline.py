@@ -80,12 +80,15 @@ def baseline_job(rows: list[dict[str, Any]], baseline: str | None) -> dict[str, 
 
 
 def _cell(row: Any) -> dict[str, Any]:
+    from locomo_exp.compare.engine import INTERVAL_METHODS
+
     return {
         "metric": row.metric,
         "group": row.group,
         "n": row.n,
         "diff": row.diff,
-        "ci": [b if b == b else None for b in row.cluster_ci],  # NaN (one conversation): None
+        "ci": [b if b == b else None for b in row.headline_ci],  # NaN: None
+        "interval_method": INTERVAL_METHODS[row.interval],
         "note": row.note,
         "p_holm": row.p_holm,
         "verdict": row.verdict,
@@ -105,7 +108,10 @@ def compare_with_baseline(
     Args:
         rows: sweep summary rows (modified: each compared row gets ``vs_baseline``:
             column (``f1``, ``j``, ``stored_j``) -> ``{metric, group, n, diff, ci,
-            p_holm, verdict}`` in points, A = the job, B = the baseline; or
+            interval_method, note, p_holm, verdict}`` in points (``ci``: the row's headline
+            interval, question-level with a ``note`` below
+            :data:`~locomo_exp.stats.bootstrap.MIN_RUN_CLUSTERS` conversations), A = the job,
+            B = the baseline; or
             ``{"error": ...}`` when the comparison is refused).
         baseline: ``sweep.baseline`` (see :func:`baseline_job`).
         sweep_dir: the sweep directory (``vs_baseline/<job>/compare.md`` written there).
@@ -178,7 +184,9 @@ def vs_baseline_cells(row: dict[str, Any], column: str) -> list[str]:
         return ["—", "—", "—"]
     low, high = cell["ci"]
     bounded = low is not None and high is not None and low == low and high == high
-    ci = f"[{low:+.2f}, {high:+.2f}]" if bounded else "n/a (1 conversation)"
+    ci = f"[{low:+.2f}, {high:+.2f}]" if bounded else "n/a"
+    if cell.get("note"):  # below the conversation threshold: the question-level interval
+        ci += " (questions)"
     verdict = {"A higher": "higher", "B higher": "lower"}.get(cell["verdict"], cell["verdict"])
     return [f"{cell['diff']:+.2f}", ci, verdict]
 
