@@ -184,7 +184,8 @@ def test_compare_end_to_end_on_two_example_runs(tmp_path):
     # runs are named by their input files (issue 18 §2)
     assert "qa_results.json (A) vs changed.json (B): 20 shared questions" in done.stdout
     # one conversation: said once for the pair, not once per metric and group
-    assert done.stdout.count("no conversation-cluster interval") == 1
+    assert done.stdout.count("a conversation-cluster interval needs at least 5") == 1
+    assert done.stdout.count("q: question-level paired interval") == 1  # the console's one line
     assert "every row: 1 conversation" in done.stdout
     assert "warning: qa_results.json vs changed.json: " in done.stdout  # one conversation
     assert "F1 (LoCoMo scorer)    overall" in done.stdout and "MLflow: run " in done.stdout
