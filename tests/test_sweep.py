@@ -285,17 +285,22 @@ def _check_temperature_sweep(
         "job": 0,
         "label": "judge.temperature=0.0",
         "method": "95% percentile intervals, paired bootstrap resampling conversations (clusters) "
-        "and questions: 2000 resamples, seed 0 (each row's stream from the seed, metric and group)",
+        "and questions: 2000 resamples, seed 0 (each row's stream from the seed, metric and group); "
+        "a row's headline interval is the conversation one when it has at least 5 conversations, "
+        "else the question-level one",
     }
     assert "vs_baseline" not in summary["rows"][0]
     for row, diff in zip(summary["rows"][1:], (20.0, 40.0), strict=True):
         j = row["vs_baseline"]["j"]
-        # the example is one conversation: no cluster interval (issue 18 §2), the verdict is
-        # the question-level test's
-        assert (j["diff"], j["ci"], j["verdict"]) == (pytest.approx(diff), [None, None], "A higher")
-        assert j["note"].startswith("1 conversation: no conversation-cluster interval")
+        # the example is one conversation: no cluster interval (issue 18 §2), the interval and
+        # verdict are the question-level paired ones (every difference equal: [diff, diff])
+        assert (j["diff"], j["ci"], j["verdict"]) == (
+            pytest.approx(diff), [pytest.approx(diff), pytest.approx(diff)], "A higher"
+        )
+        assert j["interval_method"] == "question-level paired bootstrap"
+        assert j["note"].startswith("1 conversation: a conversation-cluster interval needs at least 5")
     assert "| J Δ vs base | J 95% CI | J verdict |" in markdown
-    assert "| +20.00 | n/a (1 conversation) | higher |" in markdown
+    assert "| +20.00 | [+20.00, +20.00] (questions) | higher |" in markdown
     assert (sweep_dir / sweep.SUMMARY_PLOT).is_file()
     artifacts = {a.path for a in client.list_artifacts(parent.info.run_id)}
     assert {sweep.SUMMARY_JSON, sweep.SUMMARY_MD, sweep.SUMMARY_PLOT} <= artifacts
