@@ -441,8 +441,12 @@ def run_longmemeval(
             files = _write(output_dir, cfg, summary, score_rows(matched, judge_result))
         metrics = lme_tracking.run_metrics(summary)
         if run is not None:
-            tracking.log_params(lme_tracking.run_params(summary))
+            card = json.loads((output_dir / "card.json").read_text(encoding="utf-8"))
+            tracking.log_params(lme_tracking.run_params(summary, card))
             tracking.log_metrics(metrics)
+            tracking.set_tags(
+                {tracking.NOTE_TAG: lme_tracking.run_description(metrics, summary, card)}
+            )
             tracking.log_artifacts(files)
         status = str(summary["status"].get("judge", "ok"))
         if status.startswith("failed"):

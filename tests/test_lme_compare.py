@@ -79,7 +79,8 @@ def test_a_locomo_run_is_refused_beside_a_longmemeval_one(two_runs, tmp_path):
 def test_compare_command_runs_end_to_end(two_runs, tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "locomo_exp", "mode=compare", f"tracking.uri=sqlite:///{tmp_path}/m.db",
-         f"compare.runs=[{two_runs[0]},{two_runs[1]}]", f"hydra.run.dir={tmp_path}/cmp"],
+         f"compare.runs=[{two_runs[0]},{two_runs[1]}]", "compare.labels=[gpt-4o,hunk-mini]",
+         f"hydra.run.dir={tmp_path}/cmp"],
         cwd=tmp_path, capture_output=True, text=True, timeout=600,
         env={"PYTHONPATH": str(PROJECT_ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
     )

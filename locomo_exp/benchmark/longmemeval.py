@@ -101,8 +101,11 @@ class Variant:
     sessions: tuple[float, float]
 
 
+QUESTIONS_ONLY = "questions only"
+"""The variant name of a dataset file whose haystacks are empty (it cannot tell oracle, S, M)."""
+
 VARIANTS: tuple[Variant, ...] = (
-    Variant("questions only", "(haystacks empty)", (0.0, 0.0)),
+    Variant(QUESTIONS_ONLY, "(haystacks empty)", (0.0, 0.0)),
     Variant("oracle", "longmemeval_oracle.json", (0.5, 10.0)),
     Variant("s", "longmemeval_s_cleaned.json", (10.0, 150.0)),
     Variant("m", "longmemeval_m_cleaned.json", (150.0, float("inf"))),
@@ -110,6 +113,52 @@ VARIANTS: tuple[Variant, ...] = (
 """The dataset variants, told apart by the mean haystack sessions per question: the oracle
 file holds only the evidence sessions (1-6), ``_s`` about 50, ``_m`` about 500 (Wu et al.
 2025, §3); the shared rebuilt reference has empty haystacks."""
+
+
+_LABELS = {
+    "oracle": "oracle (longmemeval_oracle.json)",
+    "s": "S (longmemeval_s_cleaned.json)",
+    "m": "M (longmemeval_m_cleaned.json)",
+    QUESTIONS_ONLY: "unknown: the dataset file's haystacks are empty, and its question "
+    "fields are the same in oracle, S and M",
+}
+
+
+def variant_label(name: str) -> str:
+    """A variant in the terms of LongMemEval's README: ``oracle``, ``S`` or ``M`` and its file.
+
+    Args:
+        name: a :attr:`Variant.name` (``oracle``, ``s``, ``m``, ``questions only``) or any
+            other text (returned as given, ``unknown`` for example).
+
+    Returns:
+        ``"oracle (longmemeval_oracle.json)"``, ``"S (longmemeval_s_cleaned.json)"``,
+        ``"M (longmemeval_m_cleaned.json)"``, or for ``questions only`` ``"unknown: ..."``
+        saying why the file cannot tell.
+    """
+    return _LABELS.get(name, name)
+
+
+def same_variant(run: str, published: str) -> str:
+    """Whether a run used the dataset variant of a published figure, in words.
+
+    Args:
+        run: the run's variant name (:func:`variant_of`).
+        published: the published figure's variant name.
+
+    Returns:
+        ``"yes"``, ``"no (this run: S)"``, or ``"cannot tell ...: confirm the answers were
+        made on oracle (longmemeval_oracle.json)"`` when the run's dataset file does not say
+        (empty haystacks, or a session count no variant has).
+    """
+    if run == published:
+        return "yes"
+    if run in (QUESTIONS_ONLY, "unknown"):
+        return (
+            "cannot tell from the dataset file given: confirm the answers were made on "
+            f"{variant_label(published)}"
+        )
+    return f"no (this run: {variant_label(run).split(' (')[0]})"
 
 
 def variant_of(mean_sessions: float) -> str:

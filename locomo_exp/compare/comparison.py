@@ -9,7 +9,13 @@ from pathlib import Path
 from locomo_exp.compare.engine import CompareRow, apply_holm, compare_pair
 from locomo_exp.compare.metrics import COMPARED_BY_NAME, F1_VARIANT_METRICS
 from locomo_exp.compare.result import CompareResult, PairInfo
-from locomo_exp.compare.run_dirs import CompareError, RunData, load_run, unique_names
+from locomo_exp.compare.run_dirs import (
+    CompareError,
+    RunData,
+    display_names,
+    load_run,
+    unique_names,
+)
 from locomo_exp.config.compare import CompareConfig
 from locomo_exp.data.match import Matching, match_questions
 from locomo_exp.report.card import card_differences, card_mismatches
@@ -61,14 +67,7 @@ def run_names(cfg: CompareConfig, runs: list[RunData]) -> list[str]:
     Input files with the same name get their run directory's name added
     (``answers.json (13-35-16)``); a run without an input path keeps its directory name.
     """
-    if cfg.labels is not None:
-        return [str(label).strip() for label in cfg.labels]
-    files = [Path(str((r.summary.get("input") or {}).get("path") or "")).name for r in runs]
-    counts = {name: files.count(name) for name in files}
-    return [
-        run.name if not name else name if counts[name] == 1 else f"{name} ({run.name})"
-        for name, run in zip(files, runs, strict=True)
-    ]
+    return display_names(cfg.labels, [r.name for r in runs], [r.summary for r in runs])
 
 
 def _dropped(cfg: CompareConfig, a: RunData, b: RunData, metrics: list[str]) -> list[str]:

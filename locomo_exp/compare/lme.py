@@ -15,14 +15,15 @@ answer file's stored ``autoeval_label``.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from locomo_exp.benchmark import longmemeval as lme
-from locomo_exp.compare.run_dirs import CompareError
+from locomo_exp.compare.run_dirs import CompareError, display_names, unique_names
 from locomo_exp.stats.bootstrap import question_bootstrap_mean_diff
 from locomo_exp.stats.paired import holm_adjust, mcnemar_exact
 
@@ -33,7 +34,8 @@ class LmeRun:
 
     Attributes:
         path: the run directory.
-        name: its display name (the directory's name).
+        name: its display name (the directory's name when loaded; the comparison names it
+            by its answer file, :func:`compare_lme_runs`).
         summary: its ``summary.json``.
         verdicts: question id -> correct.
         types: question id -> ``question_type``.
@@ -269,7 +271,8 @@ def _warnings(run_a: LmeRun, run_b: LmeRun) -> list[str]:
     ref_b = run_b.summary["input"]["reference"]
     if ref_a["sha256"] != ref_b["sha256"]:
         out.append(
-            f"different dataset files (variant {ref_a['variant']} vs {ref_b['variant']}, "
+            f"different dataset files (variant {lme.variant_label(ref_a['variant'])} vs "
+            f"{lme.variant_label(ref_b['variant'])}, "
             f"sha256 {ref_a['sha256'][:12]} vs {ref_b['sha256'][:12]})"
         )
     return out
@@ -325,12 +328,27 @@ def compare_lme_pair(
 
 
 def compare_lme_runs(
-    run_dirs: list[Path], *, bootstrap_samples: int = 2000, seed: int = 0
+    run_dirs: list[Path],
+    *,
+    bootstrap_samples: int = 2000,
+    seed: int = 0,
+    labels: Sequence[Any] | None = None,
 ) -> list[LmePairComparison]:
     """Compare the first run with every other (or the two given).
 
+    Runs are named as LoCoMo comparisons name them (:func:`~.run_dirs.display_names`):
+    ``compare.labels`` when given, else each run's answer file name (with the run
+    directory's name added when two files share a name).
+
+    Args:
+        run_dirs: the run directories, the first compared with each other one.
+        bootstrap_samples: resamples of each interval.
+        seed: seed of every resampling.
+        labels: ``compare.labels``, one distinct name per run, or ``None``.
+
     Raises:
-        CompareError: fewer than two runs, or a run that is not a LongMemEval run.
+        CompareError: fewer than two runs, a run that is not a LongMemEval run, or labels
+            that are not one distinct name per run.
     """
     if len(run_dirs) < 2:
         raise CompareError("compare.runs needs at least two LongMemEval run directories")
@@ -340,7 +358,18 @@ def compare_lme_runs(
                 f"{path}: not a LongMemEval run (its summary.json does not name benchmark "
                 "longmemeval); LongMemEval and LoCoMo runs are not compared with each other"
             )
+    if labels is not None and (
+        len(labels) != len(run_dirs) or len({str(x).strip() for x in labels} - {""}) != len(labels)
+    ):
+        raise CompareError(
+            f"compare.labels: give {len(run_dirs)} distinct non-empty names, one per run in "
+            f"compare.runs (got {list(labels)})"
+        )
     runs = [load_lme_run(p) for p in run_dirs]
+    names = display_names(
+        labels, unique_names(list(run_dirs)), [run.summary for run in runs]
+    )
+    runs = [replace(run, name=name) for run, name in zip(runs, names, strict=True)]
     return [
         compare_lme_pair(runs[0], other, bootstrap_samples=bootstrap_samples, seed=seed)
         for other in runs[1:]

@@ -56,7 +56,9 @@ def run_lme_compare(
     """
     pairs = [
         p.to_json()
-        for p in compare_lme_runs(run_dirs, bootstrap_samples=cfg.bootstrap_samples, seed=cfg.seed)
+        for p in compare_lme_runs(
+            run_dirs, bootstrap_samples=cfg.bootstrap_samples, seed=cfg.seed, labels=cfg.labels
+        )
     ]
     output_dir.mkdir(parents=True, exist_ok=True)
     markdown = atomic_write_text(output_dir / "compare.md", render_lme_compare(pairs))
@@ -69,7 +71,7 @@ def run_lme_compare(
         from locomo_exp import tracking
         from locomo_exp.tracking.lme import compare_metrics
 
-        names = " vs ".join(p.name for p in run_dirs)
+        names = " vs ".join([pairs[0]["a"], *(p["b"] for p in pairs)])
         with tracking.mlflow_run(
             tracking_uri=tracking_uri, experiment=experiment,
             run_name=run_name or f"compare · {names}",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -155,6 +156,33 @@ def load_run(run_dir: Path, name: str | None = None) -> RunData:
     return run
 
 
+def display_names(
+    labels: Sequence[Any] | None, dir_names: Sequence[str], summaries: Sequence[Mapping[str, Any]]
+) -> list[str]:
+    """Display names of compared runs: the labels given, else each run's input file name.
+
+    The same rule for LoCoMo and LongMemEval comparisons: input files with the same name get
+    their run directory's name added (``answers.json (13-35-16)``); a run without an input
+    path keeps its directory name.
+
+    Args:
+        labels: ``compare.labels`` (one per run), or ``None``.
+        dir_names: each run directory's display name (:func:`unique_names`).
+        summaries: each run's ``summary.json`` (``input.path`` names its file).
+
+    Returns:
+        One name per run, in order.
+    """
+    if labels is not None:
+        return [str(label).strip() for label in labels]
+    files = [Path(str((s.get("input") or {}).get("path") or "")).name for s in summaries]
+    counts = {name: files.count(name) for name in files}
+    return [
+        run if not name else name if counts[name] == 1 else f"{name} ({run})"
+        for name, run in zip(files, dir_names, strict=True)
+    ]
+
+
 def unique_names(paths: list[Path]) -> list[str]:
     """Short distinct display names: directory names, with parents added on collisions."""
     depth = 1
@@ -172,6 +200,7 @@ def unique_names(paths: list[Path]) -> list[str]:
 __all__ = [
     "CompareError",
     "RunData",
+    "display_names",
     "load_run",
     "metric_values",
     "read_scores",

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from locomo_exp.data.judge_source import stored_judge_source
+from locomo_exp.data.layouts import LAYOUTS
 from locomo_exp.data.read_file import LoadedResults
+
+
+def _own_judge(layout: str) -> tuple[str, str] | None:
+    """The judge a published source names for the layout's verdict field (none for pools)."""
+    return next((spec.own_judge for spec in LAYOUTS if spec.name == layout), None)
 
 
 def input_info(loaded: LoadedResults) -> dict[str, Any]:
@@ -18,7 +25,8 @@ def input_info(loaded: LoadedResults) -> dict[str, Any]:
         excluded records (with their messages), and: ``records_key`` (wrapper),
         ``records_partitions`` (other lists of the same records, not read again),
         ``setting`` (the setting read from a per-setting file, with every setting),
-        ``judge_field`` (stored verdicts), ``file_aggregates`` (the wrapper's own
+        ``judge_field`` (stored verdicts), ``stored_judge_source`` (what is known of their
+        judge, :func:`~.judge_source.stored_judge_source`), ``file_aggregates`` (the wrapper's own
         numbers, as given), ``question_set`` (``{"name", "n_questions", "extra",
         "description"}``), ``reference`` (``data.reference`` check), ``subset``
         (``data.limit`` sample) and ``sources`` (every file read, with its sha256).
@@ -41,6 +49,9 @@ def input_info(loaded: LoadedResults) -> dict[str, Any]:
         "records_partitions": list(loaded.records_partitions),
         "setting": loaded.setting.to_dict() if loaded.setting is not None else None,
         "judge_field": loaded.judge_field,
+        "stored_judge_source": stored_judge_source(
+            loaded.judge_field, loaded.judge_stated, _own_judge(loaded.format)
+        ),
         "file_aggregates": dict(loaded.file_aggregates),
         "question_set": None
         if question_set is None

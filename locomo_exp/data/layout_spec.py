@@ -126,6 +126,9 @@ class LayoutSpec:
         own_f1: the ``f1.variant`` the harness that writes this layout reports (its files'
             per-question F1 and its papers), or ``None``; a run reporting another variant
             logs which one the file's own numbers use.
+        own_judge: ``(verdict field, judge)`` when a published source documents the judge
+            behind that field of the harness's files (the report says "per <source>, not
+            recorded in the file"), or ``None`` (:mod:`.judge_source`).
     """
 
     name: str
@@ -136,6 +139,7 @@ class LayoutSpec:
     iter_raw: Callable[[Layout], Iterator[RawItem]] = records_of
     benchmark: str = "locomo"
     own_f1: str | None = None
+    own_judge: tuple[str, str] | None = None
 
     def __post_init__(self) -> None:
         """Refuse a spec without a name or description (it would vanish from messages)."""

@@ -113,6 +113,7 @@ def pool_results(
     digest = hashlib.sha256("\n".join(x.sha256 for x in loaded).encode()).hexdigest()
     formats = "+".join(dict.fromkeys(x.format for x in loaded))
     judge_fields = {x.judge_field for x in loaded if x.judge_field}
+    stated = {x.judge_stated for x in loaded}
     pooled = LoadedResults(
         records=records,
         path=loaded[0].path,
@@ -123,6 +124,7 @@ def pool_results(
         excluded_no_gold=[p for x in loaded for p in x.excluded_no_gold],
         missing_predictions=[p for x in loaded for p in x.missing_predictions],
         judge_field=", ".join(sorted(judge_fields)) or None,
+        judge_stated=stated.pop() if len(stated) == 1 else None,  # files naming one judge
         question_set=detect_question_set(records),
         sources=[(x.path, x.sha256) for x in loaded],
         stored_metrics=stored_metrics,

@@ -59,5 +59,10 @@ LAYOUT = LayoutSpec(
     matches=lambda candidate: matches(candidate.sample),
     build=_build,
     own_f1="mem0",  # the harness's f1_score and the Mem0 paper's F1 (docs/field_notes.md §2)
+    own_judge=(  # docs/field_notes.md §2 and §11; the shared data README (memobase)
+        "llm_score",
+        "gpt-4o-mini, binary CORRECT/WRONG at temperature 0, per the Mem0 evaluation harness "
+        "(mem0ai/mem0 evaluation/, the Mem0 paper)",
+    ),
 )
 """The ``mem0`` layout."""

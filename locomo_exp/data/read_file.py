@@ -26,6 +26,7 @@ from locomo_exp.data.input_file import (
     file_error,
     read_results_file,
 )
+from locomo_exp.data.judge_source import stated_judge
 from locomo_exp.data.layouts import layout_spec
 from locomo_exp.data.parse_record import CategoryLookup, RecordBuilder
 from locomo_exp.data.question_set import QuestionSet, detect_question_set
@@ -62,6 +63,9 @@ class LoadedResults:
             ``llm_judgments.*``, ``<name>_llm``...), or ``None``.
         file_aggregates: the wrapper's own aggregates that are plain numbers, by dotted
             key, as given (e.g. ``{"summary.accuracy": 0.5}``).
+        judge_stated: ``(key, model)`` when the file names the judge of its stored
+            verdicts beside the records (``("metadata.judge_model", "gpt-4.1-mini")``,
+            :func:`~.judge_source.stated_judge`), else ``None``.
         question_set: which LoCoMo question set the records are.
         reference: the ``data.reference`` check, when asked for.
         subset: ``data.limit`` sample info ``{"limit", "seed", "from", "per_category"}``.
@@ -90,6 +94,7 @@ class LoadedResults:
     records_partitions: tuple[str, ...] = ()
     judge_field: str | None = None
     file_aggregates: dict[str, float] = field(default_factory=dict)
+    judge_stated: tuple[str, str] | None = None
     question_set: QuestionSet | None = None
     reference: ReferenceCheck | None = None
     subset: dict[str, Any] | None = None
@@ -405,6 +410,7 @@ def load_setting(
         records_partitions=layout.partitions,
         judge_field=layout.judge_field,
         file_aggregates=file_aggregates(obj, layout.records_key),
+        judge_stated=stated_judge(obj, layout.records_key),
         question_set=question_set,
         reference=reference_check,
         subset=subset,

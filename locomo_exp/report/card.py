@@ -13,63 +13,27 @@ from __future__ import annotations
 
 import datetime as _dt
 import logging
-import shlex
-import subprocess
-import sys
 from collections.abc import Mapping, Sequence
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from locomo_exp.benchmark.locomo import CATEGORY_IDS, question_set_name
 from locomo_exp.data.input_file import file_sha256
+from locomo_exp.report.provenance import (
+    git_commit,
+    provenance,
+    provenance_lines,
+    tool_version,
+)
 from locomo_exp.results.template_note import template_note
 from locomo_exp.results.words import counted
 
 logger = logging.getLogger(__name__)
 
-CARD_VERSION = 1
-TOOL_NAME = "locomo_exp"
 
 
 # card field -> what kind of mismatch refuses a comparison
 BLOCKING_FIELDS = ("f1.variant", "question_set", "answer_key")
-
-
-def tool_version() -> str | None:
-    """The installed ``locomo_exp`` version, or ``None`` when not installed."""
-    try:
-        return metadata.version(TOOL_NAME)
-    except metadata.PackageNotFoundError:
-        return None
-
-
-def git_commit(package_dir: Path | None = None) -> str | None:
-    """``git rev-parse HEAD`` in the package directory, or ``None`` outside a checkout.
-
-    Args:
-        package_dir: directory to ask (default: the directory of this package).
-
-    Returns:
-        The 40-hex commit, or ``None`` when git is missing, the directory is not in a
-        git work tree (e.g. installed from a wheel), or git fails.
-    """
-    where = package_dir or Path(__file__).resolve().parent.parent
-    try:
-        done = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            cwd=where,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    commit = done.stdout.strip()
-    if done.returncode != 0 or len(commit) != 40:
-        return None
-    return commit
 
 
 def question_set_label(counts: Mapping[str, Any]) -> str:
@@ -183,15 +147,15 @@ def build_card(
 
     Returns:
         A JSON-ready dict: ``card_version``, ``tool`` (name, version, git_commit),
-        ``command_line``, ``date`` (ISO 8601), ``input`` (path, name, sha256, format),
+        ``command_line``, ``date`` (ISO 8601), ``scales`` (metric -> ``"0-1"`` or ``"0-100"``,
+        from the summary), ``input`` (path, name, sha256, format),
         ``dataset_reference_sha256``, ``question_set``, ``counts``,
         ``category_5_policy``, ``f1`` (variant, version) or ``None``, ``bleu1``
         (version) or ``None``, ``judge`` (model, snapshot, protocol, prompt and parser
         versions, temperature, runs, aggregation) or ``None``, ``stored_judge`` (bool),
+        ``stored_judge_source`` (the field read and what is known of that judge) or ``None``,
         ``answer_key`` (``original`` or ``errata`` with the file's sha256).
     """
-    argv = list(sys.argv if argv is None else argv)
-    when = now or _dt.datetime.now(_dt.timezone.utc)
     versions = summary.get("versions") or {}
     input_info = summary.get("input") or {}
     counts = summary.get("counts") or {}
@@ -204,14 +168,8 @@ def build_card(
         f1 = {"variant": variant, "version": versions.get(f"f1_{variant}") if variant else None}
     judge = _judge_section(summary)
     return {
-        "card_version": CARD_VERSION,
-        "tool": {
-            "name": TOOL_NAME,
-            "version": tool_version(),
-            "git_commit": git_commit(package_dir),
-        },
-        "command_line": command_line(argv),
-        "date": when.isoformat(timespec="seconds"),
+        **provenance(argv=argv, now=now, package_dir=package_dir),
+        "scales": dict(summary.get("scales") or {}),
         "input": {
             "path": input_info.get("path"),
             "name": input_info.get("name"),
@@ -233,9 +191,32 @@ def build_card(
         "bleu1": {"version": versions["bleu1"]} if "bleu1" in versions else None,
         "judge": judge,
         "stored_judge": bool(summary.get("stored_judge")),
+        "stored_judge_source": input_info.get("stored_judge_source")
+        if summary.get("stored_judge")
+        else None,
         "answer_key": _answer_key(config, input_info),
         "sample": input_info.get("subset"),
     }
+
+
+def stored_judge_line(source: Mapping[str, Any] | None) -> str:
+    """The "Stored J" line of "How this was measured": the field read and the judge known.
+
+    Args:
+        source: the card's ``stored_judge_source``
+            (:func:`locomo_exp.data.judge_source.stored_judge_source`), or ``None`` (a card
+            written before it was recorded).
+
+    Returns:
+        ``- Stored J: verdicts another judge stored in the input file, read from `llm_score`;
+        judge: gpt-4o-mini, ... per the Mem0 evaluation harness ...; not recorded in the file``.
+    """
+    if not source:
+        return "- Stored J: verdicts another judge stored in the input file; judge: unknown"
+    return (
+        f"- Stored J: verdicts another judge stored in the input file, read from "
+        f"`{source.get('field')}`; judge: {source.get('text')}"
+    )
 
 
 def _fmt(value: Any) -> str:
@@ -252,16 +233,12 @@ def render_card_markdown(card: Mapping[str, Any]) -> str:
         Markdown text starting with ``## How this was measured``; unknown values read
         ``unknown``.
     """
-    tool = card.get("tool") or {}
     inp = card.get("input") or {}
     key = card.get("answer_key") or {}
     lines = [
         "## How this was measured",
         "",
-        f"- Tool: {tool.get('name', TOOL_NAME)} {_fmt(tool.get('version'))}"
-        + (f" (git {tool['git_commit'][:12]})" if tool.get("git_commit") else ""),
-        f"- Command: `{_fmt(card.get('command_line'))}`",
-        f"- Date: {_fmt(card.get('date'))}",
+        *provenance_lines(card),
         f"- Input: `{_fmt(inp.get('path') or inp.get('name'))}` (sha256 {_fmt(inp.get('sha256'))}, "
         f"format {_fmt(inp.get('format'))})",
     ]
@@ -307,7 +284,7 @@ def render_card_markdown(card: Mapping[str, Any]) -> str:
     if note:
         lines.append(f"- Judge prompt: {note}")
     if card.get("stored_judge"):
-        lines.append("- Stored J: verdicts stored in the input file by another judge")
+        lines.append(stored_judge_line(card.get("stored_judge_source")))
     if key.get("corrected_scored_beside"):
         lines.append(
             "- Answer key: original LoCoMo for every headline number; a corrected key (errata "
@@ -324,18 +301,6 @@ def render_card_markdown(card: Mapping[str, Any]) -> str:
     else:
         lines.append("- Answer key: original LoCoMo")
     return "\n".join(lines) + "\n"
-
-
-def command_line(argv: Sequence[str]) -> str:
-    """The command as a user can paste it: ``python -m locomo_exp ...``.
-
-    ``sys.argv[0]`` of ``python -m locomo_exp`` is the path of ``locomo_exp/__main__.py``;
-    it is shown as ``python -m locomo_exp``.
-    """
-    words = list(argv)
-    if words and Path(words[0]).name == "__main__.py" and Path(words[0]).parent.name == TOOL_NAME:
-        words = ["python", "-m", TOOL_NAME, *words[1:]]
-    return shlex.join(words)
 
 
 def _get(card: Mapping[str, Any], dotted: str) -> Any:
@@ -490,7 +455,10 @@ __all__ = [
     "card_differences",
     "card_mismatches",
     "git_commit",
+    "provenance",
+    "provenance_lines",
     "question_set_label",
     "render_card_markdown",
+    "stored_judge_line",
     "tool_version",
 ]

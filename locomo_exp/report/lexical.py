@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from locomo_exp.report.format import fmt_num, fmt_pct
 from locomo_exp.results import RunSummary
 from locomo_exp.scoring.specs import METRIC_TITLES, OFFICIAL_SUFFIX
@@ -75,6 +78,12 @@ def render_lexical_section(summary: RunSummary) -> str:
     )
 
 
+def _source_text(source: Mapping[str, Any] | None) -> str:
+    if not source:
+        return ""
+    return f", read from `{source.get('field')}` (judge: {source.get('text')})"
+
+
 def render_stored_judge(summary: RunSummary) -> str:
     """Mean of the verdicts another judge left in the input file (0-100), per category.
 
@@ -90,9 +99,9 @@ def render_stored_judge(summary: RunSummary) -> str:
     lines = [
         "## Judge verdicts stored in the input (not this run's judge)",
         "",
-        "The input file carries another judge's verdicts (e.g. the Mem0 harness's binary "
-        "gpt-4o-mini `llm_score`, Zep's `grade`); their mean, in percent, is what the "
-        "file's authors published as J.",
+        "The input file carries another judge's verdicts"
+        + _source_text(summary.input.to_json().get("stored_judge_source"))
+        + "; their mean, in percent, is what the file's authors published as J.",
         "",
         "| category | n | stored J |",
         "|---|---:|---:|",

@@ -10,9 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from locomo_exp.benchmark import longmemeval as lme
+from locomo_exp.report.card import stored_judge_line
 from locomo_exp.report.console import dry_run_lines
 from locomo_exp.report.format import MISSING
 from locomo_exp.report.lme_summary import dry_run_of
+from locomo_exp.report.provenance import provenance_lines
 from locomo_exp.results.words import counted
 
 NOT_MEASURED = "not measured"
@@ -89,13 +92,21 @@ def _card_lines(card: Mapping[str, Any]) -> list[str]:
     lines = [
         "## How this was measured",
         "",
+        *provenance_lines(card),
         f"- benchmark: {card['benchmark']} (Wu et al., ICLR 2025)",
-        f"- dataset variant: {ref['variant']} ({ref['mean_sessions_per_question']} haystack "
-        f"sessions per question in the reference file)",
+        f"- dataset variant: {lme.variant_label(str(ref['variant']))} "
+        f"({ref['mean_sessions_per_question']} haystack sessions per question in the "
+        "reference file)",
         f"- reference: `{ref['path']}`, sha256 `{ref['sha256']}`",
         f"- answers: `{card['input']['path']}`, sha256 `{card['input']['sha256']}`",
         f"- verdicts: {card['verdicts']}",
-        f"- metrics: {card['metric_version']}; lexical F1: {card['lexical']}",
+    ]
+    source = card.get("stored_judge_source")
+    if source:
+        lines.append(stored_judge_line(source))
+    lines += [
+        f"- metrics: {card['metric_version']}; lexical F1: {card['lexical']}; accuracies "
+        "in percent here, on 0-1 in summary.json (`scales`)",
     ]
     judge = card.get("judge")
     if judge:
@@ -109,9 +120,6 @@ def _card_lines(card: Mapping[str, Any]) -> list[str]:
                 f"- judge API: {judge['provider']}, {judge.get('endpoint_kind')} endpoint "
                 f"`{judge.get('endpoint')}`"
             )
-    lines += [
-        f"- tool: locomo_exp {card['tool_version']}",
-    ]
     return lines
 
 
@@ -243,6 +251,32 @@ def _input_lines(summary: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def _baseline_lines(
+    baselines: Sequence[Mapping[str, Any]], variant: str
+) -> list[str]:
+    """Published figures, each with its judge and variant, and whether this run's matches."""
+    if not baselines:
+        return []
+    lines = [
+        "## Published LongMemEval figures",
+        "",
+        "Each was judged by the model named, with LongMemEval's own prompts; a difference "
+        "from this run means something only with the same judge and dataset variant. "
+        f"This run's dataset variant: {lme.variant_label(variant)}.",
+        "",
+        "| system | overall (%) | task-averaged (%) | judge | dataset variant | same variant as "
+        "this run | source |",
+        "|---|---:|---:|---|---|---|---|",
+    ]
+    for row in baselines:
+        lines.append(
+            f"| {row['system']} | {_pct(row.get('overall'))} | {_pct(row.get('task_avg'))} "
+            f"| {row['judge']} | {lme.variant_label(row['variant'])} "
+            f"| {lme.same_variant(variant, row['variant'])} | {row['source']} |"
+        )
+    return [*lines, ""]
+
+
 def render_lme_report(
     summary: Mapping[str, Any],
     card: Mapping[str, Any],
@@ -301,22 +335,7 @@ def render_lme_report(
     out += _audit_lines(summary.get("audit"))
     out += _labels_lines(summary.get("labels"))
     out += _panel_lines(summary.get("panel"))
-    if baselines:
-        out += [
-            "## Published LongMemEval figures",
-            "",
-            "Each was judged by the model named, with LongMemEval's own prompts; a difference "
-            "from this run means something only with the same judge and dataset variant.",
-            "",
-            "| system | overall (%) | task-averaged (%) | judge | variant | source |",
-            "|---|---:|---:|---|---|---|",
-        ]
-        for row in baselines:
-            out.append(
-                f"| {row['system']} | {_pct(row.get('overall'))} | {_pct(row.get('task_avg'))} "
-                f"| {row['judge']} | {row['variant']} | {row['source']} |"
-            )
-        out.append("")
+    out += _baseline_lines(baselines, str(card["reference"]["variant"]))
     out += _input_lines(summary) + [""]
     return "\n".join(out)
 

@@ -10,12 +10,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from locomo_exp import __version__
 from locomo_exp.benchmark import longmemeval as lme
+from locomo_exp.data.judge_source import lme_stored_judge_source
 from locomo_exp.data.lme_answers import LmeItem, LmeMatched
 from locomo_exp.data.lme_reference import LmeReference
 from locomo_exp.judge.aggregate import JudgeRunResult
-from locomo_exp.results import QARecord
+from locomo_exp.report.provenance import provenance
+from locomo_exp.results import SCHEMA_VERSION, QARecord
+from locomo_exp.results.scales import LME_SCALES
 from locomo_exp.scoring.lme import METRIC_VERSION, lme_accuracies
 from locomo_exp.stats.agreement import binary_agreement, wilson_interval
 from locomo_exp.stats.correction import corrected_j
@@ -98,12 +100,15 @@ def build_lme_summary(
         judge_status: the judge's status text when it was asked for.
 
     Returns:
-        ``{"benchmark", "input", "versions", "status", "stored", "judge", "headline"}``:
-        ``stored`` and ``headline`` hold the figures (0-1) of the stored verdicts, or are
+        ``{"schema_version", "scales", "benchmark", "input", "versions", "status", "stored",
+        "judge", "headline"}``: ``stored`` (with ``judge_source``, what is known of its
+        judge) and ``headline`` hold the figures (0-1) of the stored verdicts, or are
         ``None``. ``judge`` is this project's judge: ``settings`` (model, protocol,
         provider, endpoint, ...) and its ``figures``; after a dry run ``figures`` is
         ``None`` and ``dry_run_estimate`` holds the estimate (as in a LoCoMo run's
-        ``judge``); ``None`` when no judge was asked for.
+        ``judge``); ``None`` when no judge was asked for. ``schema_version`` is LoCoMo's
+        summary version, ``scales`` names each figure's scale
+        (:data:`locomo_exp.results.scales.LME_SCALES`).
     """
     stored = None
     if stored_models:
@@ -111,6 +116,7 @@ def build_lme_summary(
         stored = {
             "source": "stored",
             "judge_model": ", ".join(stored_models),
+            "judge_source": lme_stored_judge_source(stored_models),
             "figures": figures,
         }
     judge = None
@@ -142,6 +148,8 @@ def build_lme_summary(
     if judge_status is not None:
         status["judge"] = judge_status
     return {
+        "schema_version": SCHEMA_VERSION,
+        "scales": dict(LME_SCALES),
         "benchmark": lme.NAME,
         "input": {
             "path": str(answers_path),
@@ -165,17 +173,35 @@ def build_lme_summary(
     }
 
 
-def build_lme_card(summary: dict[str, Any]) -> dict[str, Any]:
-    """The ``card.json`` of a LongMemEval run: benchmark, variant, hashes, verdict source."""
+def build_lme_card(
+    summary: dict[str, Any], *, argv: list[str] | None = None
+) -> dict[str, Any]:
+    """The ``card.json`` of a LongMemEval run.
+
+    Args:
+        summary: the run's ``summary.json``.
+        argv: the command line (default ``sys.argv``).
+
+    Returns:
+        LoCoMo's provenance fields (:func:`locomo_exp.report.provenance.provenance`:
+        ``card_version``, ``tool`` with its git commit, ``command_line``, ``date``), then
+        ``scales``, ``benchmark``, ``reference`` (with the variant and ``variant_label`` in
+        LongMemEval's terms), ``input``, ``verdicts``, ``stored_judge_source`` (or ``None``),
+        ``metric_version``, ``lexical``, ``judge``.
+    """
     headline = summary.get("headline")
+    reference = dict(summary["input"]["reference"])
+    reference["variant_label"] = lme.variant_label(str(reference["variant"]))
     return {
+        **provenance(argv=argv),
+        "scales": dict(summary.get("scales") or LME_SCALES),
         "benchmark": lme.NAME,
-        "tool_version": __version__,
-        "reference": summary["input"]["reference"],
+        "reference": reference,
         "input": {"path": summary["input"]["path"], "sha256": summary["input"]["sha256"]},
         "verdicts": (
             f"{headline['source']} ({headline['judge_model']})" if headline else "none"
         ),
+        "stored_judge_source": (summary.get("stored") or {}).get("judge_source"),
         "metric_version": summary["versions"]["metrics"],
         "lexical": "off",
         "judge": _card_judge(summary.get("judge")),

@@ -8,6 +8,7 @@ and sweep summaries read), and :meth:`RunSummary.from_json` reads it back.
 Layout (``schema_version`` 1)::
 
     {"schema_version": 1,
+     "scales": {metric: "0-1" | "0-100"},                              # scales.py
      "input": {path, name, sha256, format, prediction_key, n_records, n_skipped_records,
                skipped, n_missing_predictions, missing_predictions, n_excluded_no_gold,
                excluded_no_gold},

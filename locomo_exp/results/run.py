@@ -15,6 +15,7 @@ from typing import Any
 from locomo_exp.results.analysis import Analysis
 from locomo_exp.results.convert import opt_float
 from locomo_exp.results.judge import JudgeSummary
+from locomo_exp.results.scales import locomo_scales
 
 JUDGE_DRY_RUN = "dry run: nothing judged"
 """``summary["status"]["judge"]`` of ``judge.dry_run=true``: no call made, J not measured."""
@@ -304,6 +305,11 @@ class RunSummary:
         """The ``summary.json`` layout (see the module docstring), ``schema_version`` first."""
         data: dict[str, Any] = {
             "schema_version": SCHEMA_VERSION,
+            "scales": locomo_scales(
+                self.metrics,
+                stored_judge=self.stored_judge is not None,
+                judge=self.judge is not None and bool(self.judge.j),
+            ),
             "input": self.input.to_json(),
             "versions": dict(self.versions),
             "category_names": dict(self.category_names),

@@ -181,7 +181,8 @@ def card_params(card: Mapping[str, Any]) -> dict[str, str]:
     Returns:
         ``data.file``, ``data.sha256``, ``data.format_detected``, ``question_set``,
         ``category_5_policy``, ``f1.version``, ``bleu1.version``, ``answer_key`` (and
-        ``answer_key.errata_sha256``), ``stored_judge``, ``tool.version``,
+        ``answer_key.errata_sha256``), ``stored_judge`` (with ``stored_judge.field`` and
+        ``stored_judge.judge``: what is known of that judge), ``tool.version``,
         ``tool.git_commit``, ``dataset_reference_sha256``, and with a judge
         ``judge.model_snapshot``, ``judge.prompt_version``, ``judge.prompt_hash``,
         ``judge.parser_version``, ``judge.aggregation``; values that are unknown are left
@@ -202,6 +203,8 @@ def card_params(card: Mapping[str, Any]) -> dict[str, str]:
         "answer_key": key.get("version"),
         "answer_key.errata_sha256": key.get("errata_sha256"),
         "stored_judge": card.get("stored_judge"),
+        "stored_judge.field": (card.get("stored_judge_source") or {}).get("field"),
+        "stored_judge.judge": (card.get("stored_judge_source") or {}).get("text"),
         "tool.version": tool.get("version"),
         "tool.git_commit": tool.get("git_commit"),
         "dataset_reference_sha256": card.get("dataset_reference_sha256"),
@@ -220,7 +223,8 @@ def resolved_config(tree: Any) -> Any:
     return tree
 
 
-def _interval(metrics: Mapping[str, float], name: str) -> str:
+def interval_text(metrics: Mapping[str, float], name: str) -> str:
+    """`` [low, high]`` from ``<name>_ci_low``/``_ci_high`` (2 decimals), or ``""``."""
     low, high = metrics.get(f"{name}_ci_low"), metrics.get(f"{name}_ci_high")
     return "" if low is None or high is None else f" [{low:.2f}, {high:.2f}]"
 
@@ -271,16 +275,20 @@ def run_description(
     j = metrics.get("j/overall")
     stored = metrics.get("stored_judge/overall")
     if j is not None:
-        j_text = f"**J {j:.2f}**{_interval(metrics, 'j/overall')}"
+        j_text = f"**J {j:.2f}**{interval_text(metrics, 'j/overall')}"
     elif stored is not None:
-        j_text = f"**stored J {stored:.2f}** (the file's own verdicts; no judge ran)"
+        source = card.get("stored_judge_source") or {}
+        j_text = (
+            f"**stored J {stored:.2f}** (the file's own verdicts from `{source.get('field')}`, "
+            f"judge: {source.get('text') or 'unknown'}; no judge ran)"
+        )
     elif (card.get("judge") or {}).get("dry_run"):
         j_text = "J not measured (judge dry run: no judge call was made)"
     else:
         j_text = "J not measured (no judge ran)"
     f1_value = metrics.get("f1/overall")
     f1_text = (
-        f"**F1 ({f1.get('variant')}) {f1_value:.2f}**{_interval(metrics, 'f1/overall')}"
+        f"**F1 ({f1.get('variant')}) {f1_value:.2f}**{interval_text(metrics, 'f1/overall')}"
         if f1_value is not None
         else "F1 not measured"
     )
@@ -291,6 +299,27 @@ def run_description(
         f"Questions: {card.get('question_set')} ({metrics.get('n_questions/overall', 0):.0f} "
         f"scored) from `{inp.get('name')}` (format {inp.get('format')})",
     ]
+    lines += description_tail(
+        card, status, "Everything measured: `report.html` (Artifacts); all metrics: `metrics.json`."
+    )
+    return "\n".join(lines)
+
+
+def description_tail(card: Mapping[str, Any], status: Mapping[str, Any], where: str) -> list[str]:
+    """The closing lines of a run's description: the judge, provenance, status, where to look.
+
+    Shared by LoCoMo's :func:`run_description` and LongMemEval's
+    (:func:`locomo_exp.tracking.lme.run_description`).
+
+    Args:
+        card: the run's ``card.json`` (``judge``, ``tool``, ``command_line``).
+        status: ``summary["status"]``.
+        where: the last line (which artifact holds everything).
+
+    Returns:
+        Markdown lines, each block after an empty line.
+    """
+    lines: list[str] = []
     judge = card.get("judge")
     if judge:
         lines += [
@@ -300,9 +329,18 @@ def run_description(
             f"{judge.get('temperature')}, {judge.get('runs')} run(s), prompt "
             f"{judge.get('prompt_version')})",
         ]
+    tool = card.get("tool") or {}
+    if tool:
+        commit = tool.get("git_commit")
+        lines += [
+            "",
+            f"Tool: {tool.get('name')} {tool.get('version') or 'unknown'}"
+            + (f" (git {commit[:12]})" if commit else "")
+            + f" · command: `{card.get('command_line') or 'unknown'}`",
+        ]
     lines += ["", "Status: " + (", ".join(f"{k} {v}" for k, v in status.items()) or "unknown")]
-    lines += ["", "Everything measured: `report.html` (Artifacts); all metrics: `metrics.json`."]
-    return "\n".join(lines)
+    lines += ["", where]
+    return lines
 
 
 def _cell(value: float | None, ci: Any, scale: float = 1.0) -> str:
@@ -416,6 +454,8 @@ __all__ = [
     "config_measurement_params",
     "headline_metrics",
     "resolved_config",
+    "description_tail",
+    "interval_text",
     "run_description",
     "sweep_description",
 ]

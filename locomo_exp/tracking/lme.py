@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from locomo_exp.tracking.names import finite_metrics
+from locomo_exp.benchmark.longmemeval import variant_label
+from locomo_exp.tracking.headline import description_tail, interval_text
+from locomo_exp.tracking.names import finite_metrics, format_param
 
 PREFIX = "lme"
 """Prefix of the headline figures (the judge of this run, else the file's stored verdicts)."""
@@ -110,8 +112,68 @@ def compare_metrics(pairs: Sequence[Mapping[str, Any]]) -> dict[str, float]:
     return finite_metrics(out)
 
 
-def run_params(summary: Mapping[str, Any]) -> dict[str, str]:
-    """Params of a LongMemEval run: benchmark, variant, file hashes, verdict source."""
+def _stored_text(source: Mapping[str, Any] | None) -> str:
+    if not source:
+        return ""
+    return f"; stored verdicts read from `{source.get('field')}`, judge: {source.get('text')}"
+
+
+def run_description(
+    metrics: Mapping[str, float], summary: Mapping[str, Any], card: Mapping[str, Any]
+) -> str:
+    """The MLflow run page's description of a LongMemEval run (as LoCoMo's says its result).
+
+    Args:
+        metrics: :func:`run_metrics` (percent).
+        summary: the run's ``summary.json``.
+        card: its ``card.json``.
+
+    Returns:
+        Markdown: ``**overall 72.40** [68.32, 76.14] · task-averaged 72.75 · abstention 70.00
+        (percent; 95% Wilson intervals)``, the verdicts and their judge, the questions and
+        dataset variant, then :func:`~.headline.description_tail` (judge, tool and command,
+        status). Without verdicts: "accuracy not measured" and why.
+    """
+    overall = metrics.get(f"{PREFIX}/overall")
+    if overall is None:
+        head = f"accuracy not measured ({summary['status'].get('j')})"
+    else:
+        parts = [f"**overall {overall:.2f}**{interval_text(metrics, f'{PREFIX}/overall')}"]
+        for key, label in (("task_avg", "task-averaged"), ("abstention", "abstention")):
+            value = metrics.get(f"{PREFIX}/{key}")
+            parts.append(f"{label} {'not measured' if value is None else f'{value:.2f}'}")
+        head = " · ".join(parts) + " (percent; 95% Wilson intervals)"
+    ref = summary["input"]["reference"]
+    name = str(summary["input"]["path"]).rsplit("/", 1)[-1]
+    lines = [
+        head,
+        "",
+        f"Verdicts: {card.get('verdicts')}" + _stored_text(card.get("stored_judge_source")),
+        "",
+        f"Questions: {summary['input']['counts']['matched']} scored from `{name}` "
+        f"(LongMemEval; dataset variant: {variant_label(str(ref['variant']))})",
+    ]
+    lines += description_tail(
+        card, summary["status"], "Everything measured: `report.md` (Artifacts)."
+    )
+    return "\n".join(lines)
+
+
+def run_params(
+    summary: Mapping[str, Any], card: Mapping[str, Any] | None = None
+) -> dict[str, str]:
+    """Params of a LongMemEval run.
+
+    Args:
+        summary: the run's ``summary.json``.
+        card: its ``card.json``, for the tool's version and git commit (left out without).
+
+    Returns:
+        ``benchmark``, ``lme.variant``, ``lme.reference_sha256``, ``input.sha256``,
+        ``lme.metric_version``, ``lme.verdicts``, ``stored_judge.field`` and
+        ``stored_judge.judge`` (what is known of the stored verdicts' judge),
+        ``tool.version``, ``tool.git_commit``; unknown values left out.
+    """
     ref = summary["input"]["reference"]
     params = {
         "benchmark": "longmemeval",
@@ -123,6 +185,16 @@ def run_params(summary: Mapping[str, Any]) -> dict[str, str]:
     headline = summary.get("headline")
     if headline:
         params["lme.verdicts"] = f"{headline['source']} ({headline['judge_model']})"
+    source = (summary.get("stored") or {}).get("judge_source") or {}
+    tool = (card or {}).get("tool") or {}
+    for name, value in (
+        ("stored_judge.field", source.get("field")),
+        ("stored_judge.judge", source.get("text")),
+        ("tool.version", tool.get("version")),
+        ("tool.git_commit", tool.get("git_commit")),
+    ):
+        if value:
+            params[name] = format_param(value)
     return params
 
 
@@ -131,6 +203,7 @@ __all__ = [
     "STORED_PREFIX",
     "accuracy_metrics",
     "compare_metrics",
+    "run_description",
     "run_metrics",
     "run_params",
 ]
