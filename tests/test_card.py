@@ -95,7 +95,7 @@ def test_how_this_was_measured_block():
         "- F1: locomo (locomo-official-f1/v2)",
         "- BLEU-1: mem0-harness-bleu1/v2",
         "- Judge: claude-sonnet-4-6, protocol rubric, prompt rubric/v3, parser p2, temperature 0.5, 10 runs, mean over runs",
-        "- Stored J: verdicts stored in the input file by another judge",
+        "- Stored J: verdicts another judge stored in the input file; judge: unknown",  # no source recorded
         "- Answer key: original LoCoMo",
     ]
 
