@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import PROJECT_ROOT, run_job
 from fake_anthropic import accept_all
-from lme_helpers import GPT4O, HUNK_MINI, REFERENCE, need_shared
+from lme_helpers import GPT4O, HUNK_MINI, HYPOTHESES, REFERENCE, need_shared
 
 from locomo_exp.benchmark import longmemeval as lme
 from locomo_exp.compare.lme import compare_lme_runs
@@ -229,3 +229,19 @@ def test_the_report_names_the_variant_in_longmemevals_terms(typed_config, tmp_pa
 )
 def test_same_variant_words(run, published, expected):
     assert lme.same_variant(run, published) == expected
+
+
+# --- item 3: the output tokens a dry run prints are the ones it counts --------------------------
+
+
+@pytest.mark.parametrize(("extra", "per_reply"), [((), 10), (("judge.max_tokens=200",), 60)])
+def test_the_dry_run_counts_the_output_tokens_it_prints(typed_config, tmp_path, extra, per_reply):
+    need_shared()
+    cfg = typed_config("benchmark=longmemeval", "scorer=judge", "judge=gpt-4o", "judge.dry_run=true",
+                       "judge.audit.n=0", "data=file", "tracking=none", f"data.path={HYPOTHESES}",
+                       f"data.reference={REFERENCE}", *extra)
+    estimate = run_longmemeval(cfg, tmp_path / "out", tmp_path).summary["judge"]["dry_run_estimate"]
+    assert estimate["calls_to_make"] == 500
+    assert estimate["estimated_output_tokens"] == 500 * per_reply  # LongMemEval caps replies at 10
+    assert f"; {per_reply} output tokens per reply typical (the lower of 60 and judge.max_tokens=" \
+        in estimate["assumptions"]

@@ -71,6 +71,16 @@ def _price(cfg: JudgeConfig) -> dict[str, float] | None:
     return model_price(cfg)
 
 
+def typical_output_tokens(cfg: JudgeConfig) -> int:
+    """Output tokens of one reply as a dry run counts them (tokens).
+
+    Returns:
+        The lower of :data:`ESTIMATED_OUTPUT_TOKENS` and ``judge.max_tokens`` (a reply never
+        exceeds its cap: LongMemEval's protocol caps it at 10).
+    """
+    return min(ESTIMATED_OUTPUT_TOKENS, int(cfg.max_tokens))
+
+
 def _dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) -> dict[str, Any]:
     cached = 0
     in_flight = 0
@@ -97,7 +107,8 @@ def _dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) 
         }
     )
     input_tokens = int(round(input_all * to_call / len(specs))) if specs else 0
-    output_typical = to_call * min(ESTIMATED_OUTPUT_TOKENS, cfg.max_tokens)
+    per_reply = typical_output_tokens(cfg)  # the figure used is the figure printed
+    output_typical = to_call * per_reply
     output_max = to_call * cfg.max_tokens
     price = _price(cfg)
     factor = float(cfg.batch.price_factor) if batch else 1.0
@@ -112,8 +123,9 @@ def _dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) 
         "max_cost_usd": cost_usd(price, input_tokens, output_max, factor),
         "assumptions": (
             f"{CHARS_PER_TOKEN} characters per input token + {REQUEST_OVERHEAD_TOKENS} per "
-            f"request; {ESTIMATED_OUTPUT_TOKENS} output tokens per reply typical, "
-            "max_tokens at most" + (f"; batch prices ({factor:g} x list price)" if batch else "")
+            f"request; {per_reply} output tokens per reply typical (the lower of "
+            f"{ESTIMATED_OUTPUT_TOKENS} and judge.max_tokens={cfg.max_tokens}), max_tokens at "
+            "most" + (f"; batch prices ({factor:g} x list price)" if batch else "")
         ),
     }
     if batch:
