@@ -74,6 +74,7 @@ def test_summary_json_of_the_example_reads_back_to_the_same_text(tmp_path: Path)
     written = _example_summary(tmp_path, "data=example")
     assert list(written) == [
         "schema_version",
+        "scales",
         "input",
         "versions",
         "category_names",
