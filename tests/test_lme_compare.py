@@ -30,7 +30,7 @@ def two_runs(typed_config, tmp_path):
 
 
 def test_the_two_shared_files_compare_question_by_question(two_runs):
-    (pair,) = compare_lme_runs(two_runs, bootstrap_samples=500)
+    (pair,) = compare_lme_runs(two_runs, bootstrap_samples=500, labels=["gpt-4o", "hunk-mini"])
     assert (pair.paired, pair.only_a, pair.only_b) == (500, 0, 0)
     rows = {r.figure: r for r in pair.rows}
     assert list(rows) == ["overall", "task_avg", "abstention", *[
