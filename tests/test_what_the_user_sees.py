@@ -116,7 +116,7 @@ def test_the_sweep_cost_column_includes_the_audit_and_panel() -> None:
 
 
 def test_the_command_is_the_one_a_user_can_paste() -> None:
-    from locomo_exp.report.card import command_line
+    from locomo_exp.report.provenance import command_line
 
     main = str(PROJECT_ROOT / "locomo_exp" / "__main__.py")
     assert command_line([main, "data=file", "data.path=my answers.json"]) == (
