@@ -64,7 +64,7 @@ def test_a_file_with_category_5_questions_gets_the_ambiguity_named(shared_data: 
     adversarial = next(qa for qa in conv["qa"] if qa["category"] == 5 and qa["question"] != GINA)
     rows = [_row(GINA, "a trophy"), _row(adversarial["question"], adversarial["adversarial_answer"])]
     path = _write(tmp_path / "with_5.json", rows)
-    reference = shared_data / "locomo10.json"
+    reference = (shared_data / "locomo10.json").resolve()  # the message names the resolved path
     with pytest.raises(DataValidationError) as info:
         load_results(path, DataConfig(reference=str(reference)))
     assert str(info.value).splitlines()[0] == (
