@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from locomo_exp import sweep
 
 # summary.json["judge"] of a dry-run job as the judge job writes it (a template dry run on
@@ -64,3 +66,30 @@ def test_a_judged_job_keeps_its_paid_tokens_and_cost() -> None:
     markdown, table = _table([_row(0, "strict.yaml", paid)])
     assert "| COMPLETED | " in table[1] and "(dry run)" not in markdown
     assert "| 900 | 90 | 0.0042 |" in table[1]
+
+
+def _f1_row(job: int, variant: str | None, status: str = sweep.COMPLETED) -> dict[str, Any]:
+    record = sweep.JobRecord(
+        job=job, overrides=[f"f1={variant}"], swept={"f1": variant}, run_name=f"f1={variant}",
+        status=status, output_dir="/x", error=None if status == sweep.COMPLETED else "bad input",
+        f1_variant=variant,
+    )
+    return sweep.summary_row(record, None if status != sweep.COMPLETED else {
+        "counts": {"overall": 20}, "metrics": {"f1": {"overall": {"mean": 0.5, "count": 20}}}})
+
+
+@pytest.mark.parametrize(
+    ("variants", "line"),
+    [
+        ([None, None], "- F1 not measured (no job scored F1); J on 0-100,"),
+        (["locomo"], "- F1 in percent (locomo variant); J on 0-100,"),
+        (["squad", "locomo"], "- F1 in percent (locomo, squad variants); J on 0-100,"),
+    ],
+)
+def test_the_f1_heading_names_the_variants_or_says_none_was_measured(
+    variants: list[str | None], line: str
+) -> None:
+    rows = [_f1_row(i, v, sweep.COMPLETED if v else sweep.FAILED) for i, v in enumerate(variants)]
+    markdown, _ = _table(rows)
+    assert any(text.startswith(line) for text in markdown.splitlines())
+    assert "n/a variant" not in markdown

@@ -213,9 +213,13 @@ def render_sweep_summary(summary: dict[str, Any]) -> str:
             f"- MLflow: parent run `{summary['parent_run_id']}` in experiment "
             f"`{summary['experiment']}` of `{summary['tracking_uri']}`"
         )
+    f1_text = (
+        f"F1 in percent ({', '.join(variants)} variant{'s' if len(variants) > 1 else ''})"
+        if variants
+        else "F1 not measured (no job scored F1)"
+    )
     lines.append(
-        f"- F1 in percent ({', '.join(variants) or 'n/a'} variant); J on 0-100, "
-        "mean ± standard deviation of the overall J across runs"
+        f"- {f1_text}; J on 0-100, mean ± standard deviation of the overall J across runs"
     )
     if any(isinstance(r.get("dry_run_estimate"), dict) for r in rows):
         lines.append(
