@@ -102,7 +102,7 @@ def fail(message: object) -> NoReturn:
         SystemExit: always, with status 1.
     """
     print(f"error: {message}", file=sys.stderr)
-    raise SystemExit(1)
+    raise SystemExit(1) from None  # called in an except block: no chained traceback
 
 
 HELP_FLAGS = ("--help", "-h")

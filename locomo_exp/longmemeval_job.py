@@ -53,6 +53,7 @@ from locomo_exp.report.run_dir import (
     prepare_output_dir,
 )
 from locomo_exp.results import JUDGE_DRY_RUN, QARecord
+from locomo_exp.results.money import round_money
 from locomo_exp.tracking import lme as lme_tracking
 from locomo_exp.trust.lme_controls import build_lme_controls
 from locomo_exp.trust.lme_dry_run import lme_member_config, with_trust_calls
@@ -173,8 +174,8 @@ def _write(
     card = build_lme_card(summary)
     files = {
         "report.md": render_lme_report(summary, card, LME_BASELINES),
-        "summary.json": json.dumps(summary, indent=2, ensure_ascii=False) + "\n",
-        "card.json": json.dumps(card, indent=2, ensure_ascii=False) + "\n",
+        "summary.json": json.dumps(round_money(summary), indent=2, ensure_ascii=False) + "\n",
+        "card.json": json.dumps(round_money(card), indent=2, ensure_ascii=False) + "\n",
         "config.yaml": OmegaConf.to_yaml(OmegaConf.structured(cfg)),
     }
     paths = [output_dir / "scores.jsonl"]

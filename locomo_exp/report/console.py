@@ -14,6 +14,7 @@ from typing import Any
 from locomo_exp.benchmark.locomo import overall_group_for
 from locomo_exp.report.format import MISSING
 from locomo_exp.results import ByCategory, RunSummary
+from locomo_exp.results.money import round_money
 from locomo_exp.results.words import counted
 
 Column = tuple[str, Callable[[str], float | None], float]
@@ -144,5 +145,5 @@ def dry_run_lines(estimate: Mapping[str, Any], judge: Mapping[str, Any] | None) 
     return [
         "Judge dry run (no call made):",
         *named,
-        *(f"  {key}: {value}" for key, value in estimate.items()),
+        *(f"  {key}: {value}" for key, value in round_money(dict(estimate)).items()),
     ]

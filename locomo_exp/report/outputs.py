@@ -29,6 +29,7 @@ from locomo_exp.report.plots import (
 )
 from locomo_exp.report.run_dir import atomic_write_jsonl, atomic_write_text
 from locomo_exp.results import InputInfo, QARecord, RunSummary
+from locomo_exp.results.money import round_money
 from locomo_exp.scoring import LEXICAL_SPECS
 from locomo_exp.scoring.specs import output_version
 from locomo_exp.scoring.summary import analyse, build_summary
@@ -216,7 +217,7 @@ def write_outputs(
     paths = [output_dir / name for name in OUTPUT_FILES]
     report, scores, summary_path, config_path = paths
     # each file atomically (temp name + os.replace): a failure never leaves a truncated file
-    summary_json = summary.to_json()
+    summary_json = round_money(summary.to_json())  # USD to a millionth (money.py)
     if answer_key is not None:
         summary_json["answer_key"] = answer_key
     tree = config_tree(cfg)

@@ -19,6 +19,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from locomo_exp import tracking
 from locomo_exp.report.run_dir import atomic_write_text
+from locomo_exp.results.money import round_money
 from locomo_exp.sweep.job_files import (
     COMPLETED,
     FAILED,
@@ -267,7 +268,8 @@ class SweepCallback(Callback):
         summary["baseline"] = baseline
         json_path = sweep_dir / SUMMARY_JSON
         md_path = sweep_dir / SUMMARY_MD
-        atomic_write_text(json_path, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+        body = json.dumps(round_money(summary), indent=2, ensure_ascii=False)
+        atomic_write_text(json_path, body + "\n")
         atomic_write_text(md_path, render_sweep_summary(summary))
         files = [json_path, md_path]
         try:
