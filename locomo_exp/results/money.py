@@ -3,7 +3,7 @@
 Costs are sums of token counts times prices per million tokens, so binary floating point
 leaves noise in the last digits (``0.004730549999999999`` for 0.00473055). Every cost the
 project writes (``summary.json``, ``card.json``, ``sweep_summary.json``) or prints goes
-through :func:`round_money` (``locomo_exp.results.money``), so one amount has one spelling everywhere.
+through :func:`round_money`, so one amount has one spelling everywhere.
 """
 
 from __future__ import annotations
