@@ -17,6 +17,7 @@ from locomo_exp.data.lme_reference import LmeReference
 from locomo_exp.judge.aggregate import JudgeRunResult
 from locomo_exp.report.provenance import provenance
 from locomo_exp.results import SCHEMA_VERSION, QARecord
+from locomo_exp.results.money import round_money
 from locomo_exp.results.scales import LME_SCALES
 from locomo_exp.scoring.lme import METRIC_VERSION, lme_accuracies
 from locomo_exp.stats.agreement import binary_agreement, wilson_interval
@@ -147,7 +148,7 @@ def build_lme_summary(
     status = {"j": "ok (stored verdicts)" if stored else "not measured: no stored verdicts"}
     if judge_status is not None:
         status["judge"] = judge_status
-    return {
+    summary = {
         "schema_version": SCHEMA_VERSION,
         "scales": dict(LME_SCALES),
         "benchmark": lme.NAME,
@@ -171,6 +172,8 @@ def build_lme_summary(
         "judge": judge or dry_judge,
         "headline": judge or stored,  # a dry run's judge has no figures
     }
+    rounded: dict[str, Any] = round_money(summary)  # USD to a millionth, as written
+    return rounded
 
 
 def build_lme_card(
