@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from conftest import PROJECT_ROOT, Composer
 
 from locomo_exp.experiment import run_experiment
@@ -83,14 +84,15 @@ def test_cost_is_calls_actually_paid_with_audit_included_and_cached_calls_free(
     judge = json.loads((tmp_path / "one" / "summary.json").read_text())["judge"]
     answers, audit = judge["estimated_cost_usd"], judge["trust"]["audit"]["estimated_cost_usd"]
     assert answers > 0 and audit > 0
-    assert judge["trust"]["total_cost_usd"] == answers + audit
+    # each amount is stored to a millionth of a dollar (results/money.py)
+    assert judge["trust"]["total_cost_usd"] == round(answers + audit, 6)
     report = (tmp_path / "one" / "report.md").read_text()
     assert (
         f"cost ${answers + audit:.4f} (answers ${answers:.4f}, audit ${audit:.4f}): calls "
         "actually paid; cached calls are free." in report
     )
     assert f"- Audit cost: {audit:.4f} USD (calls actually paid; cached calls are free)" in report
-    assert first.metrics["judge/total_cost_usd"] == answers + audit
+    assert first.metrics["judge/total_cost_usd"] == pytest.approx(answers + audit, abs=1e-6)
 
     second = run_experiment(typed_config(*common), tmp_path / "two", PROJECT_ROOT)
     again = json.loads((tmp_path / "two" / "summary.json").read_text())["judge"]
