@@ -14,7 +14,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from locomo_exp import __version__, tracking
 from locomo_exp.config import ExperimentConfig
@@ -26,6 +26,9 @@ from locomo_exp.report.run_dir import check_output_dir, check_writable, clear_ou
 from locomo_exp.results import RunSummary
 from locomo_exp.scoring import F1_VERSIONS, score_lexical
 from locomo_exp.scoring.repeated_runs import runs_section
+
+if TYPE_CHECKING:
+    from locomo_exp.judge.stop import CallsStop
 
 log = logging.getLogger(__name__)
 
@@ -148,6 +151,11 @@ def _calls_start(later: tracking.PendingRun | None, long_lived: bool) -> None:
         later.start()
 
 
+def _stop_calls(calls_stop: CallsStop, error: BaseException) -> None:
+    """The MLflow run could not be set up: stop paying for judge calls (a thread's callback)."""
+    calls_stop.set(f"the MLflow run could not be set up: {error}", error)
+
+
 def _run_name(cfg: ExperimentConfig, data_path: Path, run_name: str | None = None) -> str:
     if run_name:
         return run_name
@@ -236,6 +244,7 @@ def run_experiment(
     logged_params: dict[str, str] = {}
     # a judge job's MLflow run is set up on a thread while its calls wait on the network
     deferred = cfg.tracking.enabled and cfg.scorer.uses_judge and not cfg.judge.dry_run
+    calls_stop = None
     if cfg.tracking.enabled:
         tracking_uri = tracking.resolve_tracking_uri(cfg.tracking.uri, start_dir)
         tags = {
@@ -253,11 +262,15 @@ def run_experiment(
         name = _run_name(cfg, data_path, run_name)
         experiment = cfg.tracking.experiment
         if deferred:
+            from locomo_exp.judge import CallsStop
+
+            calls_stop = CallsStop()  # a run that cannot be set up stops the judge's calls
             run_context = tracking.deferred_mlflow_run(
                 tracking_uri=tracking_uri, experiment=experiment, run_name=name, tags=tags,
                 parent_run_id=parent_run_id, log_file=output_dir / LOG_FILE,
                 params=logged_params,
                 then=functools.partial(warm_up_outputs, freeze=long_lived),
+                on_failure=functools.partial(_stop_calls, calls_stop),
             )
         else:
             run_context = tracking.mlflow_run(
@@ -325,6 +338,7 @@ def run_experiment(
                     start_dir=start_dir,
                     category_names=cfg.category_names,
                     on_calls_start=functools.partial(_calls_start, later, long_lived),
+                    calls_stop=calls_stop,
                 )
                 trust = run_trust(
                     trust_plan, loaded.records, cfg.judge, judge_result,

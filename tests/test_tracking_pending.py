@@ -1,13 +1,14 @@
 """A judge job's MLflow run set up on a thread while its calls wait: same run, same errors.
 
-The run is created on a background thread and made active on the job's thread; a store
-that cannot be used is one line after the calls (cached) and the outputs (written); a job's
-own error wins over the store's. Stores are SQLite files in ``tmp_path``.
+The run is created on a background thread and made active on the job's thread, through
+the same steps as a run made at once; a store that cannot be used is one line from
+``wait()`` and is handed at once to ``on_failure`` (the judge then stops its calls:
+``tests/test_judge_calls_stop.py``); a job's own error wins over the store's. Stores are
+SQLite files in ``tmp_path``.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from pathlib import Path
@@ -19,7 +20,6 @@ from fake_anthropic import FakeAnthropicServer, rubric
 
 from locomo_exp import tracking
 from locomo_exp.experiment import run_experiment
-from locomo_exp.tracking import pending as pending_module
 from locomo_exp.tracking.pending import PendingRun
 
 
@@ -117,39 +117,39 @@ def test_a_failing_warm_up_is_ignored(store: str) -> None:
     assert pending._error is None and pending._run_id == "not-a-run"
 
 
-def test_a_judge_job_with_a_bad_store_loses_nothing(
-    tmp_path: Path,
-    typed_config: Composer,
-    fake_anthropic: FakeAnthropicServer,
-    store: str,
-    monkeypatch: pytest.MonkeyPatch,
+def test_a_store_failure_is_handed_to_on_failure_on_the_thread(
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    fake_anthropic.responder = lambda request: rubric(80)
-    judge = (
-        "scorer=both", "judge.runs=1", "judge.progress=false", "judge.audit.n=0",
-        f"judge.base_url={fake_anthropic.url}", f"judge.cache_path={tmp_path / 'cache.sqlite'}",
-    )
-    refused = f"sqlite:///{tmp_path / 'refused.db'}"  # passes the pre-flight, fails at run time
+    # the judge stops its calls there (tests/test_judge_calls_stop.py); an error the store's
+    # failure caused is the job's one line, so the store's is not logged a second time
+    told: list[tuple[str, str]] = []
 
-    def refuse(**kwargs: Any) -> str:
-        raise tracking.TrackingStoreError(kwargs["tracking_uri"], RuntimeError("store refused"))
+    def on_failure(error: BaseException) -> None:
+        told.append((threading.current_thread().name, str(error)))
 
-    create_run = pending_module.create_run
-    monkeypatch.setattr(pending_module, "create_run", refuse)
-    bad = typed_config(f"tracking.uri={refused}", *judge)
-    with pytest.raises(tracking.TrackingStoreError, match="store refused"):
-        run_experiment(bad, tmp_path / "bad", tmp_path)
-    monkeypatch.setattr(pending_module, "create_run", create_run)
-    calls = len(fake_anthropic.messages_requests())
-    assert calls > 0
-    summary = json.loads((tmp_path / "bad" / "summary.json").read_text())
-    assert summary["status"] == {"f1": "ok", "judge": "ok"}  # the outputs are written
+    with caplog.at_level(logging.WARNING), pytest.raises(RuntimeError, match="stopped") as raised:
+        with tracking.deferred_mlflow_run(
+            tracking_uri="foo://x", experiment="e", run_name="r", on_failure=on_failure
+        ) as pending:
+            pending.start()
+            assert pending._thread is not None
+            pending._thread.join()
+            raise RuntimeError("stopped") from pending._error
+    ((thread, message),) = told
+    assert thread == "mlflow-run"
+    assert message.startswith("tracking.uri=foo://x: MLflow cannot use this store (")
+    assert str(raised.value.__cause__) == message
+    assert not [r for r in caplog.records if "MLflow run not recorded" in r.getMessage()]
 
-    good = typed_config(f"tracking.uri={store}", "tracking.experiment=resumed", *judge)
-    result = run_experiment(good, tmp_path / "good", tmp_path)
-    assert len(fake_anthropic.messages_requests()) == calls  # every call came from the cache
-    assert result.summary["judge"]["counts"]["cache_hits"] == calls
-    assert _client(store).get_run(result.run_id).info.status == "FINISHED"
+
+def test_the_normal_run_logs_its_params_through_the_same_steps(store: str) -> None:
+    with tracking.mlflow_run(
+        tracking_uri=store, experiment="normal", run_name="n", params={"judge.model": "m"}
+    ) as run:
+        pass
+    got = _client(store).get_run(run.info.run_id)
+    assert (got.info.status, got.data.params) == ("FINISHED", {"judge.model": "m"})
+    assert got.data.tags["mlflow.source.type"] == "LOCAL"
 
 
 @pytest.mark.parametrize("long_lived", [False, True])

@@ -7,6 +7,8 @@ Public API:
 * :func:`get_protocol` - a protocol's spec; ``get_protocol(name).build_prompt(...)`` is the
   prompt of one call.
 * :class:`JudgeError` (a ``ValueError``), :class:`JudgeFatalAPIError` (a ``JudgeError``).
+* :class:`CallsStop` - set by another thread to stop new calls; the job then raises
+  :class:`CallsStopped` (a ``JudgeError``) with the calls made and left.
 * :class:`JudgeBatchPending` - ``judge.mode=batch judge.batch.wait=false``: batches
   submitted and still processing (not an error; the same command later collects).
 
@@ -14,6 +16,7 @@ Modules: :mod:`.protocols` (versioned prompts and reply rules, one module each),
 :mod:`.parsing` (reply parsing), :mod:`.providers` (one module per API, the only ones
 importing an SDK), :mod:`.cache` (SQLite cache),
 :mod:`.preflight` (checks before spending), :mod:`.pool` (asyncio pool, retries),
+:mod:`.stop` (:class:`CallsStop`, another thread's signal to stop paying for calls),
 :mod:`.batch` (Message Batches mode), :mod:`.job` (run_judge, dry run),
 :mod:`.aggregate` (J, spreads, cost).
 """
@@ -34,6 +37,7 @@ from locomo_exp.judge.preflight import preflight_judge
 from locomo_exp.judge.protocols import get_protocol
 from locomo_exp.judge.protocols.binary import PROMPT_VERSION as BINARY_PROMPT_VERSION
 from locomo_exp.judge.protocols.rubric import PROMPT_VERSION as RUBRIC_PROMPT_VERSION
+from locomo_exp.judge.stop import CallsStop, CallsStopped
 
 _LAZY = {"run_judge": "job"}
 """Loaded on first use: :mod:`.job` pulls in ``anthropic`` (~1 s), which F1-only runs never need."""
@@ -55,6 +59,8 @@ __all__ = [
     "BINARY_PROMPT_VERSION",
     "PARSER_VERSION",
     "RUBRIC_PROMPT_VERSION",
+    "CallsStop",
+    "CallsStopped",
     "JudgeAggregation",
     "JudgeBatchPending",
     "JudgeCallError",

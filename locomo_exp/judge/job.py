@@ -45,6 +45,7 @@ from locomo_exp.judge.protocols.template import template_card
 from locomo_exp.judge.providers import api_version as provider_api_version
 from locomo_exp.judge.providers import endpoint
 from locomo_exp.judge.session import judge_calls_async
+from locomo_exp.judge.stop import CallsStop
 from locomo_exp.results import QARecord
 from locomo_exp.results.words import counted
 
@@ -332,6 +333,7 @@ def run_judge(
     category_names: dict[int, str] | None = None,
     client: JudgeClient | None = None,
     on_calls_start: Callable[[], object] | None = None,
+    calls_stop: CallsStop | None = None,
 ) -> JudgeRunResult:
     """Judge every record in ``judge.categories``, ``judge.runs`` times each.
 
@@ -347,6 +349,7 @@ def run_judge(
         on_calls_start: called once, right before the calls (the provider's SDK imported,
             the cache checked; not with ``judge.dry_run``): the job starts there the work
             that can overlap the wait on the network (its MLflow run).
+        calls_stop: set by another thread (the MLflow run's) to stop new realtime calls.
 
     Returns:
         A :class:`JudgeRunResult`. With ``judge.dry_run`` no call is made; the result has
@@ -361,6 +364,8 @@ def run_judge(
             already exceed ``judge.max_error_rate``; completed calls are cached.
         JudgeInterrupted: SIGINT/SIGTERM; calls in flight were waited for (up to
             ``judge.drain_s``) and cached.
+        CallsStopped: ``calls_stop`` was set during realtime calls; calls in flight were
+            waited for and cached; one line with the reason and the calls made and left.
         JudgeBatchPending: ``judge.mode=batch`` with ``judge.batch.wait=false`` and
             batches still processing (submitted and recorded; not an error). Running the
             same call again collects them.
@@ -421,7 +426,14 @@ def run_judge(
             calls_made = batch_info.requests_submitted + batch_info.realtime_calls
         else:
             results, calls_made = asyncio.run(
-                judge_calls_async(specs, cfg, cache=cache, client=client, stop_on_error_rate=True)
+                judge_calls_async(
+                    specs,
+                    cfg,
+                    cache=cache,
+                    client=client,
+                    stop_on_error_rate=True,
+                    calls_stop=calls_stop,
+                )
             )
     except PoolInterrupted as stop:
         raise JudgeInterrupted(stop.signum, stop.calls_cached) from None

@@ -19,23 +19,25 @@
    set aside and waited for (polled with backoff once nothing else is left to do), so
    concurrent jobs judging the same answers never pay twice. Claims of a dead process
    are taken over at once; the pool's claims carry a heartbeat while it runs.
+6. Another thread can stop the calls (:class:`~locomo_exp.judge.stop.CallsStop`, e.g. the
+   job's MLflow run could not be set up): checked before each call and retry, calls in
+   flight finish and are cached, then :class:`~locomo_exp.judge.stop.CallsStopped`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import heapq
-import itertools
 import logging
 import time
-from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 from locomo_exp.config import JudgeConfig
 from locomo_exp.judge.aggregate import JudgeResult
 from locomo_exp.judge.cache import CallClaims, ClaimOwners, JudgeCache
+from locomo_exp.judge.cache.claims import held_claims
 from locomo_exp.judge.cache.health import store_or_stop
+from locomo_exp.judge.call_queue import CallQueue
 from locomo_exp.judge.calls import (
     NO_VERDICT_RETRIES,
     STORED_OUTCOMES,
@@ -52,13 +54,15 @@ from locomo_exp.judge.messages import JudgeClient, RateLimitInfo
 from locomo_exp.judge.pacing import RateLimiter
 from locomo_exp.judge.progress import ProgressReporter
 from locomo_exp.judge.protocols import protocol_spec
-from locomo_exp.judge.providers import get_provider
 from locomo_exp.judge.retry import (
     RetryPolicy,
     claim_poll_delay,
     claim_timeout_s,
+    connection_stop,
+    error_rate_stop,
     fatal_api_error,
 )
+from locomo_exp.judge.stop import CallsStop, CallsStopped
 
 logger = logging.getLogger(__name__)
 
@@ -80,6 +84,7 @@ class JudgePool:
         sleep: coroutine function waiting a number of seconds (injectable for tests):
             pacing, retry backoff, claim polling and the claims heartbeat all use it.
         claim_owners: registry of live claim owners (default: this process's).
+        calls_stop: set by another thread to stop new calls (see :meth:`run`).
     """
 
     def __init__(
@@ -93,6 +98,7 @@ class JudgePool:
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         claim_owners: ClaimOwners | None = None,
+        calls_stop: CallsStop | None = None,
     ) -> None:
         self.client = client
         self._claim_owners = claim_owners
@@ -124,11 +130,36 @@ class JudgePool:
         """Calls another owner had in flight, waited for and then read from the cache."""
         self.progress: ProgressReporter | None = None
         self._claims: CallClaims | None = None
+        self.calls_stop = calls_stop
 
     @property
     def halted(self) -> bool:
-        """Whether no new call may start (fatal error, early stop or interruption)."""
-        return self.fatal is not None or self.stopped is not None or self.interrupted is not None
+        """Whether no new call may start (fatal error, early stop, interruption, stop signal)."""
+        return (
+            self.fatal is not None
+            or self.stopped is not None
+            or self.interrupted is not None
+            or self._told_to_stop
+        )
+
+    @property
+    def _told_to_stop(self) -> bool:
+        return self.calls_stop is not None and self.calls_stop.is_set
+
+    def _raise_stop(self, results: dict[tuple[str, int], JudgeResult], *, total: int) -> None:
+        """Raise what stopped the pool, if anything did (fatal error, stop signal, early stop)."""
+        if self.fatal is not None:
+            raise fatal_api_error(self.fatal, self.cfg)
+        if self.calls_stop is not None and self.calls_stop.is_set:  # the cause of the rest
+            done = sum(1 for r in results.values() if r.outcome in STORED_OUTCOMES)
+            raise CallsStopped(
+                self.calls_stop.reason,
+                calls_made=self.calls_made,
+                calls_left=total - done,
+                calls_total=total,
+            ) from self.calls_stop.error
+        if self.stopped is not None:
+            raise self.stopped
 
     @property
     def base_url(self) -> str:
@@ -152,28 +183,17 @@ class JudgePool:
         if self.cache is None or self._claims is not None:
             yield
             return
-        stale_after = claim_timeout_s(self.cfg)
-        self._claims = CallClaims(self.cache, stale_after_s=stale_after, owners=self._claim_owners)
-        beat = asyncio.ensure_future(self._heartbeat(min(30.0, max(0.05, stale_after / 4))))
-        try:
-            yield
-        finally:
-            beat.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await beat
-            claims, self._claims = self._claims, None
-            claims.close()
-            if claims.takeovers:
-                logger.info(
-                    "judge: took over %d call(s) claimed by a process that is gone",
-                    claims.takeovers,
-                )
-
-    async def _heartbeat(self, interval_s: float) -> None:
-        while True:
-            await self._sleep(interval_s)
-            if self._claims is not None:
-                self._claims.heartbeat()
+        async with held_claims(
+            self.cache,
+            stale_after_s=claim_timeout_s(self.cfg),
+            owners=self._claim_owners,
+            sleep=self._sleep,
+        ) as claims:
+            self._claims = claims
+            try:
+                yield
+            finally:
+                self._claims = None
 
     async def _wait_for_pause(self) -> None:
         while True:
@@ -233,14 +253,7 @@ class JudgePool:
         """Stop the job once its API errors exceed ``judge.max_error_rate`` of its calls."""
         if not self.stop_on_error_rate or self.stopped is not None:
             return
-        allowed = float(self.cfg.max_error_rate) * self.total_calls
-        if self.api_errors > allowed:
-            self.stopped = JudgeJobStopped(
-                f"judge API errors exceed judge.max_error_rate={self.cfg.max_error_rate:g}: "
-                f"{self.api_errors} of {self.total_calls} calls failed (at most {allowed:g} "
-                f"allowed; last: {err.describe()}); stopped early, completed calls are "
-                "cached: re-run the same command to resume"
-            )
+        self.stopped = error_rate_stop(self.cfg, self.api_errors, self.total_calls, err)
 
     def _note_connection(self, err: JudgeCallError, cannot_connect: bool) -> bool:
         """Count a connection failure; True when the job must stop (see :meth:`_one`)."""
@@ -256,11 +269,7 @@ class JudgePool:
         else:
             return False
         if self.stopped is None:
-            self.stopped = JudgeJobStopped(
-                f"cannot connect to the judge API at {self.base_url} ({reason}); check "
-                f"judge.base_url (or {get_provider(self.cfg.provider).base_url_env}) and the "
-                "network"
-            )
+            self.stopped = connection_stop(self.cfg, self.base_url, reason)
         return True
 
     async def _one(self, spec: CallSpec, *, first: bool = False) -> JudgeResult:
@@ -277,6 +286,9 @@ class JudgePool:
         while True:
             await self._wait_for_pause()
             await self.limiter.acquire()
+            if self.calls_stop is not None and self.calls_stop.is_set:  # not sent, not paid
+                error = f"not sent: {self.calls_stop.reason}"
+                return JudgeResult(score=None, outcome="api_error", run=spec.run, error=error)
             self.limiter.in_flight += 1
             try:
                 self.calls_made += 1
@@ -361,6 +373,8 @@ class JudgePool:
                 ``stop_on_error_rate``) API errors exceed ``judge.max_error_rate``.
             PoolInterrupted: SIGINT/SIGTERM (with ``handle_signals``), after the calls in
                 flight finished or ``judge.drain_s`` passed.
+            CallsStopped: ``calls_stop`` was set, after the calls in flight finished (and
+                were cached); it names the reason and the calls made and left.
         """
         results, pending = split_cached(specs, self.cache, protocol_spec(self.cfg))
         self.total_calls = len(specs)
@@ -374,10 +388,7 @@ class JudgePool:
         self._interrupt_event = asyncio.Event()
         self._hurry = asyncio.Event()
 
-        queue = deque(pending)
-        # calls another owner has in flight: (due time, sequence, looks so far, spec)
-        waiting: list[tuple[float, int, int, CallSpec]] = []
-        sequence = itertools.count()
+        queue = CallQueue(pending, clock=self._clock, sleep=self._sleep)
 
         def finish(spec: CallSpec, result: JudgeResult, called: bool) -> None:
             results[(spec.question_id, spec.run)] = result
@@ -387,31 +398,15 @@ class JudgePool:
                 self.waited += 1
                 progress.record_cached()
 
-        def set_aside(spec: CallSpec, looks: int) -> None:
-            due = self._clock() + claim_poll_delay(looks)
-            heapq.heappush(waiting, (due, next(sequence), looks + 1, spec))
-
-        async def next_spec() -> tuple[CallSpec, int] | None:
-            """The next call to try: new ones first, then those waited for."""
-            if queue:
-                return queue.popleft(), 0
-            if waiting:
-                due, _, looks, spec = heapq.heappop(waiting)
-                delay = due - self._clock()
-                if delay > 0:
-                    await self._sleep(delay)
-                return spec, looks
-            return None
-
         async def step(first: bool = False) -> bool | None:
             """Try one call; ``None`` when nothing is left, else whether a call was made."""
-            item = await next_spec()
-            if item is None:
+            item = await queue.next()
+            if item is None or self.halted:  # checked again: waiting for a call takes time
                 return None
             spec, looks = item
             outcome = await self._attempt(spec, peek=looks > 0, first=first)
             if outcome is None:
-                set_aside(spec, looks)
+                queue.set_aside(spec, looks)
                 return False
             finish(spec, *outcome)
             return outcome[1]
@@ -432,8 +427,8 @@ class JudgePool:
         with signals:
             async with self._claiming():
                 await self._until_done_or_interrupted(canary())
-                if not self.halted and (queue or waiting):
-                    n_workers = min(self.cfg.max_concurrency, len(queue) + len(waiting))
+                if not self.halted and queue:
+                    n_workers = min(self.cfg.max_concurrency, len(queue))
                     await self._until_done_or_interrupted(
                         asyncio.gather(*(worker() for _ in range(n_workers)))
                     )
@@ -447,10 +442,7 @@ class JudgePool:
         if self.interrupted is not None:
             cached = sum(1 for r in results.values() if r.outcome in STORED_OUTCOMES)
             raise PoolInterrupted(self.interrupted, cached)
-        if self.fatal is not None:
-            raise fatal_api_error(self.fatal, self.cfg)
-        if self.stopped is not None:
-            raise self.stopped
+        self._raise_stop(results, total=len(specs))
         return results
 
     async def call(self, spec: CallSpec) -> JudgeResult:
@@ -466,7 +458,8 @@ class JudgePool:
 
         Raises:
             JudgeFatalAPIError: on a non-retryable API error.
-            JudgeJobStopped: the endpoint cannot be reached.
+            JudgeJobStopped: the endpoint cannot be reached; :class:`CallsStopped` when
+                ``calls_stop`` was set.
         """
         looks = 0
         async with self._claiming():
@@ -477,10 +470,7 @@ class JudgePool:
                     break
                 await self._sleep(claim_poll_delay(looks))
                 looks += 1
-        if self.fatal is not None:
-            raise fatal_api_error(self.fatal, self.cfg)
-        if self.stopped is not None:
-            raise self.stopped
+        self._raise_stop({(spec.question_id, spec.run): result}, total=1)
         return result
 
 

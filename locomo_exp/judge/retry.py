@@ -7,9 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from locomo_exp.config import JudgeConfig
-from locomo_exp.judge.errors import JudgeCallError, JudgeFatalAPIError
+from locomo_exp.judge.errors import JudgeCallError, JudgeFatalAPIError, JudgeJobStopped
 from locomo_exp.judge.preflight import API_KEY_ENV
-from locomo_exp.judge.providers import key_env
+from locomo_exp.judge.providers import get_provider, key_env
 
 
 @dataclass
@@ -143,4 +143,43 @@ def fatal_api_error(error: JudgeCallError, cfg: JudgeConfig) -> JudgeFatalAPIErr
         status_code=error.status_code,
         kind=error.kind,
         api_message=error.message,
+    )
+
+
+def error_rate_stop(
+    cfg: JudgeConfig, api_errors: int, total_calls: int, last: JudgeCallError
+) -> JudgeJobStopped | None:
+    """The early stop once API errors exceed ``judge.max_error_rate`` of the job's calls.
+
+    Args:
+        cfg: the judge config.
+        api_errors: calls that ended in an API error so far.
+        total_calls: all calls of the job.
+        last: the latest API error (named in the message).
+
+    Returns:
+        The exception to raise after the calls in flight, or ``None`` while within the rate.
+    """
+    allowed = float(cfg.max_error_rate) * total_calls
+    if api_errors <= allowed:
+        return None
+    return JudgeJobStopped(
+        f"judge API errors exceed judge.max_error_rate={cfg.max_error_rate:g}: "
+        f"{api_errors} of {total_calls} calls failed (at most {allowed:g} "
+        f"allowed; last: {last.describe()}); stopped early, completed calls are "
+        "cached: re-run the same command to resume"
+    )
+
+
+def connection_stop(cfg: JudgeConfig, base_url: str, reason: str) -> JudgeJobStopped:
+    """The early stop when the endpoint cannot be reached.
+
+    Args:
+        cfg: the judge config (its provider names the base-URL variable).
+        base_url: the endpoint the client talks to (never contains the key).
+        reason: what failed (the connection error, or how many failed in a row).
+    """
+    return JudgeJobStopped(
+        f"cannot connect to the judge API at {base_url} ({reason}); check "
+        f"judge.base_url (or {get_provider(cfg.provider).base_url_env}) and the network"
     )

@@ -12,6 +12,7 @@ from locomo_exp.judge.calls import CallSpec
 from locomo_exp.judge.messages import JudgeClient
 from locomo_exp.judge.pool import JudgePool
 from locomo_exp.judge.providers import make_client
+from locomo_exp.judge.stop import CallsStop
 
 
 @contextlib.asynccontextmanager
@@ -48,6 +49,7 @@ async def judge_calls_async(
     cache: JudgeCache | None,
     client: JudgeClient | None = None,
     stop_on_error_rate: bool = False,
+    calls_stop: CallsStop | None = None,
 ) -> tuple[dict[tuple[str, int], JudgeResult], int]:
     """Run specs through a :class:`JudgePool`, creating (and closing) a client if needed.
 
@@ -57,6 +59,7 @@ async def judge_calls_async(
         cache: the open cache, or ``None``.
         client: a client to use instead of one built from the config.
         stop_on_error_rate: see :class:`JudgePool`.
+        calls_stop: set by another thread to stop new calls (see :class:`JudgePool`).
 
     Returns:
         ``(results, calls_made)``; ``calls_made`` counts API requests sent, retries included.
@@ -66,8 +69,11 @@ async def judge_calls_async(
         JudgeJobStopped: endpoint unreachable, or error rate exceeded (see
             :meth:`JudgePool.run`).
         PoolInterrupted: SIGINT/SIGTERM.
+        CallsStopped: ``calls_stop`` was set; completed calls are cached.
     """
     async with judge_client(cfg, client) as active:
-        pool = JudgePool(active, cfg, cache, stop_on_error_rate=stop_on_error_rate)
+        pool = JudgePool(
+            active, cfg, cache, stop_on_error_rate=stop_on_error_rate, calls_stop=calls_stop
+        )
         results = await pool.run(specs)
     return results, pool.calls_made

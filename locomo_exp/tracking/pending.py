@@ -9,22 +9,24 @@ and logs its first params with the client; :meth:`PendingRun.wait` makes it acti
 job's thread.
 
 Errors: a store that cannot be used raises :class:`~locomo_exp.tracking.store.TrackingStoreError`
-(one line) from :meth:`PendingRun.wait`, after the calls, which are cached, and the
-outputs, which are written: nothing is lost and the same command resumes from the cache.
-When the job itself fails, its own error is the one raised; the store's is logged.
+(one line) from :meth:`PendingRun.wait`. The thread also hands the error at once to
+``on_failure``, with which the job stops its calls (the judge's
+:class:`~locomo_exp.judge.stop.CallsStop`): the calls already paid for are cached and the
+outputs written, so nothing is lost and the same command resumes from the cache. When the
+job itself fails, its own error is the one raised; the store's is logged, unless the job's
+error was caused by it.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import logging
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from locomo_exp.tracking.store import activate_run, create_run, end_run, ignore_ambient_run_id
+from locomo_exp.tracking.store import activate_run, ending_run, run_creator
 
 log = logging.getLogger(__name__)
 
@@ -37,14 +39,21 @@ class PendingRun:
         tracking_uri: the store (for error lines).
         then: run on the same thread after the run is created (warming imports the job
             needs after its calls); its errors are ignored (the real use raises them).
+        on_failure: called on the thread with the error when the run cannot be created
+            (the job stops spending there); its own errors are logged.
     """
 
     def __init__(
-        self, create: Callable[[], str], tracking_uri: str, then: Callable[[], object] | None
+        self,
+        create: Callable[[], str],
+        tracking_uri: str,
+        then: Callable[[], object] | None,
+        on_failure: Callable[[BaseException], object] | None = None,
     ) -> None:
         self._create = create
         self._tracking_uri = tracking_uri
         self._then = then
+        self._on_failure = on_failure
         self._thread: threading.Thread | None = None
         self._run_id: str | None = None
         self._error: BaseException | None = None
@@ -61,6 +70,11 @@ class PendingRun:
             self._run_id = self._create()
         except BaseException as error:  # handed to the job's thread by wait()
             self._error = error
+            if self._on_failure is not None:
+                try:
+                    self._on_failure(error)
+                except Exception:  # wait() still raises the store's error
+                    log.warning("could not report the MLflow store's failure", exc_info=True)
             return
         if self._then is not None:
             try:
@@ -91,12 +105,13 @@ class PendingRun:
     def settle(self, raising: BaseException) -> Any:
         """Like :meth:`wait` while the job raises ``raising``: ``None`` when the run failed.
 
-        The store's error is logged, unless it is the one the job raises.
+        The store's error is logged, unless the job raises it or an error it caused
+        (the judge's calls stopped by ``on_failure``, whose line names it).
         """
         try:
             return self.wait()
         except Exception as error:
-            if error is not raising:
+            if error is not raising and error is not raising.__cause__:
                 log.warning("MLflow run not recorded: %s", error)
             return None
 
@@ -112,10 +127,14 @@ def deferred_mlflow_run(
     log_file: Path | None = None,
     params: Mapping[str, str] | None = None,
     then: Callable[[], object] | None = None,
+    on_failure: Callable[[BaseException], object] | None = None,
 ) -> Iterator[PendingRun]:
     """Like :func:`~locomo_exp.tracking.store.mlflow_run`, with the run created when the job asks.
 
-    The body calls :meth:`PendingRun.start` when it begins to wait on the network and
+    The same steps as ``mlflow_run`` (:func:`~locomo_exp.tracking.store.run_creator`,
+    :func:`~locomo_exp.tracking.store.activate_run`,
+    :func:`~locomo_exp.tracking.store.ending_run`), the creation on a thread. The body
+    calls :meth:`PendingRun.start` when it begins to wait on the network and
     :meth:`PendingRun.wait` when it needs the run; a body that calls neither gets its run
     created at the end. The run ends FINISHED, KILLED (``KeyboardInterrupt``) or FAILED
     (anything else, tag ``error``), with ``log_file`` uploaded, as with ``mlflow_run``.
@@ -129,6 +148,8 @@ def deferred_mlflow_run(
         log_file: uploaded when the run ends (the job's ``locomo_exp.log``).
         params: logged when the run is created (the measurement's settings).
         then: run on the background thread after the run is created (see :class:`PendingRun`).
+        on_failure: called on the background thread with the store's error when the run
+            cannot be created (see :class:`PendingRun`).
 
     Yields:
         The :class:`PendingRun`.
@@ -137,9 +158,7 @@ def deferred_mlflow_run(
         TrackingStoreError: the store cannot be used (from :meth:`PendingRun.wait`, or at
             the end when the body never asked); a body's own error is raised instead.
     """
-    ignore_ambient_run_id()
-    create = functools.partial(
-        create_run,
+    create = run_creator(
         tracking_uri=tracking_uri,
         experiment=experiment,
         run_name=run_name,
@@ -147,15 +166,9 @@ def deferred_mlflow_run(
         parent_run_id=parent_run_id,
         params=params,
     )
-    pending = PendingRun(create, tracking_uri, then)
-    try:
+    pending = PendingRun(create, tracking_uri, then, on_failure)
+    with ending_run(pending.wait, log_file, settle=pending.settle):
         yield pending
-    except BaseException as error:
-        run = pending.settle(error)  # the job's error is the one to show
-        if run is not None:
-            end_run(run, error, log_file)
-        raise
-    end_run(pending.wait(), None, log_file)
 
 
 __all__ = ["PendingRun", "deferred_mlflow_run"]

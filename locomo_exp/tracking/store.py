@@ -10,9 +10,10 @@ A thin layer: everything it logs is computed elsewhere (names in
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -63,13 +64,16 @@ def mlflow_run(
     tags: Mapping[str, str] | None = None,
     parent_run_id: str | None = None,
     log_file: Path | None = None,
+    params: Mapping[str, str] | None = None,
 ) -> Iterator[Any]:
     """Open a NEW MLflow run; end it FINISHED, KILLED or FAILED.
 
     The run ends KILLED when interrupted (``KeyboardInterrupt``, which SIGTERM is turned
     into) and FAILED when the body raises anything else. Every job gets its own run:
     ``MLFLOW_RUN_ID`` in the environment is removed first (:func:`ignore_ambient_run_id`),
-    so an old run is never resumed, overwritten or flipped to FAILED.
+    so an old run is never resumed, overwritten or flipped to FAILED. The steps are
+    :func:`run_creator`, :func:`activate_run` and :func:`ending_run`, which a run set up
+    on a thread (:func:`~locomo_exp.tracking.pending.deferred_mlflow_run`) shares.
 
     Args:
         tracking_uri: the store (see :func:`resolve_tracking_uri`).
@@ -79,6 +83,7 @@ def mlflow_run(
         parent_run_id: nest the run under this run (works across processes).
         log_file: uploaded as an artifact when the run ends, whatever its status (the
             job's ``locomo_exp.log``); skipped when missing.
+        params: logged when the run is created.
 
     Yields:
         The active ``mlflow.ActiveRun``.
@@ -86,25 +91,82 @@ def mlflow_run(
     Raises:
         TrackingStoreError: the store cannot be opened, or the run not created (one line).
     """
-    ignore_ambient_run_id()
-    run = activate_run(
-        tracking_uri,
-        create_run(
-            tracking_uri=tracking_uri,
-            experiment=experiment,
-            run_name=run_name,
-            tags=tags,
-            parent_run_id=parent_run_id,
-        ),
+    create = run_creator(
+        tracking_uri=tracking_uri,
+        experiment=experiment,
+        run_name=run_name,
+        tags=tags,
+        parent_run_id=parent_run_id,
+        params=params,
     )
-    error: BaseException | None = None
-    try:
+    run = activate_run(tracking_uri, create())
+    with ending_run(lambda: run, log_file):
         yield run
-    except BaseException as raised:
-        error = raised
+
+
+def run_creator(
+    *,
+    tracking_uri: str,
+    experiment: str,
+    run_name: str,
+    tags: Mapping[str, str] | None = None,
+    parent_run_id: str | None = None,
+    params: Mapping[str, str] | None = None,
+) -> Callable[[], str]:
+    """The first step of every job's run: drop an ambient run id, then say how to create it.
+
+    ``MLFLOW_RUN_ID`` is removed from the environment now (:func:`ignore_ambient_run_id`);
+    the run itself is created when the returned function is called (on any thread).
+
+    Args:
+        tracking_uri: the store.
+        experiment: experiment name (created if missing).
+        run_name: the run's display name.
+        tags: extra tags.
+        parent_run_id: nest the run under this run.
+        params: logged when the run is created.
+
+    Returns:
+        A function creating the run (:func:`create_run`) and returning its id; it raises
+        :class:`TrackingStoreError`.
+    """
+    ignore_ambient_run_id()
+    return functools.partial(
+        create_run,
+        tracking_uri=tracking_uri,
+        experiment=experiment,
+        run_name=run_name,
+        tags=tags,
+        parent_run_id=parent_run_id,
+        params=params,
+    )
+
+
+@contextlib.contextmanager
+def ending_run(
+    get_run: Callable[[], Any],
+    log_file: Path | None,
+    settle: Callable[[BaseException], Any] | None = None,
+) -> Iterator[None]:
+    """End a job's run when the block ends: FINISHED, KILLED or FAILED (:func:`end_run`).
+
+    Args:
+        get_run: the active run (called when the block ends).
+        log_file: uploaded when the run ends (skipped when missing).
+        settle: the run while the block raises the given error, or ``None`` when there
+            is none to end (default: ``get_run``).
+
+    Raises:
+        BaseException: the block's own error, after the run ended.
+    """
+    try:
+        yield
+    except BaseException as error:
+        run = settle(error) if settle is not None else get_run()
+        if run is not None:
+            end_run(run, error, log_file)
         raise
-    finally:
-        end_run(run, error, log_file)
+    end_run(get_run(), None, log_file)
 
 
 def create_run(

@@ -15,11 +15,14 @@ to each :class:`CallClaims` (by default the one of the current process).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import os
 import threading
 import time
 import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -242,3 +245,46 @@ class CallClaims:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+@contextlib.asynccontextmanager
+async def held_claims(
+    cache: JudgeCache,
+    *,
+    stale_after_s: float,
+    owners: ClaimOwners | None,
+    sleep: Callable[[float], Awaitable[None]],
+) -> AsyncIterator[CallClaims]:
+    """A claim owner for the block, its heartbeat beating on a task, closed on exit.
+
+    Args:
+        cache: the open cache.
+        stale_after_s: seconds without heartbeat after which another owner's claim is
+            taken over (``judge.claim_timeout_s``); the heartbeat beats every quarter of
+            it (between 0.05 and 30 seconds).
+        owners: registry of live claim owners (default: this process's).
+        sleep: coroutine function waiting a number of seconds (the heartbeat's interval).
+
+    Yields:
+        The :class:`CallClaims`.
+    """
+    claims = CallClaims(cache, stale_after_s=stale_after_s, owners=owners)
+    interval_s = min(30.0, max(0.05, stale_after_s / 4))
+
+    async def beat() -> None:
+        while True:
+            await sleep(interval_s)
+            claims.heartbeat()
+
+    task = asyncio.ensure_future(beat())
+    try:
+        yield claims
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        claims.close()
+        if claims.takeovers:
+            logger.info(
+                "judge: took over %d call(s) claimed by a process that is gone", claims.takeovers
+            )
