@@ -168,6 +168,22 @@ class SdkJudgeClient:
     _client: Any
     _timeout_s: float
 
+    @staticmethod
+    def _json_object(raw: Any) -> dict[str, Any]:
+        """The JSON object of an HTTP reply read through the SDK's generic ``post``.
+
+        Raises:
+            JudgeCallError: ``kind="invalid_response"`` (retryable) when the body is not
+                JSON; a JSON value that is not an object counts as an empty reply.
+        """
+        try:
+            payload = raw.json()
+        except ValueError as exc:  # a 200 whose body is not JSON
+            raise JudgeCallError(
+                f"unreadable reply body: {exc}", kind="invalid_response", retryable=True
+            ) from None
+        return payload if isinstance(payload, dict) else {}
+
     @property
     def base_url(self) -> str:
         """The API base URL requests go to (never contains the key)."""

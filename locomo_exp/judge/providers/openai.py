@@ -327,13 +327,7 @@ class OpenAIJudgeClient(SdkJudgeClient):
             "/chat/completions", cast_to=_http.Response, body=build_chat_kwargs(request)
         )
         raw = await self._timed(post)
-        try:
-            completion = raw.json()
-        except ValueError as exc:  # a 200 whose body is not JSON
-            raise JudgeCallError(
-                f"unreadable reply body: {exc}", kind="invalid_response", retryable=True
-            ) from None
-        reply = reply_from_completion(completion if isinstance(completion, dict) else {})
+        reply = reply_from_completion(self._json_object(raw))
         request_id = raw.headers.get("x-request-id")
         return replace(
             reply, request_id=request_id, rate_limit=parse_rate_limit_headers(raw.headers)
