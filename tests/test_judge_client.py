@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fake_anthropic import FAKE_API_KEY, FakeAnthropicServer, make_judge_config, rubric
+from fake_anthropic import FAKE_API_KEY, FakeAnthropicServer, Reply, make_judge_config, rubric
 from judge_answer import judge_answer
 
-from locomo_exp.judge.messages import JudgeRequest, parse_retry_after
+from locomo_exp.judge.messages import JudgeReply, JudgeRequest, parse_retry_after
 from locomo_exp.judge.providers.anthropic import (
     SDK_DEFAULT_API_VERSION,
     TEMPERATURE_API_VERSION,
@@ -129,3 +129,72 @@ def test_judge_calls_are_not_opentelemetry_spans() -> None:
     if option is None:
         pytest.skip("this anthropic SDK has no OpenTelemetry option")
     assert option["traces"]["enabled"] is False
+
+
+def _complete(server: FakeAnthropicServer, temperature: float | None = 0.0) -> JudgeReply:
+    import asyncio
+
+    from locomo_exp.judge.providers.anthropic import AnthropicJudgeClient
+
+    async def go() -> JudgeReply:
+        client = AnthropicJudgeClient(
+            api_key=FAKE_API_KEY, temperature=temperature, base_url=server.url
+        )
+        try:
+            return await client.complete(
+                JudgeRequest("claude-sonnet-4-6", "sys", "prompt", 64, temperature)
+            )
+        finally:
+            await client.aclose()
+
+    return asyncio.run(go())
+
+
+def test_realtime_reply_is_read_from_the_json_body(fake_anthropic: FakeAnthropicServer) -> None:
+    # two text blocks and a tool block: the text blocks joined, usage and the request id kept
+    fake_anthropic.script(
+        Reply(
+            body={
+                "id": "msg_1",
+                "type": "message",
+                "role": "assistant",
+                "model": "claude-sonnet-4-6",
+                "content": [
+                    {"type": "text", "text": '{"score": '},
+                    {"type": "tool_use", "id": "t", "name": "x", "input": {}},
+                    {"type": "text", "text": "70}"},
+                ],
+                "stop_reason": "end_turn",
+                "usage": {"input_tokens": 321, "output_tokens": 9},
+            }
+        )
+    )
+    reply = _complete(fake_anthropic)
+    assert reply.text == '{"score": 70}'
+    assert (reply.input_tokens, reply.output_tokens) == (321, 9)
+    assert reply.stop_reason == "end_turn" and reply.model == "claude-sonnet-4-6"
+    assert reply.request_id is not None and reply.request_id.startswith("req_fake_")
+    [request] = fake_anthropic.messages_requests()
+    assert request.path.endswith("/v1/messages")
+    assert request.body["temperature"] == 0.0
+    assert request.headers["anthropic-version"] == TEMPERATURE_API_VERSION
+
+
+def test_a_200_whose_body_is_not_json_is_a_retryable_invalid_response(
+    fake_anthropic: FakeAnthropicServer,
+) -> None:
+    from locomo_exp.judge.errors import JudgeCallError
+
+    fake_anthropic.script(Reply(body=b"<html>gateway</html>", content_type="text/html"))
+    with pytest.raises(JudgeCallError) as caught:
+        _complete(fake_anthropic)
+    assert caught.value.kind == "invalid_response" and caught.value.retryable
+
+
+def test_reply_fields_missing_from_the_json_count_as_empty(
+    fake_anthropic: FakeAnthropicServer,
+) -> None:
+    fake_anthropic.script(Reply(body={"type": "message", "content": None}))
+    reply = _complete(fake_anthropic, temperature=None)
+    assert (reply.text, reply.input_tokens, reply.output_tokens, reply.model) == ("", 0, 0, "")
+    assert reply.stop_reason is None
