@@ -20,6 +20,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,7 +53,8 @@ class RecordProblem:
 
     Attributes:
         path: the file.
-        where: the record's location, e.g. ``[12]`` or ``["3"][7]`` or ``line 5``;
+        where: the record's location, e.g. ``[12]`` or ``["3"][7]`` (JSON) or ``line 5``
+            (JSON Lines, 1-based);
             empty for a problem with the whole file.
         field: the field name in the file, or ``None`` for the whole record/file.
         message: what is wrong.
@@ -68,8 +70,8 @@ class RecordProblem:
     def __str__(self) -> str:
         """``path: record N, field F: message`` (the parts that are known)."""
         parts = [self.path]
-        if self.where:
-            parts.append(f"record {self.where}")
+        if self.where:  # a JSON Lines row is named by its line, as editors show it
+            parts.append(self.where if self.where.startswith("line ") else f"record {self.where}")
         if self.field:
             parts.append(f"field '{self.field}'")
         return ": ".join(parts) + f": {self.message}"
@@ -281,19 +283,39 @@ def parse_json_or_jsonl(text: str, path: Path | str) -> Any:
             JSON nested too deep, or an integer with too many digits -- one line naming the
             file (and the JSON Lines line number).
     """
+    return parse_with_lines(text, path)[0]
+
+
+def parse_with_lines(text: str, path: Path | str) -> tuple[Any, tuple[int, ...] | None]:
+    """Parse text as JSON, or else as JSON Lines, with the line of each JSON Lines row.
+
+    Args:
+        text: the decoded file.
+        path: the file, for messages.
+
+    Returns:
+        ``(value, lines)``: the parsed value (a list for JSON Lines) and, for JSON Lines,
+        the 1-based line number of each row as an editor shows it (blank lines are
+        skipped, so row ``i`` need not be on line ``i + 1``); ``None`` for JSON.
+
+    Raises:
+        DataValidationError: as :func:`parse_json_or_jsonl`.
+    """
     if not text.strip():
         raise file_error(path, "file is empty")
     try:
-        return _parse_one(text)
+        return _parse_one(text), None
     except _HostileJSON as error:
         raise file_error(path, str(error)) from None
     except json.JSONDecodeError as json_error:
         rows: list[Any] = []
+        lines: list[int] = []
         for number, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
                 continue
             try:
                 rows.append(_parse_one(line))
+                lines.append(number)
             except _HostileJSON as error:
                 raise file_error(path, f"line {number}: {error}") from None
             except json.JSONDecodeError:
@@ -302,7 +324,11 @@ def parse_json_or_jsonl(text: str, path: Path | str) -> Any:
                     f"not valid JSON ({json_error.msg} at line {json_error.lineno}, "
                     f"column {json_error.colno}) nor JSON Lines (line {number})",
                 ) from None
-        return rows
+        return rows, tuple(lines)
+
+
+_LIST_INDEX = re.compile(r"\[(\d+)\]\.?(.*)", re.S)
+"""A record location that starts with its index in the file's top-level list."""
 
 
 @dataclass(frozen=True)
@@ -314,12 +340,41 @@ class ParsedFile:
         obj: the parsed JSON (a list for JSON Lines).
         sha256: hex digest of exactly the bytes that were parsed.
         n_bytes: their number.
+        lines: for JSON Lines, the 1-based line number of each row; ``None`` for JSON.
     """
 
     path: Path
     obj: Any
     sha256: str
     n_bytes: int
+    lines: tuple[int, ...] | None = None
+
+    def where(self, index: int) -> str:
+        """Where row ``index`` (0-based) of the parsed list is, for messages.
+
+        Returns:
+            ``line 7`` for JSON Lines (the line an editor shows), ``[6]`` for a JSON list.
+        """
+        if self.lines is not None and 0 <= index < len(self.lines):
+            return f"line {self.lines[index]}"
+        return f"[{index}]"
+
+    def relabel(self, where: str) -> str:
+        """A reader's record location with a JSON Lines row named by its line.
+
+        Args:
+            where: a location that starts with the row's index in the top-level list
+                (``[6]``, ``[6].qa[2] (sample_id=x)``); other locations are kept.
+
+        Returns:
+            For JSON Lines ``line 7``, ``line 7, qa[2] (sample_id=x)``; else ``where``.
+        """
+        found = _LIST_INDEX.fullmatch(where) if self.lines is not None else None
+        if found is None or int(found.group(1)) >= len(self.lines or ()):
+            return where
+        rest = found.group(2).strip()
+        line = self.where(int(found.group(1)))
+        return f"{line}, {rest}" if rest else line
 
 
 def read_results_file(path: str | Path) -> ParsedFile:
@@ -338,8 +393,8 @@ def read_results_file(path: str | Path) -> ParsedFile:
     absolute = absolute_path(path)
     data = read_bytes_once(absolute)
     digest = hashlib.sha256(data).hexdigest()
-    obj = parse_json_or_jsonl(decode_text(data, absolute), absolute)
-    return ParsedFile(path=absolute, obj=obj, sha256=digest, n_bytes=len(data))
+    obj, lines = parse_with_lines(decode_text(data, absolute), absolute)
+    return ParsedFile(path=absolute, obj=obj, sha256=digest, n_bytes=len(data), lines=lines)
 
 
 __all__ = [
@@ -351,6 +406,7 @@ __all__ = [
     "decode_text",
     "file_error",
     "parse_json_or_jsonl",
+    "parse_with_lines",
     "read_bytes_once",
     "read_results_file",
 ]

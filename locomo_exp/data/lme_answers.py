@@ -145,9 +145,8 @@ def _label(path: Path, where: str, value: Any) -> tuple[bool, str | None]:
     return verdict, str(model) if model is not None else None
 
 
-def _row(path: Path, index: int, raw: Any) -> tuple[LmeAnswer, bool]:
-    """One row -> (answer, hypothesis was null)."""
-    where = f"[{index}]"
+def _row(path: Path, index: int, where: str, raw: Any) -> tuple[LmeAnswer, bool]:
+    """One row (``where``: ``line 7`` or ``[6]``) -> (answer, hypothesis was null)."""
     if not isinstance(raw, dict):
         raise DataValidationError(
             [RecordProblem(str(path), where, None, "is not an object {question_id, hypothesis}")]
@@ -185,7 +184,8 @@ def read_lme_answers(path: str | Path) -> LmeAnswers:
         :class:`LmeAnswers`.
 
     Raises:
-        DataValidationError: one line naming the file, the record and the field when the
+        DataValidationError: one line naming the file, the record (``line 7`` of JSON Lines,
+            as editors number lines; ``[6]`` of a JSON list) and the field when the
             file is unreadable, is a LoCoMo results file or another layout, has a row that
             is not an object, has no ``question_id`` or ``hypothesis``, a hypothesis that is
             not text, an ``autoeval_label`` that is not ``{model, label: true/false}``, a
@@ -201,16 +201,16 @@ def read_lme_answers(path: str | Path) -> LmeAnswers:
     missing: list[str] = []
     first_at: dict[str, int] = {}
     for index, raw in enumerate(obj):
-        answer, was_null = _row(parsed.path, index, raw)
+        answer, was_null = _row(parsed.path, index, parsed.where(index), raw)
         if answer.question_id in first_at:
             raise DataValidationError(
                 [
                     RecordProblem(
                         str(parsed.path),
-                        f"[{index}]",
+                        parsed.where(index),
                         ID_FIELD,
                         f"duplicate question id {answer.question_id!r} "
-                        f"(first at [{first_at[answer.question_id]}])",
+                        f"(first at {parsed.where(first_at[answer.question_id])})",
                     )
                 ]
             )
@@ -225,7 +225,7 @@ def read_lme_answers(path: str | Path) -> LmeAnswers:
             [
                 RecordProblem(
                     str(parsed.path),
-                    f"[{row.position}]",
+                    parsed.where(row.position),
                     LABEL_FIELD,
                     f"is missing while {len(labelled)} other row(s) have one; an eval-results "
                     "file labels every row",

@@ -316,6 +316,8 @@ def load_setting(
         raise file_error(path, str(error)) from None
     if not raw_items:
         raise file_error(path, "contains no records")
+    if parsed.lines is not None:  # JSON Lines: a record is named by its line, as editors show
+        raw_items = [(parsed.relabel(where), conv, raw) for where, conv, raw in raw_items]
 
     reference = Reference(config.reference) if config.reference else None
     lookup: CategoryLookup | None = None

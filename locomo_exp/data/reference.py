@@ -29,7 +29,12 @@ from pathlib import Path
 from typing import Any
 
 from locomo_exp.benchmark.locomo import normalize_question
-from locomo_exp.data.input_file import file_error, read_results_file
+from locomo_exp.data.input_file import (
+    DataValidationError,
+    RecordProblem,
+    file_error,
+    read_results_file,
+)
 from locomo_exp.results import QARecord
 from locomo_exp.results.words import counted
 
@@ -78,7 +83,8 @@ class Reference:
         path: the dataset file (a JSON list of ``{sample_id, qa: [{question, category, ...}]}``).
 
     Raises:
-        DataValidationError: when the file cannot be read or is not such a list.
+        DataValidationError: when the file cannot be read or is not such a list (one line
+            naming the file, the first sample that is not ``{sample_id, qa}`` and the field).
     """
 
     def __init__(self, path: str | Path):
@@ -86,13 +92,19 @@ class Reference:
         self.path = str(parsed.path)
         self.sha256 = parsed.sha256
         samples = parsed.obj
-        if not isinstance(samples, list) or not all(
-            isinstance(s, dict) and isinstance(s.get("qa"), list) for s in samples
-        ):
-            raise file_error(
-                parsed.path,
-                "data.reference must be LoCoMo's dataset: a JSON list of {sample_id, qa}",
-            )
+        expected = "data.reference must be LoCoMo's dataset: a JSON list of {sample_id, qa}"
+        if not isinstance(samples, list):
+            raise file_error(parsed.path, expected)
+        for index, sample in enumerate(samples):
+            if not isinstance(sample, dict) or not isinstance(sample.get("qa"), list):
+                field_name = "qa" if isinstance(sample, dict) else None
+                what = "is not a list" if field_name else "is not an object"
+                where = parsed.where(index)
+                if isinstance(sample, dict) and "sample_id" in sample:
+                    where += f" (sample_id={sample['sample_id']})"
+                raise DataValidationError(
+                    [RecordProblem(str(parsed.path), where, field_name, f"{what}; {expected}")]
+                )
         self._items: dict[tuple[str, str], list[tuple[int, frozenset[str]]]] = defaultdict(list)
         self._samples_of: dict[str, set[str]] = defaultdict(set)
         for index, sample in enumerate(samples):
