@@ -320,8 +320,9 @@ def run_experiment(
         status = {"f1": "ok"} if cfg.scorer.uses_f1 else {}
         if cfg.scorer.uses_judge:
             status["judge"] = JUDGE_RUNNING
-        summary, files, rows = write_outputs(
-            output_dir, cfg, loaded, lexical, status=status, answer_key=answer_key
+        summary, files, rows = write_outputs(  # a record before the judge spends anything
+            output_dir, cfg, loaded, lexical, status=status, answer_key=answer_key,
+            plots=not cfg.scorer.uses_judge,
         )
 
         judge_result = None

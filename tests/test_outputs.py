@@ -164,13 +164,22 @@ def test_report_of_a_judge_still_running_says_so_and_a_complete_run_has_no_block
 
     def run_judge(*args: Any, **kwargs: Any) -> Any:  # look at the report while "judging"
         seen["report"] = (tmp_path / "out" / "report.md").read_text()
+        seen["files"] = " ".join(sorted(p.name for p in (tmp_path / "out").iterdir()))
         raise RuntimeError("stop")
 
     monkeypatch.setattr(judge, "preflight_judge", lambda cfg, records, **kwargs: None)
     monkeypatch.setattr(judge, "run_judge", run_judge)
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "category_scores.png").write_bytes(b"an earlier attempt's plot")
     with pytest.raises(RuntimeError):
         run_experiment(typed_config("tracking=none", "scorer=both"), tmp_path / "out", tmp_path)
     assert f"- judge: {JUDGE_RUNNING}" in seen["report"]
+    # the record before the judge draws no plot (and drops an earlier attempt's) ...
+    assert ".png" not in seen["files"] and "report.html" in seen["files"]
+    assert ".png" not in seen["report"]
+    # ... and the judge's failure writes the outputs again, plots included
+    assert (tmp_path / "out" / "category_scores.png").read_bytes()[:4] == b"\x89PNG"
+    assert "category_scores.png" in (tmp_path / "out" / "report.md").read_text()
 
     f1_only = run_experiment(typed_config("tracking=none"), tmp_path / "f1", tmp_path)
     assert f1_only.summary["status"] == {"f1": "ok"}

@@ -13,6 +13,7 @@ that composition so mistakes get the project's own one-line messages:
 
 from __future__ import annotations
 
+import functools
 import logging
 from pathlib import Path
 from typing import Any, Optional
@@ -135,8 +136,25 @@ def config_groups() -> dict[str, list[str]]:
     }
 
 
+@functools.lru_cache(maxsize=1)
+def _schema() -> DictConfig:
+    """The schema as an OmegaConf node, built once per process (about 0.1 s each time).
+
+    Shared: callers only read it (``OmegaConf.merge`` copies it; a value is tried on a
+    ``copy.deepcopy`` of its node).
+    """
+    schema: DictConfig = OmegaConf.structured(ExperimentConfig)
+    return schema
+
+
 def _parse_overrides(overrides: list[str]) -> list[Any]:
     """Hydra's own parse of command-line overrides; unparsable ones are left to Hydra."""
+    return list(_parsed(tuple(overrides)))
+
+
+@functools.lru_cache(maxsize=8)
+def _parsed(overrides: tuple[str, ...]) -> tuple[Any, ...]:
+    """:func:`_parse_overrides`, parsed once per command line (four checks read it)."""
     from hydra.core.override_parser.overrides_parser import OverridesParser
     from hydra.errors import HydraException
 
@@ -149,7 +167,7 @@ def _parse_overrides(overrides: list[str]) -> list[Any]:
             parsed.append(parser.parse_override(line))
         except HydraException:
             continue
-    return parsed
+    return tuple(parsed)
 
 
 def unknown_override_keys(overrides: list[str]) -> list[tuple[str, str | None]]:
@@ -168,7 +186,7 @@ def unknown_override_keys(overrides: list[str]) -> list[tuple[str, str | None]]:
     """
     from hydra.core.override_parser.types import OverrideType
 
-    schema = OmegaConf.structured(ExperimentConfig)
+    schema = _schema()
     groups = config_groups()  # a group choice (benchmark=longmemeval) is not a key
     found: list[tuple[str, str | None]] = []
     for override in _parse_overrides(overrides):
@@ -255,7 +273,7 @@ def wrong_value_types(overrides: list[str]) -> list[str]:
     from omegaconf.errors import ValidationError
     from omegaconf.nodes import ValueNode
 
-    schema = OmegaConf.structured(ExperimentConfig)
+    schema = _schema()
     problems: list[str] = []
     for override in _parse_overrides(overrides):
         key = str(override.key_or_group)
@@ -297,7 +315,7 @@ def keep_typed_text(cfg: DictConfig, overrides: list[str]) -> list[str]:
     Returns:
         The keys whose value was put back.
     """
-    schema = OmegaConf.structured(ExperimentConfig)
+    schema = _schema()
     restored = []
     for override in _parse_overrides(overrides):
         if override.is_delete() or override.is_sweep_override() or override.package is not None:
@@ -436,7 +454,7 @@ def to_experiment_config(cfg: DictConfig | ExperimentConfig) -> ExperimentConfig
     """
     if isinstance(cfg, ExperimentConfig):
         return cfg
-    schema = OmegaConf.structured(ExperimentConfig)
+    schema = _schema()
     unknown = unknown_keys(cfg, schema)
     if unknown:
         raise UnknownConfigKeyError(unknown)

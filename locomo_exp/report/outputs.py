@@ -158,6 +158,8 @@ def write_outputs(
     judge_result: Any = None,
     status: dict[str, str] | None = None,
     answer_key: dict[str, Any] | None = None,
+    *,
+    plots: bool = True,
 ) -> tuple[RunSummary, list[Path], list[dict[str, Any]]]:
     """Write every output file of a run into ``output_dir``, each atomically.
 
@@ -171,6 +173,9 @@ def write_outputs(
         status: ``summary["status"]`` (``{"f1": "ok", "judge": ...}``).
         answer_key: the errata section
             (:func:`locomo_exp.scoring.errata.score_errata`), or ``None``.
+        plots: draw the plots; ``False`` for the record written before the judge runs
+            (every way out of the judge writes the outputs again, plots included), which
+            also removes plots left by an earlier attempt in the directory.
 
     Returns:
         ``(summary, paths written, scores.jsonl rows)``.
@@ -206,14 +211,19 @@ def write_outputs(
         stored_metrics=loaded.stored_metrics,
         runs=loaded.runs_summary,
     )
-    plots = [
-        plot.name
-        for plot in (
-            plot_category_scores(summary, cfg.baselines, output_dir / CATEGORY_PLOT),
-            plot_j_distribution(rows, output_dir / J_DISTRIBUTION_PLOT),
-        )
-        if plot is not None
-    ]
+    if plots:
+        drawn = [
+            plot.name
+            for plot in (
+                plot_category_scores(summary, cfg.baselines, output_dir / CATEGORY_PLOT),
+                plot_j_distribution(rows, output_dir / J_DISTRIBUTION_PLOT),
+            )
+            if plot is not None
+        ]
+    else:  # no plot of an earlier attempt beside a report that does not show it
+        drawn = []
+        for name in (CATEGORY_PLOT, J_DISTRIBUTION_PLOT):
+            (output_dir / name).unlink(missing_ok=True)
     paths = [output_dir / name for name in OUTPUT_FILES]
     report, scores, summary_path, config_path = paths
     # each file atomically (temp name + os.replace): a failure never leaves a truncated file
@@ -226,15 +236,15 @@ def write_outputs(
     card = build_card(tree, summary_json)
     atomic_write_jsonl(scores, rows)
     atomic_write_text(summary_path, json.dumps(summary_json, indent=2, ensure_ascii=False) + "\n")
-    report_text = render_report(summary, cfg.baselines, plots, card, answer_key)
+    report_text = render_report(summary, cfg.baselines, drawn, card, answer_key)
     atomic_write_text(report, report_text)
     html_path = output_dir / REPORT_HTML
-    images = {name: (output_dir / name).read_bytes() for name in plots}
+    images = {name: (output_dir / name).read_bytes() for name in drawn}
     atomic_write_text(html_path, render_report_html(report_text, images, loaded.path.name))
     atomic_write_text(config_path, _config_yaml(cfg))
     atomic_write_text(output_dir / CARD_FILE, json.dumps(card, indent=2, ensure_ascii=False) + "\n")
     paths += [output_dir / CARD_FILE, html_path]
-    paths += [output_dir / name for name in plots]
+    paths += [output_dir / name for name in drawn]
     return summary, paths, rows
 
 
