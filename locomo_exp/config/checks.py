@@ -385,7 +385,9 @@ def validate_values(cfg: ExperimentConfig) -> None:
             intervals), an empty ``tracking.experiment`` with tracking on, or a
             ``judge.protocol`` / ``baselines.<set>.j_protocol`` that is not in
             :data:`locomo_exp.judge.protocols.PROTOCOLS`, or a ``data.format`` that is
-            neither ``auto`` nor in :data:`locomo_exp.data.layouts.LAYOUTS`.
+            neither ``auto`` nor in :data:`locomo_exp.data.layouts.LAYOUTS`, or a
+            ``judge.api_key_env`` / ``judge.base_url`` that may hold a credential
+            (:func:`locomo_exp.config.secrets.judge_value_problems`; values not repeated).
     """
     # the one lists of layouts and protocols (imports the layers contract allows, pyproject.toml)
     from locomo_exp.data.layouts import FORMATS
@@ -433,6 +435,9 @@ def validate_values(cfg: ExperimentConfig) -> None:
             f"tracking.experiment is {len(str(cfg.tracking.experiment))} characters long; MLflow "
             f"takes experiment names of at most {MAX_EXPERIMENT_CHARS}"
         )
+    from locomo_exp.config.secrets import judge_value_problems
+
+    problems += judge_value_problems(cfg.judge.api_key_env, cfg.judge.base_url)
     if problems:
         raise ConfigValueError("; ".join(problems))
 

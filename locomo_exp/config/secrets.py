@@ -10,8 +10,14 @@ checked before Hydra runs, by name and by value:
   ``+hydra.job.env_set.OPENAI_API_KEY``, ``judge.auth_token``); names that only end in
   ``_key`` (``data.records_key``) or name a variable (``judge.api_key_env``) are not;
 * a value holding an OpenAI or Anthropic secret key: ``sk-`` followed by at least 20
-  letters, digits, ``-`` or ``_`` (both vendors' keys have this form; e.g. a key pasted
-  into ``judge.api_key_env`` instead of the variable's name).
+  letters, digits, ``-`` or ``_`` (both vendors' keys have this form);
+* ``judge.api_key_env`` whose value is not an environment variable's name (letters, digits
+  and ``_``, not starting with a digit; ``auto`` and ``null`` included): a key pasted
+  where the variable's name goes, whatever its form;
+* ``judge.base_url`` holding user info (``http://user:password@host``): the credential
+  goes in the key's variable.
+
+The refusals never repeat the value, as it may be the key.
 """
 
 from __future__ import annotations
@@ -29,6 +35,40 @@ KEY_VALUE_RE = re.compile(r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{20,}")
 
 _PREFIX_RE = re.compile(r"^[+~]{0,2}")
 
+ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+"""An environment variable's name (POSIX: letters, digits and ``_``, no leading digit)."""
+
+USERINFO_RE = re.compile(r"://[^/?#\s]*@")
+"""A URL's user info (``scheme://user:password@host``)."""
+
+NOT_SAVED = "the value given was not saved"
+
+_SWEEP_RE = re.compile(r"^\s*choice\((.*)\)\s*$", re.DOTALL)
+
+
+def _values(value: str) -> list[str]:
+    """The values of an override: one, or each of a sweep's ``a,b`` / ``choice(a,b)``."""
+    sweep = _SWEEP_RE.match(value)
+    inner = sweep.group(1) if sweep else value
+    return [part.strip().strip("'\"").strip() for part in inner.split(",")]
+
+
+def _value_problem(key: str, values: list[str]) -> str | None:
+    """The refusal of ``values`` for the override ``key`` (prefixes removed), or ``None``."""
+    if key == "judge.api_key_env":
+        if all(ENV_NAME_RE.match(v) or v == "" for v in values):
+            return None
+        return (
+            "judge.api_key_env must name an environment variable (letters, digits, _), not "
+            f"hold a key; {NOT_SAVED}"
+        )
+    if key == "judge.base_url" and any(USERINFO_RE.search(v) for v in values):
+        return (
+            "judge.base_url must not hold a user name or password (user:password@host); put the "
+            f"credential in the key's environment variable (judge.api_key_env); {NOT_SAVED}"
+        )
+    return None
+
 
 def key_override_problem(argv: list[str]) -> str | None:
     """The refusal of an API key given on the command line, or ``None`` when there is none.
@@ -38,13 +78,19 @@ def key_override_problem(argv: list[str]) -> str | None:
 
     Returns:
         One line naming the first override that carries a key (its name only: the key
-        itself is never repeated) and where a key goes instead.
+        itself is never repeated) and where a key goes instead; for ``judge.api_key_env``
+        that is not a variable's name, or ``judge.base_url`` with user info, one line
+        saying what the value must be (the value is not repeated either).
     """
     for arg in argv:
         if arg.startswith("-") or "=" not in arg:
             continue
         name, value = arg.split("=", 1)
-        last = _PREFIX_RE.sub("", name).rsplit(".", 1)[-1]
+        key = _PREFIX_RE.sub("", name)
+        last = key.rsplit(".", 1)[-1]
+        problem = _value_problem(key, _values(value))
+        if problem:
+            return problem
         if KEY_NAME_RE.search(last):
             reason = "an API key is never accepted on the command line"
         elif KEY_VALUE_RE.search(value):
@@ -60,3 +106,21 @@ def key_override_problem(argv: list[str]) -> str | None:
             "OPENAI_API_KEY, or the one named by judge.api_key_env)"
         )
     return None
+
+
+def judge_value_problems(api_key_env: str | None, base_url: str | None) -> list[str]:
+    """The refusals of a composed config's ``judge.api_key_env`` and ``judge.base_url``.
+
+    The command line is checked before Hydra runs (:func:`key_override_problem`); this
+    catches the same values from a config file. The values are never repeated.
+
+    Args:
+        api_key_env: ``judge.api_key_env`` (``None``: no key is sent).
+        base_url: ``judge.base_url`` (``None``: the provider's endpoint).
+
+    Returns:
+        One line per refused value, empty when both are fine.
+    """
+    given = {"judge.api_key_env": api_key_env, "judge.base_url": base_url}
+    found = (_value_problem(key, [str(v)]) for key, v in given.items() if v is not None)
+    return [problem for problem in found if problem]
