@@ -56,7 +56,7 @@ def test_a_dry_run_records_its_judge_in_the_judge_section(typed_config, tmp_path
     own), never the key; the card names no judge, since nothing was judged."""
     need_shared()
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-never-written-1234")
-    cfg = typed_config(*DRY, "judge=gpt-4o", "judge.base_url='http://user:pw@127.0.0.1:9/v1?k=1'",
+    cfg = typed_config(*DRY, "judge=gpt-4o", "judge.base_url='http://127.0.0.1:9/v1?k=1'",
                        f"data.path={HYPOTHESES}", f"data.reference={REFERENCE}")
     summary = run_longmemeval(cfg, tmp_path / "out", tmp_path).summary
     written = (tmp_path / "out" / "summary.json").read_text()
@@ -69,7 +69,7 @@ def test_a_dry_run_records_its_judge_in_the_judge_section(typed_config, tmp_path
     }
     assert judge["figures"] is None and judge["dry_run_estimate"]["calls_to_make"] == 500
     assert summary["headline"] is None  # a dry run's judge has no figures
-    for secret in ("sk-test-never-written", "user:pw", "?k=1"):
+    for secret in ("sk-test-never-written", "?k=1"):
         assert secret not in written
     card = json.loads((tmp_path / "out" / "card.json").read_text())
     assert card["judge"] is None and card["verdicts"] == "none"

@@ -88,9 +88,6 @@ def key_override_problem(argv: list[str]) -> str | None:
         name, value = arg.split("=", 1)
         key = _PREFIX_RE.sub("", name)
         last = key.rsplit(".", 1)[-1]
-        problem = _value_problem(key, _values(value))
-        if problem:
-            return problem
         if KEY_NAME_RE.search(last):
             reason = "an API key is never accepted on the command line"
         elif KEY_VALUE_RE.search(value):
@@ -99,6 +96,9 @@ def key_override_problem(argv: list[str]) -> str | None:
                 "command line"
             )
         else:
+            problem = _value_problem(key, _values(value))
+            if problem:
+                return problem
             continue
         return (
             f"{name}=...: {reason} (it would be written to the run's saved config, card and "
