@@ -130,3 +130,46 @@ def test_sweep_vs_baseline_cell_uses_and_labels_the_question_level_interval(
         f"[{low:+.2f}, {high:+.2f}] (questions)",
         row.verdict.replace("A higher", "higher"),
     ]
+
+
+@pytest.mark.slow  # an MLflow store and two logged runs: ~15 s on a loaded 2-CPU machine
+def test_mlflow_logs_no_unmeasured_bound_and_says_why(tmp_path: Path) -> None:
+    import mlflow
+
+    from locomo_exp.compare.job import run_compare_job
+
+    store = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    client = mlflow.MlflowClient(tracking_uri=store)
+    logged = {}
+    for n_conv in (2, 5):
+        a, b = _two_conversation_runs(tmp_path / str(n_conv), n_conv)
+        job = run_compare_job(
+            CompareConfig(runs=[str(a), str(b)], bootstrap_samples=200, permutation_samples=200),
+            tmp_path / f"out{n_conv}", tmp_path, tracking_uri=store,
+        )
+        logged[n_conv] = (job.result, client.get_run(job.run_id).data)
+
+    result, few = logged[2]
+    groups = [(r.metric, r.group) for r in result.rows]
+    assert len(groups) == 6  # f1_locomo: categories 1-4, overall_1_4, overall
+    assert all(math.isfinite(v) for v in few.metrics.values())
+    assert not [name for name in few.metrics if name.endswith(("/ci_low", "/ci_high"))]
+    assert {name.rsplit("/", 1)[1] for name in few.metrics} == {"diff", "p_holm"}
+    assert few.params == {
+        f"compare/A_vs_B/{metric}/{group}/ci": "not measured: 2 conversations < 5"
+        for metric, group in groups
+    }
+    assert few.tags["mlflow.note.content"] == (
+        "ci_low/ci_high not logged for 6 of 6 rows (f1_locomo 1, f1_locomo 2, f1_locomo 3, "
+        "f1_locomo 4, f1_locomo overall_1_4, f1_locomo overall): not measured: 2 conversations "
+        "< 5; a conversation-cluster interval needs at least 5, so these rows' verdicts use "
+        "the question-level paired interval (compare.md, compare.json)."
+    )
+
+    result, enough = logged[5]
+    row = next(r for r in result.rows if r.metric == "f1_locomo" and r.group == "overall")
+    prefix = "compare/A_vs_B/f1_locomo/overall"
+    assert (enough.metrics[f"{prefix}/ci_low"], enough.metrics[f"{prefix}/ci_high"]) == (
+        pytest.approx(row.cluster_ci[0]), pytest.approx(row.cluster_ci[1])
+    )
+    assert enough.params == {} and "mlflow.note.content" not in enough.tags

@@ -175,6 +175,8 @@ def run_compare_job(
         tags=tags,
         metrics=result.mlflow_metrics(),
         artifacts=list(result.outputs.values()),
+        params=result.mlflow_params(),
+        description=result.mlflow_description(),
     )
     job.tracking_uri = tracking_uri
     return job

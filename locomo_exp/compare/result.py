@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from locomo_exp.compare.engine import CompareRow
+from locomo_exp.compare.engine import QUESTION, CompareRow
 from locomo_exp.compare.run_data import RunData
+from locomo_exp.stats.bootstrap import MIN_RUN_CLUSTERS
 
 
 def stored_field(run: RunData) -> str | None:
@@ -165,16 +166,23 @@ class CompareResult:
             "rows": [r.to_dict() for r in self.rows],
         }
 
+    def _mlflow_prefix(self, row: CompareRow) -> str:
+        """``compare/<A>_vs_<B>/<metric>/<group>``, sanitised to MLflow's character set."""
+        pair = re.sub(r"[^A-Za-z0-9_\-. :]+", "_", f"{row.run_a}_vs_{row.run_b}")
+        return f"compare/{pair.replace('..', '_')}/{row.metric}/{row.group}"
+
     def mlflow_metrics(self) -> dict[str, float]:
         """Finite differences, bounds and adjusted p-values as MLflow metric names.
 
-        Names: ``compare/<A>_vs_<B>/<metric>/<group>/diff`` (``ci_low``, ``ci_high``,
-        ``p_holm``), sanitised to MLflow's character set; values in points.
+        Names: ``compare/<A>_vs_<B>/<metric>/<group>/diff`` (``ci_low``, ``ci_high``:
+        the conversation-cluster interval, ``p_holm``), sanitised to MLflow's character
+        set; values in points. A bound that was not measured (fewer than
+        :data:`~locomo_exp.stats.bootstrap.MIN_RUN_CLUSTERS` conversations) is not
+        logged: :meth:`mlflow_params` says why.
         """
         out: dict[str, float] = {}
         for row in self.rows:
-            pair = re.sub(r"[^A-Za-z0-9_\-. :]+", "_", f"{row.run_a}_vs_{row.run_b}")
-            prefix = f"compare/{pair.replace('..', '_')}/{row.metric}/{row.group}"
+            prefix = self._mlflow_prefix(row)
             for name, value in (
                 ("diff", row.diff),
                 ("ci_low", row.cluster_ci[0]),
@@ -184,6 +192,50 @@ class CompareResult:
                 if value is not None and math.isfinite(value):
                     out[f"{prefix}/{name}"[:250]] = float(value)
         return out
+
+    def _unmeasured(self) -> list[tuple[CompareRow, str]]:
+        """Rows without a conversation-cluster interval, each with why it was not measured."""
+        return [
+            (row, f"not measured: {row.n_conversations} conversations < {MIN_RUN_CLUSTERS}")
+            for row in self.rows
+            if row.interval == QUESTION
+        ]
+
+    def mlflow_params(self) -> dict[str, str]:
+        """Why a row's ``ci_low``/``ci_high`` metrics are absent, as MLflow params.
+
+        Returns:
+            ``compare/<A>_vs_<B>/<metric>/<group>/ci`` -> ``"not measured: 2 conversations
+            < 5"`` for every row with fewer than
+            :data:`~locomo_exp.stats.bootstrap.MIN_RUN_CLUSTERS` conversations (the
+            cluster bootstrap's threshold); empty when every interval was measured.
+        """
+        return {f"{self._mlflow_prefix(row)}/ci"[:250]: why for row, why in self._unmeasured()}
+
+    def mlflow_description(self) -> str:
+        """The comparison run's description: which intervals were not measured, and why.
+
+        Returns:
+            One paragraph per reason, e.g. ``"ci_low/ci_high not logged for 12 of 12 rows
+            (f1_locomo overall, ...): not measured: 2 conversations < 5; a
+            conversation-cluster interval needs at least 5, so these rows' verdicts use the
+            question-level paired interval (compare.md, compare.json)."``; ``""`` when
+            every interval was measured.
+        """
+        by_reason: dict[str, list[CompareRow]] = {}
+        for row, why in self._unmeasured():
+            by_reason.setdefault(why, []).append(row)
+        paragraphs = []
+        for why, rows in by_reason.items():
+            names = ", ".join(f"{row.metric} {row.group}" for row in rows[:6])
+            more = ", ..." if len(rows) > 6 else ""
+            paragraphs.append(
+                f"ci_low/ci_high not logged for {len(rows)} of {len(self.rows)} rows "
+                f"({names}{more}): {why}; a conversation-cluster interval needs at least "
+                f"{MIN_RUN_CLUSTERS}, so these rows' verdicts use the question-level paired "
+                "interval (compare.md, compare.json)."
+            )
+        return "\n\n".join(paragraphs)
 
     def mlflow_tags(self) -> dict[str, str]:
         """``compare.run.<i>`` -> run directory, and the MLflow run ids the cards carry."""

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from locomo_exp.tracking.headline import NOTE_TAG
 from locomo_exp.tracking.names import finite_metrics
 from locomo_exp.tracking.store import log_artifacts, log_metrics, mlflow_run
 
@@ -74,6 +75,8 @@ def log_comparison(
     tags: Mapping[str, str],
     metrics: Mapping[str, Any],
     artifacts: list[Path],
+    params: Mapping[str, str] | None = None,
+    description: str = "",
 ) -> tuple[str, str]:
     """Log a finished comparison as its own MLflow run.
 
@@ -85,6 +88,9 @@ def log_comparison(
         metrics: differences, bounds and p-values in points
             (``CompareResult.mlflow_metrics``); non-finite values are left out.
         artifacts: ``compare.md``, ``compare.json``, forest plots.
+        params: logged as they are (why an interval was not measured,
+            ``CompareResult.mlflow_params``).
+        description: the run's description (``mlflow.note.content``), when not empty.
 
     Returns:
         ``(run_id, experiment_id)`` of the new run.
@@ -92,11 +98,13 @@ def log_comparison(
     Raises:
         TrackingStoreError: the store cannot be opened (one line).
     """
+    note = {NOTE_TAG: description} if description else {}
     with mlflow_run(
         tracking_uri=tracking_uri,
         experiment=experiment,
         run_name=run_name,
-        tags={COMPARE_KIND_TAG: "compare", **dict(tags)},
+        tags={COMPARE_KIND_TAG: "compare", **dict(tags), **note},
+        params=params,
     ) as run:
         log_metrics(finite_metrics(metrics))
         log_artifacts([p for p in artifacts if Path(p).is_file()])
