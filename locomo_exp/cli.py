@@ -407,6 +407,8 @@ def run_longmemeval_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir:
         "reference skipped); accuracy in percent"
     )
     print(lme_table(summary))
+    for warning in summary.get("warnings") or ():  # the judge's checks, as in the report
+        print(f"WARNING: {warning}")
     print(f"\nReport: {result.report_path}")
     if result.tracking_uri:
         print(

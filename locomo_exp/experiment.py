@@ -328,6 +328,7 @@ def run_experiment(
         judge_result = None
         if cfg.scorer.uses_judge:
             from locomo_exp.judge import JudgeBatchPending, preflight_judge, run_judge
+            from locomo_exp.trust.checks import warning_status
             from locomo_exp.trust.job import plan_trust, run_trust
 
             try:
@@ -362,7 +363,9 @@ def run_experiment(
                 if run is not None:
                     tracking.set_tags(tracking.pending_batch_tags(error.batch_ids))
             else:
-                status["judge"] = judge_result.finished_status(cfg.judge.max_error_rate)
+                status["judge"] = warning_status(  # "warning: J inflated (...)" when checked
+                    judge_result.finished_status(cfg.judge.max_error_rate), trust.warnings
+                )
                 gate = trust.audit.gate if trust.audit is not None else None
                 if gate is not None and gate.fails_run:
                     status["judge_audit"] = f"failed: {gate.message}"

@@ -55,6 +55,7 @@ from locomo_exp.report.run_dir import (
 from locomo_exp.results import JUDGE_DRY_RUN, QARecord
 from locomo_exp.results.money import round_money
 from locomo_exp.tracking import lme as lme_tracking
+from locomo_exp.trust.lme_checks import with_lme_checks
 from locomo_exp.trust.lme_controls import build_lme_controls
 from locomo_exp.trust.lme_dry_run import lme_member_config, with_trust_calls
 
@@ -437,8 +438,8 @@ def run_longmemeval(
                 matched, summary, labels, seed=cfg.report.seed,
                 judge_verdicts=judge_verdicts(judge_result, matched) if judge_result else None,
             )
-            files = _write(output_dir, cfg, summary, score_rows(matched, judge_result))
-        elif judge_result is not None:
+        if labels is not None or judge_result is not None:  # J inflated / deflated checked
+            summary = with_lme_checks(summary)
             files = _write(output_dir, cfg, summary, score_rows(matched, judge_result))
         metrics = lme_tracking.run_metrics(summary)
         if run is not None:

@@ -62,8 +62,10 @@ def _every_part() -> TrustSummary:
                         "judge audit failed: false-accept rate 100.0% (2/2) on other_gold"),
         max_false_accept=0.2,
         cost_usd=0.004,
-        j_inflated="J is inflated: the judge accepted 2/2 known-wrong other_gold controls",
+        j_inflated="J inflated (the judge accepted 2/2 known-wrong other_gold controls)",
         verdicts={"audit:gold_as_answer:q1": 100.0, "audit:other_gold:q2": None},
+        j_deflated="J deflated (the judge rejected 3/3 known-right gold_as_answer controls)",
+        checks={"false_accept": "J inflated", "false_reject": "J deflated"},
     )
     labels = AgreementResult(
         "human labels", AGREEMENT, per_category={1: AGREEMENT}, n_ambiguous=2, n_unmatched=1,
@@ -86,7 +88,7 @@ def _every_part() -> TrustSummary:
     )
     return TrustSummary(
         total_cost_usd=None, audit=audit, labels=labels, stored=labels, corrected=corrected,
-        panel=panel,
+        panel=panel, warnings=(str(audit.j_inflated), str(audit.j_deflated)),
     )
 
 

@@ -21,7 +21,8 @@ from locomo_exp.report.trust import render_audit_section
 from locomo_exp.results import AuditResult, QARecord, RunSummary, TrustSummary
 from locomo_exp.tracking.metrics import judge_tags
 from locomo_exp.tracking.trust import trust_metrics
-from locomo_exp.trust.audit import AuditSummary, inflated_j_warning, summarise_audit
+from locomo_exp.trust.audit import AuditSummary, summarise_audit
+from locomo_exp.trust.summary import check_audit
 from locomo_exp.trust.controls import AuditControl
 from locomo_exp.trust.summary import audit_result
 
@@ -149,13 +150,13 @@ def test_j_is_flagged_inflated_when_a_false_accept_interval_lies_above_half(
     )
     low, high = proportion_confint(accepted, n, alpha=0.05, method="wilson")
     assert (low > 0.5) is warned  # the rule, checked against statsmodels
-    warning = inflated_j_warning(summarise_audit(controls, verdicts, threshold=ACCEPT))
+    warnings = check_audit(summarise_audit(controls, verdicts, threshold=ACCEPT)).warnings
     if not warned:
-        assert warning is None
+        assert warnings == ()
         return
-    assert warning == (
-        f"J is inflated: the judge accepted {accepted}/{n} known-wrong other_gold controls "
-        f"(false-accept {100 * accepted / n:.1f}%, 95% CI [{100 * low:.1f}, {100 * high:.1f}])"
+    assert warnings == (
+        f"J inflated (the judge accepted {accepted}/{n} known-wrong other_gold controls: "
+        f"false-accept {100 * accepted / n:.1f}%, 95% CI [{100 * low:.1f}, {100 * high:.1f}])",
     )
 
 
@@ -165,7 +166,7 @@ def test_inflated_warning_opens_the_report_status_block_without_marking_it_incom
     controls = _controls("other_gold", 3, expected_accept=False)
     audit = replace(
         _typed(summarise_audit(controls, {}, threshold=ACCEPT)),
-        j_inflated="J is inflated: the judge accepted 5/5 x",
+        j_inflated="J inflated (the judge accepted 5/5 x)",
     )
     summary = _summary(
         status={"f1": "ok", "judge": "ok"},
@@ -173,7 +174,7 @@ def test_inflated_warning_opens_the_report_status_block_without_marking_it_incom
     )
     assert not summary.incomplete
     assert render_status(summary) == (
-        "## Run status: WARNING\n\n- **Warning: J is inflated: the judge accepted 5/5 x.**"
+        "## Run status: WARNING\n\n- **Warning: J inflated (the judge accepted 5/5 x).**"
     )
 
 
@@ -255,13 +256,18 @@ def test_accept_all_judge_prints_and_reports_that_j_is_inflated(
     result = _judge_run(
         fake_anthropic, tmp_path, typed_config, "judge.audit.n=5", "judge.audit.max_share=null"
     )
-    assert result.summary["status"] == {"f1": "ok", "judge": "ok"}
     audit = result.summary["judge"]["trust"]["audit"]
+    warnings = result.summary["judge"]["trust"]["warnings"]
+    assert warnings[0].startswith("J inflated (the judge accepted 5/5 known-wrong")
+    # the same warning wherever the status appears (trial 4, finding 4b): not "judge ok"
+    assert result.summary["status"] == {"f1": "ok", "judge": "warning: " + "; ".join(warnings)}
     assert audit["gate"] == {"state": "not set", "passed": False, "failures": [], "message": ""}
-    assert audit["j_inflated"].startswith("J is inflated: the judge accepted 5/5 known-wrong")
+    assert audit["j_inflated"].startswith("J inflated (the judge accepted 5/5 known-wrong")
+    card = json.loads((tmp_path / "out" / "card.json").read_text())
+    assert card["judge"]["warnings"] == warnings
     report = (tmp_path / "out" / "report.md").read_text()
     assert "## Run status: WARNING" in report
     assert report.index("## Run status: WARNING") < report.index("## LLM-as-a-Judge J")
     print_result(result)
     out = capsys.readouterr().out
-    assert "WARNING: J is inflated: the judge accepted 5/5 known-wrong" in out
+    assert "WARNING: J inflated (the judge accepted 5/5 known-wrong" in out

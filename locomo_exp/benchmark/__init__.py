@@ -13,7 +13,15 @@ from locomo_exp.benchmark.spec import (
     LOCOMO,
     LONGMEMEVAL,
     BenchmarkSpec,
+    JudgeCheckLimits,
     get_benchmark,
 )
 
-__all__ = ["BENCHMARKS", "LOCOMO", "LONGMEMEVAL", "BenchmarkSpec", "get_benchmark"]
+__all__ = [
+    "BENCHMARKS",
+    "LOCOMO",
+    "LONGMEMEVAL",
+    "BenchmarkSpec",
+    "JudgeCheckLimits",
+    "get_benchmark",
+]

@@ -17,6 +17,36 @@ from locomo_exp.benchmark import locomo, longmemeval
 
 
 @dataclass(frozen=True)
+class JudgeCheckLimits:
+    """When a judge's verdicts on answers known to be right or wrong make its J suspect.
+
+    Read by :mod:`locomo_exp.trust.checks` for the audit controls, the human labels and the
+    verdicts stored in the input; documented in ``docs/trust.md`` ("Checks of the judge").
+    Every rate check uses the 95% Wilson interval of the rate, so a verdict is given only
+    where the interval lies wholly on one side of the limit.
+
+    Attributes:
+        inflated_above: false-accept rate (0-1) on answers known to be wrong (a
+            should-be-rejected audit kind, the kinds pooled, or the answers a reference
+            calls wrong): an interval wholly above it means "J inflated". 0.5: the judge
+            accepts known-wrong answers more often than not.
+        deflated_above: false-reject rate (0-1) on answers known to be right (the gold given
+            as the answer, or the answers a reference calls correct; 1 - sensitivity): an
+            interval wholly above it means "J deflated". 0.5: the judge rejects right
+            answers more often than it accepts them.
+        min_kappa: Cohen's kappa with human labels or stored verdicts below which the
+            judge is said to disagree with them (0.2: "slight" agreement at best on
+            Landis & Koch's 1977 scale).
+        kappa_min_n: answers compared, at least, before the kappa check gives a verdict.
+    """
+
+    inflated_above: float = 0.5
+    deflated_above: float = 0.5
+    min_kappa: float = 0.2
+    kappa_min_n: int = 30
+
+
+@dataclass(frozen=True)
 class BenchmarkSpec:
     """The facts of one benchmark.
 
@@ -29,6 +59,7 @@ class BenchmarkSpec:
         overall_groups: overall keys and the categories each covers.
         normalize_question: question text -> its matching key (the one normaliser).
         source: where the facts come from.
+        judge_checks: when the judge's verdicts on known answers make J suspect.
     """
 
     name: str
@@ -39,6 +70,7 @@ class BenchmarkSpec:
     overall_groups: Mapping[str, tuple[int, ...]]
     normalize_question: Callable[[Any], str]
     source: str
+    judge_checks: JudgeCheckLimits = JudgeCheckLimits()
 
     @property
     def full_questions(self) -> dict[str, int]:

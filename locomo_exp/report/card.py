@@ -92,6 +92,8 @@ def _judge_section(summary: Mapping[str, Any]) -> dict[str, Any] | None:
     dry_run = (  # judge.dry_run=true: the settings a real run would use, no call made
         {"dry_run": True, "ran": False} if judge.get("dry_run_estimate") is not None else {}
     )
+    # the judge's checks (J inflated / deflated), as summary.json's status carries them
+    warnings = list((judge.get("trust") or {}).get("warnings") or ())
     return {
         **dry_run,
         "model": judge.get("model"),
@@ -106,6 +108,7 @@ def _judge_section(summary: Mapping[str, Any]) -> dict[str, Any] | None:
         "aggregation": judge.get("aggregation") or "mean over runs",
         "categories": judge.get("categories"),
         **_template_fields(judge),
+        **({"warnings": warnings} if warnings else {}),
     }
 
 
@@ -278,6 +281,7 @@ def render_card_markdown(card: Mapping[str, Any]) -> str:
                 f"- Judge API: {judge['provider']}, {_fmt(judge.get('endpoint_kind'))} endpoint "
                 f"{_fmt(judge.get('endpoint'))}"
             )
+        lines += [f"- Judge check: WARNING: {warning}" for warning in judge.get("warnings") or ()]
     else:
         lines.append("- Judge: not run")
     note = template_note(judge) if judge else None

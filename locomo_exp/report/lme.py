@@ -178,6 +178,12 @@ def _audit_lines(audit: Mapping[str, Any] | None) -> list[str]:
         f"Sensitivity (yes when yes is expected): {_rate_text(audit['sensitivity'])}; "
         f"specificity (no when no is expected): {_rate_text(audit['specificity'])}.",
     ]
+    checks = audit.get("checks") or {}
+    lines += [
+        f"Check of {name.replace('_', ' ')}s (is J {head}?): {checks[name]}."
+        for name, head in (("false_accept", "inflated"), ("false_reject", "deflated"))
+        if name in checks
+    ]
     corrected = _corrected_text(
         audit.get("corrected_overall"),
         source=", from controls, not human labels",
@@ -295,6 +301,9 @@ def render_lme_report(
     """
     name = summary["input"]["path"].rsplit("/", 1)[-1]
     out = [f"# LongMemEval: {name}", ""]
+    warnings = [f"- **Warning: {w}.**" for w in summary.get("warnings") or ()]
+    if warnings:  # the judge's checks (trust/lme_checks.py): J inflated or deflated
+        out += ["## Run status: WARNING", "", *warnings, ""]
     out += _card_lines(card) + [""]
     headline = summary.get("headline")
     if headline:

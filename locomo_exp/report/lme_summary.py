@@ -145,7 +145,8 @@ def build_lme_summary(
             "agreement_with_stored": None,
             "dry_run_estimate": estimate,
         }
-    status = {"j": "ok (stored verdicts)" if stored else "not measured: no stored verdicts"}
+    status = {"j": "ok (this tool's judge)" if judge else "ok (stored verdicts)" if stored
+              else "not measured: no stored verdicts"}
     if judge_status is not None:
         status["judge"] = judge_status
     summary = {
@@ -263,6 +264,8 @@ def _agreement(matched: LmeMatched, verdicts: dict[str, bool | None]) -> dict[st
         "kappa": found.kappa,
         "stored_yes_judge_no": found.fn,
         "stored_no_judge_yes": found.fp,
+        "stored_yes": found.tp + found.fn,  # sensitivity's n (J deflated, trust/lme_checks)
+        "stored_no": found.fp + found.tn,
     }
 
 

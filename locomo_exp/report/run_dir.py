@@ -24,6 +24,7 @@ from locomo_exp.report.run_cleanup import (
     remove_hydra_only_run_dir,
     remove_hydra_only_run_dir_of_this_run,
 )
+from locomo_exp.results import part_finished
 
 log = logging.getLogger(__name__)
 
@@ -130,7 +131,8 @@ def atomic_write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> Path:
 def run_dir_state(output_dir: Path) -> str:
     """Whether ``output_dir`` holds no run, a finished run, or one that did not finish.
 
-    A run is INCOMPLETE when its ``summary.json`` has a part whose status is not ``ok``
+    A run is INCOMPLETE when its ``summary.json`` has a part whose status is not ``ok`` or
+    ``warning: ...`` (:func:`~locomo_exp.results.part_finished`)
     (interrupted, failed, pending batch, still "running" after a crash), or when it has
     outputs but no ``summary.json`` or ``report.md`` yet (stopped while writing them).
     An unreadable ``summary.json`` counts as finished: nothing is replaced without
@@ -154,7 +156,8 @@ def run_dir_state(output_dir: Path) -> str:
         return "finished"
     if not isinstance(status, dict):
         return "finished"
-    return "incomplete" if any(value != "ok" for value in status.values()) else "finished"
+    finished = all(isinstance(v, str) and part_finished(v) for v in status.values())
+    return "finished" if finished else "incomplete"
 
 
 def check_output_dir(output_dir: Path, overwrite: bool) -> str:

@@ -118,8 +118,20 @@ def render_audit_section(
         lines.append(
             "- Gate: not set (no judge.audit.max_false_accept or judge.audit.max_false_reject)"
         )
-    if summary.j_inflated:
-        lines.append(f"- **Warning: {summary.j_inflated}.**")
+    checks = {
+        "false_accept": "Check of false accepts (is J inflated?):",
+        "false_reject": "Check of false rejects (is J deflated?):",
+    }
+    lines += [
+        f"- {question} {summary.checks[name]}"
+        for name, question in checks.items()
+        if name in summary.checks
+    ]
+    lines += [
+        f"- **Warning: {warning}.**"
+        for warning in (summary.j_inflated, summary.j_deflated)
+        if warning
+    ]
     for kind in summary.kinds.values():
         for note, count in kind.notes:
             lines.append(f"- {kind.kind}: {count} control(s): {note}")

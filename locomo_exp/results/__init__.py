@@ -51,6 +51,7 @@ from locomo_exp.results.record import QARecord
 from locomo_exp.results.run import (
     JUDGE_DRY_RUN,
     SCHEMA_VERSION,
+    WARNING_PREFIX,
     ByCategory,
     GroupStats,
     InputInfo,
@@ -58,6 +59,7 @@ from locomo_exp.results.run import (
     RunSummary,
     by_category_from_json,
     by_category_to_json,
+    part_finished,
 )
 from locomo_exp.results.trust import (
     CallEstimate,
@@ -72,6 +74,7 @@ from locomo_exp.results.trust import (
 __all__ = [
     "GATE_STATES",
     "JUDGE_DRY_RUN",
+    "WARNING_PREFIX",
     "Agreement",
     "AgreementResult",
     "Analysis",
@@ -102,4 +105,5 @@ __all__ = [
     "TrustSummary",
     "by_category_from_json",
     "by_category_to_json",
+    "part_finished",
 ]

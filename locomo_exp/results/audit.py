@@ -152,9 +152,15 @@ class AuditResult:
         max_false_accept: the limit per reject kind (0-1), or ``None``.
         max_false_reject: the limit per accept kind (0-1), or ``None``.
         cost_usd: sum of the kinds' costs (USD), or ``None`` without a price.
-        j_inflated: one line saying J is inflated (a reject kind's false-accept interval
-            lies wholly above 50%), or ``None``.
+        j_inflated: the "J inflated (...)" warnings of the audit joined by ``"; "`` (a
+            reject kind's false-accept interval, or the reject kinds' pooled one, lies
+            wholly above the benchmark's limit, :mod:`locomo_exp.trust.checks`), or ``None``.
         verdicts: control id -> its mean verdict (0-100), ``None`` when unscored.
+        j_deflated: the "J deflated (...)" warnings (the gold's false-reject interval lies
+            wholly above the limit), or ``None``.
+        checks: the pooled checks' verdicts in words: ``false_accept`` and
+            ``false_reject`` -> ``"J inflated"``, ``"not inflated: ..."``, ``"not measured
+            (n too small: ...)"``...
     """
 
     controls: int
@@ -172,6 +178,8 @@ class AuditResult:
     cost_usd: float | None = None
     j_inflated: str | None = None
     verdicts: dict[str, float | None] = field(default_factory=dict)
+    j_deflated: str | None = None
+    checks: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict (layout in ``docs/trust.md``)."""
@@ -190,6 +198,8 @@ class AuditResult:
             "kinds": {name: kind.to_json() for name, kind in self.kinds.items()},
             "cost_usd": self.cost_usd,
             "j_inflated": self.j_inflated,
+            "j_deflated": self.j_deflated,
+            "checks": dict(self.checks),
             "verdicts": dict(self.verdicts),
         }
 
@@ -215,4 +225,6 @@ class AuditResult:
             cost_usd=opt_float(data.get("cost_usd")),
             j_inflated=None if data.get("j_inflated") is None else str(data["j_inflated"]),
             verdicts={str(k): opt_float(v) for k, v in (data.get("verdicts") or {}).items()},
+            j_deflated=None if data.get("j_deflated") is None else str(data["j_deflated"]),
+            checks={str(k): str(v) for k, v in (data.get("checks") or {}).items()},
         )

@@ -20,6 +20,16 @@ from locomo_exp.results.scales import locomo_scales
 JUDGE_DRY_RUN = "dry run: nothing judged"
 """``summary["status"]["judge"]`` of ``judge.dry_run=true``: no call made, J not measured."""
 
+WARNING_PREFIX = "warning: "
+"""How the status of a part that finished with a warning starts: ``"warning: J inflated
+(...)"`` (the judge's checks, :mod:`locomo_exp.trust.checks`). Such a part finished."""
+
+
+def part_finished(status: str) -> bool:
+    """Whether a part's status says it ran to its end: ``"ok"`` or ``"warning: ..."``."""
+    return status == "ok" or status.startswith(WARNING_PREFIX)
+
+
 SCHEMA_VERSION = 1
 """Version of the ``summary.json`` layout written by :meth:`RunSummary.to_json`."""
 
@@ -287,7 +297,9 @@ class RunSummary:
         A judge dry run (:data:`JUDGE_DRY_RUN`) did what it was asked: it is not incomplete
         (:attr:`judge_dry_run` says what it is).
         """
-        return any(value not in ("ok", JUDGE_DRY_RUN) for value in self.status.values())
+        return any(
+            not part_finished(value) and value != JUDGE_DRY_RUN for value in self.status.values()
+        )
 
     @property
     def judge_dry_run(self) -> bool:
@@ -296,9 +308,18 @@ class RunSummary:
 
     @property
     def warnings(self) -> list[str]:
-        """Warnings the reader must see first: J inflated by a lenient judge (audit)."""
+        """Warnings the reader must see first: the judge's checks (J inflated or deflated).
+
+        The trust summary's :attr:`~locomo_exp.results.TrustSummary.warnings`
+        (:mod:`locomo_exp.trust.checks`); a summary written before them has only the
+        audit's ``j_inflated`` line.
+        """
         trust = self.judge.trust if self.judge is not None else None
-        inflated = trust.audit.j_inflated if trust is not None and trust.audit is not None else None
+        if trust is None:
+            return []
+        if trust.warnings:
+            return list(trust.warnings)
+        inflated = trust.audit.j_inflated if trust.audit is not None else None
         return [inflated] if inflated else []
 
     def to_json(self) -> dict[str, Any]:

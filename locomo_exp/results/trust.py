@@ -296,6 +296,9 @@ class TrustSummary:
             were there (``None`` otherwise).
         panel: the judge panel, or ``None``.
         dry_run: a dry run's estimate (then nothing else is set), or ``None``.
+        warnings: the judge's checks (:mod:`locomo_exp.trust.checks`): one line each,
+            ``"J inflated (...)"``, ``"J deflated (...)"``, ``"low agreement with ... (...)"``;
+            the judge's status is ``"warning: "`` and these lines.
     """
 
     total_cost_usd: float | None = None
@@ -306,6 +309,7 @@ class TrustSummary:
     corrected_unavailable: str | None = None
     panel: PanelSummary | None = None
     dry_run: TrustDryRun | None = None
+    warnings: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """The ``trust`` section of ``summary.json``: parts that ran, ``total_cost_usd`` last.
@@ -314,7 +318,7 @@ class TrustSummary:
 
             {"dry_run"?: {...}, "audit"?: {...}, "labels"?: {...}, "stored"?: {...},
              "corrected"?: {...}, "corrected_unavailable"?: "why", "panel"?: {...},
-             "total_cost_usd": USD | null}
+             "warnings"?: [...], "total_cost_usd": USD | null}
         """
         out: dict[str, Any] = {}
         if self.dry_run is not None:
@@ -330,6 +334,8 @@ class TrustSummary:
             out["corrected_unavailable"] = self.corrected_unavailable
         if self.panel is not None:
             out["panel"] = self.panel.to_json()
+        if self.warnings:
+            out["warnings"] = list(self.warnings)
         if self.dry_run is None or self.total_cost_usd is not None:  # a dry run paid nothing
             out["total_cost_usd"] = self.total_cost_usd
         return out
@@ -364,4 +370,5 @@ class TrustSummary:
             corrected_unavailable=part("corrected_unavailable", str),
             panel=part("panel", PanelSummary.from_json),
             dry_run=part("dry_run", TrustDryRun.from_json),
+            warnings=tuple(str(w) for w in data.get("warnings") or ()),
         )

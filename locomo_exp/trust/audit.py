@@ -15,7 +15,6 @@ import logging
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
 
 from locomo_exp.results.audit import GateResult
 from locomo_exp.stats.agreement import Proportion, wilson_interval
@@ -216,41 +215,6 @@ def _gate(failures: list[str], measured: int, no_limit: bool) -> GateResult:
             message="judge audit failed: " + "; ".join(failures),
         )
     return GateResult(state="passed")
-
-
-INFLATED_ABOVE: Final = 0.5
-"""A reject kind whose false-accept Wilson interval lies wholly above this rate (0-1) means
-the judge accepts known-wrong answers more often than not: J is inflated."""
-
-
-def inflated_j_warning(summary: AuditSummary) -> str | None:
-    """One line warning that J is inflated, or ``None``.
-
-    The warning is given when the lower bound of the Wilson interval of any reject kind's
-    false-accept rate is above :data:`INFLATED_ABOVE` (50%): that judge accepts answers
-    known to be wrong more often than it rejects them, so its J counts wrong answers as
-    right.
-
-    Args:
-        summary: the judged audit.
-
-    Returns:
-        ``"J is inflated: the judge accepted 149/149 known-wrong other_gold controls
-        (false-accept 100.0%, 95% CI [97.5, 100.0]); ..."``, or ``None``.
-    """
-    parts = [
-        f"{kind.error.successes}/{kind.error.n} known-wrong {kind.kind} controls "
-        f"(false-accept {_pct(kind.error.rate or 0.0)}, "
-        f"{100 * kind.error.confidence:g}% CI "
-        f"[{100 * kind.error.ci_low:.1f}, {100 * (kind.error.ci_high or 0.0):.1f}])"
-        for kind in summary.kinds.values()
-        if not kind.expected_accept
-        and kind.error.ci_low is not None
-        and kind.error.ci_low > INFLATED_ABOVE
-    ]
-    if not parts:
-        return None
-    return "J is inflated: the judge accepted " + "; ".join(parts)
 
 
 def audit_pairs(

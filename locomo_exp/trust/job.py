@@ -27,12 +27,15 @@ from locomo_exp.results import CallEstimate, QARecord, TrustDryRun, TrustSummary
 from locomo_exp.stats.correction import CorrectedJ, corrected_j
 from locomo_exp.trust.audit import audit_pairs, summarise_audit
 from locomo_exp.trust.budget import audit_judge_config
+from locomo_exp.trust.checks import merged
 from locomo_exp.trust.labels import AgreementReport, compare_with_labels, compare_with_stored
 from locomo_exp.trust.panel import judge_panel
 from locomo_exp.trust.plan import TrustPlan, judge_name, panel_preset_config, plan_trust
 from locomo_exp.trust.summary import (
     agreement_report_result,
     audit_result,
+    check_agreement,
+    check_audit,
     corrected_result,
     panel_summary,
 )
@@ -209,6 +212,7 @@ def run_trust(
         return _dry_run(plan, records, cfg, main, judge)
     verdicts = _verdicts(main)
     audit = None
+    judged_audit = None
     audit_verdicts: dict[str, float | None] = {}
     if plan.controls:
         audit_cfg = audit_judge_config(cfg, plan.controls)
@@ -262,6 +266,11 @@ def run_trust(
     total = _add_costs(
         main.summary.get("estimated_cost_usd"), 0.0 if audit is None else audit.estimated_cost_usd
     )
+    warnings = merged(
+        None if judged_audit is None else check_audit(judged_audit),
+        check_agreement(labels, "the human labels"),
+        check_agreement(stored, "the stored verdicts"),
+    )
     return TrustSummary(
         total_cost_usd=_add_costs(total, 0.0 if panel is None else panel.estimated_cost_usd),
         audit=audit,
@@ -272,6 +281,7 @@ def run_trust(
         if corrected is None and (labels is not None or audit is not None)
         else None,
         panel=panel,
+        warnings=warnings,
     )
 
 

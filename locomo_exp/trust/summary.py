@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from locomo_exp.benchmark import LOCOMO, JudgeCheckLimits
 from locomo_exp.results import (
     Agreement,
     AgreementResult,
@@ -23,7 +24,15 @@ from locomo_exp.results import (
 )
 from locomo_exp.stats.agreement import BinaryAgreement, Proportion
 from locomo_exp.stats.correction import CorrectedJ
-from locomo_exp.trust.audit import AuditSummary, inflated_j_warning
+from locomo_exp.trust.audit import AuditSummary
+from locomo_exp.trust.checks import (
+    DEFLATED,
+    INFLATED,
+    JudgeChecks,
+    KnownRate,
+    agreement_checks,
+    audit_checks,
+)
 from locomo_exp.trust.labels import AgreementReport
 from locomo_exp.trust.panel import PanelResult
 
@@ -47,6 +56,58 @@ def agreement_result(a: BinaryAgreement) -> Agreement:
     )
 
 
+def check_audit(audit: AuditSummary, limits: JudgeCheckLimits = LOCOMO.judge_checks) -> JudgeChecks:
+    """The judge's checks on the audit: J inflated or deflated, per kind and pooled.
+
+    Args:
+        audit: from :func:`locomo_exp.trust.audit.summarise_audit`.
+        limits: the benchmark's limits (LoCoMo's by default).
+
+    Returns:
+        :func:`locomo_exp.trust.checks.audit_checks` on the kinds' error rates.
+    """
+    kinds = [
+        KnownRate(
+            f"known-{'right' if k.expected_accept else 'wrong'} {k.kind} controls",
+            k.expected_accept,
+            k.error,
+        )
+        for k in audit.kinds.values()
+    ]
+    return audit_checks(kinds, audit.false_accept, audit.false_reject, limits)
+
+
+def check_agreement(
+    report: AgreementReport | None,
+    reference: str,
+    limits: JudgeCheckLimits = LOCOMO.judge_checks,
+) -> JudgeChecks | None:
+    """The judge's checks against human labels or stored verdicts, or ``None`` without them.
+
+    Args:
+        report: from :func:`locomo_exp.trust.labels.compare_with_labels` or
+            ``compare_with_stored``.
+        reference: the reference in words (``"the human labels"``).
+        limits: the benchmark's limits (LoCoMo's by default).
+    """
+    if report is None or report.overall is None:
+        return None
+    found = report.overall
+    return agreement_checks(
+        reference,
+        sensitivity=found.sensitivity,
+        specificity=found.specificity,
+        kappa=found.kappa,
+        n=found.n,
+        limits=limits,
+    )
+
+
+def _joined(checks: JudgeChecks, head: str) -> str | None:
+    found = [w for w in checks.warnings if w.startswith(head)]
+    return "; ".join(found) if found else None
+
+
 def audit_result(
     audit: AuditSummary,
     *,
@@ -54,6 +115,7 @@ def audit_result(
     counts: Mapping[str, int],
     estimated_cost_usd: float | None,
     verdicts: Mapping[str, float | None],
+    checks: JudgeChecks | None = None,
 ) -> AuditResult:
     """The judged audit as an :class:`AuditResult`.
 
@@ -63,11 +125,13 @@ def audit_result(
         counts: the audit's judge counts (``calls_made``, ``cache_hits``, ``runs_total``).
         estimated_cost_usd: cost of the audit's calls (USD), or ``None``.
         verdicts: control id -> mean verdict (0-100) or ``None``.
+        checks: the audit's checks (default :func:`check_audit` with LoCoMo's limits).
 
     Returns:
-        The typed result, with the one-line J-inflated warning when it applies
-        (:func:`locomo_exp.trust.audit.inflated_j_warning`).
+        The typed result, with the J-inflated and J-deflated warnings when they apply and
+        the pooled checks' verdicts.
     """
+    checks = check_audit(audit) if checks is None else checks
     kinds = {
         name: AuditKindResult(
             kind=kind.kind,
@@ -96,8 +160,10 @@ def audit_result(
         max_false_accept=audit.max_false_accept,
         max_false_reject=audit.max_false_reject,
         cost_usd=audit.cost_usd,
-        j_inflated=inflated_j_warning(audit),
+        j_inflated=_joined(checks, INFLATED),
         verdicts=dict(verdicts),
+        j_deflated=_joined(checks, DEFLATED),
+        checks=dict(checks.verdicts),
     )
 
 
