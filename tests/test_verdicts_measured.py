@@ -22,9 +22,8 @@ from locomo_exp.results import AuditResult, QARecord, RunSummary, TrustSummary
 from locomo_exp.tracking.metrics import judge_tags
 from locomo_exp.tracking.trust import trust_metrics
 from locomo_exp.trust.audit import AuditSummary, summarise_audit
-from locomo_exp.trust.summary import check_audit
 from locomo_exp.trust.controls import AuditControl
-from locomo_exp.trust.summary import audit_result
+from locomo_exp.trust.summary import audit_result, check_audit
 
 ACCEPT = get_protocol("rubric").accept_threshold
 
