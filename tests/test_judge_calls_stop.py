@@ -101,7 +101,7 @@ def test_a_failed_mlflow_setup_stops_the_calls_and_a_rerun_pays_only_for_the_res
 
     paid = len(fake_anthropic.messages_requests())
     (at_failure,) = seen_at_failure
-    assert at_failure == FAIL_AT  # the others were held in flight
+    assert FAIL_AT <= at_failure < FAIL_AT + CONCURRENCY  # the others were held in flight
     assert 0 <= paid - at_failure < CONCURRENCY  # only the calls in flight, none started after
     message = str(stopped.value)
     assert "\n" not in message

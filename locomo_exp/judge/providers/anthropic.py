@@ -295,6 +295,7 @@ class AnthropicJudgeClient(SdkJudgeClient):
             base_url=base_url,
             timeout=timeout_s,
             max_retries=0,
+            http_client=anthropic.DefaultAioHttpClient(timeout=timeout_s),
             **_NO_SPANS,
         )
 

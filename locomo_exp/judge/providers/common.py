@@ -87,6 +87,32 @@ def api_message(exc: Any, errors: SdkErrors) -> str:
     return str(exc.message)
 
 
+def _aiohttp_kind(cause: BaseException | None) -> str | None:
+    """The error kind an aiohttp error under a transport error stands for, if there is one.
+
+    The SDKs' aiohttp transports (``DefaultAioHttpClient``) map aiohttp's errors to httpx
+    errors coarsely: anthropic's makes a server that drops an open connection a
+    ``ConnectError``, openai's makes every connection error a ``ConnectTimeout``. The
+    aiohttp error decides instead: ``ClientConnectorError`` (refused, no route, DNS) is
+    ``connect`` (no connection made), a timeout is ``timeout``, any other is
+    ``connection`` (an open connection failed).
+
+    Returns:
+        ``"connect"``, ``"timeout"``, ``"connection"``, or ``None`` (no aiohttp error:
+        the httpx transport, whose errors mean what they say).
+    """
+    for _ in range(8):
+        if cause is None:
+            return None
+        if type(cause).__module__.startswith("aiohttp"):
+            names = {k.__name__ for k in type(cause).__mro__}
+            if "TimeoutError" in names or "ServerTimeoutError" in names:
+                return "timeout"
+            return "connect" if "ClientConnectorError" in names else "connection"
+        cause = cause.__cause__
+    return None
+
+
 def classify_sdk_error(exc: BaseException, errors: SdkErrors) -> JudgeCallError:
     """Turn an SDK exception into a :class:`JudgeCallError`.
 
@@ -104,15 +130,17 @@ def classify_sdk_error(exc: BaseException, errors: SdkErrors) -> JudgeCallError:
     Returns:
         The classified error; unknown exception types count as retryable ``other``.
     """
-    if isinstance(exc, errors.timeout):
-        return JudgeCallError(str(getattr(exc, "message", exc)), kind="timeout", retryable=True)
-    if isinstance(exc, errors.connection):
+    if isinstance(exc, (errors.timeout, errors.connection)):
         message = str(getattr(exc, "message", exc))
         cause = exc.__cause__
-        names = {k.__name__ for k in type(cause).__mro__} if cause is not None else set()
-        if "ConnectError" in names:
-            return JudgeCallError(str(cause).strip() or message, kind="connect", retryable=True)
-        return JudgeCallError(message, kind="connection", retryable=True)
+        kind = _aiohttp_kind(cause)
+        if kind is None:  # httpx: ConnectError means no connection could be made
+            names = {k.__name__ for k in type(cause).__mro__} if cause is not None else set()
+            kind = "connect" if "ConnectError" in names else "connection"
+            kind = "timeout" if isinstance(exc, errors.timeout) else kind
+        if kind == "connect" or (kind == "connection" and isinstance(exc, errors.timeout)):
+            message = str(cause).strip() or message  # the transport's words, not "timed out"
+        return JudgeCallError(message, kind=kind, retryable=True)
     if isinstance(exc, errors.status):
         status = int(getattr(exc, "status_code", 0))
         message = api_message(exc, errors)

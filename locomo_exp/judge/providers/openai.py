@@ -304,7 +304,11 @@ class OpenAIJudgeClient(SdkJudgeClient):
         self._timeout_s = float(timeout_s)
         self._create_batch_timeout_s = float(create_batch_timeout_s)
         self._client = openai.AsyncOpenAI(
-            api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout_s,
+            max_retries=0,
+            http_client=openai.DefaultAioHttpClient(timeout=timeout_s),
         )
 
     @property
