@@ -70,12 +70,9 @@ def check_command_line(argv: list[str]) -> None:
         SystemExit: with status 1 when a key or a group choice (``scorer=f2``) is unknown,
             or an API key is given.
     """
-    from locomo_exp.config.checks import (
-        unknown_group_options,
-        unknown_override_keys,
-        wrong_value_types,
-    )
+    from locomo_exp.config.checks import unknown_group_options, unknown_override_keys
     from locomo_exp.config.override_syntax import override_syntax_problems
+    from locomo_exp.config.override_values import wrong_value_types
     from locomo_exp.judge.protocols.templates.settings import command_line_template_problems
 
     secret = key_overrides(argv)

@@ -62,7 +62,7 @@ def unknown_keys(node: Any, schema: Any, prefix: str = "") -> list[tuple[str, st
     return found
 
 
-def _schema_node(schema: Any, key: str) -> Any:
+def schema_node(schema: Any, key: str) -> Any:
     """The schema node at a dotted key, or ``None`` when the schema has no such key.
 
     Below a plain dict field (``category_names``, ``baselines``) every
@@ -137,7 +137,7 @@ def config_groups() -> dict[str, list[str]]:
 
 
 @functools.lru_cache(maxsize=1)
-def _schema() -> DictConfig:
+def schema_tree() -> DictConfig:
     """The schema as an OmegaConf node, built once per process (about 0.1 s each time).
 
     Shared: callers only read it (``OmegaConf.merge`` copies it; a value is tried on a
@@ -147,14 +147,14 @@ def _schema() -> DictConfig:
     return schema
 
 
-def _parse_overrides(overrides: list[str]) -> list[Any]:
+def parse_overrides(overrides: list[str]) -> list[Any]:
     """Hydra's own parse of command-line overrides; unparsable ones are left to Hydra."""
     return list(_parsed(tuple(overrides)))
 
 
 @functools.lru_cache(maxsize=8)
 def _parsed(overrides: tuple[str, ...]) -> tuple[Any, ...]:
-    """:func:`_parse_overrides`, parsed once per command line (four checks read it)."""
+    """:func:`parse_overrides`, parsed once per command line (four checks read it)."""
     from hydra.core.override_parser.overrides_parser import OverridesParser
     from hydra.errors import HydraException
 
@@ -186,16 +186,16 @@ def unknown_override_keys(overrides: list[str]) -> list[tuple[str, str | None]]:
     """
     from hydra.core.override_parser.types import OverrideType
 
-    schema = _schema()
+    schema = schema_tree()
     groups = config_groups()  # a group choice (benchmark=longmemeval) is not a key
     found: list[tuple[str, str | None]] = []
-    for override in _parse_overrides(overrides):
+    for override in parse_overrides(overrides):
         key = str(override.key_or_group)
         if override.type != OverrideType.CHANGE or "/" in key or key.split(".")[0] == "hydra":
             continue
         if key in groups:
             continue
-        if override.package is not None or _schema_node(schema, key) is not None:
+        if override.package is not None or schema_node(schema, key) is not None:
             continue
         found.append((key, NOT_GROUPS.get(key) or _closest_key(schema, key)))
     return found
@@ -219,7 +219,7 @@ def unknown_group_options(overrides: list[str]) -> list[str]:
 
     groups = config_groups()
     problems: list[str] = []
-    for override in _parse_overrides(overrides):
+    for override in parse_overrides(overrides):
         group = str(override.key_or_group)
         if override.type != OverrideType.CHANGE or group not in groups:
             continue
@@ -234,64 +234,6 @@ def unknown_group_options(overrides: list[str]) -> list[str]:
                 problems.append(
                     f"{group}={value}: no such option (available: {', '.join(available)})"
                 )
-    return problems
-
-
-def _expected(node: Any) -> str:
-    """What a typed leaf takes, in words (``"an integer"``, ``"one of a, b"``)."""
-    from omegaconf.nodes import BooleanNode, EnumNode, FloatNode, IntegerNode
-
-    if isinstance(node, EnumNode):
-        what = "one of " + ", ".join(m.name for m in node._metadata.ref_type)
-    elif isinstance(node, BooleanNode):
-        what = "true or false"
-    elif isinstance(node, IntegerNode):
-        what = "an integer"
-    elif isinstance(node, FloatNode):
-        what = "a number"
-    else:
-        what = getattr(node._metadata.ref_type, "__name__", "another value")
-    return what + (" or null" if node._metadata.optional else "")
-
-
-def wrong_value_types(overrides: list[str]) -> list[str]:
-    """Values the schema's type refuses (``judge.runs=ten``), one message each.
-
-    Checked before Hydra composes, so a wrong type is one line instead of Hydra's
-    multi-line error. Sweeps (``judge.runs=1,ten``) are checked value by value;
-    interpolations (``${oc.env:X}``) are left to the job.
-
-    Args:
-        overrides: command-line overrides as typed.
-
-    Returns:
-        e.g. ``["judge.runs=ten: expected an integer"]``.
-    """
-    import copy
-
-    from hydra.core.override_parser.types import OverrideType
-    from omegaconf.errors import ValidationError
-    from omegaconf.nodes import ValueNode
-
-    schema = _schema()
-    problems: list[str] = []
-    for override in _parse_overrides(overrides):
-        key = str(override.key_or_group)
-        if override.type != OverrideType.CHANGE or "/" in key or key.split(".")[0] == "hydra":
-            continue
-        node = _schema_node(schema, key)
-        if not isinstance(node, ValueNode):
-            continue
-        if override.is_sweep_override():
-            values: list[Any] = list(override.sweep_iterator())
-        else:
-            values = [override.value()]
-        for value in values:
-            try:
-                copy.deepcopy(node)._set_value(value)
-            except ValidationError:
-                text = value if isinstance(value, str) else override.get_value_element_as_str()
-                problems.append(f"{key}={text}: expected {_expected(node)}")
     return problems
 
 
@@ -315,16 +257,16 @@ def keep_typed_text(cfg: DictConfig, overrides: list[str]) -> list[str]:
     Returns:
         The keys whose value was put back.
     """
-    schema = _schema()
+    schema = schema_tree()
     restored = []
-    for override in _parse_overrides(overrides):
+    for override in parse_overrides(overrides):
         if override.is_delete() or override.is_sweep_override() or override.package is not None:
             continue
         value = override.value()
         if isinstance(value, str) or value is None or not isinstance(value, (bool, int, float)):
             continue
         key = str(override.key_or_group)
-        node = _schema_node(schema, key)
+        node = schema_node(schema, key)
         if node is None or isinstance(node, DictConfig):
             continue
         ref_type = node._metadata.ref_type
@@ -459,7 +401,7 @@ def to_experiment_config(cfg: DictConfig | ExperimentConfig) -> ExperimentConfig
     """
     if isinstance(cfg, ExperimentConfig):
         return cfg
-    schema = _schema()
+    schema = schema_tree()
     unknown = unknown_keys(cfg, schema)
     if unknown:
         raise UnknownConfigKeyError(unknown)
