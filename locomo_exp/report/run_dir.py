@@ -279,6 +279,100 @@ def refuse_input_as_output(config: Any, output_dir: Path, start_dir: Path) -> No
                 )
 
 
+RESUME_MAY_CHANGE = (
+    "overwrite",
+    "judge.progress",
+    "judge.max_concurrency",
+    "judge.requests_per_minute",
+    "judge.timeout_s",
+    "judge.max_retries",
+    "judge.drain_s",
+    "judge.claim_timeout_s",
+)
+"""Overrides that change how a run goes, not what it measures: a resume may change them."""
+
+
+def _measurement_overrides(overrides: Iterable[object]) -> dict[str, str]:
+    """``{key: value}`` of overrides, prefixes dropped, :data:`RESUME_MAY_CHANGE` left out."""
+    found: dict[str, str] = {}
+    for override in overrides:
+        key, _, value = str(override).partition("=")
+        key = key.lstrip("+~")
+        if key not in RESUME_MAY_CHANGE:
+            found[key] = value
+    return found
+
+
+def command_difference(saved: Iterable[object], given: Iterable[object]) -> str | None:
+    """What differs between an unfinished run's overrides and this command's, or ``None``.
+
+    The order of the overrides does not count, nor :data:`RESUME_MAY_CHANGE`.
+
+    Args:
+        saved: the overrides in the run directory's ``.hydra/overrides.yaml``.
+        given: this command's overrides (Hydra's ``overrides.task``).
+
+    Returns:
+        e.g. ``data.path=b.json differs (a.json in that run)``, or
+        ``scorer=both was given there, not now``; more keys are counted (``and 2 more``).
+    """
+    old, new = _measurement_overrides(saved), _measurement_overrides(given)
+    keys = [key for key in dict.fromkeys([*old, *new]) if old.get(key) != new.get(key)]
+    if not keys:
+        return None
+    key = keys[0]
+    if key not in new:
+        first = f"{key}={old[key]} was given there, not now"
+    elif key not in old:
+        first = f"{key}={new[key]} is new"
+    else:
+        first = f"{key}={new[key]} differs ({old[key]} in that run)"
+    return first + (f", and {len(keys) - 1} more" if len(keys) > 1 else "")
+
+
+def _saved_overrides(output_dir: Path, hydra_subdir: str | None) -> list[object] | None:
+    """The overrides in ``<output_dir>/<hydra_subdir>/overrides.yaml``, ``None`` when unreadable."""
+    from omegaconf import OmegaConf
+
+    if not hydra_subdir:
+        return None
+    try:
+        saved = OmegaConf.to_container(OmegaConf.load(output_dir / hydra_subdir / "overrides.yaml"))
+    except Exception:  # noqa: BLE001 - missing or unreadable: nothing to compare with
+        return None
+    return list(saved) if isinstance(saved, list) else None
+
+
+def refuse_another_command(config: Any, output_dir: Path) -> None:
+    """Refuse to "resume" an unfinished run with another command.
+
+    An unfinished run (:func:`run_dir_state`) is resumed by the same command; a different
+    one (another input, scorer, judge ...) would replace its partial outputs. Compared:
+    the run's ``.hydra/overrides.yaml`` and this command's overrides
+    (:func:`command_difference`). A run without a readable ``overrides.yaml`` is resumed.
+
+    Args:
+        config: the composed config including its ``hydra`` node.
+        output_dir: the run directory, holding an unfinished run.
+
+    Raises:
+        OutputDirInUse: the commands differ; the message names the first difference.
+    """
+    from omegaconf import OmegaConf
+
+    saved = _saved_overrides(
+        output_dir, OmegaConf.select(config, "hydra.output_subdir", default=None)
+    )
+    task = OmegaConf.select(config, "hydra.overrides.task", default=None)
+    given = OmegaConf.to_container(task, resolve=False) if OmegaConf.is_config(task) else []
+    difference = None if saved is None else command_difference(saved, list(given or []))
+    if difference:
+        raise OutputDirInUse(
+            f"{output_dir} holds an unfinished run of a different command ({difference}); "
+            "re-run that command to resume it, or use another hydra.run.dir or overwrite=true"
+        )
+
+
 def check_writable(output_dir: Path) -> None:
     """Fail early, with one clear line, when ``output_dir`` cannot hold outputs.
 
@@ -304,8 +398,9 @@ def check_run_dir(config: Any) -> Path:
     (:func:`~locomo_exp.report.run_claim.claim_run_dir`: a job running there refuses this
     one), and refuses one that holds a finished run
     unless ``overwrite=true`` (:func:`check_output_dir`). A run that did not finish is
-    resumed. The old outputs are removed (``overwrite=true``) only once the new input
-    has been validated (:func:`locomo_exp.experiment.run_experiment`).
+    resumed by the same command, and refused to another (:func:`refuse_another_command`).
+    The old outputs are removed (``overwrite=true``) only once the new input has been
+    validated (:func:`locomo_exp.experiment.run_experiment`).
 
     Args:
         config: the composed config including its ``hydra`` node.
@@ -315,8 +410,8 @@ def check_run_dir(config: Any) -> Path:
 
     Raises:
         OutputDirNotWritable: the directory cannot be created or written.
-        OutputDirInUse: the directory is an input, or holds a finished run and
-            ``overwrite`` is false.
+        OutputDirInUse: the directory is an input, holds a finished run and
+            ``overwrite`` is false, or holds an unfinished run of another command.
         RunDirClaimed: another running job holds the directory.
     """
     from omegaconf import OmegaConf, read_write
@@ -327,8 +422,11 @@ def check_run_dir(config: Any) -> Path:
     refuse_input_as_output(config, output_dir, Path.cwd())
     check_writable(output_dir)
     claim_run_dir(output_dir)  # before the state is read: a run ending meanwhile is seen
+    overwrite = bool(OmegaConf.select(config, "overwrite", default=False))
     try:
-        check_output_dir(output_dir, bool(OmegaConf.select(config, "overwrite", default=False)))
+        state = check_output_dir(output_dir, overwrite)
+        if state == "incomplete" and not overwrite:
+            refuse_another_command(config, output_dir)
     except OutputDirInUse:
         release_run_dir_claims()
         raise
@@ -367,8 +465,11 @@ class RunDirCallback(_Callback):
 __all__ = [
     "INPUT_KEYS",
     "RunDirCallback",
+    "RESUME_MAY_CHANGE",
     "check_output_dir",
     "clear_output_dir",
+    "command_difference",
+    "refuse_another_command",
     "refuse_input_as_output",
     "run_dir_state",
     "check_run_dir",
