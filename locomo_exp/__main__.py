@@ -74,11 +74,15 @@ def main(cfg: DictConfig) -> None:
 
     try:
         run_from_hydra(cfg)
-    except SystemExit as stop:
-        if stop.code == 1:  # the user's mistake: leave no run directory holding only Hydra's
-            from locomo_exp.report.run_dir import remove_hydra_only_run_dir_of_this_run
+    except BaseException as stop:
+        from locomo_exp.report.run_dir import (
+            remove_hydra_only_run_dir_of_this_run,
+            restore_previous_hydra_files,
+        )
 
-            remove_hydra_only_run_dir_of_this_run()
+        restore_previous_hydra_files()  # overwrite=true refused: .hydra/ of the kept run again
+        if isinstance(stop, SystemExit) and stop.code == 1:  # the user's mistake: leave no
+            remove_hydra_only_run_dir_of_this_run()  # run directory holding only Hydra's files
         raise
 
 

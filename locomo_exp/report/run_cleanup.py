@@ -1,8 +1,15 @@
-"""A run stopped by the user's mistake leaves no run directory holding only Hydra's files.
+"""A run stopped by the user's mistake leaves the run directory as it found it.
 
 Hydra creates the run directory and writes ``.hydra/`` and the job log before the job
 reads its input; :func:`remove_hydra_only_run_dir_of_this_run` removes them again when
 the job stops with exit status 1, and never a file it did not write.
+
+With ``overwrite=true`` over an earlier run, Hydra's new ``.hydra/`` files would describe
+a command whose input was then refused, beside the earlier run's outputs. Their earlier
+content is kept in memory before Hydra writes (:func:`keep_previous_hydra_files`) and
+written back when the job stops before replacing the earlier run
+(:func:`restore_previous_hydra_files`); once the new input is valid and the old outputs
+are removed, the new files stay (:func:`forget_previous_hydra_files`).
 """
 
 from __future__ import annotations
@@ -15,6 +22,57 @@ from locomo_exp.report.run_claim import release_run_dir_claims
 
 HYDRA_SUBDIR_FILES = ("config.yaml", "hydra.yaml", "overrides.yaml")
 """What Hydra writes into ``hydra.output_subdir`` (``.hydra/``) when a run starts."""
+
+_previous_hydra_files: dict[Path, bytes | None] = {}
+
+
+def keep_previous_hydra_files(output_dir: Path, hydra_subdir: str | None) -> None:
+    """Keep the content of ``<output_dir>/<hydra_subdir>/``'s files before Hydra rewrites them.
+
+    Args:
+        output_dir: the run directory, holding an earlier run (``overwrite=true``).
+        hydra_subdir: ``hydra.output_subdir`` (``.hydra``), or ``None`` when Hydra writes none.
+    """
+    _previous_hydra_files.clear()
+    if not hydra_subdir:
+        return
+    for name in HYDRA_SUBDIR_FILES:
+        path = Path(os.path.abspath(output_dir / hydra_subdir / name))
+        try:
+            _previous_hydra_files[path] = path.read_bytes()
+        except FileNotFoundError:
+            _previous_hydra_files[path] = None  # the earlier run had none: removed on restore
+        except OSError:  # unreadable: left to whatever Hydra writes
+            continue
+
+
+def forget_previous_hydra_files() -> None:
+    """The earlier run is being replaced: Hydra's new ``.hydra/`` files describe the run."""
+    _previous_hydra_files.clear()
+
+
+def restore_previous_hydra_files() -> list[Path]:
+    """Write back the ``.hydra/`` files kept by :func:`keep_previous_hydra_files`, if any.
+
+    Called when the job stops (an error, Ctrl-C) before it replaced the earlier run: the
+    directory then again describes that run only. A file the earlier run did not have is
+    removed. Nothing happens after :func:`forget_previous_hydra_files`.
+
+    Returns:
+        The files written back or removed.
+    """
+    restored = []
+    for path, content in _previous_hydra_files.items():
+        try:
+            if content is None:
+                path.unlink(missing_ok=True)
+            else:
+                path.write_bytes(content)
+        except OSError:  # pragma: no cover - the directory went away meanwhile
+            continue
+        restored.append(path)
+    _previous_hydra_files.clear()
+    return restored
 
 
 def remove_hydra_only_run_dir(
@@ -139,6 +197,9 @@ def _typed_overrides(task: Any) -> list[str]:
 
 __all__ = [
     "HYDRA_SUBDIR_FILES",
+    "forget_previous_hydra_files",
+    "keep_previous_hydra_files",
+    "restore_previous_hydra_files",
     "remove_hydra_only_run_dir",
     "remove_hydra_only_run_dir_of_this_run",
 ]

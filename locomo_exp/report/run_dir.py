@@ -21,8 +21,11 @@ from typing import Any
 
 from locomo_exp.report.run_claim import RunDirClaimed, claim_run_dir, release_run_dir_claims
 from locomo_exp.report.run_cleanup import (
+    forget_previous_hydra_files,
+    keep_previous_hydra_files,
     remove_hydra_only_run_dir,
     remove_hydra_only_run_dir_of_this_run,
+    restore_previous_hydra_files,
 )
 from locomo_exp.results import part_finished
 
@@ -193,11 +196,13 @@ def clear_output_dir(output_dir: Path) -> list[Path]:
     """Remove the files in :data:`TOOL_FILES` (and temporary leftovers); nothing else.
 
     Called only after the new run's input was read and validated, so a mistake never
-    leaves the directory empty.
+    leaves the directory empty. From here on Hydra's new ``.hydra/`` files stay
+    (:func:`~locomo_exp.report.run_cleanup.forget_previous_hydra_files`).
 
     Returns:
         The files removed.
     """
+    forget_previous_hydra_files()
     removed = []
     for path in [output_dir / name for name in TOOL_FILES] + list(
         output_dir.glob(f"{TEMP_PREFIX}*")
@@ -400,7 +405,9 @@ def check_run_dir(config: Any) -> Path:
     unless ``overwrite=true`` (:func:`check_output_dir`). A run that did not finish is
     resumed by the same command, and refused to another (:func:`refuse_another_command`).
     The old outputs are removed (``overwrite=true``) only once the new input has been
-    validated (:func:`locomo_exp.experiment.run_experiment`).
+    validated (:func:`locomo_exp.experiment.run_experiment`); until then the earlier
+    ``.hydra/`` files are kept to be written back
+    (:func:`~locomo_exp.report.run_cleanup.keep_previous_hydra_files`).
 
     Args:
         config: the composed config including its ``hydra`` node.
@@ -430,6 +437,10 @@ def check_run_dir(config: Any) -> Path:
     except OutputDirInUse:
         release_run_dir_claims()
         raise
+    if overwrite and state != "empty":  # written back if the new input is refused
+        keep_previous_hydra_files(
+            output_dir, OmegaConf.select(config, "hydra.output_subdir", default=None)
+        )
     return output_dir
 
 
@@ -475,6 +486,7 @@ __all__ = [
     "check_run_dir",
     "remove_hydra_only_run_dir",
     "remove_hydra_only_run_dir_of_this_run",
+    "restore_previous_hydra_files",
     "OutputDirInUse",
     "OutputDirNotWritable",
     "RUN_MARKERS",
