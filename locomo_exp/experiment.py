@@ -218,7 +218,10 @@ def run_experiment(
     start_dir = (start_dir or Path.cwd()).resolve()
     output_dir = Path(output_dir).resolve()
     if cfg.tracking.enabled:  # one line before any call or write (the run is made later)
-        tracking.check_tracking_uri(tracking.resolve_tracking_uri(cfg.tracking.uri, start_dir))
+        tracking.check_tracking_uri(
+            tracking.resolve_tracking_uri(cfg.tracking.uri, start_dir),
+            connect_timeout_s=cfg.tracking.connect_timeout_s,
+        )
     check_writable(output_dir)  # one clear line for a read-only directory, before any work
     dir_state = check_output_dir(output_dir, cfg.overwrite)  # a finished run needs overwrite
     if not cfg.data.path and not cfg.data.runs:

@@ -363,9 +363,15 @@ def run_longmemeval(
         ValueError: no ``data.reference``, several files, or a hypothesis file without stored
             verdicts and no judge.
         locomo_exp.report.run_dir.OutputDirInUse / OutputDirNotWritable: as for LoCoMo runs.
+        locomo_exp.tracking.TrackingStoreError: a ``tracking.uri`` MLflow cannot use.
     """
     start_dir = (start_dir or Path.cwd()).resolve()
     output_dir = Path(output_dir).resolve()
+    if cfg.tracking.enabled:  # one line before any work (an http(s) server that is down ...)
+        tracking.check_tracking_uri(
+            tracking.resolve_tracking_uri(cfg.tracking.uri, start_dir),
+            connect_timeout_s=cfg.tracking.connect_timeout_s,
+        )
     check_writable(output_dir)
     path = _data_file(cfg, start_dir)
     if path is None:

@@ -74,6 +74,10 @@ def test_a_missing_database_driver_is_named(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_usable_uris_pass_and_nothing_is_created(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    answered: list[str] = []  # a server's answer is tests/test_tracking_server_check.py's
+    monkeypatch.setattr(
+        tracking.preflight, "server_problem", lambda uri, timeout_s: answered.append(uri)
+    )
     for uri in (
         f"sqlite:///{tmp_path / 'new' / 'deeper' / 'mlflow.db'}",  # MLflow makes the dirs
         f"sqlite:///{tmp_path / 'mlflow.db'}",
@@ -88,6 +92,7 @@ def test_usable_uris_pass_and_nothing_is_created(tmp_path: Path, monkeypatch: py
     tracking.check_tracking_uri(f"file://{tmp_path}/mlruns")
     tracking.check_tracking_uri(str(tmp_path / "mlruns"))
     assert list(tmp_path.iterdir()) == []
+    assert answered == ["http://127.0.0.1:5000", "https://mlflow.example/"]
 
 
 def test_a_bad_uri_stops_a_judge_job_before_any_call_leaving_nothing(

@@ -321,6 +321,8 @@ class TrackingConfig:
     uri: Optional[str] = None
     experiment: str = "locomo_exp"
     run_name: Optional[str] = None
+    # seconds an http(s) tracking server has to answer before any work (else one error line)
+    connect_timeout_s: float = 5.0
 
 
 @dataclass

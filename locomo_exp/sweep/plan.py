@@ -185,7 +185,10 @@ def job_problems(cfg: Any, start_dir: Path) -> list[str]:
             )
     if cfg.tracking.enabled:
         try:
-            tracking.check_tracking_uri(tracking.resolve_tracking_uri(cfg.tracking.uri, start_dir))
+            tracking.check_tracking_uri(
+                tracking.resolve_tracking_uri(cfg.tracking.uri, start_dir),
+                connect_timeout_s=cfg.tracking.connect_timeout_s,
+            )
         except ValueError as error:
             problems.append(str(error))
     if cfg.scorer.uses_judge:

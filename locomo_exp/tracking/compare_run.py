@@ -10,7 +10,7 @@ from typing import Any
 
 from locomo_exp.tracking.headline import NOTE_TAG
 from locomo_exp.tracking.names import finite_metrics
-from locomo_exp.tracking.store import log_artifacts, log_metrics, mlflow_run
+from locomo_exp.tracking.store import error_reason, log_artifacts, log_metrics, mlflow_run
 
 log = logging.getLogger(__name__)
 
@@ -59,9 +59,9 @@ def fetch_run_files(tracking_uri: str, run_id: str, dest: Path) -> Path:
         except Exception as error:  # unknown run, missing artifact, unreachable store
             if name == "card.json":
                 continue
-            first = (str(error).strip().splitlines() or [type(error).__name__])[0]
             raise RunFetchError(
-                f"MLflow run {run_id} in {tracking_uri}: cannot fetch {name} ({first[:200]})"
+                f"MLflow run {run_id} in {tracking_uri}: cannot fetch {name} "
+                f"({error_reason(error)})"
             ) from None
     log.info("fetched MLflow run %s into %s", run_id, target)
     return target

@@ -6,8 +6,9 @@ reported after the calls were paid for. :func:`check_tracking_uri` refuses, in o
 line, what can be known without MLflow (no import: about a second of CPU) and without
 writing anything: a scheme no tracking store is registered for, a database driver that
 is not installed, a file store MLflow 3 refuses, an SQLite file or directory that
-cannot be written. What only the store can tell (a server that refuses, a database
-that is not MLflow's) is still found when the run is created.
+cannot be written, an ``http(s)`` server that does not answer (one short request: MLflow
+itself would retry for minutes). What only the store can tell (a server that refuses, a
+database that is not MLflow's) is still found when the run is created.
 
 The schemes and rules are MLflow 3's (``mlflow/tracking/_tracking_service/utils.py``:
 ``_register_tracking_stores``; ``mlflow/utils/uri.py``: ``get_uri_scheme``,
@@ -19,10 +20,15 @@ file; ``mlflow/store/tracking/file_store.py``, which refuses a file store unless
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
+import socket
+import ssl
 import tempfile
+import urllib.error
 import urllib.parse
+import urllib.request
 from pathlib import Path
 
 from locomo_exp.tracking.store import TrackingStoreError
@@ -51,6 +57,65 @@ DRIVER_MODULES = {
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 """The first 16 bytes of every SQLite database file (sqlite.org/fileformat.html §1.3)."""
+
+
+DEFAULT_CONNECT_TIMEOUT_S = 5.0
+"""Seconds an ``http(s)`` tracking server has to answer (``tracking.connect_timeout_s``)."""
+
+HEALTH_PATH = "/health"
+"""The MLflow tracking server's health endpoint (``mlflow server`` answers ``OK``)."""
+
+
+class TrackingServerUnreachable(TrackingStoreError):
+    """No server answers at an ``http(s)`` ``tracking.uri`` (refused, unknown host, no answer)."""
+
+    def __init__(self, uri: str, reason: str):
+        ValueError.__init__(
+            self,
+            f"tracking.uri={uri}: no MLflow server answers ({reason}); start it or use "
+            "tracking=none",
+        )
+
+
+def _public_uri(uri: str) -> str:
+    """``uri`` without user info (a password is never repeated)."""
+    parts = urllib.parse.urlsplit(uri)
+    netloc = parts.netloc.rpartition("@")[2]
+    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, parts.query, ""))
+
+
+@functools.lru_cache(maxsize=16)
+def server_problem(uri: str, timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S) -> str | None:
+    """Why no server answers at ``uri`` (one ``GET <uri>/health``), or ``None`` when one does.
+
+    Any HTTP answer counts (``401``, ``404`` from a proxy ...), as does a TLS handshake
+    problem (MLflow has its own TLS settings): only a connection that cannot be made or
+    gets no answer within ``timeout_s`` is a problem. The answer is kept per URI for the
+    process (a sweep checks every job).
+
+    Args:
+        uri: an ``http(s)://`` tracking URI (user info is not sent).
+        timeout_s: seconds to connect and to wait for the answer.
+
+    Returns:
+        ``"connection refused"``, ``"no answer within 5 s"``, ``"name or service not
+        known"``..., or ``None``.
+    """
+    url = _public_uri(uri).split("?", 1)[0].rstrip("/") + HEALTH_PATH
+    try:
+        with urllib.request.urlopen(url, timeout=timeout_s):  # noqa: S310 - http(s) only
+            return None
+    except urllib.error.HTTPError:  # a status code is an answer
+        return None
+    except (urllib.error.URLError, OSError, ValueError) as error:
+        reason = getattr(error, "reason", error)
+        if isinstance(reason, ssl.SSLError):
+            return None
+        if isinstance(reason, (TimeoutError, socket.timeout)):
+            return f"no answer within {timeout_s:g} s"
+        if isinstance(reason, OSError) and reason.strerror:
+            return reason.strerror[:1].lower() + reason.strerror[1:]
+        return str(reason) or type(reason).__name__
 
 
 def _refuse(uri: str, problem: str) -> TrackingStoreError:
@@ -151,7 +216,7 @@ def _check_database(uri: str, scheme: str) -> None:
         raise _refuse(uri, f"the database driver {module} is not installed")
 
 
-def check_tracking_uri(uri: str) -> None:
+def check_tracking_uri(uri: str, *, connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S) -> None:
     """Refuse a tracking URI MLflow cannot use, in one line, before any call; writes nothing.
 
     Checks, without importing MLflow: a scheme MLflow registers a store for (plain path,
@@ -160,13 +225,16 @@ def check_tracking_uri(uri: str) -> None:
     database driver; for SQLite, a database file (or its nearest existing directory,
     MLflow creating the missing ones) that can be written and that, when not empty, is an
     SQLite database; for a file store, ``MLFLOW_ALLOW_FILE_STORE`` and a writable directory;
-    for ``http(s):``, a host.
+    for ``http(s):``, a host and a server that answers (:func:`server_problem`).
 
     Args:
         uri: the resolved tracking URI (:func:`~locomo_exp.tracking.store.resolve_tracking_uri`).
+        connect_timeout_s: seconds an ``http(s)`` server has to answer
+            (``tracking.connect_timeout_s``).
 
     Raises:
-        TrackingStoreError: one line naming ``tracking.uri`` and the problem.
+        TrackingStoreError: one line naming ``tracking.uri`` and the problem
+            (:class:`TrackingServerUnreachable` when no server answers).
     """
     scheme = _scheme(uri)
     lowered = scheme.lower()
@@ -177,6 +245,9 @@ def check_tracking_uri(uri: str) -> None:
     elif scheme in ("http", "https"):
         if not urllib.parse.urlparse(uri).netloc:
             raise _refuse(uri, f"no host after {scheme}://")
+        problem = server_problem(uri, connect_timeout_s)
+        if problem:
+            raise TrackingServerUnreachable(_public_uri(uri), problem)
     elif scheme not in BUILT_IN_SCHEMES and scheme not in _plugin_schemes():
         raise _refuse(
             uri,
@@ -185,4 +256,9 @@ def check_tracking_uri(uri: str) -> None:
         )
 
 
-__all__ = ["check_tracking_uri"]
+__all__ = [
+    "DEFAULT_CONNECT_TIMEOUT_S",
+    "TrackingServerUnreachable",
+    "check_tracking_uri",
+    "server_problem",
+]

@@ -13,6 +13,7 @@ import contextlib
 import functools
 import logging
 import os
+import re
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -268,12 +269,40 @@ class TrackingStoreError(ValueError):
     """The MLflow store named by ``tracking.uri`` cannot be opened or written."""
 
     def __init__(self, uri: str, error: BaseException):
-        text = str(error).strip()
-        first = text.splitlines()[0].strip() if text else type(error).__name__
         super().__init__(
-            f"tracking.uri={uri}: MLflow cannot use this store ({first[:300]}); "
+            f"tracking.uri={uri}: MLflow cannot use this store ({error_reason(error)}); "
             "fix tracking.uri or use tracking=none"
         )
+
+
+def error_reason(error: BaseException) -> str:
+    """The reason of ``error`` in a few whole words, for a one-line message; never cut.
+
+    A connection error deep in a chain (``requests`` → ``urllib3`` → ``OSError``) gives
+    the operating system's words (``Connection refused``); otherwise the first line of
+    the message, whole.
+
+    Args:
+        error: the exception raised by MLflow or the store.
+
+    Returns:
+        One line.
+    """
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, OSError) and current.strerror:
+            return str(current.strerror)
+        reason = getattr(current, "reason", None)
+        current = reason if isinstance(reason, BaseException) else (
+            current.__cause__ or current.__context__
+        )
+    text = str(error).strip()
+    found = re.search(r"\[Errno -?\d+\] ([^'\"\])\]]+)", text)
+    if found:
+        return found.group(1).strip()
+    return text.splitlines()[0].strip() if text else type(error).__name__
 
 
 RUN_ID_ENV = "MLFLOW_RUN_ID"
