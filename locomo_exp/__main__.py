@@ -6,6 +6,11 @@ import gc
 import os
 from typing import Any, TextIO
 
+if __name__ == "__main__":  # before the heavy imports: an interrupt during them is not lost
+    from locomo_exp.results import interrupts
+
+    interrupts.install()
+
 # One job builds a large heap once -- Hydra, MLflow, SQLAlchemy, pandas, the judge's SDK --
 # and keeps it to the end. With CPython's default thresholds (700, 10, 10) the collector
 # walks it again and again: about a fifth of the main job's CPU time. Collect the young

@@ -8,7 +8,7 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
@@ -17,7 +17,7 @@ from omegaconf.errors import MissingMandatoryValue, OmegaConfBaseException
 
 from locomo_exp.config import ExperimentConfig, Mode, to_experiment_config
 from locomo_exp.config.checks import UnknownConfigKeyError, keep_typed_text
-from locomo_exp.results import RunSummary
+from locomo_exp.results import RunSummary, interrupts
 from locomo_exp.results.words import counted
 
 if TYPE_CHECKING:  # the jobs are imported where they run: --help loads none of them
@@ -282,6 +282,7 @@ def run_sweep_job(cfg: DictConfig) -> ExperimentResult | None:
             run_name=run_name,
             swept_keys=list(swept),
         )
+        interrupts.raise_if_received()  # not COMPLETED: the sweep stops (exit 130)
     except JudgeBatchPending as waiting:  # judge.batch.wait=false: not a failure
         record.status = sweep.PENDING
         record.error = str(waiting)
@@ -387,6 +388,7 @@ def run_longmemeval_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir:
 
     try:
         result = run_longmemeval(cfg, output_dir, start_dir)
+        interrupts.raise_if_received()
     except KeyboardInterrupt as stop:
         _exit_interrupted(stop)
         return
@@ -414,21 +416,13 @@ def run_longmemeval_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir:
         )
 
 
-def _terminate(signum: int, frame: Any) -> None:
-    """SIGTERM handler: unwind like Ctrl-C (the judge catches both while it runs)."""
-    from locomo_exp.judge.errors import JudgeInterrupted
-
-
-    raise JudgeInterrupted(signum)
-
-
 def _exit_interrupted(stop: KeyboardInterrupt) -> None:
     """Print the one interruption line and exit 130 (SIGINT) or 143 (SIGTERM)."""
     from locomo_exp.judge.errors import JudgeInterrupted
 
 
-    if not isinstance(stop, JudgeInterrupted):
-        stop = JudgeInterrupted(int(signal.SIGINT))
+    if not isinstance(stop, JudgeInterrupted):  # incl. interrupts.Interrupted (SIGTERM: 143)
+        stop = JudgeInterrupted(int(getattr(stop, "signum", signal.SIGINT)))
     print(stop.line(), file=sys.stderr)
     raise SystemExit(stop.exit_status) from None
 
@@ -450,10 +444,7 @@ def run_from_hydra(cfg: DictConfig) -> ExperimentResult | None:
 
     for noisy in ("httpx2", "httpx", "httpcore2", "httpcore", "matplotlib"):
         logging.getLogger(noisy).setLevel(logging.WARNING)  # one INFO line per API call otherwise
-    try:
-        signal.signal(signal.SIGTERM, _terminate)
-    except ValueError:  # not the main thread: leave SIGTERM alone
-        pass
+    interrupts.install()  # SIGINT, SIGTERM recorded: a job that saw one never reports success
     if HydraConfig.get().mode == RunMode.MULTIRUN:
         try:
             return run_sweep_job(cfg)
@@ -481,6 +472,7 @@ def run_from_hydra(cfg: DictConfig) -> ExperimentResult | None:
         return None
     try:
         result = run_experiment(typed, output_dir, Path.cwd(), long_lived=True)
+        interrupts.raise_if_received()  # an interrupt swallowed on the way: not a success
     except KeyboardInterrupt as stop:  # Ctrl-C or SIGTERM: one line, no traceback
         _exit_interrupted(stop)
     except JudgeBatchPending as waiting:

@@ -23,7 +23,7 @@ from locomo_exp.data.input_file import absolute_path, check_regular_file
 from locomo_exp.data.layouts import layout_spec
 from locomo_exp.report.outputs import CARD_FILE, config_tree, write_outputs
 from locomo_exp.report.run_dir import check_output_dir, check_writable, clear_output_dir
-from locomo_exp.results import RunSummary
+from locomo_exp.results import RunSummary, interrupts
 from locomo_exp.scoring import F1_VERSIONS, score_lexical
 from locomo_exp.scoring.repeated_runs import runs_section
 
@@ -320,6 +320,7 @@ def run_experiment(
             answer_key = score_errata(
                 loaded.records, resolve_path(cfg.data.errata, start_dir), with_bleu1=cfg.f1.bleu1
             )
+        interrupts.raise_if_received()  # a swallowed Ctrl-C: no outputs saying "ok"
         status = {"f1": "ok"} if cfg.scorer.uses_f1 else {}
         if cfg.scorer.uses_judge:
             status["judge"] = JUDGE_RUNNING

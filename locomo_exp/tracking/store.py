@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from locomo_exp.results import interrupts
 from locomo_exp.tracking.names import finite_metrics
 
 log = logging.getLogger(__name__)
@@ -159,9 +160,12 @@ def ending_run(
 
     Raises:
         BaseException: the block's own error, after the run ended.
+        locomo_exp.interrupts.Interrupted: the block ended, but a signal was recorded
+            meanwhile (its ``KeyboardInterrupt`` was swallowed): the run ends KILLED.
     """
     try:
         yield
+        interrupts.raise_if_received()  # an interrupt swallowed in the block: KILLED, not FINISHED
     except BaseException as error:
         run = settle(error) if settle is not None else get_run()
         if run is not None:
