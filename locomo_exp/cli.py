@@ -245,7 +245,7 @@ def run_sweep_job(cfg: DictConfig) -> ExperimentResult | None:
         overrides=overrides,
         swept=swept,
         run_name=run_name,
-        status=sweep.FAILED,
+        status=sweep.RUNNING,
         output_dir=str(output_dir),
     )
     from locomo_exp.sweep.reuse import completed_job
@@ -255,6 +255,7 @@ def run_sweep_job(cfg: DictConfig) -> ExperimentResult | None:
         print(f"sweep job {num} ({done.run_name}): done in an earlier run of this sweep; kept")
         return None
     started = time.monotonic()
+    record.write()  # started: INTERRUPTED, not NOT RUN, if the sweep stops before it returns
     try:
         keep_typed_text(cfg, overrides)
         apply_template_settings(cfg, overrides)
@@ -290,7 +291,13 @@ def run_sweep_job(cfg: DictConfig) -> ExperimentResult | None:
         record.write()
         print(f"sweep job {num} ({run_name}): {waiting}")
         return None
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM: the sweep stops (exit 130 / 143)
+        record.status, record.error = sweep.INTERRUPTED, "interrupted (Ctrl-C or SIGTERM)"
+        record.wall_time_s = time.monotonic() - started
+        record.write()
+        raise
     except Exception as error:  # one failed job must not stop the sweep
+        record.status = sweep.FAILED
         expected = isinstance(error, (DataValidationError, JudgeErrorRateExceeded, ValueError))
         if not expected:
             log.exception("sweep job %d (%s) raised", num, run_name)

@@ -22,6 +22,8 @@ makes the sweep one unit:
    (``sweep/T:0.5/j_overall``) and the summary table (``log_table``). Children left
    RUNNING (a killed worker) are marked FAILED. The parent ends FINISHED when every job
    completed and FAILED otherwise; the process exits with status 1 when any job failed.
+   A sweep stopped by Ctrl-C or SIGTERM is summarised at exit: its parent and the running
+   job's run end KILLED, that job is INTERRUPTED and the jobs never started NOT RUN.
 """
 
 from __future__ import annotations
@@ -31,8 +33,11 @@ from locomo_exp.sweep.job_files import (
     COMPLETED,
     CONTEXT_FILE,
     FAILED,
+    INTERRUPTED,
     JOB_RECORD_FILE,
+    NOT_RUN,
     PENDING,
+    RUNNING,
     JobRecord,
     SweepContext,
     read_job_records,
@@ -67,8 +72,11 @@ __all__ = [
     "EXIT_INVALID_SWEEP",
     "EXIT_JOB_FAILED",
     "FAILED",
+    "INTERRUPTED",
     "JOB_RECORD_FILE",
+    "NOT_RUN",
     "PENDING",
+    "RUNNING",
     "SUMMARY_JSON",
     "SUMMARY_MD",
     "SUMMARY_PLOT",

@@ -23,6 +23,9 @@ from locomo_exp.results.money import round_money
 from locomo_exp.sweep.job_files import (
     COMPLETED,
     FAILED,
+    INTERRUPTED,
+    NOT_RUN,
+    RUNNING,
     JobRecord,
     SweepContext,
     read_job_records,
@@ -234,7 +237,9 @@ class SweepCallback(Callback):
         """Gather job records, write the summary files, log them, end the parent run.
 
         Args:
-            interrupted: the sweep did not reach its end (the parent ends FAILED).
+            interrupted: the sweep did not reach its end (Ctrl-C, SIGTERM): the parent run
+                ends KILLED, a job that started and did not return is INTERRUPTED and one
+                that never started NOT RUN (both end ``FAILED`` otherwise).
 
         Returns:
             The summary (as in ``sweep_summary.json``).
@@ -252,12 +257,20 @@ class SweepCallback(Callback):
         expected = range(len(context.jobs)) if context.jobs is not None else sorted(records)
         rows = []
         for num in expected:
-            record = records.get(num) or _missing_record(context, num)
+            record = records.get(num) or _missing_record(context, num, interrupted)
+            if record.status == RUNNING:  # started, never returned
+                record.status = INTERRUPTED if interrupted else FAILED
+                record.error = (
+                    "interrupted (the sweep was stopped while this job ran)" if interrupted
+                    else "the job did not report a result (crashed or killed)"
+                )
             child = children.get(num)
             if child is not None:
                 record.run_id = record.run_id or child.run_id
                 if child.status == "RUNNING" and context.tracking_uri:
-                    sweep_runs.mark_run_failed(context.tracking_uri, child.run_id)
+                    sweep_runs.mark_run_failed(
+                        context.tracking_uri, child.run_id, "KILLED" if interrupted else "FAILED"
+                    )
             rows.append(summary_row(record, _job_summary(record)))
         try:  # each job vs the baseline job (sweep.baseline); never loses the summary
             baseline = compare_with_baseline(rows, self._baseline, sweep_dir)
@@ -294,13 +307,15 @@ class SweepCallback(Callback):
                 },
                 metrics=tracking.parent_metrics(summary["rows"]),
                 table=tracking.sweep_table(summary["rows"], context.swept_keys),
-                status="FAILED" if (summary["n_failed"] or interrupted) else "FINISHED",
+                status=(
+                    "KILLED" if interrupted else "FAILED" if summary["n_failed"] else "FINISHED"
+                ),
             )
         return summary
 
 
-def _missing_record(context: SweepContext, num: int) -> JobRecord:
-    """The record of a job that wrote none (crashed, killed or never run)."""
+def _missing_record(context: SweepContext, num: int, interrupted: bool = False) -> JobRecord:
+    """The record of a job that wrote none: never started (``NOT RUN`` when interrupted)."""
     overrides = context.jobs[num] if context.jobs is not None else []
     swept = swept_values(overrides, context.swept_keys)
     return JobRecord(
@@ -308,9 +323,12 @@ def _missing_record(context: SweepContext, num: int) -> JobRecord:
         overrides=overrides,
         swept=swept,
         run_name=job_label(swept),
-        status=FAILED,
+        status=NOT_RUN if interrupted else FAILED,
         output_dir="",
-        error="the job did not report a result (crashed, killed or not run)",
+        error=(
+            "not run: the sweep was interrupted before this job started" if interrupted
+            else "the job did not report a result (crashed, killed or not run)"
+        ),
     )
 
 

@@ -27,6 +27,12 @@ COMPLETED = "COMPLETED"
 FAILED = "FAILED"
 PENDING = "PENDING"
 """A judge.mode=batch job with judge.batch.wait=false whose batches are still processing."""
+RUNNING = "RUNNING"
+"""What a job records when it starts; replaced by its outcome when it returns."""
+INTERRUPTED = "INTERRUPTED"
+"""A job stopped by Ctrl-C or SIGTERM (or still running when the sweep was interrupted)."""
+NOT_RUN = "NOT RUN"
+"""A job the interrupted sweep never started."""
 
 
 @dataclass
@@ -82,7 +88,9 @@ class JobRecord:
         overrides: the job's task overrides.
         swept: swept key -> display value.
         run_name: the child run's name.
-        status: ``COMPLETED``, ``FAILED`` or ``PENDING`` (batches submitted, collect later).
+        status: ``COMPLETED``, ``FAILED``, ``PENDING`` (batches submitted, collect later),
+            ``INTERRUPTED``, ``NOT RUN`` (the sweep was interrupted first) or ``RUNNING``
+            (started, no outcome yet).
         output_dir: the job's output dir (absolute).
         error: the error of a failed job (the whole message, e.g. every invalid record).
         error_type: the exception's class name.

@@ -15,7 +15,15 @@ from locomo_exp.benchmark.locomo import CATEGORY_IDS
 from locomo_exp.report.run_dir import atomic_path
 from locomo_exp.results.analysis import headline_intervals_json
 from locomo_exp.stats.bootstrap import MIN_RUN_CLUSTERS
-from locomo_exp.sweep.job_files import COMPLETED, FAILED, PENDING, JobRecord, SweepContext
+from locomo_exp.sweep.job_files import (
+    COMPLETED,
+    FAILED,
+    INTERRUPTED,
+    NOT_RUN,
+    PENDING,
+    JobRecord,
+    SweepContext,
+)
 from locomo_exp.sweep.plan import job_label
 from locomo_exp.sweep.vs_baseline import vs_baseline_cells
 
@@ -131,10 +139,13 @@ def build_sweep_summary(context: SweepContext, rows: list[dict[str, Any]]) -> di
 
     Returns:
         Sweep identity (name, dir, parent run, store, experiment, swept keys), ``n_jobs``,
-        ``n_failed``, ``failed_jobs`` (job, swept values, error), ``scales`` and ``rows``.
+        ``n_failed``, ``failed_jobs`` (job, swept values, error), ``n_pending``,
+        ``pending_jobs``, ``n_interrupted`` and ``n_not_run`` (an interrupted sweep),
+        ``scales`` and ``rows``.
     """
     failed = [r for r in rows if r["status"] == FAILED]
     pending = [r for r in rows if r["status"] == PENDING]
+    stopped = [r for r in rows if r["status"] in (INTERRUPTED, NOT_RUN)]
     return {
         "sweep": context.name,
         "sweep_dir": context.sweep_dir,
@@ -150,6 +161,8 @@ def build_sweep_summary(context: SweepContext, rows: list[dict[str, Any]]) -> di
         ],
         "n_pending": len(pending),
         "pending_jobs": [{"job": r["job"], "swept": r["swept"]} for r in pending],
+        "n_interrupted": sum(r["status"] == INTERRUPTED for r in stopped),
+        "n_not_run": sum(r["status"] == NOT_RUN for r in stopped),
         "scales": {"f1": "0-1", "j": "0-100", "wall_time_s": "seconds", "cost": "USD"},
         "rows": rows,
     }
@@ -206,6 +219,7 @@ def render_sweep_summary(summary: dict[str, Any]) -> str:
         f"- jobs: {summary['n_jobs']} ({summary['n_failed']} failed"
         + (f", {summary['n_pending']} with judge batches still processing: run the same "
            "command again to collect" if summary.get("n_pending") else "")
+        + _stopped_text(summary)
         + ")",
     ]
     if summary.get("parent_run_id"):
@@ -298,6 +312,18 @@ def render_sweep_summary(summary: dict[str, Any]) -> str:
             error_text = (failed["error"] or "no error recorded").replace("\n", "\n  ")
             lines.append(f"- job {failed['job']} ({label}): {error_text}")
     return "\n".join(lines) + "\n"
+
+
+def _stopped_text(summary: dict[str, Any]) -> str:
+    """``, 1 interrupted, 1 not run: ...`` for an interrupted sweep; empty otherwise."""
+    parts = [
+        f"{summary[key]} {word}"
+        for key, word in (("n_interrupted", "interrupted"), ("n_not_run", "not run"))
+        if summary.get(key)
+    ]
+    if not parts:
+        return ""
+    return ", " + ", ".join(parts) + ": the sweep was interrupted; run the same command to resume"
 
 
 def _spending_cells(row: dict[str, Any]) -> tuple[str, list[str], str]:

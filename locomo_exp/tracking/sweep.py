@@ -89,9 +89,9 @@ def child_runs(tracking_uri: str, experiment: str, parent_run_id: str) -> dict[i
     return children
 
 
-def mark_run_failed(tracking_uri: str, run_id: str) -> None:
-    """End a run left RUNNING (a killed worker) as FAILED."""
-    _client(tracking_uri).set_terminated(run_id, "FAILED")
+def mark_run_failed(tracking_uri: str, run_id: str, status: str = "FAILED") -> None:
+    """End a run left RUNNING (a killed worker) as ``status`` (``KILLED`` when interrupted)."""
+    _client(tracking_uri).set_terminated(run_id, status)
 
 
 def finish_parent_run(
@@ -113,7 +113,7 @@ def finish_parent_run(
         tags: e.g. ``sweep.n_failed``, ``sweep.failed_jobs``.
         metrics: from :func:`locomo_exp.tracking.metrics.parent_metrics`.
         table: rows for ``log_table`` (:data:`SWEEP_TABLE_FILE`), may be empty.
-        status: ``FINISHED`` or ``FAILED``.
+        status: ``FINISHED``, ``FAILED`` or ``KILLED`` (the sweep was interrupted).
     """
     from mlflow.entities import Metric, RunTag
     from mlflow.utils.time import get_current_time_millis
