@@ -37,9 +37,19 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pytest
+try:  # the fixture is pytest's; serving (``python tests/fake_anthropic.py``) needs no pytest
+    from pytest import fixture
+except ImportError:  # the plain install (no '.[test]'): this module only serves
+
+    def fixture(function: Any) -> Any:  # noqa: D103 - stands in for pytest.fixture
+        return function
+
+
+if TYPE_CHECKING:
+    import pytest
+
 from fake_server import (
     FakeApiServer,
     RecordedRequest,
@@ -451,7 +461,7 @@ class FakeAnthropicServer(FakeApiServer):
         return {"type": "error", "error": {"type": reply.error_type, "message": reply.message}}
 
 
-@pytest.fixture
+@fixture
 def fake_anthropic(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropicServer]:
     """A started :class:`FakeAnthropicServer`, with a fake ``ANTHROPIC_API_KEY`` set.
 

@@ -41,9 +41,19 @@ import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pytest
+try:  # the fixture is pytest's; serving (``python tests/fake_openai.py``) needs no pytest
+    from pytest import fixture
+except ImportError:  # the plain install (no '.[test]'): this module only serves
+
+    def fixture(function: Any) -> Any:  # noqa: D103 - stands in for pytest.fixture
+        return function
+
+
+if TYPE_CHECKING:
+    import pytest
+
 from fake_server import (
     FakeApiServer,
     RecordedRequest,
@@ -411,7 +421,7 @@ class FakeOpenAIServer(FakeApiServer):
         return Reply(body=self._oa_batch_json(batch))
 
 
-@pytest.fixture
+@fixture
 def fake_openai(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
     """A started :class:`FakeOpenAIServer`, with a fake ``OPENAI_API_KEY`` set.
 

@@ -30,9 +30,10 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-import pytest
+if TYPE_CHECKING:
+    import pytest
 
 Handler = Callable[["RecordedRequest"], "Reply"]
 S = TypeVar("S", bound="FakeApiServer")

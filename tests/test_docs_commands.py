@@ -87,10 +87,16 @@ def _comment_start(line: str) -> int:
 
 
 def prepare(text: str) -> str:
-    """The block's text as this test runs it (interpreter, data path, tracking off)."""
+    """The block's text as this test runs it (interpreter, data path, tracking off).
+
+    A script of the checkout's ``tests/`` (``python tests/fake_anthropic.py``) runs from the
+    checkout, as it does in the project root, while the block runs in its own directory.
+    """
     python = shlex.quote(sys.executable)
     text = text.replace(".venv/bin/python", python)
     text = re.sub(r"(?<![\w/.-])python3? -m ", f"{python} -m ", text)
+    text = re.sub(r"(?<![\w/.-])python3? (?=tests/)", f"{python} ", text)
+    text = text.replace(f"{python} tests/", f"{python} {shlex.quote(str(ROOT))}/tests/")
     text = text.replace("../shared/data", str(SHARED_DATA))
     lines: list[str] = []
     for line in text.replace("\\\n", " ").splitlines():
@@ -176,6 +182,7 @@ def test_prepare_rewrites_interpreter_data_and_tracking() -> None:
         "python -m locomo_exp -m f1=locomo,mem0 \\\n    data.path=../shared/data/x.json\n"
         ".venv/bin/python -m locomo_exp tracking.experiment=t\n"
         "cat a.md\n"
+        ".venv/bin/python tests/fake_anthropic.py --latency 0 &\n"
     )
     python = shlex.quote(sys.executable)
     assert prepare(text).splitlines() == [
@@ -183,6 +190,7 @@ def test_prepare_rewrites_interpreter_data_and_tracking() -> None:
         f"{python} -m locomo_exp -m f1=locomo,mem0      data.path={SHARED_DATA}/x.json tracking=none",
         f"{python} -m locomo_exp tracking.experiment=t",
         "cat a.md",
+        f"{python} {shlex.quote(str(ROOT))}/tests/fake_anthropic.py --latency 0 &",
     ]
 
 
