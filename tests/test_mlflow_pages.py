@@ -9,7 +9,8 @@ from conftest import Composer
 
 from locomo_exp.experiment import run_experiment
 from locomo_exp.report.html import render_report_html
-from locomo_exp.sweep.summary import plot_sweep, summary_row
+from locomo_exp.sweep.plot import plot_sweep
+from locomo_exp.sweep.summary import summary_row
 from locomo_exp.tracking import (
     card_params,
     config_measurement_params,

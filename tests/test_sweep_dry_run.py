@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -93,3 +94,69 @@ def test_the_f1_heading_names_the_variants_or_says_none_was_measured(
     markdown, _ = _table(rows)
     assert any(text.startswith(line) for text in markdown.splitlines())
     assert "n/a variant" not in markdown
+
+
+# -- trial 4, finding 6: a dry run and a judge-only sweep report nothing unmeasured ----------
+
+
+def test_a_dry_run_job_has_no_parse_failure_or_api_error_count() -> None:
+    """A dry run made no call: 0 parse failures would be a measurement; it reads "—"."""
+    row = _row(0, "strict.yaml", DRY_JUDGE)
+    assert (row["parse_failures"], row["api_errors"]) == (None, None)
+    markdown, table = _table([row])
+    header = [c.strip() for c in table[0].strip("|").split("|")]
+    by_name = dict(zip(header, [c.strip() for c in table[1].strip("|").split("|")], strict=True))
+    assert (by_name["parse failures"], by_name["API errors"]) == ("—", "—")
+    assert "parse failures, API errors and J comparisons are not measured (—)" in markdown
+
+
+def test_a_judge_only_sweep_makes_no_f1_comparison_verdict_or_plot(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from test_compare import _questions, write_run
+
+    from locomo_exp.sweep.plot import _series
+    from locomo_exp.sweep.vs_baseline import compare_with_baseline, f1_unchanged_by
+
+    assert f1_unchanged_by(["judge.temperature"]) == "F1 does not depend on judge.temperature"
+    assert f1_unchanged_by(["judge.temperature", "data.path"]) is None
+    assert f1_unchanged_by([]) is None
+    qs = _questions()
+    rows = []
+    for job, temperature in enumerate(("0.0", "0.5")):
+        run = write_run(tmp_path / f"r{job}", qs, [0.5] * 60)
+        record = sweep.JobRecord(
+            job, [f"judge.temperature={temperature}"], {"judge.temperature": temperature}, "x",
+            sweep.COMPLETED, str(run), f1_variant="locomo",
+        )
+        summary = json.loads((run / "summary.json").read_text())
+        summary["metrics"] = {"f1": {"overall": {"mean": 0.5, "count": 60}}}
+        summary["judge"] = DRY_JUDGE
+        rows.append(sweep.summary_row(record, summary))
+    base = compare_with_baseline(rows, None, tmp_path, bootstrap_samples=50,
+                                 permutation_samples=50)
+    assert "f1" not in (rows[1].get("vs_baseline") or {})  # never "+0.00 not distinguishable"
+    context = sweep.SweepContext(
+        name="s", sweep_dir=str(tmp_path), swept_keys=["judge.temperature"],
+        swept_overrides=["judge.temperature=0.0,0.5"],
+    )
+    summary = sweep.build_sweep_summary(context, rows)
+    summary["baseline"] = base
+    markdown = sweep.render_sweep_summary(summary)
+    assert "- F1 does not depend on judge.temperature: every job has the same F1" in markdown
+    assert "- F1 not compared: F1 does not depend on judge.temperature" in markdown
+    assert (
+        "- job 1: — vs baseline: J not measured (dry run: no judge call was made)" in markdown
+    )
+    assert "not distinguishable" not in markdown
+    done = [(float(r["swept"]["judge.temperature"]), r) for r in rows]
+    assert [label for label, _ in _series(done, 0, same_f1=True)] == []
+    assert sweep.plot_sweep(summary, tmp_path / "plot.png") is None  # nothing was measured
+    assert not (tmp_path / "plot.png").exists()
+
+
+def test_a_job_without_j_beside_one_with_j_names_the_job_that_lacks_it() -> None:
+    from locomo_exp.sweep.summary import _has_j, _missing
+
+    with_j = {"job": 0, "j_overall": 70.0, "stored_j_overall": None}
+    without = {"job": 1, "j_overall": None, "stored_j_overall": None}
+    assert _missing("J", without, with_j, _has_j) == "no J in job 1"
+    assert _missing("J", without, dict(without, job=0), _has_j) == "no J in either job"

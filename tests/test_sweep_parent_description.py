@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from locomo_exp.sweep.job_files import JobRecord
-from locomo_exp.sweep.summary import _series, plot_sweep, render_sweep_summary, summary_row
+from locomo_exp.sweep.plot import _series, plot_sweep
+from locomo_exp.sweep.summary import render_sweep_summary, summary_row
 from locomo_exp.tracking import sweep_description
 
 

@@ -54,13 +54,12 @@ from locomo_exp.sweep.plan import (
     swept_values,
     validate_jobs,
 )
+from locomo_exp.sweep.plot import numeric_axis, plot_sweep
 from locomo_exp.sweep.summary import (
     SUMMARY_JSON,
     SUMMARY_MD,
     SUMMARY_PLOT,
     build_sweep_summary,
-    numeric_axis,
-    plot_sweep,
     render_sweep_summary,
     summary_row,
 )

@@ -38,13 +38,13 @@ from locomo_exp.sweep.plan import (
     swept_values,
     validate_jobs,
 )
+from locomo_exp.sweep.plot import plot_sweep
 from locomo_exp.sweep.reuse import clear_sweep_dir, sweep_dir_problem
 from locomo_exp.sweep.summary import (
     SUMMARY_JSON,
     SUMMARY_MD,
     SUMMARY_PLOT,
     build_sweep_summary,
-    plot_sweep,
     render_sweep_summary,
     summary_row,
 )

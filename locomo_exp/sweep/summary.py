@@ -8,11 +8,10 @@ percent; J is 0-100; cost in US dollars; wall time in seconds.
 from __future__ import annotations
 
 import math
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from locomo_exp.benchmark.locomo import CATEGORY_IDS
-from locomo_exp.report.run_dir import atomic_path
 from locomo_exp.results.analysis import headline_intervals_json
 from locomo_exp.stats.bootstrap import MIN_RUN_CLUSTERS
 from locomo_exp.sweep.job_files import (
@@ -25,7 +24,7 @@ from locomo_exp.sweep.job_files import (
     SweepContext,
 )
 from locomo_exp.sweep.plan import job_label
-from locomo_exp.sweep.vs_baseline import vs_baseline_cells
+from locomo_exp.sweep.vs_baseline import f1_unchanged_by, vs_baseline_cells
 
 SUMMARY_JSON = "sweep_summary.json"
 SUMMARY_MD = "sweep_summary.md"
@@ -66,7 +65,8 @@ def summary_row(record: JobRecord, summary: dict[str, Any] | None) -> dict[str, 
         ``conversation`` for the cluster bootstrap, ``question`` without conversation ids),
         ``parse_failures``, ``api_errors``, ``input_tokens``, ``output_tokens``,
         ``estimated_cost_usd``, and ``dry_run_estimate`` (the judge's dry-run estimate:
-        calls, tokens, cost with the audit's, when ``judge.dry_run`` was set). Missing values
+        calls, tokens, cost with the audit's, when ``judge.dry_run`` was set; then
+        ``parse_failures`` and ``api_errors`` are ``None``: not measured). Missing values
         are ``None``.
     """
     row: dict[str, Any] = {
@@ -120,8 +120,9 @@ def summary_row(record: JobRecord, summary: dict[str, Any] | None) -> dict[str, 
     if judge:
         counts = judge.get("counts") or {}
         tokens = judge.get("tokens") or {}
-        row["parse_failures"] = counts.get("parse_failure")
-        row["api_errors"] = counts.get("api_error")
+        if row["dry_run_estimate"] is None:  # a dry run made no call: nothing to count
+            row["parse_failures"] = counts.get("parse_failure")
+            row["api_errors"] = counts.get("api_error")
         row["input_tokens"] = tokens.get("input")
         row["output_tokens"] = tokens.get("output")
         # one cost everywhere: answers + audit + panel, calls actually paid
@@ -179,9 +180,38 @@ def cell(value: Any, fmt: str = ".2f", scale: float = 1.0) -> str:
     return str(value).replace("|", "\\|")
 
 
-def _vs_baseline_gaps(rows: list[dict[str, Any]], base: dict[str, Any]) -> list[str]:
-    """Why a job's vs-baseline cells are "—", one line per job (none when all compared)."""
-    gaps = []
+def _has_f1(row: dict[str, Any]) -> bool:
+    return row["f1"].get("overall") is not None
+
+
+def _has_j(row: dict[str, Any]) -> bool:
+    return row.get("j_overall") is not None or row.get("stored_j_overall") is not None
+
+
+def _missing(
+    name: str,
+    row: dict[str, Any],
+    base: dict[str, Any],
+    has: Callable[[dict[str, Any]], bool],
+) -> str:
+    """Why one metric was not compared: which of the two jobs lacks it."""
+    if isinstance(row.get("dry_run_estimate"), dict) and name == "J":
+        return "J not measured (dry run: no judge call was made)"
+    here, there = has(row), has(base)
+    if not here and not there:
+        return f"no {name} in either job"
+    return f"no {name} in job {row['job'] if not here else base.get('job')}"
+
+
+def _vs_baseline_gaps(
+    rows: list[dict[str, Any]], base: dict[str, Any], same_f1: str | None = None
+) -> list[str]:
+    """Why a job's vs-baseline cells are "—", one line per job (none when all compared).
+
+    ``same_f1`` (:func:`~.vs_baseline.f1_unchanged_by`) is said once, not per job.
+    """
+    gaps = [f"- F1 not compared: {same_f1} (only judge settings are swept)"] if same_f1 else []
+    base_row = next((r for r in rows if r["job"] == base.get("job")), base)
     for r in rows:
         if r["job"] == base.get("job"):
             continue
@@ -190,14 +220,19 @@ def _vs_baseline_gaps(rows: list[dict[str, Any]], base: dict[str, Any]) -> list[
             why = f"the job did not complete ({r['status']})"
         elif vs.get("error"):
             why = f"the comparison was refused: {vs['error']}"
-        elif not vs:
-            why = "no metric both jobs carry"
         else:
-            has = {"F1": "f1" in vs, "J": "j" in vs or "stored_j" in vs}
-            missing = [name for name, present in has.items() if not present]
+            checks: dict[str, tuple[bool, Callable[[dict[str, Any]], bool]]] = {}
+            if not same_f1:
+                checks["F1"] = ("f1" in vs, _has_f1)
+            checks["J"] = ("j" in vs or "stored_j" in vs, _has_j)
+            missing = [
+                _missing(name, r, base_row, has)
+                for name, (compared, has) in checks.items()
+                if not compared
+            ]
             if not missing:
                 continue
-            why = "no " + " and no ".join(missing) + " in both jobs"
+            why = "; ".join(missing)
         gaps.append(f"- job {r['job']}: — vs baseline: {why}")
     return ["", *gaps] if gaps else []
 
@@ -237,9 +272,13 @@ def render_sweep_summary(summary: dict[str, Any]) -> str:
     )
     if any(isinstance(r.get("dry_run_estimate"), dict) for r in rows):
         lines.append(
-            "- dry run (judge.dry_run=true): no judge call was made and no J exists; `~` marks "
+            "- dry run (judge.dry_run=true): no judge call was made and no J exists; parse "
+            "failures, API errors and J comparisons are not measured (—); `~` marks "
             "the dry run's estimates (tokens of the answer calls, cost with the audit's calls)"
         )
+    same_f1 = f1_unchanged_by(list(keys))
+    if same_f1 and variants:
+        lines.append(f"- {same_f1}: every job has the same F1 (no F1 comparison or plot)")
     compared = any(r.get("vs_baseline") for r in rows)
     base = summary.get("baseline") or {}
     if base.get("error"):
@@ -304,7 +343,8 @@ def render_sweep_summary(summary: dict[str, Any]) -> str:
             cell(r["wall_time_s"], ".1f"),
         ]
         lines.append("| " + " | ".join(cells) + " |")
-    lines += _vs_baseline_gaps(rows, base) if compared or base.get("label") is not None else []
+    if compared or base.get("label") is not None:
+        lines += _vs_baseline_gaps(rows, base, same_f1)
     if summary["failed_jobs"]:
         lines += ["", "## Failed jobs", ""]
         for failed in summary["failed_jobs"]:
@@ -343,128 +383,3 @@ def _spending_cells(row: dict[str, Any]) -> tuple[str, list[str], str]:
         "~" + cell(estimate.get("estimated_output_tokens"), "d"),
     ]
     return f"{row['status']} (dry run)", tokens, "~" + cell(cost, ".4f")
-
-
-def numeric_axis(summary: dict[str, Any]) -> str | None:
-    """The swept key when the sweep has exactly one swept key and all its values are numbers."""
-    keys = summary["swept_keys"]
-    if len(keys) != 1:
-        return None
-    for row in summary["rows"]:
-        try:
-            value = float(row["swept"].get(keys[0], "nan"))
-        except ValueError:
-            return None
-        if not math.isfinite(value):
-            return None
-    return str(keys[0])
-
-
-VERDICT_MARKERS = {"higher": "^", "lower": "v", "not distinguishable": "o", "baseline": "s"}
-"""Marker of each vs-baseline verdict on the sweep plot (filled when distinguishable)."""
-
-
-def _verdict(row: dict[str, Any], column: str, baseline_job: Any) -> str | None:
-    """``higher``/``lower``/``not distinguishable``/``baseline`` of one job, or ``None``."""
-    if baseline_job is not None and row["job"] == baseline_job:
-        return "baseline"
-    cell = (row.get("vs_baseline") or {}).get(column) or {}
-    verdict = cell.get("verdict")
-    return {"A higher": "higher", "B higher": "lower"}.get(verdict, verdict) if verdict else None
-
-
-def _series(
-    done: list[tuple[float, dict[str, Any]]], baseline_job: Any
-) -> list[tuple[str, list[tuple[float, float, list[float] | None, str | None]]]]:
-    """(label, [(x, y, [low, high] or None, verdict)]) for J, stored J and F1 overall."""
-    series = []
-    j_points = [
-        (x, r["j_overall"], r.get("j_ci"), _verdict(r, "j", baseline_job))
-        for x, r in done
-        if r["j_overall"] is not None
-    ]
-    if j_points:
-        series.append(("J overall (0-100)", j_points))
-    stored_points = [  # jobs our judge did not score: the input's stored verdicts, labelled
-        (x, r["stored_j_overall"], None, _verdict(r, "stored_j", baseline_job))
-        for x, r in done
-        if r["j_overall"] is None and r.get("stored_j_overall") is not None
-    ]
-    if stored_points:
-        series.append(("stored J overall (0-100, another judge's verdicts)", stored_points))
-    f1_points = [
-        (
-            x,
-            r["f1"]["overall"] * 100.0,
-            [b * 100.0 for b in r["f1_ci"]] if r.get("f1_ci") else None,
-            _verdict(r, "f1", baseline_job),
-        )
-        for x, r in done
-        if r["f1"].get("overall") is not None
-    ]
-    if f1_points:
-        series.append(("F1 overall (percent)", f1_points))
-    return series
-
-
-def plot_sweep(summary: dict[str, Any], path: Path) -> Path | None:
-    """J and F1 overall against the swept value, with 95% intervals and verdicts vs the baseline.
-
-    One numeric swept key only. Each point is a completed job: J overall (0-100; the
-    input's stored J, labelled, for a job our judge did not score) and F1 overall
-    (percent), with error bars from the job's own headline 95% bootstrap interval
-    (``summary.json`` -> ``analysis``: conversations resampled when the questions carry
-    conversation ids, else questions). The marker says
-    how the job compares with the baseline job (``sweep.baseline``: conversation-cluster
-    bootstrap and Holm-adjusted paired test, :mod:`.vs_baseline`): a square for the
-    baseline, a filled up/down triangle for *higher*/*lower*, a hollow circle for *not
-    distinguishable*, a small dot when not compared. Failed jobs are left out.
-
-    Returns:
-        ``path``, or ``None`` when there is no numeric axis or nothing to plot.
-    """
-    key = numeric_axis(summary)
-    if key is None:
-        return None
-    done = sorted((float(r["swept"][key]), r) for r in summary["rows"] if r["status"] == COMPLETED)
-    baseline_job = (summary.get("baseline") or {}).get("job")
-    series = _series(done, baseline_job)
-    if not series:
-        return None
-    from matplotlib.figure import Figure  # no pyplot: no global state, no GUI backend
-
-    figure = Figure(figsize=(8, 4.5))
-    axis = figure.subplots()
-    for index, (label, points) in enumerate(series):
-        color = f"C{index}"
-        xs = [p[0] for p in points]
-        ys = [p[1] for p in points]
-        low = [p[1] - p[2][0] if p[2] else 0.0 for p in points]
-        high = [p[2][1] - p[1] if p[2] else 0.0 for p in points]
-        has_ci = any(low) or any(high)
-        axis.errorbar(
-            xs, ys, yerr=[low, high] if has_ci else None, color=color, capsize=4,
-            label=label + (" with 95% interval" if has_ci else ""),
-        )
-        for x, y, _, verdict in points:
-            marker = VERDICT_MARKERS.get(verdict or "", ".")
-            hollow = verdict == "not distinguishable"
-            axis.plot(
-                [x], [y], marker=marker, markersize=9 if verdict else 5, color=color,
-                markerfacecolor="white" if hollow else color, linestyle="none",
-            )
-            if verdict:
-                axis.annotate(
-                    verdict, (x, y), textcoords="offset points", xytext=(6, 6), fontsize=8,
-                    color=color,
-                )
-    axis.set_xlabel(key)
-    axis.set_ylabel("score (0-100)")
-    axis.margins(x=0.15)  # room for the verdict labels of the last value
-    axis.set_title(summary["sweep"][:80], fontsize=10)
-    axis.legend(fontsize=8, loc="best")
-    axis.grid(alpha=0.3)
-    figure.tight_layout()
-    with atomic_path(path) as temporary:
-        figure.savefig(temporary, dpi=100, format="png")
-    return path

@@ -44,6 +44,25 @@ def compared_columns(variant: str | None) -> dict[str, str]:
     return columns
 
 
+def f1_unchanged_by(keys: list[str] | tuple[str, ...]) -> str | None:
+    """Why F1 cannot differ between the jobs, or ``None``.
+
+    Every ``judge.*`` setting changes only the judge: when every swept key is one, each
+    job scores the same answers with the same F1, so an F1 comparison or plot would only
+    show zeros.
+
+    Args:
+        keys: the swept keys.
+
+    Returns:
+        ``"F1 does not depend on judge.temperature"``, or ``None`` when a swept key may
+        change F1 (or nothing is swept).
+    """
+    if keys and all(str(key).startswith("judge.") for key in keys):
+        return f"F1 does not depend on {', '.join(keys)}"
+    return None
+
+
 class BaselineNotFound(ValueError):
     """``sweep.baseline`` names no job of the sweep."""
 
@@ -140,10 +159,13 @@ def compare_with_baseline(
         return {"error": str(error)}
     if base is None or base["status"] != COMPLETED or not base.get("output_dir"):
         return None
+    same_f1 = f1_unchanged_by(list(base["swept"]))
     for row in rows:
         if row is base or row["status"] != COMPLETED or not row.get("output_dir"):
             continue
         metrics = compared_columns(row.get("f1_variant") or base.get("f1_variant"))
+        if same_f1:  # only judge settings swept: an F1 difference is 0 by construction
+            metrics.pop("f1", None)
         cfg = CompareConfig(
             runs=[row["output_dir"], base["output_dir"]],
             metrics=list(metrics.values()),
@@ -197,5 +219,6 @@ __all__ = [
     "baseline_job",
     "compare_with_baseline",
     "compared_columns",
+    "f1_unchanged_by",
     "vs_baseline_cells",
 ]
