@@ -129,3 +129,39 @@ def test_stored_j_is_shown_when_no_live_judge():
     )
     markdown = sweep.render_sweep_summary(sweep.build_sweep_summary(context, [row]))
     assert "| 71.25 (stored) |" in markdown
+
+
+@pytest.mark.slow  # scores 2 x 1,986 real answers
+def test_the_comparisons_warnings_stand_under_the_sweep_table(tmp_path, shared_data):
+    """Trial 4, finding 7: sweeps.md's systems sweep compares stored J from two judges."""
+    from conftest import run_job
+
+    rows = []
+    for job, name in enumerate(("memobase_eval_0710.json", "zep_locomo_grades.json")):
+        start = tmp_path / str(job)
+        start.mkdir()
+        result = run_job(start, path=shared_data / "predictions" / name)
+        record = sweep.JobRecord(
+            job=job, overrides=[f"data.path={name}"], swept={"data.path": name},
+            run_name=name, status=sweep.COMPLETED, output_dir=str(result.output_dir),
+            f1_variant="locomo",
+        )
+        rows.append(sweep.summary_row(record, result.summary))
+    base = compare_with_baseline(rows, None, tmp_path, bootstrap_samples=100,
+                                 permutation_samples=100)
+    from locomo_exp.compare import CompareConfig, run_compare
+
+    alone = run_compare(
+        CompareConfig(runs=[rows[1]["output_dir"], rows[0]["output_dir"]],
+                      bootstrap_samples=100, permutation_samples=100, metrics=["stored_j"]),
+        tmp_path / "cmp", tmp_path, plots=False, strict_metrics=False,
+    )
+    stored = [w for w in alone.warnings if "llm_score" in w and "grade" in w]
+    assert len(stored) == 1 and stored[0] in rows[1]["vs_baseline_warnings"]
+    context = sweep.SweepContext(name="s", sweep_dir=str(tmp_path), swept_keys=["data.path"],
+                                 swept_overrides=["data.path=a,b"])
+    summary = sweep.build_sweep_summary(context, rows)
+    summary["baseline"] = base
+    markdown = sweep.render_sweep_summary(summary)
+    assert f"- job 1: ⚠ {stored[0]}" in markdown
+    assert markdown.index("Warnings of the comparisons") > markdown.index("| job |")

@@ -345,6 +345,11 @@ def render_sweep_summary(summary: dict[str, Any]) -> str:
         lines.append("| " + " | ".join(cells) + " |")
     if compared or base.get("label") is not None:
         lines += _vs_baseline_gaps(rows, base, same_f1)
+    warned = [(r["job"], w) for r in rows for w in r.get("vs_baseline_warnings") or ()]
+    if warned:  # as mode=compare prints them: the table's numbers need them
+        lines += ["", "Warnings of the comparisons with the baseline job (as `mode=compare` "
+                  "prints them; vs_baseline/<job>/compare.md):", ""]
+        lines += [f"- job {job}: ⚠ {warning}" for job, warning in warned]
     if summary["failed_jobs"]:
         lines += ["", "## Failed jobs", ""]
         for failed in summary["failed_jobs"]:

@@ -131,7 +131,10 @@ def compare_with_baseline(
             interval, question-level with a ``note`` below
             :data:`~locomo_exp.stats.bootstrap.MIN_RUN_CLUSTERS` conversations), A = the job,
             B = the baseline; or
-            ``{"error": ...}`` when the comparison is refused).
+            ``{"error": ...}`` when the comparison is refused), and ``vs_baseline_warnings``:
+            the comparison's warnings as ``mode=compare`` prints them
+            (:attr:`~locomo_exp.compare.result.CompareResult.warnings`), less the card
+            differences in the swept keys themselves.
         baseline: ``sweep.baseline`` (see :func:`baseline_job`).
         sweep_dir: the sweep directory (``vs_baseline/<job>/compare.md`` written there).
         bootstrap_samples: resamples per interval (``None``: ``mode=compare``'s default,
@@ -181,6 +184,12 @@ def compare_with_baseline(
         except CompareError as error:
             row["vs_baseline"] = {"error": str(error)}
             continue
+        # what mode=compare would print before its table (another judge's stored J...),
+        # less the card difference the sweep made on purpose (the swept keys)
+        swept = tuple(f"card fields differ: {key}:" for key in row["swept"])
+        row["vs_baseline_warnings"] = [
+            w for w in result.warnings if not any(part in w for part in swept)
+        ]
         found: dict[str, Any] = {}
         for column, metric in metrics.items():
             overall = [r for r in result.rows if r.metric == metric and r.group == "overall"]
