@@ -22,6 +22,7 @@ DRY_JUDGE: dict[str, Any] = {
         "estimated_cost_usd": 0.006102, "audit_calls_to_make": 53,
         "audit_estimated_cost_usd": 0.0201, "total_calls_to_make": 69,
         "total_estimated_cost_usd": 0.026202,
+        "total_estimated_input_tokens": 5234, "total_estimated_output_tokens": 690,
     },
 }
 
@@ -55,7 +56,8 @@ def test_a_dry_run_job_shows_its_estimates_marked_and_its_status_says_dry_run() 
     header = [c.strip() for c in table[0].strip("|").split("|")]
     by_name = dict(zip(header, cells, strict=True))
     assert by_name["status"] == "COMPLETED (dry run)"
-    assert by_name["input tokens"] == "~1234" and by_name["output tokens"] == "~160"
+    # tokens and cost of the same calls (trial 4, finding 13): answers + audit in both
+    assert by_name["input tokens"] == "~5234" and by_name["output tokens"] == "~690"
     assert by_name["cost $"] == "~0.0262"  # 0.006102 answers + 0.0201 audit
     assert by_name["J ± std"] == "—"
     assert "- dry run (judge.dry_run=true): no judge call was made and no J exists" in markdown
@@ -160,3 +162,29 @@ def test_a_job_without_j_beside_one_with_j_names_the_job_that_lacks_it() -> None
     without = {"job": 1, "j_overall": None, "stored_j_overall": None}
     assert _missing("J", without, with_j, _has_j) == "no J in job 1"
     assert _missing("J", without, dict(without, job=0), _has_j) == "no J in either job"
+
+
+def test_an_estimate_written_before_the_totals_pairs_the_answers_tokens_with_their_cost() -> None:
+    old = {**DRY_JUDGE, "dry_run_estimate": {
+        k: v for k, v in DRY_JUDGE["dry_run_estimate"].items() if not k.startswith("total_est")
+    }}
+    _, table = _table([_row(0, "strict.yaml", old)])
+    assert "| ~1234 | ~160 | ~0.0061 |" in table[1]
+
+
+def test_a_dry_runs_total_tokens_are_priced_at_its_total_cost(
+    typed_config, tmp_path  # type: ignore[no-untyped-def]
+) -> None:
+    """The dry run's totals cover the same calls: the cost of the total tokens is the total cost."""
+    from locomo_exp.experiment import run_experiment
+    from locomo_exp.judge.aggregate import cost_usd
+    from locomo_exp.judge.models import model_price
+
+    cfg = typed_config("scorer=both", "data=example", "tracking.enabled=false", "judge.runs=3",
+                       "judge.dry_run=true", f"judge.cache_path={tmp_path}/c.sqlite")
+    estimate = run_experiment(cfg, tmp_path / "out", tmp_path).summary["judge"]["dry_run_estimate"]
+    assert estimate["audit_calls_to_make"] > 0
+    assert estimate["total_estimated_input_tokens"] > estimate["estimated_input_tokens"]
+    priced = cost_usd(model_price(cfg.judge), estimate["total_estimated_input_tokens"],
+                      estimate["total_estimated_output_tokens"])
+    assert priced == pytest.approx(estimate["total_estimated_cost_usd"], abs=1e-6)

@@ -274,7 +274,8 @@ def render_sweep_summary(summary: dict[str, Any]) -> str:
         lines.append(
             "- dry run (judge.dry_run=true): no judge call was made and no J exists; parse "
             "failures, API errors and J comparisons are not measured (—); `~` marks "
-            "the dry run's estimates (tokens of the answer calls, cost with the audit's calls)"
+            "the dry run's estimates (tokens and cost of the same calls: the answers', the "
+            "audit's and the panel's)"
         )
     same_f1 = f1_unchanged_by(list(keys))
     if same_f1 and variants:
@@ -375,16 +376,21 @@ def _spending_cells(row: dict[str, Any]) -> tuple[str, list[str], str]:
     """Status, token and cost cells of a row; a dry run shows its estimates, marked.
 
     A dry run makes no call, so its tokens and cost are 0; the row shows the dry run's
-    estimates instead (``~`` before each, the cost with the audit's calls) and its status
-    says ``(dry run)``, so a job that was only counted never reads as free.
+    estimates instead (``~`` before each; tokens and cost of the same calls, the answers'
+    with the audit's and the panel's) and its status says ``(dry run)``, so a job that was
+    only counted never reads as free.
     """
     estimate = row.get("dry_run_estimate")
     if not isinstance(estimate, dict):
         tokens = [cell(row["input_tokens"], "d"), cell(row["output_tokens"], "d")]
         return row["status"], tokens, cell(row["estimated_cost_usd"], ".4f")
-    cost = estimate.get("total_estimated_cost_usd", estimate.get("estimated_cost_usd"))
+    # tokens and cost of the same calls: the answers' with the audit's and the panel's
+    # (estimates written before the totals had only the answers' tokens: cost likewise)
+    total = "total_estimated_input_tokens" in estimate
+    prefix = "total_" if total else ""
+    cost = estimate.get(f"{prefix}estimated_cost_usd")
     tokens = [
-        "~" + cell(estimate.get("estimated_input_tokens"), "d"),
-        "~" + cell(estimate.get("estimated_output_tokens"), "d"),
+        "~" + cell(estimate.get(f"{prefix}estimated_input_tokens"), "d"),
+        "~" + cell(estimate.get(f"{prefix}estimated_output_tokens"), "d"),
     ]
     return f"{row['status']} (dry run)", tokens, "~" + cell(cost, ".4f")

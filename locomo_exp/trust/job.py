@@ -15,6 +15,7 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from locomo_exp.config import JudgeConfig
 from locomo_exp.judge.aggregate import JudgeRunResult
@@ -29,6 +30,7 @@ from locomo_exp.trust.audit import audit_pairs, summarise_audit
 from locomo_exp.trust.budget import audit_judge_config
 from locomo_exp.trust.checks import merged
 from locomo_exp.trust.labels import AgreementReport, compare_with_labels, compare_with_stored
+from locomo_exp.trust.lme_dry_run import TOKEN_KEYS
 from locomo_exp.trust.panel import judge_panel
 from locomo_exp.trust.plan import TrustPlan, judge_name, panel_preset_config, plan_trust
 from locomo_exp.trust.summary import (
@@ -86,10 +88,17 @@ def _dry_run(
 ) -> TrustSummary:
     estimate = main.summary["dry_run_estimate"]
     audit: CallEstimate | None = None
+    tokens = {k: int(estimate.get(k) or 0) for k in TOKEN_KEYS}  # the same calls as the cost
+
+    def add_tokens(part: Mapping[str, Any]) -> None:
+        for key in tokens:
+            tokens[key] += int(part.get(key) or 0)
+
     if plan.controls:
         controls = [c.record for c in plan.controls]
         audit_run = judge(controls, audit_judge_config(cfg, plan.controls))
         audit = CallEstimate.from_json(audit_run.summary["dry_run_estimate"])
+        add_tokens(audit_run.summary["dry_run_estimate"])
     panel_parts: dict[str, CallEstimate] = {}
     members: list[str] = []
     for preset, member in plan.panel:
@@ -105,6 +114,8 @@ def _dry_run(
                 estimated_cost_usd=0.0,
                 max_cost_usd=0.0,
             )
+        else:
+            add_tokens(member_run.summary["dry_run_estimate"])
         panel_parts[preset] = part
     parts = ([audit] if audit is not None else []) + list(panel_parts.values())
     total_calls = estimate["calls_to_make"] + sum(p.calls_to_make for p in parts)
@@ -123,6 +134,7 @@ def _dry_run(
     estimate["total_calls_to_make"] = total_calls
     # USD to a millionth of a dollar, as the parts are printed (no 0.10536000000000001)
     estimate["total_estimated_cost_usd"] = None if total_cost is None else round(total_cost, 6)
+    estimate.update({f"total_{key}": value for key, value in tokens.items()})
     logger.info(
         "judge dry run with trust: %d calls to make in all (audit %s, panel %s), "
         "estimated cost %s USD",

@@ -44,6 +44,10 @@ def lme_member_config(judge_cfg: JudgeConfig, preset: str) -> JudgeConfig:
     )
 
 
+TOKEN_KEYS = ("estimated_input_tokens", "estimated_output_tokens")
+"""The token counts of a dry-run estimate, summed over its parts as ``total_<key>``."""
+
+
 def _add(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None else a + b
 
@@ -69,14 +73,18 @@ def with_trust_calls(
         ``audit_estimated_cost_usd``; with a panel, ``panel_members`` (``<provider> <model>``
         each, ``at <endpoint>`` when not the default) and ``panel_calls_to_make`` (a member
         with the run's own model costs nothing: its calls are the answers', cache hits once
-        they are judged); with either, ``total_calls_to_make`` and
-        ``total_estimated_cost_usd`` (``None`` when a price is unknown).
+        they are judged); with either, ``total_calls_to_make``,
+        ``total_estimated_cost_usd`` (``None`` when a price is unknown) and
+        ``total_estimated_input_tokens`` / ``total_estimated_output_tokens`` (the same calls'
+        tokens, so tokens and cost always cover the same calls).
     """
     out = dict(estimate)
     calls = int(estimate["calls_to_make"])
     cost: float | None = estimate.get("estimated_cost_usd")
+    tokens = {k: int(estimate.get(k) or 0) for k in TOKEN_KEYS}
     if controls:
         audit = judge(controls, judge_cfg).dry_run_estimate or {}
+        tokens = {k: v + int(audit.get(k) or 0) for k, v in tokens.items()}
         out["audit_calls_to_make"] = audit.get("calls_to_make", 0)
         out["audit_estimated_cost_usd"] = audit.get("estimated_cost_usd")
         calls += int(out["audit_calls_to_make"])
@@ -93,12 +101,14 @@ def with_trust_calls(
             part = run.dry_run_estimate or {}
             panel_calls += int(part.get("calls_to_make", 0))
             cost = _add(cost, part.get("estimated_cost_usd"))
+            tokens = {k: v + int(part.get(k) or 0) for k, v in tokens.items()}
         out["panel_members"] = "; ".join(members)
         out["panel_calls_to_make"] = panel_calls
         calls += panel_calls
     if controls or judge_cfg.panel:
         out["total_calls_to_make"] = calls
         out["total_estimated_cost_usd"] = None if cost is None else round(cost, 6)
+        out.update({f"total_{k}": v for k, v in tokens.items()})
     return out
 
 
