@@ -191,7 +191,10 @@ def print_result(result: ExperimentResult) -> None:
     print(f"\n{verb} {scored_text} from {summary['input']['path']}")
     if "f1" in summary["versions"]:
         print(f"F1 = {summary['versions']['f1']}; scores in percent")
-    from locomo_exp.report.console import console_table, dry_run_lines
+    from locomo_exp.report.console import console_table, dry_run_lines, input_notes
+
+    for line in input_notes(summary):  # what the report's header says of the input
+        print(line)
 
     if estimate:
         print("\n".join(dry_run_lines(estimate, summary.get("judge"))))
@@ -412,9 +415,7 @@ def run_longmemeval_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir:
         f"{summary['input']['path']} ({counted(counts['skipped_ids'], 'id')} not in the "
         "reference skipped); accuracy in percent"
     )
-    print(lme_table(summary))
-    for warning in summary.get("warnings") or ():  # the judge's checks, as in the report
-        print(f"WARNING: {warning}")
+    print(lme_table(summary))  # with the judge's checks' WARNING lines, as in the report
     print(f"\nReport: {result.report_path}")
     if result.tracking_uri:
         print(

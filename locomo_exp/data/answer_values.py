@@ -4,8 +4,8 @@ Each function takes a value as ``json`` parsed it and returns what the scorers s
 raises ``TypeError``/``ValueError`` with a short message that :mod:`locomo_exp.data`
 attaches to the file, the record and the field.
 
-* Gold: text or a number (``str()`` of it, as LoCoMo's scorer does), or a JSON list of
-  them -- several acceptable answers, each a reference. Null, empty or blank text, an
+* Gold: text or a number (as text, :func:`_number_text`: ``12.0`` reads ``"12"``), or a JSON
+  list of them -- several acceptable answers, each a reference. Null, empty or blank text, an
   empty list and NaN/Infinity mean *no gold*: the question cannot be scored.
 * Prediction: text or a number. Null, NaN and +-Infinity (Python's ``json`` reads the
   ``NaN``/``Infinity`` tokens) mean *missing*: scored 0, never dropped.
@@ -41,11 +41,46 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+EXACT_INTEGERS = 2**53
+"""Floats below this magnitude hold every integer exactly (IEEE 754 double: 53-bit mantissa)."""
+
+
 def _number_text(value: int | float) -> str | None:
-    """``str()`` of a finite number; ``None`` for NaN/Infinity."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
+    """A finite number as text; ``None`` for NaN/Infinity.
+
+    The rule (``docs/formats.md``, "Answers that are not plain text"): an integer reads as
+    its digits (``2019`` -> ``"2019"``); an integral float below 2**53 as the integer it is
+    (``12.0`` -> ``"12"``, so it matches a gold ``"12"``); any other float as Python's
+    shortest round-trip ``repr`` (``0.1`` -> ``"0.1"``, never ``0.1000000000000000055``;
+    ``1e+20`` stays ``"1e+20"``).
+    """
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return None
+        if value.is_integer() and abs(value) < EXACT_INTEGERS:
+            return str(int(value))
+        return repr(value)
     return str(value)
+
+
+def number_conversions(value: Any) -> list[tuple[str, str]]:
+    """Each finite number of an answer value, as written in the file and as read.
+
+    Args:
+        value: a parsed gold, prediction or answer value (a number, text, a list, null...).
+
+    Returns:
+        ``[(repr as in the file, text read)]``, e.g. ``[("12.0", "12")]`` for ``12.0``, one
+        pair per number of a list; ``[]`` for text, null, NaN/Infinity and booleans.
+    """
+    values = value if isinstance(value, list) else [value]
+    out = []
+    for element in values:
+        if _is_number(element):
+            text = _number_text(element)
+            if text is not None:
+                out.append((repr(element), text))
+    return out
 
 
 _NUMERIC_TEXT = re.compile(r"^\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*$")
@@ -91,9 +126,9 @@ def answer_text(value: Any) -> str | None:
     if isinstance(value, str):
         return value
     if _is_number(value):
-        return str(value)
+        return _number_text(value) or str(value)
     if isinstance(value, list) and all(isinstance(v, str) or _is_number(v) for v in value):
-        return ", ".join(str(v) for v in value)
+        return ", ".join(v if isinstance(v, str) else _number_text(v) or str(v) for v in value)
     raise TypeError(f"expected text or a number, got {type(value).__name__}")
 
 
@@ -310,6 +345,7 @@ __all__ = [
     "StoredScaleError",
     "answer_text",
     "gold_answer",
+    "number_conversions",
     "number_from_text",
     "prediction_answer",
     "show",

@@ -29,7 +29,9 @@ def input_info(loaded: LoadedResults) -> dict[str, Any]:
         judge, :func:`~.judge_source.stored_judge_source`), ``file_aggregates`` (the wrapper's own
         numbers, as given), ``question_set`` (``{"name", "n_questions", "extra",
         "description"}``), ``reference`` (``data.reference`` check), ``subset``
-        (``data.limit`` sample) and ``sources`` (every file read, with its sha256).
+        (``data.limit`` sample), ``sources`` (every file read, with its sha256) and, when
+        golds or predictions were numbers, ``numeric_answers`` (``{"n", "examples"}``:
+        ``["12.0 -> 12", "2019"]``, docs/formats.md).
     """
     question_set = loaded.question_set
     return {
@@ -64,6 +66,31 @@ def input_info(loaded: LoadedResults) -> dict[str, Any]:
         "reference": loaded.reference.to_dict() if loaded.reference is not None else None,
         "subset": loaded.subset,
         "sources": [{"path": str(path), "sha256": digest} for path, digest in loaded.sources],
+        **_numbers(loaded.numeric_answers),
+    }
+
+
+NUMBER_EXAMPLES = 3
+"""Distinct number conversions shown as examples (``12.0 -> 12``)."""
+
+
+def _numbers(numbers: list[tuple[str, str]]) -> dict[str, Any]:
+    """``{"numeric_answers": {"n", "examples"}}`` when answers were numbers, else ``{}``.
+
+    Examples are distinct, those whose text differs from the file's first (``12.0 -> 12``
+    before ``2019``, an integer read as its digits).
+    """
+    if not numbers:
+        return {}
+    distinct = sorted(dict.fromkeys(numbers), key=lambda pair: pair[0] == pair[1])
+    return {
+        "numeric_answers": {
+            "n": len(numbers),
+            "examples": [
+                text if raw == text else f"{raw} -> {text}"
+                for raw, text in distinct[:NUMBER_EXAMPLES]
+            ],
+        }
     }
 
 

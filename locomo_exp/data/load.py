@@ -123,6 +123,7 @@ def pool_results(
         prediction_key=loaded[0].prediction_key,
         excluded_no_gold=[p for x in loaded for p in x.excluded_no_gold],
         missing_predictions=[p for x in loaded for p in x.missing_predictions],
+        numeric_answers=[n for x in loaded for n in x.numeric_answers],
         judge_field=", ".join(sorted(judge_fields)) or None,
         judge_stated=stated.pop() if len(stated) == 1 else None,  # files naming one judge
         question_set=detect_question_set(records),

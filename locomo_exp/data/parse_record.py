@@ -17,6 +17,7 @@ from locomo_exp.data.answer_values import (
     answer_text,
     gold_answer,
     gold_text,
+    number_conversions,
     number_from_text,
     prediction_answer,
     show,
@@ -107,6 +108,8 @@ class Built:
             from :func:`~.stored_metrics.stored_metric_values`.
         category_taken: the record had no category and took the one ``category_lookup``
             gave.
+        numbers: its gold and prediction numbers read as text, ``(as in the file, as
+            read)`` (:func:`~.answer_values.number_conversions`).
     """
 
     record: QARecord | None
@@ -116,6 +119,7 @@ class Built:
     verdicts: list[Any] = field(default_factory=list)
     stored_metrics: dict[str, float] = field(default_factory=dict)
     category_taken: bool = False
+    numbers: list[tuple[str, str]] = field(default_factory=list)
 
 
 def _parses_to(raw: Any, names: dict[int, str] | None) -> int | None:
@@ -336,6 +340,12 @@ class RecordBuilder:
             ),
             verdicts=verdicts,
             category_taken=category_taken,
+            numbers=[
+                pair
+                for value in (gold, prediction)
+                if value is not _MISSING
+                for pair in number_conversions(value)
+            ],
             stored_metrics=stored_metric_values(
                 raw, {str(k) for k in (m.prediction, m.ground_truth, m.judge_score) if k}
             ),

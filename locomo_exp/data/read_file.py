@@ -80,6 +80,8 @@ class LoadedResults:
             (:func:`locomo_exp.scoring.repeated_runs.runs_section`), set by the experiment.
         setting: for a file with answers under per-setting keys, the setting read
             (:class:`~.settings.SettingInfo`), else ``None``.
+        numeric_answers: golds and predictions of the valid records that were numbers,
+            ``(as in the file, as read)`` (``("12.0", "12")``), in file order.
     """
 
     records: list[QARecord]
@@ -104,6 +106,7 @@ class LoadedResults:
     runs: list[LoadedResults] | None = None
     runs_summary: dict[str, Any] | None = None
     setting: SettingInfo | None = None
+    numeric_answers: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def label(self) -> str:
@@ -340,6 +343,7 @@ def load_setting(
     problems: list[RecordProblem] = []
     excluded: list[RecordProblem] = []
     missing: list[RecordProblem] = []
+    numbers: list[tuple[str, str]] = []
     verdicts: list[tuple[int, str, list[Any]]] = []
     stored_metrics: dict[str, dict[str, float]] = {}
     seen_ids: dict[str, str] = {}
@@ -370,6 +374,7 @@ def load_setting(
                 stored_metrics[record.question_id] = built.stored_metrics
             if built.missing_prediction is not None:
                 missing.append(built.missing_prediction)
+            numbers += built.numbers
         if built.no_gold is not None:
             excluded.append(built.no_gold)
         problems.extend(record_problems)
@@ -408,6 +413,7 @@ def load_setting(
         prediction_key=layout.prediction_key,
         excluded_no_gold=excluded,
         missing_predictions=missing,
+        numeric_answers=numbers,
         records_key=layout.records_key,
         records_partitions=layout.partitions,
         judge_field=layout.judge_field,

@@ -147,3 +147,19 @@ def dry_run_lines(estimate: Mapping[str, Any], judge: Mapping[str, Any] | None) 
         *named,
         *(f"  {key}: {value}" for key, value in round_money(dict(estimate)).items()),
     ]
+
+
+def input_notes(summary: Mapping[str, Any]) -> list[str]:
+    """Lines the console prints under "Scored N questions": what the report's header says.
+
+    Args:
+        summary: the run's ``summary.json`` content.
+
+    Returns:
+        The answers that were numbers, read as text
+        (:func:`locomo_exp.report.input.numbers_line`); possibly none.
+    """
+    from locomo_exp.report.input import numbers_line
+
+    numbers = numbers_line(dict(summary["input"]))
+    return [numbers] if numbers else []

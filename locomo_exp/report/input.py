@@ -81,7 +81,24 @@ def input_header_lines(info: dict[str, Any], question_set_line: bool = True) -> 
             f"- Sample: data.limit={subset['limit']} (seed {subset['seed']}) of "
             f"{counted(subset['from'], 'question')}, per-category shares kept"
         )
+    numbers = numbers_line(info)
+    if numbers:
+        lines.append(f"- {numbers} (docs/formats.md)")
     return lines
+
+
+def numbers_line(info: dict[str, Any]) -> str | None:
+    """``"3 answers were numbers, read as text: 12.0 -> 12, 2019 -> 2019"``, or ``None``.
+
+    The report's header and the console say it once (``summary.json`` -> ``input`` ->
+    ``numeric_answers``, :func:`locomo_exp.data.info.input_info`).
+    """
+    numbers = info.get("numeric_answers")
+    if not numbers or not numbers.get("n"):
+        return None
+    n = int(numbers["n"])
+    verb = "answer was a number" if n == 1 else "answers were numbers"
+    return f"{n} {verb}, read as text: {', '.join(numbers.get('examples') or ())}"
 
 
 def render_stored_judge_detail(detail: dict[str, Any] | None, label: Any) -> str:

@@ -63,7 +63,16 @@ def figures_table(figures: Mapping[str, Any]) -> str:
 
 
 def console_table(summary: Mapping[str, Any]) -> str:
-    """Plain-text table of the headline figures for the terminal (percent, 2 decimals)."""
+    """Plain-text table of the headline figures for the terminal (percent, 2 decimals).
+
+    The judge's checks (``summary["warnings"]``, :mod:`locomo_exp.trust.lme_checks`) follow
+    it as ``WARNING:`` lines.
+    """
+    warnings = [f"WARNING: {w}" for w in summary.get("warnings") or ()]
+    return "\n".join([_console_table(summary), *warnings])
+
+
+def _console_table(summary: Mapping[str, Any]) -> str:
     headline = summary.get("headline")
     found = dry_run_of(summary)
     dry_run = dry_run_lines(*found) if found is not None else []
