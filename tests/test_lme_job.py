@@ -70,10 +70,10 @@ def test_plain_command_reproduces_the_published_figures(typed_config, tmp_path, 
     assert card["reference"]["sha256"].startswith("6250abfa2660ab81")
     assert card["reference"]["variant"] == "questions only"
     metrics = run_metrics(saved)
-    assert f"{metrics['lme/overall']:.2f}" == figures["overall"]
-    assert f"{metrics['lme/task_avg']:.2f}" == figures["task_avg"]
-    assert f"{metrics['lme/abstention']:.2f}" == figures["abstention"]
-    assert f"{metrics['lme/multi-session']:.2f}" == figures["multi-session"]
+    assert f"{metrics['lme_stored/overall']:.2f}" == figures["overall"]
+    assert f"{metrics['lme_stored/task_avg']:.2f}" == figures["task_avg"]
+    assert f"{metrics['lme_stored/abstention']:.2f}" == figures["abstention"]
+    assert f"{metrics['lme_stored/multi-session']:.2f}" == figures["multi-session"]
     rows = [json.loads(line) for line in (tmp_path / "out" / "scores.jsonl").open()]
     assert len(rows) == 500 and sum(r["abstention"] for r in rows) == 30
 
@@ -129,10 +129,10 @@ def test_plain_command_prints_the_figures_and_logs_mlflow(tmp_path):
 
     client = mlflow.MlflowClient(f"sqlite:///{tmp_path}/mlflow.db")
     run = client.search_runs([client.get_experiment_by_name("locomo_exp").experiment_id])[0]
-    assert round(run.data.metrics["lme/overall"], 2) == 72.40
-    assert round(run.data.metrics["lme/task_avg"], 2) == 72.75
-    assert round(run.data.metrics["lme/abstention"], 2) == 70.00
-    assert round(run.data.metrics["lme/knowledge-update"], 2) == 79.49
+    assert round(run.data.metrics["lme_stored/overall"], 2) == 72.40
+    assert round(run.data.metrics["lme_stored/task_avg"], 2) == 72.75
+    assert round(run.data.metrics["lme_stored/abstention"], 2) == 70.00
+    assert round(run.data.metrics["lme_stored/knowledge-update"], 2) == 79.49
     assert run.data.params["benchmark"] == "longmemeval"
 
 
@@ -155,4 +155,4 @@ def test_human_labels_are_compared_with_the_stored_verdicts(typed_config, tmp_pa
     assert section["verdicts"] == "stored (gpt-4o-2024-08-06)"
     assert section["corrected_overall"]["accuracy"] is not None
     assert "## Against human labels" in result.report_path.read_text()
-    assert round(run_metrics(result.summary)["lme/labels_agreement"], 2) == 98.0
+    assert round(run_metrics(result.summary)["lme_stored/labels_agreement"], 2) == 98.0

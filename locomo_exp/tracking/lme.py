@@ -1,9 +1,10 @@
 """MLflow names of a LongMemEval run's figures (pure; no MLflow import).
 
-Scale: percent (0-100), as every score metric of the project (:mod:`.metrics`). The headline
-accuracies are ``lme/overall``, ``lme/task_avg``, ``lme/abstention`` and ``lme/<question_type>``
-with ``_ci_low``/``_ci_high`` bounds; when this project's judge ran beside a file's stored
-verdicts, the stored ones are ``lme_stored/...``.
+Scale: percent (0-100), as every score metric of the project (:mod:`.metrics`). A name means the
+same verdicts in every run: this project's judge's accuracies are ``lme_j/overall``,
+``lme_j/task_avg``, ``lme_j/abstention`` and ``lme_j/<question_type>`` (with
+``_ci_low``/``_ci_high`` bounds), a file's stored verdicts' the same under ``lme_stored/``;
+a run has either or both. Input counts and the panel are under ``lme/``.
 """
 
 from __future__ import annotations
@@ -16,10 +17,16 @@ from locomo_exp.tracking.headline import description_tail, interval_text
 from locomo_exp.tracking.names import finite_metrics, format_param
 
 PREFIX = "lme"
-"""Prefix of the headline figures (the judge of this run, else the file's stored verdicts)."""
+"""Prefix of what is not a verdict's figure: input counts, the judge panel."""
+
+JUDGE_PREFIX = "lme_j"
+"""Prefix of this project's judge's figures, in every run (absent when it did not judge)."""
 
 STORED_PREFIX = "lme_stored"
-"""Prefix of a file's stored verdicts when this project's judge also ran."""
+"""Prefix of the figures of a file's stored verdicts, in every run (absent without them)."""
+
+SOURCE_PREFIXES = {"judge": JUDGE_PREFIX, "stored": STORED_PREFIX}
+"""``summary.json``'s verdict source (``headline.source``) -> the prefix of its figures."""
 
 PERCENT = 100.0
 
@@ -30,16 +37,17 @@ def _entry(out: dict[str, Any], name: str, figure: Mapping[str, Any]) -> None:
         out[f"{name}{suffix}"] = None if value is None else float(value) * PERCENT
 
 
-def accuracy_metrics(figures: Mapping[str, Any], prefix: str = PREFIX) -> dict[str, float]:
+def accuracy_metrics(figures: Mapping[str, Any], prefix: str) -> dict[str, float]:
     """Metrics of one set of LongMemEval figures.
 
     Args:
         figures: :meth:`locomo_exp.scoring.lme.LmeAccuracies.to_json` (rates on 0-1).
-        prefix: ``lme`` or ``lme_stored``.
+        prefix: ``lme_j`` or ``lme_stored`` (:data:`SOURCE_PREFIXES`).
 
     Returns:
-        ``{"lme/overall": 72.4, "lme/overall_ci_low": ..., "lme/task_avg": ...,
-        "lme/abstention": ..., "lme/<type>": ..., "lme/questions": 500}``, finite values only.
+        ``{"lme_j/overall": 72.4, "lme_j/overall_ci_low": ..., "lme_j/task_avg": ...,
+        "lme_j/abstention": ..., "lme_j/<type>": ..., "lme_j/questions": 500}``, finite
+        values only.
     """
     out: dict[str, Any] = {}
     for key in ("overall", "task_avg", "abstention"):
@@ -57,36 +65,40 @@ def run_metrics(summary: Mapping[str, Any]) -> dict[str, float]:
         summary: the run's summary (``headline``, ``stored``, ``judge``, ``input``).
 
     Returns:
-        The headline figures under ``lme/``; the stored verdicts under ``lme_stored/`` when
-        the headline is this project's judge; input counts (``lme/skipped_ids``,
-        ``lme/unanswered``).
+        This project's judge's figures under ``lme_j/`` with its audit
+        (``lme_j/audit/<kind>_agreed``, ``lme_j/corrected_overall``), the stored verdicts'
+        under ``lme_stored/``, the agreement of the headline verdicts with human labels
+        under their source's prefix (``<prefix>/labels_agreement``, ``_kappa``,
+        ``labels_corrected_overall``), the panel (``lme/panel/<preset>/overall``) and the
+        input counts (``lme/skipped_ids``, ``lme/unanswered``).
     """
     out: dict[str, float] = {}
-    headline = summary.get("headline")
-    if headline:
-        out.update(accuracy_metrics(headline["figures"]))
-        if headline["source"] == "judge" and summary.get("stored"):
-            out.update(accuracy_metrics(summary["stored"]["figures"], STORED_PREFIX))
+    judge = summary.get("judge") or {}
+    if judge.get("figures"):  # not a dry run's
+        out.update(accuracy_metrics(judge["figures"], JUDGE_PREFIX))
+    if summary.get("stored"):
+        out.update(accuracy_metrics(summary["stored"]["figures"], STORED_PREFIX))
     audit = summary.get("audit")
     if audit:
         for kind, row in audit["kinds"].items():
             if row["agreed"]["rate"] is not None:
-                out[f"{PREFIX}/audit/{kind}_agreed"] = row["agreed"]["rate"] * PERCENT
+                out[f"{JUDGE_PREFIX}/audit/{kind}_agreed"] = row["agreed"]["rate"] * PERCENT
         corrected = audit.get("corrected_overall") or {}
         if corrected.get("accuracy") is not None:
-            out[f"{PREFIX}/corrected_overall"] = corrected["accuracy"] * PERCENT
+            out[f"{JUDGE_PREFIX}/corrected_overall"] = corrected["accuracy"] * PERCENT
     for member in summary.get("panel") or []:
         value = member["figures"]["overall"]["accuracy"]
         if value is not None:
             out[f"{PREFIX}/panel/{member['preset']}/overall"] = value * PERCENT
     labels = summary.get("labels") or {}
-    if labels.get("n"):
-        out[f"{PREFIX}/labels_agreement"] = labels["agreement"]["rate"] * PERCENT
+    if labels.get("n"):  # the headline verdicts against the labels: named by their source
+        source = SOURCE_PREFIXES[(summary.get("headline") or {}).get("source", "stored")]
+        out[f"{source}/labels_agreement"] = labels["agreement"]["rate"] * PERCENT
         if labels.get("kappa") is not None:
-            out[f"{PREFIX}/labels_kappa"] = float(labels["kappa"])
+            out[f"{source}/labels_kappa"] = float(labels["kappa"])
         corrected = labels.get("corrected_overall") or {}
         if corrected.get("accuracy") is not None:
-            out[f"{PREFIX}/labels_corrected_overall"] = corrected["accuracy"] * PERCENT
+            out[f"{source}/labels_corrected_overall"] = corrected["accuracy"] * PERCENT
     counts = summary["input"]["counts"]
     out[f"{PREFIX}/skipped_ids"] = float(counts["skipped_ids"])
     out[f"{PREFIX}/unanswered"] = float(counts["unanswered"])
@@ -134,13 +146,14 @@ def run_description(
         dataset variant, then :func:`~.headline.description_tail` (judge, tool and command,
         status). Without verdicts: "accuracy not measured" and why.
     """
-    overall = metrics.get(f"{PREFIX}/overall")
+    prefix = SOURCE_PREFIXES[(summary.get("headline") or {}).get("source", "stored")]
+    overall = metrics.get(f"{prefix}/overall")
     if overall is None:
         head = f"accuracy not measured ({summary['status'].get('j')})"
     else:
-        parts = [f"**overall {overall:.2f}**{interval_text(metrics, f'{PREFIX}/overall')}"]
+        parts = [f"**overall {overall:.2f}**{interval_text(metrics, f'{prefix}/overall')}"]
         for key, label in (("task_avg", "task-averaged"), ("abstention", "abstention")):
-            value = metrics.get(f"{PREFIX}/{key}")
+            value = metrics.get(f"{prefix}/{key}")
             parts.append(f"{label} {'not measured' if value is None else f'{value:.2f}'}")
         head = " · ".join(parts) + " (percent; 95% Wilson intervals)"
     ref = summary["input"]["reference"]
@@ -199,7 +212,9 @@ def run_params(
 
 
 __all__ = [
+    "JUDGE_PREFIX",
     "PREFIX",
+    "SOURCE_PREFIXES",
     "STORED_PREFIX",
     "accuracy_metrics",
     "compare_metrics",
