@@ -193,7 +193,7 @@ def print_result(result: ExperimentResult) -> None:
         print(f"F1 = {summary['versions']['f1']}; scores in percent")
     from locomo_exp.report.console import console_table, dry_run_lines, input_notes
 
-    for line in input_notes(summary):  # what the report's header says of the input
+    for line in input_notes(summary, result.output_dir):  # as the report's header says
         print(line)
 
     if estimate:

@@ -8,7 +8,9 @@ BLEU-1, the stored J of the file's own judge, and our J.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from locomo_exp.benchmark.locomo import overall_group_for
@@ -149,17 +151,44 @@ def dry_run_lines(estimate: Mapping[str, Any], judge: Mapping[str, Any] | None) 
     ]
 
 
-def input_notes(summary: Mapping[str, Any]) -> list[str]:
+def input_notes(summary: Mapping[str, Any], run_dir: Path | None = None) -> list[str]:
     """Lines the console prints under "Scored N questions": what the report's header says.
 
     Args:
-        summary: the run's ``summary.json`` content.
+        summary: the run's summary (:meth:`~locomo_exp.results.RunSummary.to_json`).
+        run_dir: its run directory, whose ``summary.json`` holds the ``answer_key`` section
+            (``data.errata``) that the typed summary does not.
 
     Returns:
         The answers that were numbers, read as text
-        (:func:`locomo_exp.report.input.numbers_line`); possibly none.
+        (:func:`locomo_exp.report.input.numbers_line`); the ``data.limit`` sample
+        (``"subset: 100 of 1,986 questions (data.limit=100, seed 0); not comparable with
+        full-benchmark baselines"``); the errata scored beside the original answer key
+        (``"answer key: 12 errata applied from errata.json ..."``). Possibly none.
     """
     from locomo_exp.report.input import numbers_line
 
-    numbers = numbers_line(dict(summary["input"]))
-    return [numbers] if numbers else []
+    info = dict(summary["input"])
+    lines = []
+    numbers = numbers_line(info)
+    if numbers:
+        lines.append(numbers)
+    subset = info.get("subset")
+    if subset:
+        questions = counted(int(subset["from"]), "question", thousands=True)
+        lines.append(
+            f"subset: {int(subset['limit']):,} of {questions} (data.limit={subset['limit']}, "
+            f"seed {subset['seed']}); not comparable with full-benchmark baselines"
+        )
+    key = summary.get("answer_key")
+    if key is None and run_dir is not None and (run_dir / "summary.json").is_file():
+        key = json.loads((run_dir / "summary.json").read_text(encoding="utf-8")).get("answer_key")
+    if key:
+        name = str(key.get("path", "")).rsplit("/", 1)[-1]
+        lines.append(
+            f"answer key: {counted(int(key.get('n_matched') or 0), 'erratum', 'errata')} "
+            f"applied from {name} ({key.get('n_score_changing', 0)} change a score); the "
+            "corrected key is scored beside the original one ('Answer key: original vs "
+            "corrected' in the report), headline numbers use the original"
+        )
+    return lines
