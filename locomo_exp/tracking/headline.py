@@ -78,6 +78,9 @@ params table holds only what shaped the measurement (a swept key is logged whate
 
 _HEADLINE_PATTERNS = (
     r"(f1|j)/(overall|overall_1_4|cat\d+_[a-z0-9_]+)(_ci_low|_ci_high)?",
+    # every lexical metric's overall (LEXICAL_SPECS: f1_<variant>, bleu1): the same name
+    # means the same F1 whatever the reported variant (f1_mem0/overall: Mem0's harness)
+    r"(f1_[a-z0-9_]+|bleu1)/overall",
     r"j/overall_std_across_runs",
     r"stored_judge/[^/]+",
     r"n_questions/overall",
@@ -113,14 +116,15 @@ MAX_HEADLINE_METRICS = 64
 def headline_metrics(metrics: Mapping[str, float]) -> dict[str, float]:
     """The metrics logged to MLflow: the headline of a run, at most about 60.
 
-    Kept: the reported F1 (``f1/<group>`` with ``_ci_low``/``_ci_high``), J per group with
+    Kept: the reported F1 (``f1/<group>`` with ``_ci_low``/``_ci_high``), every F1 variant's
+    and BLEU-1's overall (``f1_mem0/overall``, ``bleu1/overall``), J per group with
     its 95% interval and the spread of J overall across runs, stored J per group,
     ``n_questions/overall``, ``data/*`` counts, the judge's API errors, parse failures,
     calls and cost (or a dry run's estimate), the audit's pooled false-accept and
     false-reject rates with intervals and its gate, corrected J overall, agreement with
     labels overall, the panel's J and alpha, and mean latencies (seconds). Everything
-    else (other F1 variants, BLEU-1, per-kind audit rates, panel pairs, spreads per
-    category) stays in :data:`METRICS_ARTIFACT`.
+    else (other F1 variants and BLEU-1 per group, per-kind audit rates, panel pairs,
+    spreads per category) stays in :data:`METRICS_ARTIFACT`.
 
     MLflow's compare page opens its parallel-coordinates plot on the first metric the
     runs share, in the order logged: so the headline comes first (:data:`FIRST_METRICS`).
