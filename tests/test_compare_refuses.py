@@ -279,10 +279,13 @@ def test_a_dash_in_the_vs_baseline_columns_says_why_in_the_markdown(tmp_path: Pa
     summary = sweep.build_sweep_summary(context, rows)
     summary["baseline"] = base
     markdown = sweep.render_sweep_summary(summary)
+    # trial 4, finding 16: never an invitation to compare.allow_mismatch=true for this
     assert (
-        "- job 1: — vs baseline: the comparison was refused: runs b and a are not comparable "
-        "(f1.variant: mem0 vs locomo)" in markdown
+        "- job 1: — vs baseline: the comparison was refused: the jobs score different F1 "
+        "variants (mem0 vs locomo): a difference between two F1 variants says nothing about "
+        "the answers" in markdown
     )
+    assert "allow_mismatch" not in markdown
     assert "- job 2: — vs baseline: the job did not complete (FAILED)" in markdown
 
 

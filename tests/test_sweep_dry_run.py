@@ -59,7 +59,7 @@ def test_a_dry_run_job_shows_its_estimates_marked_and_its_status_says_dry_run() 
     # tokens and cost of the same calls (trial 4, finding 13): answers + audit in both
     assert by_name["input tokens"] == "~5234" and by_name["output tokens"] == "~690"
     assert by_name["cost $"] == "~0.0262"  # 0.006102 answers + 0.0201 audit
-    assert by_name["J ± std"] == "—"
+    assert by_name["J"] == "—"  # no std anywhere: no "± std" in the header (finding 16)
     assert "- dry run (judge.dry_run=true): no judge call was made and no J exists" in markdown
 
 
@@ -84,9 +84,9 @@ def _f1_row(job: int, variant: str | None, status: str = sweep.COMPLETED) -> dic
 @pytest.mark.parametrize(
     ("variants", "line"),
     [
-        ([None, None], "- F1 not measured (no job scored F1); J on 0-100,"),
-        (["locomo"], "- F1 in percent (locomo variant); J on 0-100,"),
-        (["squad", "locomo"], "- F1 in percent (locomo, squad variants); J on 0-100,"),
+        ([None, None], "- F1 not measured (no job scored F1); J on 0-100"),
+        (["locomo"], "- F1 in percent (locomo variant); J on 0-100"),
+        (["squad", "locomo"], "- F1 in percent (locomo, squad variants); J on 0-100"),
     ],
 )
 def test_the_f1_heading_names_the_variants_or_says_none_was_measured(
@@ -188,3 +188,12 @@ def test_a_dry_runs_total_tokens_are_priced_at_its_total_cost(
     priced = cost_usd(model_price(cfg.judge), estimate["total_estimated_input_tokens"],
                       estimate["total_estimated_output_tokens"])
     assert priced == pytest.approx(estimate["total_estimated_cost_usd"], abs=1e-6)
+
+
+def test_the_j_column_says_std_only_when_a_job_has_one() -> None:
+    judged = {**DRY_JUDGE, "j": {"overall": {"mean": 70.0, "count": 20,
+                                            "std_across_runs": 1.5}}}
+    del judged["dry_run_estimate"]
+    markdown, table = _table([_row(0, "a.yaml", judged), _row(1, "b.yaml", DRY_JUDGE)])
+    assert "| J ± std |" in table[0] and "| 70.00 ± 1.50 |" in table[1]
+    assert "mean ± standard deviation of the overall J across runs" in markdown

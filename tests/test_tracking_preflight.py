@@ -45,6 +45,11 @@ def _bad_uris(tmp_path: Path) -> list[tuple[str, str]]:
             "MLflow 3 refuses a file store unless MLFLOW_ALLOW_FILE_STORE=true; use a database, "
             "e.g. tracking.uri=sqlite:///mlflow.db",
         ),
+        # trial 4, finding 16: tracking.uri=/etc/passwd said "refuses a file store"
+        (str(not_db), f"{not_db} is a regular file, not an MLflow store directory or SQLite "
+         "database"),
+        (f"file://{not_db}", f"{not_db} is a regular file, not an MLflow store directory or "
+         "SQLite database"),
         ("postgresql+a+b://h/db", "postgresql+a+b: at most one +driver after the database name"),
         ("http://", "no host after http://"),
     ]
@@ -57,6 +62,18 @@ def test_bad_uris_are_one_line_each(tmp_path: Path) -> None:
             tracking.check_tracking_uri(uri)
         assert str(refused.value) == _line(uri, problem)
     assert sorted(tmp_path.rglob("*")) == before + [tmp_path / "notes.db"]  # nothing made
+
+
+def test_an_sqlite_file_given_as_a_path_is_named_with_its_uri(tmp_path: Path) -> None:
+    import sqlite3
+
+    db = tmp_path / "mlflow.db"
+    sqlite3.connect(db).execute("create table t (x)").connection.close()
+    with pytest.raises(tracking.TrackingStoreError) as refused:
+        tracking.check_tracking_uri(str(db))
+    assert str(refused.value) == _line(
+        str(db), f"{db} is an SQLite database: use tracking.uri=sqlite:///{db}"
+    )
 
 
 def test_a_missing_database_driver_is_named(monkeypatch: pytest.MonkeyPatch) -> None:

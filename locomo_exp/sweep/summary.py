@@ -267,8 +267,10 @@ def render_sweep_summary(summary: dict[str, Any]) -> str:
         if variants
         else "F1 not measured (no job scored F1)"
     )
+    with_std = any(r["j_std_across_runs"] is not None for r in rows)  # judge.runs > 1
     lines.append(
-        f"- {f1_text}; J on 0-100, mean ± standard deviation of the overall J across runs"
+        f"- {f1_text}; J on 0-100"
+        + (", mean ± standard deviation of the overall J across runs" if with_std else "")
     )
     if any(isinstance(r.get("dry_run_estimate"), dict) for r in rows):
         lines.append(
@@ -302,7 +304,7 @@ def render_sweep_summary(summary: dict[str, Any]) -> str:
         "status",
         "F1 overall",
         *(f"F1 c{c}" for c in categories),
-        "J ± std",
+        "J ± std" if with_std else "J",
         *(_VS_HEADER if compared else []),
         "parse failures",
         "API errors",

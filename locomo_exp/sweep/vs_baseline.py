@@ -9,6 +9,7 @@ bootstrap interval, Holm p, verdict) go into ``sweep_summary.json``/``.md``.
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 from typing import Any
 
@@ -182,7 +183,7 @@ def compare_with_baseline(
                 strict_metrics=False,
             )
         except CompareError as error:
-            row["vs_baseline"] = {"error": str(error)}
+            row["vs_baseline"] = {"error": _refusal(error)}
             continue
         # what mode=compare would print before its table (another judge's stored J...),
         # less the card difference the sweep made on purpose (the swept keys)
@@ -201,6 +202,22 @@ def compare_with_baseline(
         "label": job_label(base["swept"]),
         "method": interval_method(samples, defaults.seed),
     }
+
+
+def _refusal(error: Exception) -> str:
+    """Why a job was not compared with the baseline, in the sweep's words.
+
+    Two jobs that score different F1 variants measure the same answers with two metrics:
+    ``mode=compare``'s refusal offers ``compare.allow_mismatch=true``, which would only
+    compare the metrics (docs/sweeps.md), so the sweep says why instead.
+    """
+    found = re.search(r"f1\.variant: (\S+) vs ([^;)\s]+)", str(error))  # card_mismatches
+    if found:
+        return (
+            f"the jobs score different F1 variants ({found[1]} vs {found[2]}): a "
+            "difference between two F1 variants says nothing about the answers"
+        )
+    return str(error)
 
 
 def vs_baseline_cells(row: dict[str, Any], column: str) -> list[str]:

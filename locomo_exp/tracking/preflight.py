@@ -184,6 +184,17 @@ def _check_sqlite(uri: str) -> None:
 
 
 def _check_file_store(uri: str) -> None:
+    parsed = urllib.parse.urlparse(uri)
+    path = Path(urllib.parse.unquote(parsed.path) if parsed.scheme == "file" else uri)
+    if path.is_file():  # a path that is a file is no store of any kind (/etc/passwd)
+        with path.open("rb") as handle:
+            sqlite = handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+        raise _refuse(
+            uri,
+            f"{path} is an SQLite database: use tracking.uri=sqlite:///{path.resolve()}"
+            if sqlite
+            else f"{path} is a regular file, not an MLflow store directory or SQLite database",
+        )
     allowed = os.environ.get("MLFLOW_ALLOW_FILE_STORE", "").strip().lower() in {"true", "1"}
     if not allowed:
         raise _refuse(
@@ -191,11 +202,8 @@ def _check_file_store(uri: str) -> None:
             "MLflow 3 refuses a file store unless MLFLOW_ALLOW_FILE_STORE=true; "
             "use a database, e.g. tracking.uri=sqlite:///mlflow.db",
         )
-    parsed = urllib.parse.urlparse(uri)
-    raw = urllib.parse.unquote(parsed.path) if parsed.scheme == "file" else uri
-    path = Path(raw)
     if path.exists() and not path.is_dir():
-        raise _refuse(uri, f"{path} is a file, not a directory")
+        raise _refuse(uri, f"{path} is not a directory")
     _creatable(uri, path, "the directory")
 
 
