@@ -235,7 +235,8 @@ def test_summary_json_trust_part_holds_numbers_and_words_not_markdown_or_metric_
     result = run_experiment(cfg, tmp_path / "out", tmp_path)
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     trust = summary["judge"]["trust"]
-    assert list(trust) == ["audit", "labels", "corrected", "panel", "total_cost_usd"]
+    assert list(trust) == ["audit", "labels", "corrected", "panel", "total_cost_usd",
+                           "total_cost_including_cached_usd"]
     assert trust["audit"]["gate"]["state"] == "passed"
     entries = _walk(trust)
     keys = [text for _, kind, text in entries if kind == "key"]

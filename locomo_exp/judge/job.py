@@ -458,9 +458,10 @@ def run_judge(
             ", ".join(result.summary["prompt_too_long_questions"]),
         )
     overall = result.summary["j"]["overall"]
+    repeated = len(specs) - len({spec.digest for spec in specs})  # identical prompts
     logger.info(
         "judge: J overall %s over %d questions; %d valid, %d parse failures, %d API errors; "
-        "%d calls made, %d cache hits",
+        "%d calls made, %d cache hits%s",
         "n/a" if overall["mean"] is None else f"{overall['mean']:.2f}",
         overall["count"],
         result.summary["counts"]["valid"],
@@ -468,6 +469,10 @@ def run_judge(
         result.summary["counts"]["api_error"],
         result.summary["counts"]["calls_made"],
         result.summary["counts"]["cache_hits"],
+        f" ({repeated} calls repeat an identical prompt of this job: judged once, the repeat "
+        "read from the cache)"
+        if repeated
+        else "",
     )
     return result
 

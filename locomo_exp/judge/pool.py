@@ -128,6 +128,8 @@ class JudgePool:
         self.total_calls = 0
         self.waited = 0
         """Calls another owner had in flight, waited for and then read from the cache."""
+        self.stored: set[str] = set()
+        """Digests this pool's own calls stored: a later spec with one repeats its prompt."""
         self.progress: ProgressReporter | None = None
         self._claims: CallClaims | None = None
         self.calls_stop = calls_stop
@@ -227,6 +229,8 @@ class JudgePool:
         try:
             result = await self._one(spec, first=first)
             stored = result.outcome in STORED_OUTCOMES
+            if stored:
+                self.stored.add(spec.digest)
             return result, True
         finally:
             if not stored:
@@ -394,8 +398,8 @@ class JudgePool:
             results[(spec.question_id, spec.run)] = result
             if called:
                 progress.record(result)
-            else:
-                self.waited += 1
+            else:  # read from the cache: this job's own call (a repeated prompt) or another's
+                self.waited += spec.digest not in self.stored
                 progress.record_cached()
 
         async def step(first: bool = False) -> bool | None:

@@ -68,8 +68,8 @@ def render_judge_section(summary: RunSummary) -> str:
         )
     if judge.tokens and not estimate:
         lines.append(
-            f"Tokens: {judge.tokens.get('input', 0)} in, {judge.tokens.get('output', 0)} out; "
-            + cost_line(judge)
+            f"Tokens: {judge.tokens.get('input', 0)} in, {judge.tokens.get('output', 0)} out "
+            "(this run)" + in_all_tokens(judge) + "; " + cost_line(judge)
         )
     # judge trust sections (audit right under J; labels, corrected J, panel when present)
     if judge.trust is not None:
@@ -102,4 +102,32 @@ def cost_line(judge: JudgeSummary) -> str:
         parts.append(("panel", trust.panel.estimated_cost_usd))
     total = judge.total_cost_usd
     detail = ", ".join(f"{name} {_usd(value)}" for name, value in parts)
-    return f"cost {_usd(total)} ({detail}): calls actually paid; cached calls are free."
+    line = f"cost {_usd(total)} ({detail}): calls actually paid; cached calls are free."
+    in_all = (
+        trust.total_cost_including_cached_usd
+        if trust is not None
+        else judge.other.get("estimated_cost_usd_including_cached")
+    )
+    if in_all is not None and total is not None and round(in_all, 6) != round(total, 6):
+        line += (
+            f" In all, with the calls answered from the cache (at the usage stored with "
+            f"their replies): {_usd(in_all)}."
+        )
+    return line
+
+
+def in_all_tokens(judge: JudgeSummary) -> str:
+    """``"; in all, with 898 cached calls: 140000 in, 6000 out"``, or ``""`` without cached calls.
+
+    The answers' tokens counting those answered from the judge cache at the usage the cache
+    stored with their replies (``tokens.cached_input`` / ``cached_output``).
+    """
+    cached_in = int(judge.tokens.get("cached_input", 0))
+    cached_out = int(judge.tokens.get("cached_output", 0))
+    if not cached_in and not cached_out:
+        return ""
+    hits = int((judge.counts or {}).get("cache_hits", 0))
+    return (
+        f"; in all, with {hits} cached call(s): {judge.tokens.get('input', 0) + cached_in} in, "
+        f"{judge.tokens.get('output', 0) + cached_out} out"
+    )

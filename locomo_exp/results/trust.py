@@ -296,6 +296,9 @@ class TrustSummary:
             were there (``None`` otherwise).
         panel: the judge panel, or ``None``.
         dry_run: a dry run's estimate (then nothing else is set), or ``None``.
+        total_cost_including_cached_usd: the same calls' cost counting those answered from
+            the cache at their stored usage (what the run's verdicts cost in all, over every
+            run that paid for them), USD; ``None`` when a price is unknown or not recorded.
         warnings: the judge's checks (:mod:`locomo_exp.trust.checks`): one line each,
             ``"J inflated (...)"``, ``"J deflated (...)"``, ``"low agreement with ... (...)"``;
             the judge's status is ``"warning: "`` and these lines.
@@ -310,6 +313,7 @@ class TrustSummary:
     panel: PanelSummary | None = None
     dry_run: TrustDryRun | None = None
     warnings: tuple[str, ...] = ()
+    total_cost_including_cached_usd: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The ``trust`` section of ``summary.json``: parts that ran, ``total_cost_usd`` last.
@@ -338,6 +342,8 @@ class TrustSummary:
             out["warnings"] = list(self.warnings)
         if self.dry_run is None or self.total_cost_usd is not None:  # a dry run paid nothing
             out["total_cost_usd"] = self.total_cost_usd
+        if self.total_cost_including_cached_usd is not None:
+            out["total_cost_including_cached_usd"] = self.total_cost_including_cached_usd
         return out
 
     @classmethod
@@ -371,4 +377,5 @@ class TrustSummary:
             panel=part("panel", PanelSummary.from_json),
             dry_run=part("dry_run", TrustDryRun.from_json),
             warnings=tuple(str(w) for w in data.get("warnings") or ()),
+            total_cost_including_cached_usd=opt_float(data.get("total_cost_including_cached_usd")),
         )

@@ -64,10 +64,12 @@ def summary_row(record: JobRecord, summary: dict[str, Any] | None) -> dict[str, 
         interval of F1 and J overall (``[low, high]`` or ``None``; ``ci_unit``:
         ``conversation`` for the cluster bootstrap, ``question`` without conversation ids),
         ``parse_failures``, ``api_errors``, ``input_tokens``, ``output_tokens``,
-        ``estimated_cost_usd``, and ``dry_run_estimate`` (the judge's dry-run estimate:
-        calls, tokens, cost with the audit's, when ``judge.dry_run`` was set; then
-        ``parse_failures`` and ``api_errors`` are ``None``: not measured). Missing values
-        are ``None``.
+        ``estimated_cost_usd`` (this run's calls) and ``input_tokens_in_all``,
+        ``output_tokens_in_all``, ``cost_in_all_usd`` (with the calls answered from the
+        judge cache, at their stored usage: a resumed job's whole work), and
+        ``dry_run_estimate`` (the judge's dry-run estimate: calls, tokens, cost with the
+        audit's, when ``judge.dry_run`` was set; then ``parse_failures`` and ``api_errors``
+        are ``None``: not measured). Missing values are ``None``.
     """
     row: dict[str, Any] = {
         "job": record.job,
@@ -93,6 +95,9 @@ def summary_row(record: JobRecord, summary: dict[str, Any] | None) -> dict[str, 
         "input_tokens": None,
         "output_tokens": None,
         "estimated_cost_usd": None,
+        "input_tokens_in_all": None,
+        "output_tokens_in_all": None,
+        "cost_in_all_usd": None,
         "dry_run_estimate": None,
     }
     if summary is None:
@@ -125,9 +130,17 @@ def summary_row(record: JobRecord, summary: dict[str, Any] | None) -> dict[str, 
             row["api_errors"] = counts.get("api_error")
         row["input_tokens"] = tokens.get("input")
         row["output_tokens"] = tokens.get("output")
+        # in all: with the calls answered from the cache (a resumed job), at their stored usage
+        row["input_tokens_in_all"] = (tokens.get("input") or 0) + (tokens.get("cached_input") or 0)
+        row["output_tokens_in_all"] = (
+            (tokens.get("output") or 0) + (tokens.get("cached_output") or 0)
+        )
         # one cost everywhere: answers + audit + panel, calls actually paid
         trust = judge.get("trust") or {}
         row["estimated_cost_usd"] = trust.get("total_cost_usd", judge.get("estimated_cost_usd"))
+        row["cost_in_all_usd"] = trust.get(
+            "total_cost_including_cached_usd", judge.get("estimated_cost_usd_including_cached")
+        )
     return row
 
 
@@ -178,6 +191,15 @@ def cell(value: Any, fmt: str = ".2f", scale: float = 1.0) -> str:
             return str(round(value * scale))
         return format(value * scale, fmt)
     return str(value).replace("|", "\\|")
+
+
+def _resumed(row: dict[str, Any]) -> bool:
+    """Whether a row's judge read calls from the cache (its in-all figures differ)."""
+    return any(
+        row.get(in_all) not in (None, row.get(now))
+        for now, in_all in (("input_tokens", "input_tokens_in_all"),
+                            ("estimated_cost_usd", "cost_in_all_usd"))
+    )
 
 
 def _has_f1(row: dict[str, Any]) -> bool:
@@ -278,6 +300,11 @@ def render_sweep_summary(summary: dict[str, Any]) -> str:
             "failures, API errors and J comparisons are not measured (—); `~` marks "
             "the dry run's estimates (tokens and cost of the same calls: the answers', the "
             "audit's and the panel's)"
+        )
+    if any(_resumed(r) for r in rows):
+        lines.append(
+            "- tokens and cost: this run's calls; \"(in all N)\" adds the calls answered from "
+            "the judge cache (a resumed job), at the usage stored with their replies"
         )
     same_f1 = f1_unchanged_by(list(keys))
     if same_f1 and variants:
@@ -384,8 +411,16 @@ def _spending_cells(row: dict[str, Any]) -> tuple[str, list[str], str]:
     """
     estimate = row.get("dry_run_estimate")
     if not isinstance(estimate, dict):
-        tokens = [cell(row["input_tokens"], "d"), cell(row["output_tokens"], "d")]
-        return row["status"], tokens, cell(row["estimated_cost_usd"], ".4f")
+        cells = []
+        for now, in_all, fmt in (
+            ("input_tokens", "input_tokens_in_all", "d"),
+            ("output_tokens", "output_tokens_in_all", "d"),
+            ("estimated_cost_usd", "cost_in_all_usd", ".4f"),
+        ):
+            text, all_text = cell(row[now], fmt), cell(row.get(in_all), fmt)
+            differs = row.get(in_all) is not None and all_text != text
+            cells.append(f"{text} (in all {all_text})" if differs else text)
+        return row["status"], cells[:2], cells[2]
     # tokens and cost of the same calls: the answers' with the audit's and the panel's
     # (estimates written before the totals had only the answers' tokens: cost likewise)
     total = "total_estimated_input_tokens" in estimate

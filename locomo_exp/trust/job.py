@@ -225,11 +225,13 @@ def run_trust(
     verdicts = _verdicts(main)
     audit = None
     judged_audit = None
+    extra_runs: list[JudgeRunResult] = []  # the audit's and the panel's
     audit_verdicts: dict[str, float | None] = {}
     if plan.controls:
         audit_cfg = audit_judge_config(cfg, plan.controls)
         logger.info("judge audit: judging %d control answers", len(plan.controls))
         audit_run = judge([c.record for c in plan.controls], audit_cfg)
+        extra_runs.append(audit_run)
         audit_verdicts = _verdicts(audit_run)
         judged_audit = summarise_audit(
             plan.controls,
@@ -261,6 +263,7 @@ def run_trust(
         for preset, member in plan.panel:
             logger.info("judge panel: judging with %s (%s)", preset, member.model)
             result = judge(records, member)
+            extra_runs.append(result)
             per_model[member.model] = _verdicts(result)
             panel_calls += result.summary["counts"].get("calls_made", 0)
             panel_cost = _add_costs(panel_cost, result.summary.get("estimated_cost_usd"))
@@ -274,6 +277,10 @@ def run_trust(
             calls_made=panel_calls,
             estimated_cost_usd=panel_cost,
         )
+    # the same calls in all: cached ones at the usage the cache stored with their replies
+    in_all = main.summary.get("estimated_cost_usd_including_cached")
+    for run in extra_runs:
+        in_all = _add_costs(in_all, run.summary.get("estimated_cost_usd_including_cached"))
     # one cost everywhere: calls actually paid (answers, audit, panel); cached calls free
     total = _add_costs(
         main.summary.get("estimated_cost_usd"), 0.0 if audit is None else audit.estimated_cost_usd
@@ -294,6 +301,7 @@ def run_trust(
         else None,
         panel=panel,
         warnings=warnings,
+        total_cost_including_cached_usd=None if in_all is None else round(in_all, 6),
     )
 
 
