@@ -176,8 +176,9 @@ def test_a_question_labelled_both_ways_is_one_line_naming_it(
     with pytest.raises(JudgeError) as refused:
         plan_trust(records, cfg, start_dir=tmp_path)
     assert str(refused.value) == (
-        f"judge.labels: labels file {labels}: question q1 is labelled CORRECT by entry 1 and "
-        "WRONG by entry 2; keep one label per question"
+        # CSV rows as a spreadsheet numbers them (the header is row 1)
+        f"judge.labels: labels file {labels}: question q1 is labelled CORRECT by row 2 and "
+        "WRONG by row 3; keep one label per question"
     )
 
 

@@ -171,6 +171,22 @@ def test_unmatched_and_unscored_are_counted(tmp_path: Path) -> None:
             "{not json",
             "labels file {p}: not JSON, JSONL or CSV (Expecting property name enclosed in double quotes, line 1)",
         ),
+        # JSON Lines: the line an editor shows (blank lines counted), not the entry's index
+        (
+            "l.jsonl",
+            '{"id": "q00", "label": 1}\n\n{"id": "q01"}\n',
+            "labels file {p}, line 3: field 'label' is missing",
+        ),
+        (
+            "l.jsonl",
+            '{"id": "q00", "label": 1}\n\n{"id": "q00", "label": 0}\n',
+            "labels file {p}, line 3: field 'label': the same question is labelled differently in line 1",
+        ),
+        (
+            "l.jsonl",
+            '{"id": "q00", "label": 1}\n\n{bad\n',
+            "labels file {p}: not JSON, JSONL or CSV (Expecting property name enclosed in double quotes, line 3)",
+        ),
     ],
 )
 def test_bad_labels_files_give_one_line_naming_file_entry_and_field(

@@ -54,6 +54,8 @@ class Label:
         conversation_id: the conversation, when given.
         question: the question text, when given.
         entry: 1-based entry number in the file (CSV: data row; JSON: list item).
+        place: where it is, for messages: ``row 3`` (CSV, header on row 1), ``line 4``
+            (JSON Lines, as editors number lines), ``entry 2`` (JSON).
     """
 
     value: bool | None
@@ -61,6 +63,7 @@ class Label:
     conversation_id: str | None = None
     question: str | None = None
     entry: int = 0
+    place: str = ""
 
 
 @dataclass(frozen=True)
@@ -102,7 +105,7 @@ def _first(entry: Mapping[str, Any], keys: Sequence[str]) -> Any:
     return None
 
 
-def _label_from(entry: Any, where: str, number: int) -> Label:
+def _label_from(entry: Any, where: str, number: int, place: str) -> Label:
     if not isinstance(entry, Mapping):
         raise LabelsError(
             f"{where}: expected an object with question_id and label, got {type(entry).__name__}"
@@ -123,6 +126,7 @@ def _label_from(entry: Any, where: str, number: int) -> Label:
         conversation_id=None if conv is None else str(conv),
         question=None if question in (None, "") else str(question),
         entry=number,
+        place=place,
     )
 
 
@@ -156,17 +160,25 @@ def load_labels(path: str | Path) -> LabelSet:
                 f"(got {', '.join(header) or 'none'})"
             )
         entries = list(reader)
-        where = [f"labels file {name}, row {i + 2}" for i in range(len(entries))]
+        places = [f"row {i + 2}" for i in range(len(entries))]
     else:
+        lines: list[int] | None = None
         try:
             obj = json.loads(text)
-        except json.JSONDecodeError:
-            try:
-                obj = [json.loads(line) for line in text.splitlines() if line.strip()]
-            except json.JSONDecodeError as error:
-                raise LabelsError(
-                    f"labels file {name}: not JSON, JSONL or CSV ({error.msg}, line {error.lineno})"
-                ) from None
+        except json.JSONDecodeError as json_error:
+            obj, lines = [], []
+            for number, line in enumerate(text.splitlines(), start=1):
+                if not line.strip():
+                    continue
+                try:
+                    obj.append(json.loads(line))
+                except json.JSONDecodeError as error:
+                    at = json_error if len(lines) == 0 else error  # a JSONL file's bad line
+                    where_line = at.lineno if at is json_error else number
+                    raise LabelsError(
+                        f"labels file {name}: not JSON, JSONL or CSV ({at.msg}, line {where_line})"
+                    ) from None
+                lines.append(number)
         if isinstance(obj, Mapping) and "labels" in obj:
             obj = obj["labels"]
         if isinstance(obj, Mapping):
@@ -178,11 +190,16 @@ def load_labels(path: str | Path) -> LabelSet:
                 f"labels file {name}: expected a list of labels or an object, "
                 f"got {type(obj).__name__}"
             )
-        where = [f"labels file {name}, entry {i + 1}" for i in range(len(entries))]
+        if lines is not None and len(lines) == len(entries):
+            places = [f"line {number}" for number in lines]  # as editors number lines
+        else:
+            places = [f"entry {i + 1}" for i in range(len(entries))]
+    where = [f"labels file {name}, {place}" for place in places]
     if not entries:
         raise LabelsError(f"labels file {name}: no labels")
     labels = tuple(
-        _label_from(e, w, i + 1) for i, (e, w) in enumerate(zip(entries, where, strict=True))
+        _label_from(e, w, i + 1, place)
+        for i, (e, w, place) in enumerate(zip(entries, where, places, strict=True))
     )
     seen: dict[tuple[str | None, ...], Label] = {}
     for label, w in zip(labels, where, strict=True):
@@ -194,7 +211,7 @@ def load_labels(path: str | Path) -> LabelSet:
         if key in seen and seen[key].value != label.value:
             raise LabelsError(
                 f"{w}: field 'label': the same question is labelled differently "
-                f"in entry {seen[key].entry}"
+                f"in {seen[key].place}"
             )
         seen.setdefault(key, label)
     return LabelSet(name, labels)
@@ -250,8 +267,9 @@ def match_labels(
             where = labels.path if isinstance(labels, LabelSet) else "labels"
             raise LabelsError(
                 f"labels file {where}: question {question_id} is labelled "
-                f"{_word(first.value)} by entry {first.entry} and {_word(label.value)} by entry "
-                f"{label.entry}; keep one label per question"
+                f"{_word(first.value)} by {first.place or f'entry {first.entry}'} and "
+                f"{_word(label.value)} by {label.place or f'entry {label.entry}'}; keep one "
+                "label per question"
             )
         values[question_id] = label.value
 
