@@ -129,6 +129,16 @@ def test_a_job_with_a_closed_port_stops_before_any_work(
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_comparison_with_a_closed_port_stops_before_reading_the_runs(tmp_path: Path) -> None:
+    from locomo_exp.compare.job import run_compare_job
+    from locomo_exp.config.compare import CompareConfig
+
+    uri = f"http://127.0.0.1:{closed_port()}"
+    with pytest.raises(TrackingStoreError, match="no MLflow server answers"):
+        run_compare_job(CompareConfig(runs=["a", "b"]), tmp_path / "out", tmp_path, tracking_uri=uri)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_wrapped_connection_error_reads_whole() -> None:
     text = (
         "API request to http://127.0.0.1:9/api/2.0/mlflow/experiments/get-by-name failed with "

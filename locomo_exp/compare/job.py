@@ -152,8 +152,13 @@ def run_compare_job(
 
     Raises:
         CompareError: the comparison is refused (one line).
-        locomo_exp.tracking.TrackingStoreError: the store cannot be opened.
+        locomo_exp.tracking.TrackingStoreError: the store cannot be opened, or an
+            ``http(s)`` server does not answer (checked before any run is read or fetched).
     """
+    if tracking_uri is not None:
+        from locomo_exp.tracking.preflight import check_tracking_uri
+
+        check_tracking_uri(tracking_uri)  # one line now, not minutes of MLflow's retries
     resolved = resolve_runs(cfg, start_dir, output_dir / "runs", tracking_uri)
     result = run_compare(resolved, output_dir, start_dir)
     job = CompareJobResult(result, output_dir)
