@@ -25,9 +25,23 @@ WARNING_PREFIX = "warning: "
 (...)"`` (the judge's checks, :mod:`locomo_exp.trust.checks`). Such a part finished."""
 
 
+NOT_MEASURED_PREFIX = "not measured"
+"""How the status of a part that ran to its end with nothing to measure starts
+(LongMemEval's ``"not measured: no stored verdicts"``)."""
+
+
 def part_finished(status: str) -> bool:
-    """Whether a part's status says it ran to its end: ``"ok"`` or ``"warning: ..."``."""
-    return status == "ok" or status.startswith(WARNING_PREFIX)
+    """Whether a part's status says it ran to its end.
+
+    Finished: ``"ok"``, ``"ok (...)"`` (LongMemEval's ``"ok (stored verdicts)"`` and
+    ``"ok (this tool's judge)"``), ``"warning: ..."`` and ``"not measured..."``. Not
+    finished: ``"running"``, ``"interrupted ..."``, ``"failed: ..."``, a pending batch and
+    :data:`JUDGE_DRY_RUN`.
+    """
+    return (
+        status == "ok"
+        or status.startswith(("ok (", WARNING_PREFIX, NOT_MEASURED_PREFIX))
+    )
 
 
 SCHEMA_VERSION = 1
