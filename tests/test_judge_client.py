@@ -13,29 +13,26 @@ from locomo_exp.judge.providers.anthropic import (
     SDK_DEFAULT_API_VERSION,
     TEMPERATURE_API_VERSION,
     api_version_for,
-    build_request_kwargs,
+    build_request_body,
 )
 
 
-def test_request_kwargs_put_temperature_in_body_with_2023_version() -> None:
-    kwargs = build_request_kwargs(
-        JudgeRequest("claude-sonnet-4-6", "sys", "prompt", 256, 0.5, {"type": "object"})
-    )
-    assert kwargs["model"] == "claude-sonnet-4-6"
-    assert kwargs["max_tokens"] == 256
-    assert kwargs["system"] == "sys"
-    assert kwargs["messages"] == [{"role": "user", "content": "prompt"}]
-    assert kwargs["extra_body"] == {"temperature": 0.5}
-    assert kwargs["extra_headers"] == {"anthropic-version": "2023-06-01"}
-    assert kwargs["output_config"] == {
-        "format": {"type": "json_schema", "schema": {"type": "object"}}
+def test_request_body_puts_temperature_in_body_with_2023_version() -> None:
+    request = JudgeRequest("claude-sonnet-4-6", "sys", "prompt", 256, 0.5, {"type": "object"})
+    assert build_request_body(request) == {
+        "model": "claude-sonnet-4-6",
+        "max_tokens": 256,
+        "system": "sys",
+        "messages": [{"role": "user", "content": "prompt"}],
+        "output_config": {"format": {"type": "json_schema", "schema": {"type": "object"}}},
+        "temperature": 0.5,
     }
-    assert "temperature" not in kwargs
+    assert api_version_for(request.temperature) == "2023-06-01"
 
 
-def test_request_kwargs_without_temperature_or_schema_add_nothing() -> None:
-    kwargs = build_request_kwargs(JudgeRequest("claude-sonnet-4-6", "sys", "prompt", 256))
-    assert set(kwargs) == {"model", "max_tokens", "system", "messages"}
+def test_request_body_without_temperature_or_schema_adds_nothing() -> None:
+    body = build_request_body(JudgeRequest("claude-sonnet-4-6", "sys", "prompt", 256))
+    assert set(body) == {"model", "max_tokens", "system", "messages"}
 
 
 def test_api_version_depends_only_on_whether_a_temperature_is_sent() -> None:

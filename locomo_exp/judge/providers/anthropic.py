@@ -5,7 +5,7 @@ The rest of the judge sees the :class:`~locomo_exp.judge.messages.JudgeClient` p
 
 Temperature (docs/field_notes.md §4): the ``anthropic`` 2.x SDK has no ``temperature`` argument,
 and its default API version (2026-10-21) rejects ``temperature`` in the body with a 400.
-A numeric temperature is therefore sent in the body (``extra_body``) together with the
+A numeric temperature is therefore sent in the body together with the
 header ``anthropic-version: 2023-06-01``; with ``temperature=None`` nothing is added and the
 SDK's default version is kept.
 
@@ -25,11 +25,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import anthropic
-
-try:  # the SDK's HTTP library: httpx2 from anthropic 2.x, httpx before
-    import httpx2 as _http
-except ImportError:  # pragma: no cover - depends on the installed SDK
-    import httpx as _http  # type: ignore[no-redef,import-not-found,unused-ignore]
 
 from locomo_exp.judge.errors import JudgeCallError
 from locomo_exp.judge.messages import (
@@ -52,7 +47,6 @@ __all__ = [
     "api_version_for",
     "build_batch_request",
     "build_request_body",
-    "build_request_kwargs",
     "classify_error",
     "make_client",
     "reply_from_message",
@@ -93,51 +87,33 @@ def api_version_for(temperature: float | None) -> str:
     return TEMPERATURE_API_VERSION if temperature is not None else SDK_DEFAULT_API_VERSION
 
 
-def build_request_kwargs(request: JudgeRequest) -> dict[str, Any]:
-    """Keyword arguments for ``AsyncAnthropic.messages.create`` (a pure function).
-
-    Args:
-        request: the judge call.
-
-    Returns:
-        ``model``, ``max_tokens``, ``system``, ``messages``; ``output_config`` with a JSON
-        schema when ``request.output_schema`` is set; and, for a numeric temperature,
-        ``extra_body={"temperature": t}`` with
-        ``extra_headers={"anthropic-version": "2023-06-01"}``.
-    """
-    kwargs: dict[str, Any] = {
-        "model": request.model,
-        "max_tokens": request.max_tokens,
-        **({"system": request.system} if request.system else {}),  # a template may have none
-        "messages": [{"role": "user", "content": request.prompt}],
-    }
-    if request.output_schema is not None:
-        kwargs["output_config"] = {
-            "format": {"type": "json_schema", "schema": request.output_schema}
-        }
-    if request.temperature is not None:
-        kwargs["extra_body"] = {"temperature": float(request.temperature)}
-        kwargs["extra_headers"] = {"anthropic-version": TEMPERATURE_API_VERSION}
-    return kwargs
-
-
 def build_request_body(request: JudgeRequest) -> dict[str, Any]:
     """The JSON body of one Messages API request (a pure function).
 
-    The ``params`` of :func:`build_request_kwargs` as they go on the wire: a numeric
-    temperature is placed directly in the body (the request then carries
-    ``anthropic-version: 2023-06-01``); with ``temperature=None`` none is sent.
+    A numeric temperature is placed directly in the body (the request must then carry
+    ``anthropic-version: 2023-06-01``, :func:`api_version_for`); with ``temperature=None``
+    none is sent.
 
     Args:
         request: the judge call.
 
     Returns:
         ``model``, ``max_tokens``, ``system`` (when set), ``messages``, and
-        ``output_config`` / ``temperature`` when set.
+        ``output_config`` (a JSON schema, when ``request.output_schema`` is set) /
+        ``temperature`` when set.
     """
-    kwargs = build_request_kwargs(request)
-    body = {k: v for k, v in kwargs.items() if k not in ("extra_body", "extra_headers")}
-    body.update(kwargs.get("extra_body", {}))
+    body: dict[str, Any] = {
+        "model": request.model,
+        "max_tokens": request.max_tokens,
+        **({"system": request.system} if request.system else {}),  # a template may have none
+        "messages": [{"role": "user", "content": request.prompt}],
+    }
+    if request.output_schema is not None:
+        body["output_config"] = {
+            "format": {"type": "json_schema", "schema": request.output_schema}
+        }
+    if request.temperature is not None:
+        body["temperature"] = float(request.temperature)
     return body
 
 
@@ -197,14 +173,12 @@ def _get(obj: Any, name: str) -> Any:
     return getattr(obj, name, None)
 
 
-def reply_from_message(message: Any, request_id: str | None = None) -> JudgeReply:
+def reply_from_message(message: Any) -> JudgeReply:
     """Extract text, stop reason and usage from a Messages API reply.
 
     Args:
-        message: the reply's JSON object (realtime calls) or an SDK ``Message`` (batch
-            results).
-        request_id: the ``request-id`` header, when read from the HTTP reply; else the
-            SDK object's ``_request_id``.
+        message: the reply's JSON object (realtime calls, whose ``request_id`` the caller
+            sets from the ``request-id`` header) or an SDK ``Message`` (batch results).
 
     Returns:
         The :class:`JudgeReply` (text blocks joined; other blocks ignored; missing usage
@@ -222,7 +196,7 @@ def reply_from_message(message: Any, request_id: str | None = None) -> JudgeRepl
         input_tokens=int(_get(usage, "input_tokens") or 0),
         output_tokens=int(_get(usage, "output_tokens") or 0),
         model=str(_get(message, "model") or ""),
-        request_id=request_id if request_id is not None else _get(message, "_request_id"),
+        request_id=_get(message, "_request_id"),
     )
 
 
@@ -300,6 +274,7 @@ class AnthropicJudgeClient(SdkJudgeClient):
         )
 
     errors = ERRORS
+    request_id_header = "request-id"
     _status_from = staticmethod(batch_status_from)
 
     @property
@@ -309,29 +284,19 @@ class AnthropicJudgeClient(SdkJudgeClient):
     async def complete(self, request: JudgeRequest) -> JudgeReply:
         """Send one request; see :class:`JudgeClient`.
 
-        The body of :func:`build_request_body` goes out through the SDK's generic ``post``
-        to ``/v1/messages`` (the SDK still adds the key, the version header, timeouts and
-        its error classes) and the reply's JSON is read directly: the SDK's per-call walk
-        of the parameters' types and its pydantic ``Message`` cost about a fifth of a
-        call's CPU (``benchmarks/judge_throughput.py``). The whole request (connect,
-        headers, body) must finish within ``timeout_s``: the SDK's own timeout applies per
-        read, so a slow trickle of bytes would outlive it.
+        The body of :func:`build_request_body` goes to ``/v1/messages`` through
+        :meth:`SdkJudgeClient._post_json` (the SDK's generic ``post``, the reply's JSON
+        read directly), with ``anthropic-version: 2023-06-01`` when it holds a temperature.
 
         Raises:
             JudgeCallError: classified; ``kind="timeout"`` past the deadline,
-                ``kind="invalid_response"`` for a 200 whose body is not a JSON object.
+                ``kind="invalid_response"`` for a 200 whose body is not JSON.
         """
-        options: dict[str, Any] = {}
+        headers = None
         if request.temperature is not None:
-            options["headers"] = {"anthropic-version": TEMPERATURE_API_VERSION}
-        post = self._client.post(
-            MESSAGES_PATH, cast_to=_http.Response, body=build_request_body(request),
-            options=options,
-        )
-        raw = await self._timed(post)
-        return replace(
-            reply_from_message(self._json_object(raw), raw.headers.get("request-id")),
-            rate_limit=parse_rate_limit_headers(raw.headers),
+            headers = {"anthropic-version": TEMPERATURE_API_VERSION}
+        return await self._post_json(
+            MESSAGES_PATH, build_request_body(request), reply_from_message, headers
         )
 
     def batch_entry(self, custom_id: str, request: JudgeRequest) -> dict[str, Any]:

@@ -33,11 +33,6 @@ from typing import TYPE_CHECKING, Any, Final
 
 import openai
 
-try:  # the SDK's HTTP library: httpx2 from openai 3, httpx before
-    import httpx2 as _http
-except ImportError:  # pragma: no cover - depends on the installed SDK
-    import httpx as _http  # type: ignore[no-redef,import-not-found,unused-ignore]
-
 from locomo_exp.judge.errors import JudgeCallError, JudgeError
 from locomo_exp.judge.messages import (
     BatchItemResult,
@@ -291,6 +286,7 @@ class OpenAIJudgeClient(SdkJudgeClient):
 
     api_version = OPENAI_CHAT_API_VERSION
     errors = ERRORS
+    request_id_header = "x-request-id"
     _status_from = staticmethod(batch_status_from)
 
     def __init__(
@@ -318,23 +314,15 @@ class OpenAIJudgeClient(SdkJudgeClient):
     async def complete(self, request: JudgeRequest) -> JudgeReply:
         """Send one Chat Completions request (no retries).
 
-        The body of :func:`build_chat_kwargs` goes out as it is, through the SDK's generic
-        ``post`` (its README, "Undocumented endpoints"): the SDK still adds the key,
-        timeouts and error classes, but skips its per-call walk of the parameters' types,
-        which cost about as much CPU as the rest of a call (measured with
-        ``benchmarks/judge_throughput.py --provider openai``).
+        The body of :func:`build_chat_kwargs` goes out as it is through
+        :meth:`SdkJudgeClient._post_json` (the SDK's generic ``post``, the reply's JSON read
+        directly).
 
         Raises:
             JudgeCallError: classified; ``kind="timeout"`` past ``timeout_s``.
         """
-        post = self._client.post(
-            "/chat/completions", cast_to=_http.Response, body=build_chat_kwargs(request)
-        )
-        raw = await self._timed(post)
-        reply = reply_from_completion(self._json_object(raw))
-        request_id = raw.headers.get("x-request-id")
-        return replace(
-            reply, request_id=request_id, rate_limit=parse_rate_limit_headers(raw.headers)
+        return await self._post_json(
+            "/chat/completions", build_chat_kwargs(request), reply_from_completion
         )
 
     def batch_entry(self, custom_id: str, request: JudgeRequest) -> dict[str, Any]:
