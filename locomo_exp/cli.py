@@ -273,9 +273,10 @@ def run_sweep_job(cfg: DictConfig) -> ExperimentResult | None:
         if context is not None and context.tracking_uri and typed.tracking.enabled:
             uri = tracking.resolve_tracking_uri(typed.tracking.uri, start_dir)
             if (uri, typed.tracking.experiment) != (context.tracking_uri, context.experiment):
+                shown, experiment = tracking.redact_uri, typed.tracking.experiment
                 raise ValueError(
-                    f"this job would log to {uri} / {typed.tracking.experiment}, the sweep's "
-                    f"parent run is in {context.tracking_uri} / {context.experiment}"
+                    f"this job would log to {shown(uri)} / {experiment}, the sweep's parent run "
+                    f"is in {shown(context.tracking_uri)} / {context.experiment}"
                 )
         result = run_experiment(
             typed,

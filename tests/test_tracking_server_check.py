@@ -102,7 +102,7 @@ def test_a_password_is_neither_sent_nor_repeated() -> None:
     with pytest.raises(TrackingStoreError) as refused:
         tracking.check_tracking_uri(uri)
     assert "SECRET123" not in str(refused.value)
-    assert str(refused.value).startswith("tracking.uri=http://127.0.0.1:")
+    assert str(refused.value).startswith("tracking.uri=http://user:***@127.0.0.1:")  # masked
 
 
 def test_no_answer_within_the_timeout_is_named(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -15,7 +15,12 @@ checked before Hydra runs, by name and by value:
   and ``_``, not starting with a digit; ``auto`` and ``null`` included): a key pasted
   where the variable's name goes, whatever its form;
 * ``judge.base_url`` holding user info (``http://user:password@host``): the credential
-  goes in the key's variable.
+  goes in the key's variable;
+* ``tracking.uri`` holding a password or token (:func:`uri_secret_spans`: a password after
+  ``user:``, any user info of an ``http(s)`` URL, a ``?password=`` or ``?token=`` query
+  value): the store's address goes in MLflow's own ``MLFLOW_TRACKING_URI`` (an http
+  server's credentials in ``MLFLOW_TRACKING_USERNAME`` / ``MLFLOW_TRACKING_PASSWORD``),
+  which the tool uses and shows only through :func:`redact_uri`.
 
 The refusals never repeat the value, as it may be the key.
 """
@@ -43,6 +48,26 @@ USERINFO_RE = re.compile(r"://[^/?#\s]*@")
 
 NOT_SAVED = "the value given was not saved"
 
+URI_SECRET_PARAM_RE = re.compile(
+    r"^(?:password|passwd|pwd|secret|token|[a-z]*_?token|api_?key|access_?key|secret_?key"
+    r"|client_?secret|sig)$",
+    re.IGNORECASE,
+)
+"""A URL query parameter whose value is a credential (``?password=``, ``?access_token=``)."""
+
+_URI_USERINFO_RE = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<info>[^/?#\s]*)@")
+_URI_QUERY_RE = re.compile(r"(?<=[?&;])(?P<name>[^=&;#]+)=(?P<value>[^&;#]*)")
+
+MASK = "***"
+"""What a credential in a shown URI is replaced by (as SQLAlchemy shows a URL)."""
+
+TRACKING_URI_REFUSAL = (
+    "tracking.uri must not hold a password or token (user:password@host, ?password=...); "
+    "leave tracking.uri unset and export the store in MLFLOW_TRACKING_URI (an http(s) "
+    "server's credentials in MLFLOW_TRACKING_USERNAME and MLFLOW_TRACKING_PASSWORD), which "
+    f"is used and never written; {NOT_SAVED}"
+)
+
 _SWEEP_RE = re.compile(r"^\s*choice\((.*)\)\s*$", re.DOTALL)
 
 
@@ -51,6 +76,65 @@ def _values(value: str) -> list[str]:
     sweep = _SWEEP_RE.match(value)
     inner = sweep.group(1) if sweep else value
     return [part.strip().strip("'\"").strip() for part in inner.split(",")]
+
+
+def uri_secret_spans(uri: str) -> list[tuple[int, int]]:
+    """Where ``uri`` holds a credential: ``(start, end)`` character spans, empty when none.
+
+    A credential is the password of ``scheme://user:password@host`` (the user name alone is
+    not one: ``postgresql://mlflow@host`` authenticates through ``.pgpass`` or the peer),
+    the whole user info of an ``http(s)`` URL (what ``requests`` sends as basic
+    authentication, a token included), and the value of a query parameter named like a
+    credential (:data:`URI_SECRET_PARAM_RE`: ``?password=``, SQLAlchemy's way too).
+
+    Args:
+        uri: a tracking URI as given.
+
+    Returns:
+        The spans, in order.
+    """
+    spans: list[tuple[int, int]] = []
+    info = _URI_USERINFO_RE.match(uri)
+    if info:
+        start, end = info.span("info")
+        user, colon, _ = info.group("info").partition(":")
+        if colon:
+            spans.append((start + len(user) + 1, end))
+        elif info.group("scheme").lower() in {"http", "https"} and end > start:
+            spans.append((start, end))
+    query = uri.find("?")
+    if query >= 0:
+        for found in _URI_QUERY_RE.finditer(uri, query):
+            if URI_SECRET_PARAM_RE.match(found.group("name")) and found.group("value"):
+                spans.append(found.span("value"))
+    return spans
+
+
+def redact_uri(uri: str) -> str:
+    """``uri`` as it may be shown or written: each credential replaced by ``***``.
+
+    Args:
+        uri: a tracking URI (e.g. ``$MLFLOW_TRACKING_URI``).
+
+    Returns:
+        ``uri`` with :func:`uri_secret_spans` masked (``postgresql://u:***@host/db``);
+        unchanged when it holds none.
+    """
+    for start, end in reversed(uri_secret_spans(uri)):
+        uri = uri[:start] + MASK + uri[end:]
+    return uri
+
+
+def tracking_uri_problem(uri: str | None) -> str | None:
+    """The refusal of a ``tracking.uri`` from a config file or composed config, or ``None``.
+
+    Args:
+        uri: ``tracking.uri`` (``None``: ``$MLFLOW_TRACKING_URI`` or the default store).
+
+    Returns:
+        One line (the value not repeated) when ``uri`` holds a credential.
+    """
+    return _value_problem("tracking.uri", [uri]) if uri else None
 
 
 def _value_problem(key: str, values: list[str]) -> str | None:
@@ -67,6 +151,8 @@ def _value_problem(key: str, values: list[str]) -> str | None:
             "judge.base_url must not hold a user name or password (user:password@host); put the "
             f"credential in the key's environment variable (judge.api_key_env); {NOT_SAVED}"
         )
+    if key == "tracking.uri" and any(uri_secret_spans(v) for v in values):
+        return TRACKING_URI_REFUSAL
     return None
 
 

@@ -292,7 +292,8 @@ def validate_jobs(
         targets.setdefault((cfg.tracking.enabled, uri, cfg.tracking.experiment), []).append(num)
     if len(targets) > 1:
         shown = "; ".join(
-            f"jobs {nums}: {'uri=' + str(uri) + ' experiment=' + exp if on else 'tracking off'}"
+            f"jobs {nums}: "
+            + (f"uri={tracking.redact_uri(str(uri))} experiment={exp}" if on else "tracking off")
             for (on, uri, exp), nums in targets.items()
         )
         problems.append(

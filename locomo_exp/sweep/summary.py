@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from locomo_exp.benchmark.locomo import CATEGORY_IDS
+from locomo_exp.config.secrets import redact_uri
 from locomo_exp.results.analysis import headline_intervals_json
 from locomo_exp.stats.bootstrap import MIN_RUN_CLUSTERS
 from locomo_exp.sweep.job_files import (
@@ -166,7 +167,7 @@ def build_sweep_summary(context: SweepContext, rows: list[dict[str, Any]]) -> di
         "swept_keys": context.swept_keys,
         "swept_overrides": context.swept_overrides,
         "parent_run_id": context.parent_run_id,
-        "tracking_uri": context.tracking_uri,
+        "tracking_uri": context.tracking_uri and redact_uri(context.tracking_uri),
         "experiment": context.experiment,
         "n_jobs": len(rows),
         "n_failed": len(failed),

@@ -80,9 +80,8 @@ from locomo_exp.tracking.store import (
     resolve_tracking_uri,
     set_tags,
     table_columns,
-    ui_url,
 )
-from locomo_exp.tracking.ui import mlflow_command, open_ui_hint
+from locomo_exp.tracking.ui import mlflow_command, open_ui_hint, redact_uri, ui_url
 
 __all__ = [
     "CONFIG_PARAM_KEYS",
@@ -129,6 +128,7 @@ __all__ = [
     "mlflow_command",
     "mlflow_run",
     "open_ui_hint",
+    "redact_uri",
     "model_short_name",
     "parent_metrics",
     "parent_params",

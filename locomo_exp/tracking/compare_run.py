@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from locomo_exp.config.secrets import redact_uri
 from locomo_exp.tracking.headline import NOTE_TAG
 from locomo_exp.tracking.names import finite_metrics
 from locomo_exp.tracking.store import error_reason, log_artifacts, log_metrics, mlflow_run
@@ -60,7 +61,7 @@ def fetch_run_files(tracking_uri: str, run_id: str, dest: Path) -> Path:
             if name == "card.json":
                 continue
             raise RunFetchError(
-                f"MLflow run {run_id} in {tracking_uri}: cannot fetch {name} "
+                f"MLflow run {run_id} in {redact_uri(tracking_uri)}: cannot fetch {name} "
                 f"({error_reason(error)})"
             ) from None
     log.info("fetched MLflow run %s into %s", run_id, target)

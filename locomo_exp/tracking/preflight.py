@@ -31,6 +31,7 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
+from locomo_exp.config.secrets import redact_uri
 from locomo_exp.tracking.store import TrackingStoreError
 
 DATABASE_ENGINES = ("postgresql", "mysql", "sqlite", "mssql")
@@ -255,7 +256,7 @@ def check_tracking_uri(uri: str, *, connect_timeout_s: float = DEFAULT_CONNECT_T
             raise _refuse(uri, f"no host after {scheme}://")
         problem = server_problem(uri, connect_timeout_s)
         if problem:
-            raise TrackingServerUnreachable(_public_uri(uri), problem)
+            raise TrackingServerUnreachable(redact_uri(uri), problem)
     elif scheme not in BUILT_IN_SCHEMES and scheme not in _plugin_schemes():
         raise _refuse(
             uri,

@@ -198,6 +198,7 @@ def create_run(
     import mlflow
     from mlflow.entities import Param
 
+    quiet_secret_links(tracking_uri)
     try:
         mlflow.set_tracking_uri(tracking_uri)
         experiment_id = ensure_experiment(tracking_uri, experiment)
@@ -211,6 +212,23 @@ def create_run(
     except Exception as error:
         raise TrackingStoreError(tracking_uri, error) from error
     return run_id
+
+
+SUPPRESS_LINKS_ENV = "MLFLOW_SUPPRESS_PRINTING_URL_TO_STDOUT"
+"""MLflow's switch for the "View run ... at: <server URL>" lines it prints when a run ends."""
+
+
+def quiet_secret_links(tracking_uri: str) -> None:
+    """Stop MLflow printing its run links when ``tracking_uri`` holds a password.
+
+    When a run on an ``http(s)`` server ends, MLflow prints "View run <name> at: <URL>"
+    with the URL as given, user info included; with a password in ``$MLFLOW_TRACKING_URI``
+    that would put it on the console. The job prints its own UI hint (masked) instead.
+    """
+    from locomo_exp.config.secrets import uri_secret_spans
+
+    if uri_secret_spans(tracking_uri):
+        os.environ[SUPPRESS_LINKS_ENV] = "true"
 
 
 def activate_run(tracking_uri: str, run_id: str) -> Any:
@@ -270,12 +288,18 @@ def source_tags() -> dict[str, str]:
 
 
 class TrackingStoreError(ValueError):
-    """The MLflow store named by ``tracking.uri`` cannot be opened or written."""
+    """The MLflow store named by ``tracking.uri`` cannot be opened or written.
+
+    The message shows the URI with any password masked
+    (:func:`locomo_exp.config.secrets.redact_uri`: ``$MLFLOW_TRACKING_URI`` may hold one).
+    """
 
     def __init__(self, uri: str, error: BaseException):
+        from locomo_exp.config.secrets import redact_uri
+
         super().__init__(
-            f"tracking.uri={uri}: MLflow cannot use this store ({error_reason(error)}); "
-            "fix tracking.uri or use tracking=none"
+            f"tracking.uri={redact_uri(uri)}: MLflow cannot use this store "
+            f"({redact_uri(error_reason(error))}); fix tracking.uri or use tracking=none"
         )
 
 
@@ -457,24 +481,3 @@ def log_table(rows: list[dict[str, Any]], artifact_file: str) -> None:
 
     if rows:
         mlflow.log_table(data=table_columns(rows), artifact_file=artifact_file)
-
-
-UI_BASE_URL = "http://127.0.0.1:5000"
-"""Where ``mlflow ui`` serves by default."""
-
-
-def ui_url(experiment_id: str, base_url: str = UI_BASE_URL) -> str:
-    """The MLflow UI address that opens an experiment on its runs table.
-
-    MLflow 3's UI chooses between its GenAI and its machine-learning views from a
-    switch in the sidebar, remembered by the browser (GenAI by default), or from
-    ``workflowType`` in the address; this address asks for the machine-learning view.
-
-    Args:
-        experiment_id: the experiment's id.
-        base_url: where the UI is served.
-
-    Returns:
-        ``http://127.0.0.1:5000/#/experiments/<id>/runs?workflowType=machine_learning``.
-    """
-    return f"{base_url}/#/experiments/{experiment_id}/runs?workflowType=machine_learning"

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from locomo_exp.tracking.names import finite_metrics
-from locomo_exp.tracking.store import ensure_experiment, table_columns
+from locomo_exp.tracking.store import ensure_experiment, quiet_secret_links, table_columns
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +38,7 @@ class ChildRun:
 def _client(tracking_uri: str) -> Any:
     import mlflow
 
+    quiet_secret_links(tracking_uri)  # the parent's end would print its URL, password included
     return mlflow.MlflowClient(tracking_uri=tracking_uri)
 
 

@@ -6,7 +6,29 @@ import shutil
 import sys
 from pathlib import Path
 
-from locomo_exp.tracking.store import ui_url
+from locomo_exp.config.secrets import redact_uri, uri_secret_spans
+
+__all__ = ["UI_BASE_URL", "mlflow_command", "open_ui_hint", "redact_uri", "ui_url"]
+
+UI_BASE_URL = "http://127.0.0.1:5000"
+"""Where ``mlflow ui`` serves by default."""
+
+
+def ui_url(experiment_id: str, base_url: str = UI_BASE_URL) -> str:
+    """The MLflow UI address that opens an experiment on its runs table.
+
+    MLflow 3's UI chooses between its GenAI and its machine-learning views from a
+    switch in the sidebar, remembered by the browser (GenAI by default), or from
+    ``workflowType`` in the address; this address asks for the machine-learning view.
+
+    Args:
+        experiment_id: the experiment's id.
+        base_url: where the UI is served.
+
+    Returns:
+        ``http://127.0.0.1:5000/#/experiments/<id>/runs?workflowType=machine_learning``.
+    """
+    return f"{base_url}/#/experiments/{experiment_id}/runs?workflowType=machine_learning"
 
 
 def mlflow_command() -> str:
@@ -42,8 +64,12 @@ def open_ui_hint(tracking_uri: str, experiment_id: str | None) -> str:
     Returns:
         Two lines, ``Open the UI with: <mlflow> ui --backend-store-uri <uri>`` and
         ``then: <address>``, each indented by two spaces: the command from
-        :func:`mlflow_command`, the address from :func:`locomo_exp.tracking.store.ui_url`.
+        :func:`mlflow_command`, the address from :func:`ui_url`.
+        A URI holding a password (which only ``$MLFLOW_TRACKING_URI`` can give:
+        ``tracking.uri`` refuses one) is shown as ``"$MLFLOW_TRACKING_URI"``, never spelled out.
     """
+    if uri_secret_spans(tracking_uri):
+        tracking_uri = '"$MLFLOW_TRACKING_URI"'
     return (
         f"  Open the UI with: {mlflow_command()} ui --backend-store-uri {tracking_uri}\n"
         f"  then: {ui_url(experiment_id or '0')}"
