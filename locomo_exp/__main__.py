@@ -95,6 +95,7 @@ if __name__ == "__main__":
     import sys
 
     from locomo_exp.cli import HELP_FLAGS, app_help, check_command_line
+    from locomo_exp.config.hydra_mode import skip_mode_probe_when_known
 
     # before Hydra's logging config reads ext://sys.stdout: ``... | head -1`` ends quietly
     sys.stdout = QuietWhenReaderLeaves(sys.stdout)
@@ -102,6 +103,7 @@ if __name__ == "__main__":
     if any(flag in sys.argv[1:] for flag in HELP_FLAGS):
         print(app_help(sys.argv[1:]), flush=True)  # Hydra's layout, without its copies
         raise SystemExit(0)
+    skip_mode_probe_when_known(sys.argv[1:])  # the config composed once, not twice
     try:
         main()
     finally:
