@@ -124,7 +124,6 @@ WARM_UP_MODULES = (
     "matplotlib.figure",  # the report's plots (report/plots.py)
     "matplotlib.backends.backend_agg",
     "pandas",  # mlflow.log_table builds a DataFrame
-    "scipy.special",  # Wilson intervals (stats/agreement.py)
 )
 """Modules a judge job imports after its calls, imported while the calls wait instead."""
 

@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
+from scipy.special import ndtri
 from statsmodels.stats.inter_rater import cohens_kappa as sm_kappa
 from statsmodels.stats.proportion import proportion_confint
 
-from locomo_exp.stats.agreement import binary_agreement, cohens_kappa, wilson_interval
+from locomo_exp.stats.agreement import (
+    NORMAL_CRITICAL_VALUES,
+    binary_agreement,
+    cohens_kappa,
+    wilson_interval,
+)
 
 
 def _wilson_by_hand(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
@@ -40,6 +48,21 @@ def test_wilson_interval_is_statsmodels_bit_for_bit(confidence: float) -> None:
             0.0 if k == 0 else float(low),
             1.0 if k == n else float(high),
         ), (k, n)
+
+
+def test_stored_critical_values_are_scipys_and_need_no_scipy_import() -> None:
+    assert NORMAL_CRITICAL_VALUES == {0.95: 1.959963984540054}
+    for confidence, z in NORMAL_CRITICAL_VALUES.items():
+        assert z == float(-ndtri(np.float64(1.0 - confidence) / 2.0))
+    probe = (
+        "import sys; from locomo_exp.stats.agreement import wilson_interval; "
+        "p = wilson_interval(7, 20); print(p.ci_low, p.ci_high, 'scipy' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout.split()
+    low, high = proportion_confint(7, 20, alpha=1.0 - 0.95, method="wilson")
+    assert out == [repr(float(low)), repr(float(high)), "False"]
 
 
 def test_kappa_is_statsmodels_bit_for_bit() -> None:
