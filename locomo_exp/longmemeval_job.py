@@ -244,6 +244,10 @@ def judge_verdicts(result: JudgeRunResult, matched: LmeMatched) -> dict[str, boo
 def judge_section(result: JudgeRunResult) -> dict[str, Any]:
     """What ``summary.json`` keeps of the judge run (settings, counts, tokens, cost).
 
+    The cost is this run's calls (``estimated_cost_usd``) and the same work counting the
+    calls answered from the judge cache (``estimated_cost_usd_including_cached``), as for
+    LoCoMo runs; the report says both (:mod:`locomo_exp.report.lme`).
+
     Where the calls went is kept as for LoCoMo runs: ``provider``, ``endpoint`` (without
     user info, query or fragment: never a credential) and ``endpoint_kind`` (``default`` or
     ``custom``), and ``model_snapshot`` when the API named one; ``template`` (name, sha256)
@@ -253,7 +257,7 @@ def judge_section(result: JudgeRunResult) -> dict[str, Any]:
         "protocol", "prompt_version", "template", "parser_version", "provider", "endpoint",
         "endpoint_kind",
         "model", "model_snapshot", "temperature", "max_tokens", "runs", "api_version", "counts",
-        "tokens", "estimated_cost_usd", "mode",
+        "tokens", "estimated_cost_usd", "estimated_cost_usd_including_cached", "mode",
     )
     return {k: result.summary[k] for k in keep if k in result.summary}
 

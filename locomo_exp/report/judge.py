@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from locomo_exp.report.format import MISSING, fmt_num
@@ -100,14 +101,32 @@ def cost_line(judge: JudgeSummary) -> str:
         parts.append(("audit", trust.audit.estimated_cost_usd))
     if trust is not None and trust.panel is not None:
         parts.append(("panel", trust.panel.estimated_cost_usd))
-    total = judge.total_cost_usd
-    detail = ", ".join(f"{name} {_usd(value)}" for name, value in parts)
-    line = f"cost {_usd(total)} ({detail}): calls actually paid; cached calls are free."
     in_all = (
         trust.total_cost_including_cached_usd
         if trust is not None
         else judge.other.get("estimated_cost_usd_including_cached")
     )
+    return cost_text(parts, judge.total_cost_usd, in_all)
+
+
+def cost_text(
+    parts: Sequence[tuple[str, float | None]], total: float | None, in_all: float | None
+) -> str:
+    """A judge cost in words: what this run paid, by part, and the same work in all.
+
+    Args:
+        parts: ``(name, USD)`` of each part's calls paid (``None``: no price known).
+        total: USD paid by this run in all parts.
+        in_all: USD of the same calls counting those answered from the judge cache, at the
+            usage the cache stored with their replies (``None``: not known).
+
+    Returns:
+        ``"cost $0.0123 (answers $0.0100, audit $0.0023): calls actually paid; cached calls
+        are free."``, and, when ``in_all`` differs from ``total``, ``" In all, with the calls
+        answered from the cache (at the usage stored with their replies): $0.0246."``.
+    """
+    detail = ", ".join(f"{name} {_usd(value)}" for name, value in parts)
+    line = f"cost {_usd(total)} ({detail}): calls actually paid; cached calls are free."
     if in_all is not None and total is not None and round(in_all, 6) != round(total, 6):
         line += (
             f" In all, with the calls answered from the cache (at the usage stored with "
@@ -122,12 +141,27 @@ def in_all_tokens(judge: JudgeSummary) -> str:
     The answers' tokens counting those answered from the judge cache at the usage the cache
     stored with their replies (``tokens.cached_input`` / ``cached_output``).
     """
-    cached_in = int(judge.tokens.get("cached_input", 0))
-    cached_out = int(judge.tokens.get("cached_output", 0))
+    return in_all_tokens_text(judge.tokens, judge.counts or {})
+
+
+def in_all_tokens_text(tokens: Mapping[str, Any], counts: Mapping[str, Any]) -> str:
+    """:func:`in_all_tokens` of a judge summary's ``tokens`` and ``counts`` (any benchmark).
+
+    Args:
+        tokens: ``input``, ``output`` (this run's calls) and ``cached_input``,
+            ``cached_output`` (the cached calls' stored usage), in tokens.
+        counts: the judge's counts (``cache_hits``).
+
+    Returns:
+        ``"; in all, with 4 cached call(s): 3360 in, 192 out"``, or ``""`` without cached
+        calls.
+    """
+    cached_in = int(tokens.get("cached_input", 0))
+    cached_out = int(tokens.get("cached_output", 0))
     if not cached_in and not cached_out:
         return ""
-    hits = int((judge.counts or {}).get("cache_hits", 0))
+    hits = int(counts.get("cache_hits", 0))
     return (
-        f"; in all, with {hits} cached call(s): {judge.tokens.get('input', 0) + cached_in} in, "
-        f"{judge.tokens.get('output', 0) + cached_out} out"
+        f"; in all, with {hits} cached call(s): {tokens.get('input', 0) + cached_in} in, "
+        f"{tokens.get('output', 0) + cached_out} out"
     )

@@ -14,6 +14,7 @@ from locomo_exp.benchmark import longmemeval as lme
 from locomo_exp.report.card import stored_judge_line
 from locomo_exp.report.console import dry_run_lines
 from locomo_exp.report.format import MISSING
+from locomo_exp.report.judge import cost_text, in_all_tokens_text
 from locomo_exp.report.lme_summary import dry_run_of
 from locomo_exp.report.provenance import provenance_lines
 from locomo_exp.results.words import counted
@@ -160,6 +161,31 @@ def _corrected_text(corrected: Mapping[str, Any] | None, *, source: str, fallbac
         )
     reason = (corrected or {}).get("reason") or fallback
     return f"corrected accuracy: {NOT_MEASURED} ({reason})"
+
+
+def _judge_calls_lines(judge: Mapping[str, Any] | None) -> list[str]:
+    """This run's judge calls, tokens and cost, and the same work in all, as a LoCoMo run says.
+
+    Args:
+        judge: ``summary.json``'s ``judge`` (its ``settings`` hold ``counts``, ``tokens``,
+            ``estimated_cost_usd`` and ``estimated_cost_usd_including_cached``).
+
+    Returns:
+        One line and a blank, or nothing when the judge made no call (a dry run, stored
+        verdicts only).
+    """
+    settings = (judge or {}).get("settings") or {}
+    counts, tokens = settings.get("counts"), settings.get("tokens")
+    if not counts or not tokens or (judge or {}).get("figures") is None:
+        return []
+    paid = settings.get("estimated_cost_usd")
+    return [
+        f"Judge calls: {counts.get('calls_made', 0)} made, {counts.get('cache_hits', 0)} from "
+        f"the cache. Tokens: {tokens.get('input', 0)} in, {tokens.get('output', 0)} out (this "
+        f"run){in_all_tokens_text(tokens, counts)}; "
+        + cost_text([("answers", paid)], paid, settings.get("estimated_cost_usd_including_cached")),
+        "",
+    ]
 
 
 def _audit_lines(audit: Mapping[str, Any] | None) -> list[str]:
@@ -330,6 +356,7 @@ def render_lme_report(
             ]
     else:
         out += ["## Accuracy", "", f"J: {NOT_MEASURED} ({summary['status']['j']})", ""]
+    out += _judge_calls_lines(summary.get("judge"))
     stored = summary.get("stored")
     if stored and headline and headline["source"] == "judge":
         out += [
