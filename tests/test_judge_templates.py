@@ -133,12 +133,18 @@ def test_on_unparsed_score_counts_unreadable_replies_as_the_harness_did(
         make_records(3), _cfg(fake_anthropic, tmp_path, _write(tmp_path, body)), start_dir=tmp_path
     )
     assert [a.mean_score for a in result.per_question.values()] == [0.0, 0.0, 0.0]
+    # a scored unreadable reply is still a parse failure (trial 5 finding 3), never "valid"
     assert result.summary["counts"]["unparsed_scored"] == 3
-    assert result.summary["counts"]["parse_failure"] == 0
+    assert result.summary["counts"]["parse_failure"] == 3
+    assert result.summary["counts"]["valid"] == 0
     assert result.summary["template"]["on_unparsed"] == "score 0"
+    assert result.finished_status(0.1) == "ok"  # scored as asked; the checks warn
     from locomo_exp.tracking.metrics import judge_metrics
 
-    assert judge_metrics(result.summary, {})["judge/unparsed_scored"] == 3
+    metrics = judge_metrics(result.summary, {})
+    assert metrics["judge/unparsed_scored"] == 3
+    assert metrics["judge/parse_failures"] == 3
+    assert metrics["judge/valid_runs"] == 0
 
 
 def test_the_template_sha256_is_in_the_cache_key_so_two_templates_never_share_replies(

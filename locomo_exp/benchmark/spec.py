@@ -38,12 +38,18 @@ class JudgeCheckLimits:
             judge is said to disagree with them (0.2: "slight" agreement at best on
             Landis & Koch's 1977 scale).
         kappa_min_n: answers compared, at least, before the kappa check gives a verdict.
+        unreadable_above: share (0-1) of the judge's replies to the answers that could
+            not be read (parse failures, unscored or scored by a template's
+            ``on_unparsed``) above which J is said to rest on unreadable replies. A count
+            of this run's own replies, not an estimate: no interval. 0.05: one reply in
+            twenty; a working reply format reads every reply but a rare odd one.
     """
 
     inflated_above: float = 0.5
     deflated_above: float = 0.5
     min_kappa: float = 0.2
     kappa_min_n: int = 30
+    unreadable_above: float = 0.05
 
 
 @dataclass(frozen=True)

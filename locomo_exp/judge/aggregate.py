@@ -81,7 +81,11 @@ class JudgeResult:
     model: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        """The ``j_runs`` entry of ``scores.jsonl`` (``batch_id`` only for batch replies)."""
+        """The ``j_runs`` entry of ``scores.jsonl``.
+
+        ``batch_id`` only for batch replies, ``unparsed_scored`` only for a reply scored by
+        a template's ``on_unparsed``.
+        """
         row: dict[str, Any] = {
             "run": self.run,
             "outcome": self.outcome,
@@ -93,6 +97,8 @@ class JudgeResult:
         }
         if self.batch_id:
             row["batch_id"] = self.batch_id
+        if self.unparsed_scored:  # a parse failure the template's on_unparsed scored
+            row["unparsed_scored"] = True
         return row
 
 
@@ -331,7 +337,11 @@ class JudgeRunResult:
         counts = self.summary.get("counts") or {}
         if self.error_rate_exceeded:
             return f"failed: judge API errors exceed judge.max_error_rate={max_error_rate}"
-        if self.dry_run_estimate is None and not counts.get("valid"):
+        # a reply a template's on_unparsed scored counts as a verdict here (it has a
+        # score); the judge's checks warn when many replies could not be read
+        if self.dry_run_estimate is None and not (
+            counts.get("valid") or counts.get("unparsed_scored")
+        ):
             return (
                 "failed: no valid judge verdict: "
                 f"{counts.get('parse_failure', 0)} parse failure(s), "

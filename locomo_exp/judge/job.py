@@ -47,6 +47,7 @@ from locomo_exp.judge.providers import endpoint
 from locomo_exp.judge.session import judge_calls_async
 from locomo_exp.judge.stop import CallsStop
 from locomo_exp.results import QARecord
+from locomo_exp.results.template_note import parse_failure_words
 from locomo_exp.results.words import counted
 
 logger = logging.getLogger(__name__)
@@ -234,9 +235,12 @@ def build_run_result(
         if any(r.outcome == "api_error" and "prompt_too_long" in r.error for r in agg.runs)
     ]
     too_long_runs = sum(r.outcome == "api_error" and "prompt_too_long" in r.error for r in all_runs)
+    unparsed_scored = sum(r.unparsed_scored for r in all_runs)
     counts = {
-        "valid": sum(r.outcome == "valid" for r in all_runs),
-        "parse_failure": sum(r.outcome == "parse_failure" for r in all_runs),
+        # a reply the judge's parser read; one scored by a template's on_unparsed is not
+        "valid": sum(r.outcome == "valid" for r in all_runs) - unparsed_scored,
+        # every reply that could not be read, unscored or scored by on_unparsed
+        "parse_failure": sum(r.outcome == "parse_failure" for r in all_runs) + unparsed_scored,
         "no_verdict": sum(r.outcome == "no_verdict" for r in all_runs),
         "api_error": sum(r.outcome == "api_error" for r in all_runs),
         "prompt_too_long": too_long_runs,
@@ -245,7 +249,7 @@ def build_run_result(
         "runs_total": len(all_runs),
     }
     if protocol_spec(cfg).unparsed_score is not None:  # a template's on_unparsed: {score: N}
-        counts["unparsed_scored"] = sum(r.unparsed_scored for r in all_runs)
+        counts["unparsed_scored"] = unparsed_scored  # of the parse failures
     # a prompt the API rejects as too long is that question's problem, not the API's
     error_rate = (counts["api_error"] - too_long_runs) / len(all_runs) if all_runs else 0.0
     summary: dict[str, Any] = {
@@ -460,12 +464,12 @@ def run_judge(
     overall = result.summary["j"]["overall"]
     repeated = len(specs) - len({spec.digest for spec in specs})  # identical prompts
     logger.info(
-        "judge: J overall %s over %d questions; %d valid, %d parse failures, %d API errors; "
+        "judge: J overall %s over %d questions; %d valid, parse failures %s, %d API errors; "
         "%d calls made, %d cache hits%s",
         "n/a" if overall["mean"] is None else f"{overall['mean']:.2f}",
         overall["count"],
         result.summary["counts"]["valid"],
-        result.summary["counts"]["parse_failure"],
+        parse_failure_words(result.summary),
         result.summary["counts"]["api_error"],
         result.summary["counts"]["calls_made"],
         result.summary["counts"]["cache_hits"],

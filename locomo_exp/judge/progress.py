@@ -83,7 +83,7 @@ class ProgressReporter:
     def record(self, result: JudgeResult) -> None:
         """Count one finished (non-cached) call and log a line if due."""
         self.made += 1
-        if result.outcome == "parse_failure":
+        if result.outcome == "parse_failure" or result.unparsed_scored:
             self.parse_failures += 1
         elif result.outcome == "api_error":
             self.api_errors += 1

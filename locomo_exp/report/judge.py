@@ -58,7 +58,17 @@ def render_judge_section(summary: RunSummary) -> str:
         lines.append(
             "Runs: "
             + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in judge.counts.items())
-            + ". Parse failures and API errors are not averaged into J."
+            + (
+                ". Parse failures (replies that could not be read) and API errors are not "
+                "averaged into J"
+                + (
+                    ", except those scored by the template's on_unparsed ("
+                    f"{judge.counts['unparsed_scored']}, counted in both parse failure and "
+                    "unparsed scored)."
+                    if judge.counts.get("unparsed_scored")
+                    else "."
+                )
+            )
         )
     estimate = judge.dry_run_estimate
     if estimate:

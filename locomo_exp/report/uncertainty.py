@@ -5,6 +5,7 @@ from __future__ import annotations
 from locomo_exp.report.format import MISSING, fmt_num
 from locomo_exp.results import BootstrapCI, JudgeSummary, Reliability, RunSummary
 from locomo_exp.results.analysis import CONVERSATION
+from locomo_exp.results.template_note import parse_failure_words
 from locomo_exp.stats.bootstrap import MIN_RUN_CLUSTERS
 
 _CI_COLUMNS = {"f1": ("F1", 100.0), "j_mean": ("J", 1.0)}
@@ -94,7 +95,7 @@ def render_reliability(reliability: Reliability | None, judge: JudgeSummary | No
             f"{fmt_num(reliability.krippendorff_alpha, 3)}",
             f"- Questions whose valid runs all agree: "
             f"{MISSING if share is None else f'{share * 100:.1f}%'} of {reliability.questions}",
-            f"- Parse failures: {counts.get('parse_failure', 0)}; "
+            f"- Parse failures: {parse_failure_words(judge.to_json()) if judge else 0}; "
             f"API errors: {counts.get('api_error', 0)}",
         ]
         + (

@@ -16,6 +16,12 @@ limit (:class:`~locomo_exp.benchmark.spec.JudgeCheckLimits`, one per benchmark),
 * **low agreement**: Cohen's kappa with labels or stored verdicts below ``min_kappa`` over at
   least ``kappa_min_n`` answers.
 
+One more check reads no known verdict: **unreadable replies**, when more than
+``unreadable_above`` of the judge's replies to the answers could not be read (a reply format
+the parser or template does not match). A reply a template's ``on_unparsed`` scored is not the
+judge's verdict: the other checks leave it out (it can make J look deflated, but the cause
+is the reply format, not the judge), and this check counts it.
+
 The warnings are one line each (``"J inflated (the judge accepted 4/4 ...)"``); the run's
 judge status becomes ``"warning: <warnings>"`` (:func:`warning_status`).
 """
@@ -32,6 +38,7 @@ from locomo_exp.results.run import WARNING_PREFIX
 INFLATED = "J inflated"
 DEFLATED = "J deflated"
 LOW_AGREEMENT = "low agreement"
+UNREADABLE = "unreadable judge replies"
 
 
 class RateLike(Protocol):
@@ -218,12 +225,48 @@ def agreement_checks(
     return JudgeChecks(tuple(sorted(warnings, key=_order)))
 
 
+def unreadable_checks(
+    parse_failures: int, runs_total: int, limits: JudgeCheckLimits, scored: str = ""
+) -> JudgeChecks:
+    """Check how many of the judge's replies to the answers could not be read.
+
+    Args:
+        parse_failures: replies that could not be read (``counts.parse_failure``: unscored
+            or scored by a template's ``on_unparsed``).
+        runs_total: judge runs of the answers (``counts.runs_total``).
+        limits: the benchmark's limits (``unreadable_above``).
+        scored: what ``on_unparsed`` did with them, in words
+            (:func:`locomo_exp.results.template_note.unparsed_scored_words`), or ``""``.
+
+    Returns:
+        One warning when ``parse_failures / runs_total`` is above ``unreadable_above``
+        (``"unreadable judge replies (1540 of 1540 judge runs could not be read, 100.0%;
+        1540 scored 0 by on_unparsed; limit 5%): ..."``), else none.
+    """
+    if runs_total <= 0 or parse_failures / runs_total <= limits.unreadable_above:
+        return JudgeChecks()
+    share = 100.0 * parse_failures / runs_total
+    effect = (
+        "J counts them at the on_unparsed score, not at a verdict of the judge"
+        if scored
+        else "J is the mean over the replies that could be read"
+    )
+    return JudgeChecks((
+        f"{UNREADABLE} ({parse_failures} of {runs_total} judge runs could not be read, "
+        f"{share:.1f}%" + (f"; {scored}" if scored else "")
+        + f"; limit {100 * limits.unreadable_above:g}%): {effect}; check "
+        "the reply format the prompt asks for against the one the parser reads "
+        "(scores.jsonl keeps each raw reply)",
+    ))  # fmt: skip
+
+
 def _order(warning: str) -> int:
-    return next((i for i, head in enumerate((INFLATED, DEFLATED)) if warning.startswith(head)), 2)
+    heads = (UNREADABLE, INFLATED, DEFLATED)
+    return next((i for i, head in enumerate(heads) if warning.startswith(head)), len(heads))
 
 
 def merged(*checks: JudgeChecks | None) -> tuple[str, ...]:
-    """The warnings of several checks, inflated first, then deflated, then agreement."""
+    """The warnings of several checks: unreadable replies, inflated, deflated, agreement."""
     found = [w for c in checks if c is not None for w in c.warnings]
     return tuple(sorted(dict.fromkeys(found), key=_order))
 
@@ -248,6 +291,7 @@ __all__ = [
     "DEFLATED",
     "INFLATED",
     "LOW_AGREEMENT",
+    "UNREADABLE",
     "WARNING_PREFIX",
     "JudgeChecks",
     "KnownRate",
@@ -258,5 +302,6 @@ __all__ = [
     "merged",
     "rate_words",
     "share_words",
+    "unreadable_checks",
     "warning_status",
 ]

@@ -17,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from locomo_exp.benchmark import LOCOMO
 from locomo_exp.config import JudgeConfig
 from locomo_exp.judge.aggregate import JudgeRunResult
 from locomo_exp.judge.errors import JudgeError
@@ -25,10 +26,11 @@ from locomo_exp.judge.models import model_price
 from locomo_exp.judge.preflight import judged_records
 from locomo_exp.judge.protocols import protocol_spec
 from locomo_exp.results import CallEstimate, QARecord, TrustDryRun, TrustSummary
+from locomo_exp.results.template_note import unparsed_scored_words
 from locomo_exp.stats.correction import CorrectedJ, corrected_j
 from locomo_exp.trust.audit import audit_pairs, summarise_audit
 from locomo_exp.trust.budget import audit_judge_config
-from locomo_exp.trust.checks import merged
+from locomo_exp.trust.checks import merged, unreadable_checks
 from locomo_exp.trust.labels import AgreementReport, compare_with_labels, compare_with_stored
 from locomo_exp.trust.lme_dry_run import TOKEN_KEYS
 from locomo_exp.trust.panel import judge_panel
@@ -56,7 +58,21 @@ class JudgeAuditFailed(JudgeError):
 
 
 def _verdicts(result: JudgeRunResult) -> dict[str, float | None]:
-    return {qid: agg.mean_score for qid, agg in result.per_question.items()}
+    """Question id -> the mean of the verdicts the judge gave (0-100), or ``None``.
+
+    A reply a template's ``on_unparsed`` scored is left out: it is not the judge's verdict
+    (the unreadable-replies check counts it), so the audit, labels and stored verdicts
+    measure the judge, not the reply format.
+    """
+    verdicts: dict[str, float | None] = {}
+    for qid, agg in result.per_question.items():
+        if not any(r.unparsed_scored for r in agg.runs):
+            verdicts[qid] = agg.mean_score
+            continue
+        read = [r.score for r in agg.runs if r.outcome == "valid" and not r.unparsed_scored]
+        scores = [float(s) for s in read if s is not None]
+        verdicts[qid] = sum(scores) / len(scores) if scores else None
+    return verdicts
 
 
 def _control_costs(result: JudgeRunResult, cfg: JudgeConfig) -> dict[str, float] | None:
@@ -285,7 +301,14 @@ def run_trust(
     total = _add_costs(
         main.summary.get("estimated_cost_usd"), 0.0 if audit is None else audit.estimated_cost_usd
     )
+    counts = main.summary.get("counts") or {}
     warnings = merged(
+        unreadable_checks(
+            int(counts.get("parse_failure", 0)),
+            int(counts.get("runs_total", 0)),
+            LOCOMO.judge_checks,
+            unparsed_scored_words(main.summary),
+        ),
         None if judged_audit is None else check_audit(judged_audit),
         check_agreement(labels, "the human labels"),
         check_agreement(stored, "the stored verdicts"),
