@@ -261,24 +261,25 @@ def run_experiment(
         logged_params = tracking.config_measurement_params(
             config_tree(cfg), judge_ran=cfg.scorer.uses_judge, swept_keys=swept_keys
         )
-        name = _run_name(cfg, data_path, run_name)
-        experiment = cfg.tracking.experiment
+        spec = tracking.RunSpec(
+            tracking_uri=tracking_uri,
+            experiment=cfg.tracking.experiment,
+            run_name=_run_name(cfg, data_path, run_name),
+            tags=tags,
+            parent_run_id=parent_run_id,
+        )
         if deferred:
             from locomo_exp.judge import CallsStop
 
             calls_stop = CallsStop()  # a run that cannot be set up stops the judge's calls
             run_context = tracking.deferred_mlflow_run(
-                tracking_uri=tracking_uri, experiment=experiment, run_name=name, tags=tags,
-                parent_run_id=parent_run_id, log_file=output_dir / LOG_FILE,
-                params=logged_params,
+                replace(spec, params=logged_params),
+                log_file=output_dir / LOG_FILE,
                 then=functools.partial(warm_up_outputs, freeze=long_lived),
                 on_failure=functools.partial(_stop_calls, calls_stop),
             )
         else:
-            run_context = tracking.mlflow_run(
-                tracking_uri=tracking_uri, experiment=experiment, run_name=name, tags=tags,
-                parent_run_id=parent_run_id, log_file=output_dir / LOG_FILE,
-            )
+            run_context = tracking.mlflow_run(spec, log_file=output_dir / LOG_FILE)
     else:
         from contextlib import nullcontext
 

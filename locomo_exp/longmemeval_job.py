@@ -421,14 +421,14 @@ def run_longmemeval(
     run_context: Any = nullcontext()
     if cfg.tracking.enabled:
         tracking_uri = tracking.resolve_tracking_uri(cfg.tracking.uri, start_dir)
-        run_context = tracking.mlflow_run(
+        spec = tracking.RunSpec(
             tracking_uri=tracking_uri,
             experiment=cfg.tracking.experiment,
             run_name=run_name or cfg.tracking.run_name or f"{path.stem} · longmemeval",
             tags={"locomo_exp.version": __version__, "benchmark": lme.NAME,
                   "data.file": path.name, "scorer": cfg.scorer.name.value},
-            log_file=output_dir / "locomo_exp.log",
         )
+        run_context = tracking.mlflow_run(spec, log_file=output_dir / "locomo_exp.log")
     with run_context as run:
         summary = build_lme_summary(**common, judge_status=RUNNING if judge_cfg else None)
         files = _write(output_dir, cfg, summary, score_rows(matched))  # stored J first

@@ -89,7 +89,7 @@ def test_read_only_output_dir_is_one_line_naming_it(tmp_path: Path, monkeypatch:
 )
 def test_unusable_tracking_store_is_one_line(uri: str, reason: str) -> None:
     with pytest.raises(tracking.TrackingStoreError) as refused:
-        with tracking.mlflow_run(tracking_uri=uri, experiment="e", run_name="r"):
+        with tracking.mlflow_run(tracking.RunSpec(uri, "e", "r")):
             pass
     message = str(refused.value)
     assert message.startswith(f"tracking.uri={uri}: MLflow cannot use this store (")

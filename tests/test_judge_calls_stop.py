@@ -14,7 +14,6 @@ import json
 import sqlite3
 import threading
 from pathlib import Path
-from typing import Any
 
 import pytest
 from conftest import EXAMPLE, Composer, run_cli
@@ -80,10 +79,10 @@ def test_a_failed_mlflow_setup_stops_the_calls_and_a_rerun_pays_only_for_the_res
             told.wait(GUARD_S)  # calls in flight stay in flight until the pool is told
         return rubric(80)
 
-    def refuse(**kwargs: Any) -> str:
+    def refuse(spec: tracking.RunSpec) -> str:
         failing.wait(GUARD_S)
         seen_at_failure.append(len(fake_anthropic.messages_requests()))
-        raise tracking.TrackingStoreError(kwargs["tracking_uri"], RuntimeError("store refused"))
+        raise tracking.TrackingStoreError(spec.tracking_uri, RuntimeError("store refused"))
 
     set_stop, create_run = CallsStop.set, store_module.create_run
 

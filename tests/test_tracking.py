@@ -275,9 +275,7 @@ def test_the_job_log_is_uploaded_whatever_the_run_ends(
     logging.getLogger().addHandler(handler)
     try:
         with pytest.raises(RuntimeError) if fails else _nothing():
-            with tracking.mlflow_run(
-                tracking_uri=uri, experiment="e", run_name="r", log_file=log_file
-            ) as run:
+            with tracking.mlflow_run(tracking.RunSpec(uri, "e", "r"), log_file=log_file) as run:
                 logging.getLogger("locomo_exp.test").warning("a line of the job's log")
                 if fails:
                     raise RuntimeError("boom")

@@ -38,8 +38,10 @@ def _client(uri: str) -> Any:
 def test_the_run_is_created_on_a_thread_with_its_params_and_ends_finished(store: str) -> None:
     threads: list[str] = []
     with tracking.deferred_mlflow_run(
-        tracking_uri=store, experiment="deferred", run_name="r", tags={"t": "1"},
-        params={"judge.model": "m", "runs": "2"},
+        tracking.RunSpec(
+            tracking_uri=store, experiment="deferred", run_name="r", tags={"t": "1"},
+            params={"judge.model": "m", "runs": "2"},
+        ),
         then=lambda: threads.append(threading.current_thread().name),
     ) as pending:
         pending.start()
@@ -56,7 +58,7 @@ def test_the_run_is_created_on_a_thread_with_its_params_and_ends_finished(store:
 
 
 def test_a_body_that_never_asks_still_gets_its_run(store: str) -> None:
-    with tracking.deferred_mlflow_run(tracking_uri=store, experiment="lazy", run_name="r"):
+    with tracking.deferred_mlflow_run(tracking.RunSpec(store, "lazy", "r")):
         pass
     experiment = _client(store).get_experiment_by_name("lazy")
     (run,) = _client(store).search_runs([experiment.experiment_id])
@@ -70,9 +72,7 @@ def test_a_failing_body_ends_the_run_failed_or_killed(
     store: str, error: BaseException, status: str
 ) -> None:
     with pytest.raises(type(error)):
-        with tracking.deferred_mlflow_run(
-            tracking_uri=store, experiment="failing", run_name=status
-        ) as pending:
+        with tracking.deferred_mlflow_run(tracking.RunSpec(store, "failing", status)) as pending:
             pending.start()
             raise error
     experiment = _client(store).get_experiment_by_name("failing")
@@ -85,9 +85,7 @@ def test_a_failing_body_ends_the_run_failed_or_killed(
 
 def test_a_store_that_cannot_be_used_is_one_line_from_wait() -> None:
     with pytest.raises(tracking.TrackingStoreError) as refused:
-        with tracking.deferred_mlflow_run(
-            tracking_uri="foo://x", experiment="e", run_name="r"
-        ) as pending:
+        with tracking.deferred_mlflow_run(tracking.RunSpec("foo://x", "e", "r")) as pending:
             pending.start()
             pending.wait()
     message = str(refused.value)
@@ -97,9 +95,7 @@ def test_a_store_that_cannot_be_used_is_one_line_from_wait() -> None:
 
 def test_the_jobs_own_error_wins_over_the_stores(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING), pytest.raises(RuntimeError, match="the judge failed"):
-        with tracking.deferred_mlflow_run(
-            tracking_uri="foo://x", experiment="e", run_name="r"
-        ) as pending:
+        with tracking.deferred_mlflow_run(tracking.RunSpec("foo://x", "e", "r")) as pending:
             pending.start()
             raise RuntimeError("the judge failed")
     (line,) = [r.getMessage() for r in caplog.records if "MLflow run not recorded" in r.getMessage()]
@@ -129,7 +125,7 @@ def test_a_store_failure_is_handed_to_on_failure_on_the_thread(
 
     with caplog.at_level(logging.WARNING), pytest.raises(RuntimeError, match="stopped") as raised:
         with tracking.deferred_mlflow_run(
-            tracking_uri="foo://x", experiment="e", run_name="r", on_failure=on_failure
+            tracking.RunSpec("foo://x", "e", "r"), on_failure=on_failure
         ) as pending:
             pending.start()
             assert pending._thread is not None
@@ -144,7 +140,7 @@ def test_a_store_failure_is_handed_to_on_failure_on_the_thread(
 
 def test_the_normal_run_logs_its_params_through_the_same_steps(store: str) -> None:
     with tracking.mlflow_run(
-        tracking_uri=store, experiment="normal", run_name="n", params={"judge.model": "m"}
+        tracking.RunSpec(store, "normal", "n", params={"judge.model": "m"})
     ) as run:
         pass
     got = _client(store).get_run(run.info.run_id)

@@ -72,11 +72,12 @@ def run_lme_compare(
         from locomo_exp.tracking.lme import compare_metrics
 
         names = " vs ".join([pairs[0]["a"], *(p["b"] for p in pairs)])
-        with tracking.mlflow_run(
+        spec = tracking.RunSpec(
             tracking_uri=tracking_uri, experiment=experiment,
             run_name=run_name or f"compare · {names}",
             tags={"benchmark": "longmemeval", "mode": "compare"},
-        ) as run:
+        )
+        with tracking.mlflow_run(spec) as run:
             tracking.log_metrics(compare_metrics(pairs))
             tracking.log_artifacts([markdown, json_path])
             job.run_id = run.info.run_id

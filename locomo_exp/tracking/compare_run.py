@@ -11,7 +11,13 @@ from typing import Any
 from locomo_exp.config.secrets import redact_uri
 from locomo_exp.tracking.headline import NOTE_TAG
 from locomo_exp.tracking.names import finite_metrics
-from locomo_exp.tracking.store import error_reason, log_artifacts, log_metrics, mlflow_run
+from locomo_exp.tracking.store import (
+    RunSpec,
+    error_reason,
+    log_artifacts,
+    log_metrics,
+    mlflow_run,
+)
 
 log = logging.getLogger(__name__)
 
@@ -100,13 +106,14 @@ def log_comparison(
         TrackingStoreError: the store cannot be opened (one line).
     """
     note = {NOTE_TAG: description} if description else {}
-    with mlflow_run(
+    spec = RunSpec(
         tracking_uri=tracking_uri,
         experiment=experiment,
         run_name=run_name,
         tags={COMPARE_KIND_TAG: "compare", **dict(tags), **note},
         params=params,
-    ) as run:
+    )
+    with mlflow_run(spec) as run:
         log_metrics(finite_metrics(metrics))
         log_artifacts([p for p in artifacts if Path(p).is_file()])
         return run.info.run_id, run.info.experiment_id

@@ -22,11 +22,11 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from locomo_exp.tracking.store import activate_run, ending_run, run_creator
+from locomo_exp.tracking.store import RunSpec, activate_run, ending_run, run_creator
 
 log = logging.getLogger(__name__)
 
@@ -118,14 +118,9 @@ class PendingRun:
 
 @contextlib.contextmanager
 def deferred_mlflow_run(
+    spec: RunSpec,
     *,
-    tracking_uri: str,
-    experiment: str,
-    run_name: str,
-    tags: Mapping[str, str] | None = None,
-    parent_run_id: str | None = None,
     log_file: Path | None = None,
-    params: Mapping[str, str] | None = None,
     then: Callable[[], object] | None = None,
     on_failure: Callable[[BaseException], object] | None = None,
 ) -> Iterator[PendingRun]:
@@ -140,13 +135,8 @@ def deferred_mlflow_run(
     (anything else, tag ``error``), with ``log_file`` uploaded, as with ``mlflow_run``.
 
     Args:
-        tracking_uri: the store.
-        experiment: experiment name (created if missing).
-        run_name: the run's display name.
-        tags: extra tags.
-        parent_run_id: nest the run under this run (a sweep's child).
+        spec: the run to create (its ``params`` are the measurement's settings).
         log_file: uploaded when the run ends (the job's ``locomo_exp.log``).
-        params: logged when the run is created (the measurement's settings).
         then: run on the background thread after the run is created (see :class:`PendingRun`).
         on_failure: called on the background thread with the store's error when the run
             cannot be created (see :class:`PendingRun`).
@@ -158,15 +148,7 @@ def deferred_mlflow_run(
         TrackingStoreError: the store cannot be used (from :meth:`PendingRun.wait`, or at
             the end when the body never asked); a body's own error is raised instead.
     """
-    create = run_creator(
-        tracking_uri=tracking_uri,
-        experiment=experiment,
-        run_name=run_name,
-        tags=tags,
-        parent_run_id=parent_run_id,
-        params=params,
-    )
-    pending = PendingRun(create, tracking_uri, then, on_failure)
+    pending = PendingRun(run_creator(spec), spec.tracking_uri, then, on_failure)
     with ending_run(pending.wait, log_file, settle=pending.settle):
         yield pending
 

@@ -15,6 +15,7 @@ import logging
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -57,17 +58,30 @@ def resolve_tracking_uri(uri: str | None, start_dir: Path) -> str:
     return uri
 
 
+@dataclass(frozen=True)
+class RunSpec:
+    """What one job's new MLflow run is: where, under which experiment and name, with what.
+
+    Attributes:
+        tracking_uri: the store (see :func:`resolve_tracking_uri`).
+        experiment: experiment name (created if missing).
+        run_name: the run's display name.
+        tags: extra tags.
+        parent_run_id: nest the run under this run (works across processes: a sweep's
+            children).
+        params: logged when the run is created (the measurement's settings).
+    """
+
+    tracking_uri: str
+    experiment: str
+    run_name: str
+    tags: Mapping[str, str] | None = None
+    parent_run_id: str | None = None
+    params: Mapping[str, str] | None = None
+
+
 @contextlib.contextmanager
-def mlflow_run(
-    *,
-    tracking_uri: str,
-    experiment: str,
-    run_name: str,
-    tags: Mapping[str, str] | None = None,
-    parent_run_id: str | None = None,
-    log_file: Path | None = None,
-    params: Mapping[str, str] | None = None,
-) -> Iterator[Any]:
+def mlflow_run(spec: RunSpec, *, log_file: Path | None = None) -> Iterator[Any]:
     """Open a NEW MLflow run; end it FINISHED, KILLED or FAILED.
 
     The run ends KILLED when interrupted (``KeyboardInterrupt``, which SIGTERM is turned
@@ -78,14 +92,9 @@ def mlflow_run(
     on a thread (:func:`~locomo_exp.tracking.pending.deferred_mlflow_run`) shares.
 
     Args:
-        tracking_uri: the store (see :func:`resolve_tracking_uri`).
-        experiment: experiment name (created if missing).
-        run_name: the run's display name.
-        tags: extra tags.
-        parent_run_id: nest the run under this run (works across processes).
+        spec: the run to create.
         log_file: uploaded as an artifact when the run ends, whatever its status (the
             job's ``locomo_exp.log``); skipped when missing.
-        params: logged when the run is created.
 
     Yields:
         The active ``mlflow.ActiveRun``.
@@ -93,55 +102,26 @@ def mlflow_run(
     Raises:
         TrackingStoreError: the store cannot be opened, or the run not created (one line).
     """
-    create = run_creator(
-        tracking_uri=tracking_uri,
-        experiment=experiment,
-        run_name=run_name,
-        tags=tags,
-        parent_run_id=parent_run_id,
-        params=params,
-    )
-    run = activate_run(tracking_uri, create())
+    run = activate_run(spec.tracking_uri, run_creator(spec)())
     with ending_run(lambda: run, log_file):
         yield run
 
 
-def run_creator(
-    *,
-    tracking_uri: str,
-    experiment: str,
-    run_name: str,
-    tags: Mapping[str, str] | None = None,
-    parent_run_id: str | None = None,
-    params: Mapping[str, str] | None = None,
-) -> Callable[[], str]:
+def run_creator(spec: RunSpec) -> Callable[[], str]:
     """The first step of every job's run: drop an ambient run id, then say how to create it.
 
     ``MLFLOW_RUN_ID`` is removed from the environment now (:func:`ignore_ambient_run_id`);
     the run itself is created when the returned function is called (on any thread).
 
     Args:
-        tracking_uri: the store.
-        experiment: experiment name (created if missing).
-        run_name: the run's display name.
-        tags: extra tags.
-        parent_run_id: nest the run under this run.
-        params: logged when the run is created.
+        spec: the run to create.
 
     Returns:
         A function creating the run (:func:`create_run`) and returning its id; it raises
         :class:`TrackingStoreError`.
     """
     ignore_ambient_run_id()
-    return functools.partial(
-        create_run,
-        tracking_uri=tracking_uri,
-        experiment=experiment,
-        run_name=run_name,
-        tags=tags,
-        parent_run_id=parent_run_id,
-        params=params,
-    )
+    return functools.partial(create_run, spec)
 
 
 @contextlib.contextmanager
@@ -174,20 +154,15 @@ def ending_run(
     end_run(get_run(), None, log_file)
 
 
-def create_run(
-    *,
-    tracking_uri: str,
-    experiment: str,
-    run_name: str,
-    tags: Mapping[str, str] | None = None,
-    parent_run_id: str | None = None,
-    params: Mapping[str, str] | None = None,
-) -> str:
-    """Create the run (and log ``params``) with the client, without making it active.
+def create_run(spec: RunSpec) -> str:
+    """Create the run (and log ``spec.params``) with the client, without making it active.
 
     Safe on any thread (MLflow's active run is per thread). Created with the client: the
     fluent ``start_run`` of a new run would also import GitPython and probe the working
     tree for source tags the card already records (``tool.git_commit``).
+
+    Args:
+        spec: the run to create.
 
     Returns:
         The run id.
@@ -198,19 +173,21 @@ def create_run(
     import mlflow
     from mlflow.entities import Param
 
-    quiet_secret_links(tracking_uri)
+    uri = spec.tracking_uri
+    quiet_secret_links(uri)
     try:
-        mlflow.set_tracking_uri(tracking_uri)
-        experiment_id = ensure_experiment(tracking_uri, experiment)
-        run_tags = {**source_tags(), **dict(tags or {})}
-        if parent_run_id:
-            run_tags[PARENT_RUN_TAG] = parent_run_id
-        client = mlflow.MlflowClient(tracking_uri=tracking_uri)
-        run_id: str = client.create_run(experiment_id, run_name=run_name, tags=run_tags).info.run_id
-        if params:  # what mlflow.log_params sends
-            client.log_batch(run_id, params=[Param(k, str(v)) for k, v in params.items()])
+        mlflow.set_tracking_uri(uri)
+        experiment_id = ensure_experiment(uri, spec.experiment)
+        run_tags = {**source_tags(), **dict(spec.tags or {})}
+        if spec.parent_run_id:
+            run_tags[PARENT_RUN_TAG] = spec.parent_run_id
+        client = mlflow.MlflowClient(tracking_uri=uri)
+        created = client.create_run(experiment_id, run_name=spec.run_name, tags=run_tags)
+        run_id: str = created.info.run_id
+        if spec.params:  # what mlflow.log_params sends
+            client.log_batch(run_id, params=[Param(k, str(v)) for k, v in spec.params.items()])
     except Exception as error:
-        raise TrackingStoreError(tracking_uri, error) from error
+        raise TrackingStoreError(uri, error) from error
     return run_id
 
 
