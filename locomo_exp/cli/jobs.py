@@ -1,0 +1,175 @@
+"""Run a single job of each kind and print what the user needs: figures, outputs, MLflow.
+
+A LoCoMo run's console (:func:`print_result`), a comparison (:func:`run_compare_from_cli`)
+and a LongMemEval run (:func:`run_longmemeval_from_cli`); an interruption ends in one line
+with exit status 130 or 143 (:func:`exit_interrupted`).
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from locomo_exp.cli.command_line import fail
+from locomo_exp.config import ExperimentConfig
+from locomo_exp.results import RunSummary, interrupts
+from locomo_exp.results.words import counted
+
+if TYPE_CHECKING:  # the jobs are imported where they run: --help loads none of them
+    from locomo_exp.experiment import ExperimentResult
+
+
+def print_result(result: ExperimentResult) -> None:
+    """Print the table, where the outputs are, and how to open MLflow."""
+    from locomo_exp import tracking
+
+    summary = result.summary
+    estimate = (summary.get("judge") or {}).get("dry_run_estimate")
+    scored = "f1" in summary["versions"] or not estimate  # a judge-only dry run scores nothing
+    verb = "Scored" if scored else "Read (judge dry run: nothing scored)"
+    scored_text = counted(summary["counts"]["overall"], "question")
+    print(f"\n{verb} {scored_text} from {summary['input']['path']}")
+    if "f1" in summary["versions"]:
+        print(f"F1 = {summary['versions']['f1']}; scores in percent")
+    from locomo_exp.report.console import console_table, dry_run_lines, input_notes
+
+    for line in input_notes(summary, result.output_dir):  # as the report's header says
+        print(line)
+
+    if estimate:
+        print("\n".join(dry_run_lines(estimate, summary.get("judge"))))
+
+    print(console_table(summary))
+    for warning in RunSummary.from_json(summary).warnings:
+        print(f"WARNING: {warning}")
+    print(f"\nReport: {result.report_path}")
+    if result.tracking_uri:
+        print(
+            f"MLflow: run {result.run_id} in experiment '{result.experiment}'.\n"
+            f"{tracking.open_ui_hint(result.tracking_uri, result.experiment_id)}"
+        )
+
+
+def run_compare_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -> None:
+    """``mode=compare``: compare ``compare.runs``, print the headline table and the outputs.
+
+    A refused comparison (:class:`~locomo_exp.compare.CompareError`) or an unusable
+    MLflow store prints one ``error:`` line and exits 1.
+
+    Args:
+        cfg: the typed config (``compare`` node, ``tracking``).
+        output_dir: the Hydra run directory (``compare.md``, ``compare.json``, plots).
+        start_dir: the working directory relative run paths are resolved against.
+
+    Raises:
+        SystemExit: with status 1 on a refused comparison.
+    """
+    from locomo_exp import tracking
+    from locomo_exp.compare import CompareError
+    from locomo_exp.compare.job import headline_table, run_compare_job
+    from locomo_exp.compare.lme_job import lme_run_dirs, run_lme_compare
+
+    lme_dirs = lme_run_dirs(cfg.compare, start_dir)
+    if lme_dirs is not None:  # LongMemEval runs: paired by question_id (docs/longmemeval.md)
+        from locomo_exp.report.lme_compare import console_lines
+
+        lme_uri = (
+            tracking.resolve_tracking_uri(cfg.tracking.uri, start_dir)
+            if cfg.tracking.enabled
+            else None
+        )
+        try:
+            lme_job = run_lme_compare(
+                cfg.compare, lme_dirs, output_dir, tracking_uri=lme_uri,
+                experiment=cfg.tracking.experiment, run_name=cfg.tracking.run_name,
+            )
+        except (CompareError, ValueError, OSError) as error:
+            fail(error)
+        print(console_lines(lme_job.pairs))
+        print(f"\nComparison: {lme_job.markdown}")
+        if lme_job.run_id:
+            print(f"MLflow: run {lme_job.run_id} in experiment '{cfg.tracking.experiment}'")
+        return
+
+    uri = None
+    if cfg.tracking.enabled:
+        uri = tracking.resolve_tracking_uri(cfg.tracking.uri, start_dir)
+    try:
+        job = run_compare_job(
+            cfg.compare, output_dir, start_dir, tracking_uri=uri,
+            experiment=cfg.tracking.experiment, run_name=cfg.tracking.run_name,
+        )
+    except (CompareError, ValueError, OSError) as error:  # incl. TrackingStoreError
+        fail(error)
+    print(headline_table(job.result))
+    for warning in job.result.warnings:  # not only in compare.md
+        print(f"warning: {warning}")
+    print(f"\nComparison: {job.result.outputs['markdown']}")
+    if job.run_id:
+        print(
+            f"MLflow: run {job.run_id} in experiment '{cfg.tracking.experiment}'.\n"
+            f"{tracking.open_ui_hint(str(job.tracking_uri), job.experiment_id)}"
+        )
+
+
+def run_longmemeval_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -> None:
+    """A LongMemEval job: score, print the figures and where the outputs are.
+
+    Bad input prints one ``error:`` line and exits 1 (as for LoCoMo runs).
+
+    Raises:
+        SystemExit: with status 1 on bad input or an unusable output directory or store.
+    """
+    from locomo_exp import tracking
+    from locomo_exp.data import DataValidationError
+    from locomo_exp.judge.errors import JudgeBatchPending
+    from locomo_exp.longmemeval_job import run_longmemeval
+    from locomo_exp.report.lme import console_table as lme_table
+    from locomo_exp.report.lme_summary import dry_run_of
+
+    try:
+        result = run_longmemeval(cfg, output_dir, start_dir)
+        interrupts.raise_if_received()
+    except KeyboardInterrupt as stop:
+        exit_interrupted(stop)
+        return
+    except JudgeBatchPending as waiting:  # judge.batch.wait=false: not a failure
+        print(f"Outputs so far (no J yet): {output_dir}\n{waiting}")
+        raise SystemExit(0) from None
+    except (DataValidationError, ValueError, OSError) as error:
+        fail(error)
+    summary = result.summary
+    counts = summary["input"]["counts"]
+    verb = "read (judge dry run)" if dry_run_of(summary) else "scored"
+    print(
+        f"\nLongMemEval: {verb} {counted(counts['matched'], 'question')} from "
+        f"{summary['input']['path']} ({counted(counts['skipped_ids'], 'id')} not in the "
+        "reference skipped); accuracy in percent"
+    )
+    print(lme_table(summary))  # with the judge's checks' WARNING lines, as in the report
+    print(f"\nReport: {result.report_path}")
+    if result.tracking_uri:
+        print(
+            f"MLflow: run {result.run_id} in experiment '{result.experiment}'.\n"
+            f"{tracking.open_ui_hint(result.tracking_uri, result.experiment_id)}"
+        )
+
+
+def exit_interrupted(stop: KeyboardInterrupt) -> None:
+    """Print the one interruption line and exit 130 (SIGINT) or 143 (SIGTERM)."""
+    from locomo_exp.judge.errors import JudgeInterrupted
+
+    if not isinstance(stop, JudgeInterrupted):  # incl. interrupts.Interrupted (SIGTERM: 143)
+        stop = JudgeInterrupted(int(getattr(stop, "signum", signal.SIGINT)))
+    print(stop.line(), file=sys.stderr)
+    raise SystemExit(stop.exit_status) from None
+
+
+__all__ = [
+    "exit_interrupted",
+    "print_result",
+    "run_compare_from_cli",
+    "run_longmemeval_from_cli",
+]
