@@ -21,10 +21,27 @@ if TYPE_CHECKING:  # the jobs are imported where they run: --help loads none of 
     from locomo_exp.experiment import ExperimentResult
 
 
-def print_result(result: ExperimentResult) -> None:
-    """Print the table, where the outputs are, and how to open MLflow."""
+def print_mlflow_run(
+    run_id: str | None, experiment: str | None, tracking_uri: str, experiment_id: str | None
+) -> None:
+    """Print which MLflow run a job logged to and how to open the UI on it.
+
+    Args:
+        run_id: the run's id.
+        experiment: the experiment's name.
+        tracking_uri: the store.
+        experiment_id: the experiment's id, or ``None`` (the hint opens the default one).
+    """
     from locomo_exp import tracking
 
+    print(
+        f"MLflow: run {run_id} in experiment '{experiment}'.\n"
+        f"{tracking.open_ui_hint(tracking_uri, experiment_id)}"
+    )
+
+
+def print_result(result: ExperimentResult) -> None:
+    """Print the table, where the outputs are, and how to open MLflow."""
     summary = result.summary
     estimate = (summary.get("judge") or {}).get("dry_run_estimate")
     scored = "f1" in summary["versions"] or not estimate  # a judge-only dry run scores nothing
@@ -46,9 +63,8 @@ def print_result(result: ExperimentResult) -> None:
         print(f"WARNING: {warning}")
     print(f"\nReport: {result.report_path}")
     if result.tracking_uri:
-        print(
-            f"MLflow: run {result.run_id} in experiment '{result.experiment}'.\n"
-            f"{tracking.open_ui_hint(result.tracking_uri, result.experiment_id)}"
+        print_mlflow_run(
+            result.run_id, result.experiment, result.tracking_uri, result.experiment_id
         )
 
 
@@ -108,9 +124,8 @@ def run_compare_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir: Pat
         print(f"warning: {warning}")
     print(f"\nComparison: {job.result.outputs['markdown']}")
     if job.run_id:
-        print(
-            f"MLflow: run {job.run_id} in experiment '{cfg.tracking.experiment}'.\n"
-            f"{tracking.open_ui_hint(str(job.tracking_uri), job.experiment_id)}"
+        print_mlflow_run(
+            job.run_id, cfg.tracking.experiment, str(job.tracking_uri), job.experiment_id
         )
 
 
@@ -122,7 +137,6 @@ def run_longmemeval_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir:
     Raises:
         SystemExit: with status 1 on bad input or an unusable output directory or store.
     """
-    from locomo_exp import tracking
     from locomo_exp.data import DataValidationError
     from locomo_exp.judge.errors import JudgeBatchPending
     from locomo_exp.longmemeval_job import run_longmemeval
@@ -151,9 +165,8 @@ def run_longmemeval_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir:
     print(lme_table(summary))  # with the judge's checks' WARNING lines, as in the report
     print(f"\nReport: {result.report_path}")
     if result.tracking_uri:
-        print(
-            f"MLflow: run {result.run_id} in experiment '{result.experiment}'.\n"
-            f"{tracking.open_ui_hint(result.tracking_uri, result.experiment_id)}"
+        print_mlflow_run(
+            result.run_id, result.experiment, result.tracking_uri, result.experiment_id
         )
 
 
