@@ -10,7 +10,10 @@
   (``tests/test_isolation.py``). Tests pass ``tmp_path``, never the project root, as the start
   directory or a subprocess's ``cwd``.
 - :func:`run_cli` runs ``python -m locomo_exp`` in a subprocess with a clean environment,
-  :func:`run_job` runs one job in process with tracking off.
+  :func:`run_python` a script (one that patches the tool, then runs it) the same way;
+  :func:`run_job` runs one job in process with tracking off, and the :func:`run_judged`
+  fixture one job judged by the fake Anthropic API; :func:`mlflow_runs` lists an
+  experiment's runs in a test's store.
 - The fake Anthropic Messages API and OpenAI API (``fake_anthropic``, ``fake_openai`` fixtures) are loaded as plugins from
   ``tests/fake_anthropic.py`` and ``tests/fake_openai.py``.
 
@@ -115,6 +118,45 @@ def run_cli(
     )
 
 
+def run_cli_ok(*args: str, cwd: Path, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    """:func:`run_cli` that must succeed: exit status 0, else the test fails showing its stderr."""
+    done = run_cli(*args, cwd=cwd, **kwargs)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+def run_python(code: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """``python -c code`` in ``cwd`` with :func:`clean_env`, output captured, exit status kept.
+
+    For a script that patches the tool, then runs it (``runpy.run_module("locomo_exp")``).
+    ``timeout`` is in seconds (a guard, not a measurement).
+    """
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=cwd,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def mlflow_runs(store: Path | str, experiment: str) -> list[Any]:
+    """The MLflow runs of ``experiment``, newest first.
+
+    Args:
+        store: a tracking URI, or a directory whose ``mlflow.db`` is the store (a job's
+            default store when that directory is its start directory).
+        experiment: the experiment's name (it must exist).
+    """
+    import mlflow
+
+    uri = store if isinstance(store, str) else f"sqlite:///{Path(store) / 'mlflow.db'}"
+    client = mlflow.MlflowClient(tracking_uri=uri)
+    return list(client.search_runs([client.get_experiment_by_name(experiment).experiment_id]))
+
+
 def run_job(
     tmp_path: Path,
     data: DataConfig | None = None,
@@ -159,6 +201,29 @@ def shared_data() -> Path:
 def fixtures_dir() -> Path:
     """The project's own small input files."""
     return FIXTURES
+
+
+@pytest.fixture
+def run_judged(
+    fake_anthropic: Any, typed_config: Composer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Callable[..., Any]:
+    """``run_judged(*overrides, out="out", start_dir=tmp_path)``: one job judged in process.
+
+    The judge is the ``fake_anthropic`` server (the test sets its ``responder``), with the
+    fake key, the cache in ``tmp_path/cache.sqlite``, no progress bar and tracking off;
+    ``overrides`` come last. Returns the ``run_experiment`` result (outputs in
+    ``tmp_path/out``).
+    """
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-fake")
+
+    def _run(*overrides: str, out: str = "out", start_dir: Path | None = None) -> Any:
+        cfg = typed_config(
+            "tracking.enabled=false", f"judge.base_url={fake_anthropic.url}",
+            f"judge.cache_path={tmp_path}/cache.sqlite", "judge.progress=false", *overrides,
+        )
+        return run_experiment(cfg, tmp_path / out, start_dir or tmp_path)
+
+    return _run
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ SIGINT with ``signal.raise_signal`` from inside such a callback (no sleeps, no t
 from __future__ import annotations
 
 import signal
-import subprocess
 import sys
 import weakref
 from collections.abc import Iterator
@@ -18,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Composer, clean_env
+from conftest import Composer, mlflow_runs, run_python
 
 from locomo_exp.experiment import run_experiment
 from locomo_exp.results import interrupts
@@ -80,8 +79,6 @@ def test_other_unraisable_errors_are_still_printed(installed: None, capsys: pyte
 def test_a_job_that_saw_a_swallowed_interrupt_ends_killed_with_no_outputs(
     installed: None, tmp_path: Path, typed_config: Composer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import mlflow
-
     from locomo_exp import experiment
 
     real = experiment.score_lexical
@@ -94,8 +91,7 @@ def test_a_job_that_saw_a_swallowed_interrupt_ends_killed_with_no_outputs(
     with pytest.raises(KeyboardInterrupt):
         run_experiment(typed_config("tracking.experiment=e"), tmp_path / "out", tmp_path)
     assert not (tmp_path / "out" / "summary.json").exists()  # the same command resumes
-    client = mlflow.MlflowClient(tracking_uri=f"sqlite:///{tmp_path / 'mlflow.db'}")
-    (run,) = client.search_runs([client.get_experiment_by_name("e").experiment_id])
+    (run,) = mlflow_runs(tmp_path, "e")
     assert run.info.status == "KILLED"
 
 
@@ -121,14 +117,10 @@ runpy.run_module("locomo_exp", run_name="__main__", alter_sys=True)
 
 @pytest.mark.slow
 def test_cli_interrupted_in_a_finalizer_exits_130_killed_in_one_line(tmp_path: Path) -> None:
-    import mlflow
-
-    done = subprocess.run([sys.executable, "-c", SCRIPT], cwd=tmp_path, env=clean_env(),
-                          capture_output=True, text=True, timeout=300, check=False)
+    done = run_python(SCRIPT, tmp_path)
     assert done.returncode == 130, done.stderr
     assert done.stderr.splitlines() == ["interrupted; re-run the same command to resume"]
     assert "Scored" not in done.stdout
-    client = mlflow.MlflowClient(tracking_uri=f"sqlite:///{tmp_path / 'mlflow.db'}")
-    (run,) = client.search_runs([client.get_experiment_by_name("e").experiment_id])
+    (run,) = mlflow_runs(tmp_path, "e")
     assert run.info.status == "KILLED"
     assert not (tmp_path / "out" / "summary.json").exists()

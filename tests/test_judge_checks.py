@@ -135,23 +135,15 @@ def test_a_warning_status_is_a_finished_part(tmp_path: Path) -> None:
 def test_the_readme_example_with_an_accept_all_judge_is_flagged_everywhere(
     fake_anthropic: FakeAnthropicServer,
     tmp_path: Path,
-    typed_config,  # type: ignore[no-untyped-def]
-    monkeypatch: pytest.MonkeyPatch,
+    run_judged,  # type: ignore[no-untyped-def]
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """Trial 4 finding 4c: ``scorer=both judge.runs=2`` audits 1 control per kind."""
     from locomo_exp.cli import print_result
-    from locomo_exp.experiment import run_experiment
     from locomo_exp.tracking.headline import run_description
 
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-fake")
     fake_anthropic.responder = accept_all()
-    cfg = typed_config(
-        "scorer=both", "data=example", "tracking.enabled=false", "judge.runs=2",
-        f"judge.base_url={fake_anthropic.url}", f"judge.cache_path={tmp_path}/cache.sqlite",
-        "judge.progress=false",
-    )
-    result = run_experiment(cfg, tmp_path / "out", tmp_path)
+    result = run_judged("scorer=both", "data=example", "judge.runs=2")
     trust = result.summary["judge"]["trust"]
     kinds = [k for k, v in trust["audit"]["kinds"].items() if not v["expected_accept"]]
     n_wrong = trust["audit"]["false_accept"]["n"]

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import Composer, run_cli
+from conftest import Composer, run_cli, run_cli_ok
 from omegaconf import OmegaConf
 
 from locomo_exp.data import DataValidationError
@@ -129,8 +129,7 @@ def test_inputs_that_are_not_replaced_are_allowed(tmp_path: Path, items: tuple[s
 @pytest.mark.slow
 def test_compare_into_a_compared_run_is_refused_and_the_run_kept(tmp_path: Path) -> None:
     for name in ("a", "b"):
-        done = run_cli("tracking=none", f"hydra.run.dir={name}", cwd=tmp_path)
-        assert done.returncode == 0, done.stderr
+        run_cli_ok("tracking=none", f"hydra.run.dir={name}", cwd=tmp_path)
     before = (tmp_path / "a" / "report.md").read_text()
     proc = run_cli(
         "mode=compare", "compare.runs=[a,b]", "tracking=none", "hydra.run.dir=a",
@@ -147,8 +146,7 @@ def test_compare_into_a_compared_run_is_refused_and_the_run_kept(tmp_path: Path)
 @pytest.mark.slow
 def test_same_command_resumes_an_interrupted_run_in_a_fixed_dir(tmp_path: Path) -> None:
     _write_run(tmp_path / "fixed", {"f1": "ok", "judge": "interrupted"})
-    proc = run_cli("tracking=none", "hydra.run.dir=fixed", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
+    run_cli_ok("tracking=none", "hydra.run.dir=fixed", cwd=tmp_path)
     assert json.loads((tmp_path / "fixed" / "summary.json").read_text())["status"] == {"f1": "ok"}
 
 
@@ -225,8 +223,7 @@ def test_completed_jobs_are_kept_on_resume_and_others_run(tmp_path: Path) -> Non
 def test_a_second_sweep_into_a_used_sweep_dir_is_refused_and_the_first_summary_kept(
     tmp_path: Path,
 ) -> None:
-    first = run_cli("-m", "f1=locomo,squad", "tracking=none", "hydra.sweep.dir=sw", cwd=tmp_path)
-    assert first.returncode == 0, first.stderr
+    run_cli_ok("-m", "f1=locomo,squad", "tracking=none", "hydra.sweep.dir=sw", cwd=tmp_path)
     summary = (tmp_path / "sw" / "sweep_summary.json").read_text()
     second = run_cli("-m", "f1=mem0", "tracking=none", "hydra.sweep.dir=sw", cwd=tmp_path)
     assert second.returncode == 2
@@ -234,8 +231,7 @@ def test_a_second_sweep_into_a_used_sweep_dir_is_refused_and_the_first_summary_k
         second.stderr
     )
     assert (tmp_path / "sw" / "sweep_summary.json").read_text() == summary
-    again = run_cli("-m", "f1=mem0", "tracking=none", "hydra.sweep.dir=sw", "overwrite=true",
-                 cwd=tmp_path)
-    assert again.returncode == 0, again.stderr
+    run_cli_ok("-m", "f1=mem0", "tracking=none", "hydra.sweep.dir=sw", "overwrite=true",
+               cwd=tmp_path)
     rows = json.loads((tmp_path / "sw" / "sweep_summary.json").read_text())["rows"]
     assert [row["status"] for row in rows] == ["COMPLETED"]

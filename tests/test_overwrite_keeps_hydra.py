@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
+from conftest import run_cli, run_cli_ok
 from omegaconf import OmegaConf
 
 from locomo_exp.report.run_claim import release_run_dir_claims
@@ -95,8 +95,7 @@ def test_nothing_is_kept_without_hydra_files(tmp_path: Path) -> None:
 def test_cli_overwrite_with_a_malformed_input_keeps_the_directory_self_consistent(
     tmp_path: Path,
 ) -> None:
-    first = run_cli("f1=squad", "overwrite=true", "tracking=none", "hydra.run.dir=same", cwd=tmp_path)
-    assert first.returncode == 0, first.stderr
+    run_cli_ok("f1=squad", "overwrite=true", "tracking=none", "hydra.run.dir=same", cwd=tmp_path)
     before = _files(tmp_path / "same")
     log = before.pop("locomo_exp.log")
     (tmp_path / "malformed.json").write_text("[{")

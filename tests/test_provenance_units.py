@@ -61,17 +61,11 @@ def test_memobase_summary_and_card_name_each_scale_and_the_values_obey_it(tmp_pa
     assert max(r["f1_mem0"] for r in rows) == 1.0 and max(r["stored_judge_score"] for r in rows) == 100.0
 
 
-def test_a_judged_run_names_j_on_0_100(fake_anthropic, tmp_path, typed_config, monkeypatch):
-    from locomo_exp.experiment import run_experiment
-
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-fake")
+def test_a_judged_run_names_j_on_0_100(fake_anthropic, run_judged):
     fake_anthropic.responder = accept_all()
-    cfg = typed_config(
-        "scorer=both", "data=example", "tracking.enabled=false", f"judge.base_url={fake_anthropic.url}",
-        f"judge.cache_path={tmp_path}/cache.sqlite", "judge.runs=1", "judge.min_successful_runs=1",
-        "judge.progress=false", "judge.audit.n=0",
+    result = run_judged(
+        "scorer=both", "data=example", "judge.runs=1", "judge.min_successful_runs=1", "judge.audit.n=0"
     )
-    result = run_experiment(cfg, tmp_path / "out", tmp_path)
     summary, card, _, rows = _read(result.output_dir)
     assert summary["scales"]["j"] == card["scales"]["j"] == "0-100" and summary["scales"]["f1"] == "0-1"
     assert summary["judge"]["j"]["overall"]["mean"] == 100.0  # every answer accepted

@@ -18,15 +18,10 @@ from fake_anthropic import FakeAnthropicServer, accept_all
 from locomo_exp import sweep
 
 
-def _judge(server: FakeAnthropicServer, tmp_path: Path, typed_config, out: str, path: Path):  # type: ignore[no-untyped-def]
-    from locomo_exp.experiment import run_experiment
-
-    cfg = typed_config(
-        "scorer=judge", "data=file", f"data.path={path}", "tracking.enabled=false",
-        f"judge.base_url={server.url}", f"judge.cache_path={tmp_path}/cache.sqlite",
-        "judge.runs=1", "judge.progress=false", "judge.audit.n=0",
+def _judge(run_judged, out: str, path: Path):  # type: ignore[no-untyped-def]
+    return run_judged(
+        "scorer=judge", "data=file", f"data.path={path}", "judge.runs=1", "judge.audit.n=0", out=out
     )
-    return run_experiment(cfg, tmp_path / out, tmp_path)
 
 
 def _answers(tmp_path: Path) -> Path:
@@ -41,13 +36,12 @@ def _answers(tmp_path: Path) -> Path:
 
 
 def test_a_repeated_prompt_is_judged_once_and_not_called_another_process(
-    fake_anthropic: FakeAnthropicServer, tmp_path: Path, typed_config,  # type: ignore[no-untyped-def]
-    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+    fake_anthropic: FakeAnthropicServer, tmp_path: Path, run_judged,  # type: ignore[no-untyped-def]
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-fake")
     fake_anthropic.responder = accept_all()
     with caplog.at_level(logging.INFO):
-        result = _judge(fake_anthropic, tmp_path, typed_config, "out", _answers(tmp_path))
+        result = _judge(run_judged, "out", _answers(tmp_path))
     counts = result.summary["judge"]["counts"]
     assert (counts["calls_made"], counts["cache_hits"]) == (3, 3)
     assert len(fake_anthropic.messages_requests()) == 3
@@ -59,15 +53,13 @@ def test_a_repeated_prompt_is_judged_once_and_not_called_another_process(
 
 
 def test_a_run_from_the_cache_shows_this_runs_cost_and_the_cost_in_all(
-    fake_anthropic: FakeAnthropicServer, tmp_path: Path, typed_config,  # type: ignore[no-untyped-def]
-    monkeypatch: pytest.MonkeyPatch,
+    fake_anthropic: FakeAnthropicServer, run_judged,  # type: ignore[no-untyped-def]
 ) -> None:
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-fake")
     fake_anthropic.responder = accept_all()
     from conftest import EXAMPLE
 
-    first = _judge(fake_anthropic, tmp_path, typed_config, "first", EXAMPLE)
-    again = _judge(fake_anthropic, tmp_path, typed_config, "again", EXAMPLE)  # all cached
+    first = _judge(run_judged, "first", EXAMPLE)
+    again = _judge(run_judged, "again", EXAMPLE)  # all cached
     paid, cached = first.summary["judge"], again.summary["judge"]
     assert cached["counts"]["calls_made"] == 0 and cached["estimated_cost_usd"] == 0.0
     assert paid["estimated_cost_usd"] > 0

@@ -9,12 +9,10 @@ INTERRUPTED, a job never started NOT RUN, and the MLflow parent run ends KILLED.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import clean_env
+from conftest import mlflow_runs, run_python
 
 from locomo_exp import sweep
 from locomo_exp.sweep.callback import SweepCallback
@@ -94,10 +92,7 @@ runpy.run_module("locomo_exp", run_name="__main__", alter_sys=True)
 
 @pytest.mark.slow
 def test_cli_sweep_interrupted_in_job_0(tmp_path: Path) -> None:
-    import mlflow
-
-    done = subprocess.run([sys.executable, "-c", SCRIPT], cwd=tmp_path, env=clean_env(),
-                          capture_output=True, text=True, timeout=300, check=False)
+    done = run_python(SCRIPT, tmp_path)
     assert done.returncode == 130, done.stderr
     assert "interrupted; re-run the same command to resume" in done.stderr
     assert "Traceback" not in done.stderr
@@ -105,8 +100,7 @@ def test_cli_sweep_interrupted_in_job_0(tmp_path: Path) -> None:
     assert [r["status"] for r in summary["rows"]] == ["INTERRUPTED", "NOT RUN"]
     markdown = (tmp_path / "sweep" / sweep.SUMMARY_MD).read_text()
     assert "| 0 | locomo | INTERRUPTED |" in markdown and "| 1 | squad | NOT RUN |" in markdown
-    client = mlflow.MlflowClient(tracking_uri=f"sqlite:///{tmp_path / 'mlflow.db'}")
-    runs = client.search_runs([client.get_experiment_by_name("e").experiment_id])
+    runs = mlflow_runs(tmp_path, "e")
     parent = [r for r in runs if r.info.run_id == summary["parent_run_id"]]
     children = [r for r in runs if r.info.run_id != summary["parent_run_id"]]
     assert [r.info.status for r in parent] == ["KILLED"]

@@ -214,25 +214,18 @@ def _walk(value: Any, path: str = "trust") -> list[tuple[str, str, str]]:
 
 
 def test_summary_json_trust_part_holds_numbers_and_words_not_markdown_or_metric_names(
-    fake_anthropic: FakeAnthropicServer, tmp_path: Path, typed_config,  # type: ignore[no-untyped-def]
-    monkeypatch: pytest.MonkeyPatch,
+    fake_anthropic: FakeAnthropicServer, tmp_path: Path, run_judged, typed_config,  # type: ignore[no-untyped-def]
 ) -> None:
-    from locomo_exp.experiment import run_experiment
-
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-fake")
     fake_anthropic.responder = replay_truth()
     labels = tmp_path / "labels.csv"
     labels.write_text("question_id,label\nex-1-q01,CORRECT\nex-1-q02,WRONG\nex-1-q03,CORRECT\n"
                       "ex-1-q04,WRONG\nex-1-q05,AMBIGUOUS\n")
-    cfg = typed_config(
-        "scorer=judge", "data=example", "tracking.enabled=false",
-        f"judge.base_url={fake_anthropic.url}", f"judge.cache_path={tmp_path}/cache.sqlite",
-        "judge.runs=1", "judge.min_successful_runs=1", "judge.progress=false",
+    result = run_judged(
+        "scorer=judge", "data=example", "judge.runs=1", "judge.min_successful_runs=1",
         "judge.audit.n=4", "judge.audit.max_share=null", "judge.audit.max_false_accept=0.5",
         "judge.audit.max_false_reject=0.5", f"judge.labels={labels}",
         "judge.panel=[haiku-4-5,sonnet-4-6]",
     )
-    result = run_experiment(cfg, tmp_path / "out", tmp_path)
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     trust = summary["judge"]["trust"]
     assert list(trust) == ["audit", "labels", "corrected", "panel", "total_cost_usd",
@@ -245,7 +238,7 @@ def test_summary_json_trust_part_holds_numbers_and_words_not_markdown_or_metric_
     assert [(path, text) for path, _, text in entries if _MARKDOWN.search(text)] == []
     # metric names (audit/..., labels/..., panel/...) are tracking's, never summary.json's
     assert [(path, key) for path, kind, key in entries if kind == "key" and "/" in key] == []
-    metrics = run_metrics(result.summary, cfg.category_names)
+    metrics = run_metrics(result.summary, typed_config().category_names)  # the default names
     assert metrics["audit/gate_passed"] == 100.0 and "labels/overall/kappa" in metrics
     assert not set(metrics) & {text for _, _, text in entries}
     # the report's trust sections are exactly what the typed summary.json renders

@@ -194,19 +194,10 @@ def _summary(status: dict[str, str], judge: dict[str, object]) -> RunSummary:
 # -- whole runs against the fake Messages API -------------------------------------------
 
 
-def _judge_run(
-    server: FakeAnthropicServer, tmp_path: Path, typed_config, *extra: str
-):  # type: ignore[no-untyped-def]
-    from locomo_exp.experiment import run_experiment
-
-    cfg = typed_config(
-        "scorer=both", "data=example", "tracking.enabled=false",
-        f"judge.base_url={server.url}", f"judge.cache_path={tmp_path}/cache.sqlite",
-        "judge.runs=1", "judge.min_successful_runs=1", "judge.progress=false",
-        "judge.retry_initial_backoff_s=0.001", "judge.retry_max_backoff_s=0.01",
-        "judge.max_retries=0", *extra,
-    )
-    return run_experiment(cfg, tmp_path / "out", tmp_path)
+ONE_RUN = (
+    "scorer=both", "judge.runs=1", "judge.min_successful_runs=1",
+    "judge.retry_initial_backoff_s=0.001", "judge.retry_max_backoff_s=0.01", "judge.max_retries=0",
+)
 
 
 @pytest.mark.parametrize(
@@ -221,18 +212,16 @@ def _judge_run(
 def test_a_judge_without_one_valid_verdict_fails_the_run_and_marks_it_incomplete(
     fake_anthropic: FakeAnthropicServer,
     tmp_path: Path,
-    typed_config,  # type: ignore[no-untyped-def]
-    monkeypatch: pytest.MonkeyPatch,
+    run_judged,  # type: ignore[no-untyped-def]
     reply,  # type: ignore[no-untyped-def]
     extra: tuple[str, ...],
     reason: str,
 ) -> None:
     from locomo_exp.experiment import JudgeErrorRateExceeded
 
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-fake")
     fake_anthropic.responder = lambda request: reply
     with pytest.raises(JudgeErrorRateExceeded, match="^no valid judge verdict: "):
-        _judge_run(fake_anthropic, tmp_path, typed_config, "judge.audit.n=0", *extra)
+        run_judged(*ONE_RUN, "judge.audit.n=0", *extra)
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["status"]["judge"].startswith("failed: no valid judge verdict: ")
     assert reason in summary["status"]["judge"]
@@ -244,17 +233,13 @@ def test_a_judge_without_one_valid_verdict_fails_the_run_and_marks_it_incomplete
 def test_accept_all_judge_prints_and_reports_that_j_is_inflated(
     fake_anthropic: FakeAnthropicServer,
     tmp_path: Path,
-    typed_config,  # type: ignore[no-untyped-def]
-    monkeypatch: pytest.MonkeyPatch,
+    run_judged,  # type: ignore[no-untyped-def]
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     from locomo_exp.cli import print_result
 
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-fake")
     fake_anthropic.responder = accept_all()
-    result = _judge_run(
-        fake_anthropic, tmp_path, typed_config, "judge.audit.n=5", "judge.audit.max_share=null"
-    )
+    result = run_judged(*ONE_RUN, "judge.audit.n=5", "judge.audit.max_share=null")
     audit = result.summary["judge"]["trust"]["audit"]
     warnings = result.summary["judge"]["trust"]["warnings"]
     assert warnings[0].startswith("J inflated (the judge accepted 5/5 known-wrong")

@@ -67,20 +67,18 @@ def test_a_file_without_stored_metrics_gets_the_plain_table(
 
 
 def test_cost_is_calls_actually_paid_with_audit_included_and_cached_calls_free(
-    fake_anthropic, tmp_path: Path, typed_config: Composer, monkeypatch  # type: ignore[no-untyped-def]
+    fake_anthropic, tmp_path: Path, run_judged  # type: ignore[no-untyped-def]
 ) -> None:
     import json
 
     from fake_anthropic import replay_truth
 
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-fake")
     fake_anthropic.responder = replay_truth()
     common = (
-        "scorer=judge", "data=example", "tracking=none", f"judge.base_url={fake_anthropic.url}",
-        f"judge.cache_path={tmp_path}/cache.sqlite", "judge.runs=1", "judge.progress=false",
-        "judge.audit.n=3", "judge.audit.max_share=null",
+        "scorer=judge", "data=example", "judge.runs=1", "judge.audit.n=3",
+        "judge.audit.max_share=null",
     )
-    first = run_experiment(typed_config(*common), tmp_path / "one", PROJECT_ROOT)
+    first = run_judged(*common, out="one", start_dir=PROJECT_ROOT)
     judge = json.loads((tmp_path / "one" / "summary.json").read_text())["judge"]
     answers, audit = judge["estimated_cost_usd"], judge["trust"]["audit"]["estimated_cost_usd"]
     assert answers > 0 and audit > 0
@@ -94,7 +92,7 @@ def test_cost_is_calls_actually_paid_with_audit_included_and_cached_calls_free(
     assert f"- Audit cost: {audit:.4f} USD (calls actually paid; cached calls are free)" in report
     assert first.metrics["judge/total_cost_usd"] == pytest.approx(answers + audit, abs=1e-6)
 
-    second = run_experiment(typed_config(*common), tmp_path / "two", PROJECT_ROOT)
+    second = run_judged(*common, out="two", start_dir=PROJECT_ROOT)
     again = json.loads((tmp_path / "two" / "summary.json").read_text())["judge"]
     assert again["counts"]["calls_made"] == 0
     assert again["trust"]["audit"]["calls_made"] == 0
