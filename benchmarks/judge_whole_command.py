@@ -32,21 +32,31 @@ waiting; the count does not depend on the machine's load.
 ``--py-spy FILE`` records one run with py-spy (``--format speedscope`` if FILE ends in
 ``.json``, ``raw`` collapsed stacks if ``.txt``, else a flame graph SVG).
 
-Where the time goes (issue 20 §1; py-spy, gc callbacks and A/B runs, December 2026):
+Where the time goes (issue 20 §1; cProfile, ``-X importtime``, callgrind and A/B runs,
+2 December 2026, on a machine ~2x slower than on 1 December and at load 8-15 on 2 CPUs):
 
-* Before the first call (~1.6 s of CPU): Python, Hydra (which composes the config twice:
-  ``get_mode`` and ``run``) and the command-line checks ~0.6 s; ``import anthropic`` ~0.5-0.7 s
-  (it imports its aiohttp transport, Vertex and Bedrock clients eagerly); reading the file,
-  the outputs written before the judge and the 3,072 cache keys ~0.3 s. Importing MLflow
-  and opening its store (~1 s) moved from here to a thread during the calls.
-* During the calls (~5 s of CPU over ~10.5 s): the SDK's request and response path ~0.95 ms
-  per call (httpx request build, h11, two socket writes, the pydantic ``Message``), the pool
-  and the cache's claims ~0.1 ms per call, and the MLflow thread ~1.3-1.5 s (``import
-  mlflow`` ~0.7 s, of which ``mlflow.genai`` 0.36 s and pandas 0.28 s; the SQLAlchemy store,
-  alembic and mappers ~0.3 s; matplotlib and scipy.special for the outputs ~0.35 s).
-* After the last reply (~0.5 s of CPU): aggregation and the stored-verdict comparison
-  ~0.1 s, the outputs (plots, report.html) ~0.2 s, MLflow logging ~0.2 s (``log_table``
-  builds a pandas DataFrame).
+* Per call (the marginal figure): callgrind counts 3.86 M instructions per call for the whole
+  command (ff1b232: 21.88 G fixed, +3.86 M per call). In the pool, cProfile gives the SDK's
+  generic ``post`` (``FinalRequestOptions`` built by pydantic, the request's URL parsed and
+  its headers merged, the aiohttp send and read) ~80% of a call, the cache's claim and
+  store (two SQLite transactions, ~0.11 ms of CPU per call) ~12%, reading the verdict ~3%.
+  Work after the calls that grows with the answers (aggregation, scores.jsonl, the MLflow
+  table) counts here too.
+* Before the first call (2.4-4 s of CPU today): Python, Hydra and the command-line checks;
+  ``import anthropic`` (its types are ~1,480 pydantic classes, and it imports its Vertex,
+  Bedrock and tools modules eagerly); reading the file, the outputs written before the
+  judge and the 3,072 cache keys. Hydra used to compose the config twice (``get_mode`` then
+  ``run``); it composes once since this stop: ~1.1 G instructions (7%) fewer for a small F1
+  job, deterministic count.
+* During the calls, besides the calls: the MLflow thread (import, store, run, first params,
+  then the imports the outputs need). ``import mlflow`` alone is the largest fixed cost:
+  pandas (imported by ``mlflow.data``, so ``log_table`` adds only the DataFrame), and
+  ``mlflow.genai`` (FastAPI through ``mlflow.gateway``, the built-in scorers); none of it can
+  be skipped from outside MLflow. Its GIL holds the event loop back: the calls span
+  1.27-1.33x ideal with MLflow, 1.12x without. Wilson intervals at 95% no longer import
+  ``scipy.special`` (0.1-0.8 s).
+* After the last reply (0.7-1 s of CPU today): aggregation and the stored-verdict comparison,
+  the outputs (two plots, report.html), MLflow logging.
 
 Usage::
 
