@@ -78,6 +78,8 @@ def render_audit_section(
         + (" cost (USD) |" if summary.cost_usd is not None else ""),
         "|---|---|---:|---:|---:|---:|" + ("---:|" if summary.cost_usd is not None else ""),
     ]
+    if summary.controls == 0:  # a gate asked for, no control judged: nothing measured
+        lines[2:] = ["No control was judged, so nothing about the judge was measured here."]
     for kind in summary.kinds.values():
         should = "accepted" if kind.expected_accept else "rejected"
         error = ("false reject " if kind.expected_accept else "false accept ") + _pct(
@@ -95,7 +97,7 @@ def render_audit_section(
         "",
         f"- False-accept rate over all should-be-rejected controls: {_prop(summary.false_accept)}",
         f"- False-reject rate over all should-be-accepted controls: {_prop(summary.false_reject)}",
-    ]
+    ] if summary.controls else [""]
     if summary.cost_usd is not None:
         lines.append(
             f"- Audit cost: {summary.cost_usd:.4f} USD (calls actually paid; cached calls are free)"

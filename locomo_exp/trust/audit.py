@@ -197,6 +197,56 @@ def summarise_audit(
     )
 
 
+def unmeasured_gate_audit(
+    n: int,
+    max_false_accept: float | None,
+    max_false_reject: float | None,
+    *,
+    threshold: float,
+    why: str,
+) -> AuditSummary:
+    """The audit of a run whose gate was asked for but judged no control.
+
+    ``judge.audit.max_false_accept`` / ``max_false_reject`` set with ``judge.audit.n=0``, or
+    with the audit capped to 0 controls per kind by ``judge.audit.max_share`` (a small
+    input): nothing was measured, so the gate is ``not measured`` (which fails the run,
+    as a gate whose controls got no verdict does), never passed.
+
+    Args:
+        n: ``judge.audit.n`` (controls per kind asked for).
+        max_false_accept: ``judge.audit.max_false_accept`` (0-1) or ``None``.
+        max_false_reject: ``judge.audit.max_false_reject`` (0-1) or ``None``.
+        threshold: the protocol's accept threshold (0-100).
+        why: how the audit was sized (:func:`locomo_exp.trust.budget.audit_note`).
+
+    Returns:
+        An :class:`AuditSummary` with no kind, empty pooled rates and the gate
+        ``not measured`` with the reason and the fix.
+    """
+    if n == 0:
+        reason = "no control judged: judge.audit.n=0 turns the audit off"
+    else:
+        reason = (
+            f"no control judged: {why}; judge.audit.max_share=null (or a larger share) "
+            "judges the controls"
+        )
+    empty = wilson_interval(0, 0)
+    return AuditSummary(
+        kinds={},
+        false_accept=empty,
+        false_reject=empty,
+        gate=GateResult(
+            state="not measured",
+            failures=(reason,),
+            message=f"judge audit not measured: {reason}",
+        ),
+        threshold=threshold,
+        max_false_accept=max_false_accept,
+        max_false_reject=max_false_reject,
+        cost_usd=None,
+    )
+
+
 def _gate(failures: list[str], measured: int, no_limit: bool) -> GateResult:
     """The gate from the failing phrases and the number of measured checked kinds."""
     if no_limit:

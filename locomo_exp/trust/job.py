@@ -28,7 +28,7 @@ from locomo_exp.judge.protocols import protocol_spec
 from locomo_exp.results import CallEstimate, QARecord, TrustDryRun, TrustSummary
 from locomo_exp.results.template_note import unparsed_scored_words
 from locomo_exp.stats.correction import CorrectedJ, corrected_j
-from locomo_exp.trust.audit import audit_pairs, summarise_audit
+from locomo_exp.trust.audit import audit_pairs, summarise_audit, unmeasured_gate_audit
 from locomo_exp.trust.budget import audit_judge_config
 from locomo_exp.trust.checks import merged, unreadable_checks
 from locomo_exp.trust.labels import AgreementReport, compare_with_labels, compare_with_stored
@@ -263,6 +263,14 @@ def run_trust(
             counts=audit_run.summary["counts"],
             estimated_cost_usd=audit_run.summary.get("estimated_cost_usd"),
             verdicts=audit_verdicts,
+        )
+    elif cfg.audit.max_false_accept is not None or cfg.audit.max_false_reject is not None:
+        judged_audit = unmeasured_gate_audit(
+            int(cfg.audit.n), cfg.audit.max_false_accept, cfg.audit.max_false_reject,
+            threshold=threshold, why=plan.audit_note,
+        )  # fmt: skip
+        audit = audit_result(
+            judged_audit, controls=0, counts={}, estimated_cost_usd=0.0, verdicts={}
         )
     labels = (
         compare_with_labels(judged, verdicts, plan.labels, threshold=threshold)

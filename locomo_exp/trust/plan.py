@@ -213,6 +213,13 @@ def plan_trust(records: list[QARecord], cfg: JudgeConfig, *, start_dir: Path) ->
             n_judged * cfg.runs,
             plan.audit_note,
         )
+    elif audit.max_false_accept is not None or audit.max_false_reject is not None:
+        logger.warning(
+            "judge audit: no control judged (%s): the gate asked for (judge.audit."
+            "max_false_accept / max_false_reject) cannot be measured, so the run will exit 1 "
+            "after its outputs are written; judge.audit.max_share=null lifts the cap",
+            plan.audit_note if audit.n != 0 else "judge.audit.n=0",
+        )
     elif audit.n != 0:
         logger.warning("judge audit: no control judged; %s", plan.audit_note)
     if panel:
