@@ -111,3 +111,32 @@ def test_cost_multiplier_with_prices_and_errors() -> None:
         panel_cost_multiplier(["haiku", "opus"], {"haiku": 1.0})
     with pytest.raises(ValueError, match="judge.panel needs at least two models, got 1"):
         judge_panel({"a": A}, protocol=BINARY)
+
+
+def test_a_rubric_panels_j_is_an_accept_rate_shown_beside_the_members_accept_rates() -> None:
+    """Two rubric judges scoring every answer 80: J 80.00 each, accepted 100%, panel 100 --
+    the panel's J sits in the accept-rate column, not beside the mean scores (trial 5 #5)."""
+    from locomo_exp.report.trust import render_panel_section
+    from locomo_exp.trust.summary import panel_summary
+
+    eighty = {q: 80.0 for q in QIDS}
+    mixed = {q: (80.0 if i < 7 else 20.0) for i, q in enumerate(QIDS)}  # 7 of 10 accepted
+    panel = judge_panel({"a": eighty, "b": mixed}, protocol=get_protocol("rubric"))
+    assert panel.j_per_model == {"a": 80.0, "b": pytest.approx((7 * 80 + 3 * 20) / 10)}
+    assert panel.accept_per_model == {"a": 100.0, "b": 70.0}
+    assert panel.panel_j == 100.0  # 7 agreed accepts; the 3 ties are unscored
+    summary = panel_summary(panel, calls_made=0, estimated_cost_usd=None)
+    text = render_panel_section(summary)
+    assert "| judge | n | J (mean verdict) | accepted (%) |" in text
+    assert "| a | 10 | 80.00 | 100.00 |" in text
+    assert "| b | 10 | 62.00 | 70.00 |" in text
+    assert "| **panel (majority)** | 7 | n/a (accept or reject) | 100.00 |" in text
+    from locomo_exp.results import PanelSummary
+
+    assert PanelSummary.from_json(summary.to_json()).accept_per_model == {"a": 100.0, "b": 70.0}
+    from locomo_exp.results import TrustSummary
+    from locomo_exp.tracking.trust import trust_metrics
+
+    metrics = trust_metrics(TrustSummary(total_cost_usd=None, panel=summary))
+    assert metrics["panel/a/accept_rate"] == 100.0 and metrics["panel/b/accept_rate"] == 70.0
+    assert metrics["panel/j"] == 100.0

@@ -185,14 +185,15 @@ def test_panel_section_and_metrics() -> None:
     text = render_panel_section(panel)
     assert text.splitlines()[0] == "## Judge panel"
     assert "Cost: 2× a single judge." in text
-    assert "| claude-haiku-4-5 | 4 | 50.00 |" in text
-    assert "| **panel (majority)** | 3 | 33.33 |" in text
+    assert "| claude-haiku-4-5 | 4 | 50.00 | 50.00 |" in text  # binary: J = accept rate
+    assert "| **panel (majority)** | 3 | n/a (accept or reject) | 33.33 |" in text
     assert "  - tie: 1 accept, 1 reject: 1" in text
     assert (
         "| claude-haiku-4-5 vs claude-sonnet-4-6 | 4 | 75.0% [30.1, 95.4] (3/4) | 0.500 |" in text
     )
     metrics = trust_metrics(_read_back(TrustSummary(panel=panel)))
     assert metrics["panel/claude-haiku-4-5/j"] == 50.0
+    assert metrics["panel/claude-sonnet-4-6/accept_rate"] == 25.0
     assert metrics["panel/j"] == pytest.approx(100 / 3)
     assert metrics["panel/kappa/claude-haiku-4-5__claude-sonnet-4-6"] == pytest.approx(0.5)
     assert metrics["panel/n_unscored"] == 1.0 and metrics["panel/cost_multiplier"] == 2.0

@@ -293,13 +293,22 @@ def render_panel_section(panel: PanelSummary) -> str:
         "of accepts among the models that gave a verdict (ties: unscored). "
         f"Cost: {panel.cost_multiplier:g}× a single judge.",
         "",
-        "| judge | n | J |",
-        "|---|---:|---:|",
+        "A member's J is its mean verdict (0-100); the panel's verdict is accept or reject, so "
+        "its J is the percent of questions the majority accepts: compare it with the members' "
+        "accept rates (verdict ≥ the accept threshold), not with their J.",
+        "",
+        "| judge | n | J (mean verdict) | accepted (%) |",
+        "|---|---:|---:|---:|",
     ]
     lines += [
-        f"| {m} | {panel.n_per_model[m]} | {_num(panel.j_per_model[m], 2)} |" for m in panel.models
+        f"| {m} | {panel.n_per_model[m]} | {_num(panel.j_per_model[m], 2)} "
+        f"| {_num(panel.accept_per_model.get(m), 2)} |"
+        for m in panel.models
     ]
-    lines.append(f"| **panel (majority)** | {panel.n_panel_scored} | {_num(panel.panel_j, 2)} |")
+    lines.append(
+        f"| **panel (majority)** | {panel.n_panel_scored} | n/a (accept or reject) "
+        f"| {_num(panel.panel_j, 2)} |"
+    )
     lines += [
         "",
         f"- Krippendorff's α ({panel.alpha_level}): {_num(panel.alpha)}",

@@ -132,9 +132,14 @@ class PanelSummary:
     Attributes:
         models: model ids, in the panel's order.
         protocol: judge protocol.
-        j_per_model: J (0-100) per model, or ``None`` without a verdict.
+        j_per_model: J (0-100) per model, or ``None`` without a verdict: its mean verdict
+            (a mean score under a rubric).
+        accept_per_model: percent (0-100) of its scored questions each model accepts, or
+            ``None``: the scale of ``panel_j``.
         n_per_model: questions each model gave a verdict on.
-        panel_j: J (0-100) of the majority verdicts, or ``None``.
+        panel_j: J (0-100) of the majority verdicts (accept 100, reject 0), or ``None``:
+            the percent of questions the majority accepts, comparable with
+            ``accept_per_model``, not with ``j_per_model`` under a rubric.
         n_panel_scored: questions with a panel verdict.
         alpha: Krippendorff's alpha across the models, or ``None`` when not computed.
         alpha_level: the alpha's level of measurement (``nominal``, ``interval``...).
@@ -158,6 +163,7 @@ class PanelSummary:
     cost_multiplier: float = 1.0
     calls_made: int = 0
     estimated_cost_usd: float | None = None
+    accept_per_model: dict[str, float | None] = field(default_factory=dict)
 
     @property
     def n_unscored(self) -> int:
@@ -170,6 +176,7 @@ class PanelSummary:
             "models": list(self.models),
             "protocol": self.protocol,
             "j_per_model": dict(self.j_per_model),
+            "accept_per_model": dict(self.accept_per_model),
             "n_per_model": dict(self.n_per_model),
             "panel_j": self.panel_j,
             "n_panel_scored": self.n_panel_scored,
@@ -189,6 +196,9 @@ class PanelSummary:
             models=tuple(str(m) for m in data["models"]),
             protocol=str(data.get("protocol") or ""),
             j_per_model={str(k): opt_float(v) for k, v in data["j_per_model"].items()},
+            accept_per_model={
+                str(k): opt_float(v) for k, v in (data.get("accept_per_model") or {}).items()
+            },
             n_per_model={str(k): int(v) for k, v in (data.get("n_per_model") or {}).items()},
             panel_j=opt_float(data.get("panel_j")),
             n_panel_scored=int(data.get("n_panel_scored") or 0),

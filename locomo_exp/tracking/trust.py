@@ -61,7 +61,8 @@ def trust_metrics(
     ``audit/cost_usd``; ``labels/<overall|cat slug>/{agreement,kappa,sensitivity,
     specificity}`` (+ CI bounds), ``labels/n_ambiguous``; the same under
     ``stored_agreement/`` for stored verdicts; ``j_corrected/overall`` (+ CI bounds,
-    ``j_corrected/clipped``); ``panel/<model>/j``, ``panel/j``, ``panel/alpha``,
+    ``j_corrected/clipped``); ``panel/<model>/j``, ``panel/<model>/accept_rate`` (percent
+    accepted: the scale of ``panel/j``), ``panel/j``, ``panel/alpha``,
     ``panel/kappa/<a>__<b>``, ``panel/n_unscored``, ``panel/cost_multiplier``.
 
     Args:
@@ -107,6 +108,9 @@ def trust_metrics(
             model_j = panel.j_per_model[model]
             if model_j is not None:
                 out[f"panel/{_safe(model)}/j"] = model_j
+            accept = panel.accept_per_model.get(model)
+            if accept is not None:  # panel/j's scale
+                out[f"panel/{_safe(model)}/accept_rate"] = accept
         if panel.panel_j is not None:
             out["panel/j"] = panel.panel_j
         if panel.alpha is not None:

@@ -3,12 +3,14 @@
 Every answer is judged by each model of the panel (same prompt, runs and cache). Given
 each model's per-question verdicts (0-100, ``None`` = unscored):
 
-* **J per model**: the mean verdict (0-100) over the questions that model scored.
+* **J per model**: the mean verdict (0-100) over the questions that model scored, and its
+  **accept rate** (percent of those questions with a verdict >= the accept threshold).
 * **Panel verdict**: majority of accepts (verdict >= the protocol's accept threshold, 50
   for both built-in protocols) among the models that scored the
   question: more accepts -> 100, more rejects -> 0; a tie (e.g. 1-1 with two models, or
   1-1 with the third unscored) or no verdict at all -> unscored, with the reason.
-  **Panel J** is the mean panel verdict (an accept rate x 100) over scored questions.
+  **Panel J** is the mean panel verdict over scored questions: an accept rate x 100, on the
+  scale of the members' accept rates (a rubric member's J is a mean score, not one).
 * **Krippendorff's alpha** (K. Krippendorff, *Content Analysis*, 2004; package
   ``krippendorff``) at the protocol's level: nominal on accept/reject (binary), interval
   on the 0-100 scores (rubric); missing verdicts allowed. ``None`` when undefined (fewer
@@ -66,6 +68,8 @@ class PanelResult:
         j_per_model: model -> mean verdict on 0-100 over its scored questions (``None``
             if it scored none).
         n_per_model: model -> questions it scored.
+        accept_per_model: model -> percent (0-100) of its scored questions it accepts
+            (verdict >= the accept threshold), ``None`` if it scored none: the panel J's scale.
         verdicts: question id -> panel verdict (100 accept, 0 reject, ``None`` unscored).
         unscored_reasons: question id -> why the panel has no verdict.
         panel_j: mean panel verdict on 0-100 (``None`` if none scored).
@@ -88,6 +92,7 @@ class PanelResult:
     alpha_level: str
     pairwise: dict[tuple[str, str], BinaryAgreement] = field(default_factory=dict)
     cost_multiplier: float = 1.0
+    accept_per_model: dict[str, float | None] = field(default_factory=dict)
 
 
 def panel_cost_multiplier(
@@ -165,6 +170,10 @@ def judge_panel(
     n_per_model = {m: int(scored[i].sum()) for i, m in enumerate(models)}
 
     accepts = np.where(scored, matrix >= protocol.accept_threshold, False)
+    accept_per_model = {
+        m: (100.0 * float(accepts[i][scored[i]].mean()) if scored[i].any() else None)
+        for i, m in enumerate(models)
+    }
     panel: dict[str, float | None] = {}
     reasons: dict[str, str] = {}
     for j, qid in enumerate(question_ids):
@@ -207,4 +216,5 @@ def judge_panel(
         alpha_level=level,
         pairwise=pairwise,
         cost_multiplier=panel_cost_multiplier(models, price_per_call),
+        accept_per_model=accept_per_model,
     )

@@ -226,6 +226,7 @@ def panel_summary(
         models=tuple(panel.models),
         protocol=panel.protocol,
         j_per_model=dict(panel.j_per_model),
+        accept_per_model=dict(panel.accept_per_model),
         n_per_model=dict(panel.n_per_model),
         panel_j=panel.panel_j,
         n_panel_scored=panel.n_panel_scored,
