@@ -320,6 +320,10 @@ def run_experiment(
             answer_key = score_errata(
                 loaded.records, resolve_path(cfg.data.errata, start_dir), with_bleu1=cfg.f1.bleu1
             )
+        elif cfg.data.errata:  # J only: not applied (the judge sees the original gold), read
+            from locomo_exp.data.errata import load_errata
+
+            load_errata(resolve_path(cfg.data.errata, start_dir))  # a bad file: one line
         interrupts.raise_if_received()  # a swallowed Ctrl-C: no outputs saying "ok"
         status = {"f1": "ok"} if cfg.scorer.uses_f1 else {}
         if cfg.scorer.uses_judge:
@@ -415,9 +419,16 @@ def run_experiment(
             tracking.log_artifacts(files)
             tracking.log_table(rows, "scores_table.json")
         if judge_result is not None and status["judge"].startswith("failed"):  # no verdict
+            counts = judge_result.summary.get("counts") or {}
+            outcomes = ", ".join(  # words, not a dict: valid 0, parse failure 16, ...
+                f"{key.replace('_', ' ')} {counts[key]}"
+                for key in ("valid", "parse_failure", "no_verdict", "api_error")
+                if key in counts
+            )
             raise JudgeErrorRateExceeded(
-                f"{status['judge'].removeprefix('failed: ')}: "
-                f"{judge_result.summary.get('counts')}; outputs are in {output_dir}"
+                f"{status['judge'].removeprefix('failed: ')} ({outcomes} of "
+                f"{counts.get('runs_total', 0)} judge runs; scores.jsonl keeps each raw reply "
+                f"and error); outputs are in {output_dir}"
             )
         if judge_result is not None and status.get("judge_audit", "ok") != "ok":
             from locomo_exp.trust.job import JudgeAuditFailed

@@ -508,12 +508,27 @@ def judge_values(base_url: str, cache_dir: Any, /, **overrides: Any) -> dict[str
 
 
 def serve_main(server_class: type[FakeApiServer], description: str) -> None:
-    """A fake's ``__main__``: serve until killed, printing the SDK's base URL on stdout."""
+    """A fake's ``__main__``: serve until killed, printing the SDK's base URL on stdout.
+
+    ``--latency`` seconds per reply, ``--port`` (0: any free one), ``--reply TEXT``: the
+    text of every judge reply (default ``{"score": 80, ...}``, which the rubric reads; a
+    template or ``judge.protocol=binary`` needs a reply in its own format).
+    """
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--latency", type=float, default=0.1, help="seconds per reply")
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument(
+        "--reply",
+        default=None,
+        help="the reply text to every judge request (default: "
+        f"{Reply().text}); e.g. '{{\"label\": \"CORRECT\"}}' for judge.protocol=binary "
+        "or a template whose json_key is label",
+    )
     args = parser.parse_args()
     server = server_class(latency_s=args.latency).start(args.port)
+    if args.reply is not None:  # a reply format the run's protocol or template reads
+        text = str(args.reply)
+        server.responder = lambda request: Reply(text=text)
     print(getattr(server, "base_url", server.url), flush=True)
     try:
         while True:

@@ -76,12 +76,14 @@ def _answer_key(config: Mapping[str, Any], input_info: Mapping[str, Any]) -> dic
         return key
     path = Path(str(errata))
     sha = file_sha256(path) if path.is_file() else None
-    # the headline numbers stay on the original key; the corrected key is scored beside it
+    # the headline numbers stay on the original key; the lexical metrics are scored against
+    # the corrected key beside it; J never is (the judge sees the original gold)
+    scorer = str((config.get("scorer") or {}).get("name") or "")
     return {
         "version": "original",
         "errata_path": str(errata),
         "errata_sha256": sha,
-        "corrected_scored_beside": True,
+        "corrected_scored_beside": scorer != "judge",
     }
 
 
@@ -293,7 +295,14 @@ def render_card_markdown(card: Mapping[str, Any]) -> str:
         lines.append(
             "- Answer key: original LoCoMo for every headline number; a corrected key (errata "
             f"{_fmt(key.get('errata_path'))}, sha256 {_fmt(key.get('errata_sha256'))}) is "
-            "scored beside it in 'Answer key: original vs corrected'"
+            "scored beside it for the lexical metrics in 'Answer key: original vs corrected'"
+            + ("; J is judged against the original gold only" if judge else "")
+        )
+    elif key.get("errata_path"):  # scorer=judge: nothing lexical to score against it
+        lines.append(
+            f"- Answer key: original LoCoMo; errata {_fmt(key.get('errata_path'))} (sha256 "
+            f"{_fmt(key.get('errata_sha256'))}) read but not applied: J is judged against the "
+            "original gold (docs/compare.md)"
         )
     elif key.get("version") == "errata":
         lines.append(
