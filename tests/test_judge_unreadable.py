@@ -88,3 +88,19 @@ def test_all_replies_unreadable_and_scored_0_is_a_warning_with_the_count_not_j_d
     rows = [json.loads(line) for line in (result.output_dir / "scores.jsonl").read_text().splitlines()]
     runs = [run for row in rows for run in row.get("j_runs") or ()]
     assert runs and all(run["unparsed_scored"] is True and run["score"] == 0.0 for run in runs)
+
+
+def test_a_longmemeval_run_with_unreadable_replies_gets_the_same_warning() -> None:
+    from locomo_exp.trust.lme_checks import with_lme_checks
+
+    summary = with_lme_checks({
+        "judge": {"counts": {"parse_failure": 30, "runs_total": 500}},
+        "status": {"j": "ok", "judge": "ok"},
+    })  # fmt: skip
+    [warning] = summary["warnings"]
+    assert warning.startswith(f"{UNREADABLE} (30 of 500 judge runs could not be read, 6.0%; limit 5%)")
+    assert summary["status"]["judge"] == f"warning: {warning}"
+    assert with_lme_checks({
+        "judge": {"counts": {"parse_failure": 25, "runs_total": 500}},
+        "status": {"j": "ok", "judge": "ok"},
+    }).get("warnings") is None  # 5.0%: at the limit, not above it

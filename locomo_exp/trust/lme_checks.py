@@ -3,7 +3,8 @@
 Read from the run's ``summary.json`` content (numbers and words): the audit's controls
 (``audit.kinds``: false accepts on expected-no controls, false rejects on expected-yes
 ones, and both pooled), this judge's agreement with the file's stored verdicts
-(``judge.agreement_with_stored``) and with human labels (``labels``). The warnings go to
+(``judge.agreement_with_stored``) and with human labels (``labels``), and the share of this
+judge's replies that could not be read (``judge.counts``). The warnings go to
 ``summary["warnings"]`` and into the status (``"warning: J deflated (...)"``).
 """
 
@@ -13,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from locomo_exp.benchmark import LONGMEMEVAL
+from locomo_exp.results.template_note import unparsed_scored_words
 from locomo_exp.stats.agreement import Proportion, wilson_interval
 from locomo_exp.trust.checks import (
     JudgeChecks,
@@ -20,6 +22,7 @@ from locomo_exp.trust.checks import (
     agreement_checks,
     audit_checks,
     merged,
+    unreadable_checks,
     warning_status,
 )
 
@@ -94,8 +97,18 @@ def with_lme_checks(summary: dict[str, Any]) -> dict[str, Any]:
     audit = _audit(summary.get("audit"))
     if audit is not None:
         summary["audit"]["checks"] = dict(audit.verdicts)
+    counts = judge.get("counts") or {}
+    unreadable = unreadable_checks(  # this judge's replies that could not be read
+        int(counts.get("parse_failure") or 0),
+        int(counts.get("runs_total") or 0),
+        LONGMEMEVAL.judge_checks,
+        unparsed_scored_words(judge),
+    )
     warnings = merged(
-        audit, _stored(judge.get("agreement_with_stored")), _labels(summary.get("labels"))
+        unreadable,
+        audit,
+        _stored(judge.get("agreement_with_stored")),
+        _labels(summary.get("labels")),
     )
     if not warnings:
         return summary
