@@ -420,15 +420,17 @@ def run_experiment(
             tracking.log_table(rows, "scores_table.json")
         if judge_result is not None and status["judge"].startswith("failed"):  # no verdict
             counts = judge_result.summary.get("counts") or {}
+            failure = status["judge"].removeprefix("failed: ")
             outcomes = ", ".join(  # words, not a dict: valid 0, parse failure 16, ...
                 f"{key.replace('_', ' ')} {counts[key]}"
                 for key in ("valid", "parse_failure", "no_verdict", "api_error")
                 if key in counts
             )
+            if "out of" not in failure:  # "no valid judge verdict" already counts them
+                failure += f" ({outcomes} of {counts.get('runs_total', 0)} judge runs)"
             raise JudgeErrorRateExceeded(
-                f"{status['judge'].removeprefix('failed: ')} ({outcomes} of "
-                f"{counts.get('runs_total', 0)} judge runs; scores.jsonl keeps each raw reply "
-                f"and error); outputs are in {output_dir}"
+                f"{failure}; scores.jsonl keeps each raw reply and error; outputs are in "
+                f"{output_dir}"
             )
         if judge_result is not None and status.get("judge_audit", "ok") != "ok":
             from locomo_exp.trust.job import JudgeAuditFailed

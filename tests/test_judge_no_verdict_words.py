@@ -27,9 +27,9 @@ def test_every_reply_unreadable_by_the_template_fails_with_the_counts_in_words(
     with pytest.raises(JudgeErrorRateExceeded) as raised:
         run_job(tmp_path, scorer=ScorerName.judge, judge=judge, path=EXAMPLE)
     message = str(raised.value)
-    assert message.startswith("no valid judge verdict: 16 parse failure(s), ")
-    assert (
-        "J is not measured (valid 0, parse failure 16, no verdict 0, api error 0 of 16 judge "
-        "runs; scores.jsonl keeps each raw reply and error); outputs are in "
-    ) in message
+    assert message.startswith(
+        "no valid judge verdict: 16 parse failure(s), 0 reply(ies) without a verdict, 0 API "
+        "error(s) out of 16 judge run(s); J is not measured; scores.jsonl keeps each raw reply "
+        "and error; outputs are in "
+    )
     assert "{" not in message  # no Python dict
