@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import run_cli
@@ -126,3 +127,160 @@ def test_cli_refuses_a_pasted_key_before_anything_is_written(args: tuple[str, ..
     assert "SECRET123" not in result.stdout + result.stderr
     assert set(tmp_path.rglob("*")) == before  # no run dir, sweep dir, mlflow.db or cache
     assert _files_holding(tmp_path, "SECRET123") == []
+
+
+# trial 5, finding 1: a Groq key (gsk_...) pasted into judge.api_key_env is letters, digits and
+# _, so it passed the name check and went to the card, report, .hydra/ and MLflow; a Google
+# key (AIza...) in judge.model and ${oc.env:ANTHROPIC_API_KEY} in tracking.run_name too.
+# Each key is built at run time (no key-shaped literal committed); BODY is its random part.
+BODY = "Zq8xW2mN4pL7rT9vB3cY6hJ1kD5fG0sA8eR2tU4i"
+VENDOR_KEYS = {
+    "groq": "gsk_" + BODY,
+    "xai": "xai-" + BODY,
+    "google": "AI" + "za" + "SyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY",
+    "huggingface": "hf_" + BODY[:34],
+    "replicate": "r8_" + BODY[:37],
+    "perplexity": "pplx-" + BODY,
+    "github": "gh" + "p_" + BODY[:36],
+    "aws": "AK" + "IA" + "ZQ8XW2MN4PL7RT9V",
+}
+
+
+@pytest.mark.parametrize("key", [pytest.param(v, id=k) for k, v in VENDOR_KEYS.items()])
+@pytest.mark.parametrize("setting", ["judge.api_key_env", "judge.model", "tracking.run_name"])
+def test_a_key_of_any_known_vendor_form_is_refused_without_repeating_it(setting: str, key: str) -> None:
+    message = key_overrides(["scorer=judge", f"{setting}={key}"])
+    assert message is not None and message.startswith(f"{setting}=...: ")
+    assert key not in message and BODY[:12] not in message and key[-12:] not in message
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param("Zq8xW2mN4pL7rT9vB3cY6hJ1", id="random-mixed-24"),
+        pytest.param("MY_" + "a3f9c2e8b7d1f0a4c6e2b9d8", id="hex-part"),
+        pytest.param("abcdefghijklmnopqrstuvwxyzABCDEFGH", id="34-letters"),
+        pytest.param("key-" + BODY, id="not-a-name"),
+    ],
+)
+def test_api_key_env_with_a_random_part_is_refused(name: str) -> None:
+    from locomo_exp.config.key_shapes import key_shaped_name
+
+    assert key_shaped_name(name)
+    message = key_overrides([f"judge.api_key_env={name}"])
+    assert message is not None and name not in message
+    assert "judge.api_key_env" in message
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["GROQ_API_KEY", "TOGETHER_API_KEY", "AZURE_OPENAI_API_KEY_EASTUS2", "my_key", "_K2",
+     "MY_ORGANISATION_PRODUCTION_OPENAI_API_KEY_V2", "OPENAI_API_KEY_20240601", "HF_TOKEN"],
+)
+def test_ordinary_variable_names_pass(name: str) -> None:
+    from locomo_exp.config.key_shapes import key_shaped_name
+
+    assert not key_shaped_name(name)
+    assert key_overrides([f"judge.api_key_env={name}"]) is None
+
+
+@pytest.mark.parametrize(
+    "override",
+    [
+        "data.path=hf_datasets_locomo_predictions_v2.json",
+        "data.path=runs/gsk_small/answers.json",
+        "tracking.run_name=ask_about_everything_2024",
+        "tracking.run_name=" + "3f2a9c8b7d1f0a4c6e2b9d8a1c3e5f7a9b0d2c4e",  # a git commit
+        "judge.model=gemini-2.0-flash-001",
+        "data.path=${oc.env:HOME}/answers.json",
+    ],
+)
+def test_ordinary_values_are_not_taken_for_keys(override: str) -> None:
+    assert key_overrides([override]) is None
+
+
+@pytest.mark.parametrize(
+    ("override", "variable"),
+    [
+        pytest.param("tracking.run_name=${oc.env:ANTHROPIC_API_KEY}", "ANTHROPIC_API_KEY", id="provider-key"),
+        pytest.param("hydra.run.dir=out/${oc.env:HF_TOKEN,x}", "HF_TOKEN", id="token-with-default"),
+        pytest.param("tracking.run_name=${ oc.env:MY_GROQ }", "MY_GROQ", id="named-by-api-key-env"),
+        pytest.param("judge.model=${oc.env:HOLDS_A_KEY}", "HOLDS_A_KEY", id="value-is-a-key"),
+    ],
+)
+def test_oc_env_of_a_credential_is_refused(
+    override: str, variable: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOLDS_A_KEY", VENDOR_KEYS["groq"])
+    monkeypatch.setenv("MY_GROQ", "not-key-shaped-but-secret")
+    message = key_overrides(["judge.api_key_env=MY_GROQ", override])
+    assert message == (
+        f"{override.split('=', 1)[0]}=...: reads {variable} through ${{oc.env:...}}, a "
+        "credential's variable: its value would be written to the run's config.yaml, card, "
+        "report and MLflow; name the variable in judge.api_key_env instead; the value given "
+        "was not saved"
+    )
+
+
+def test_a_resolved_key_from_any_source_is_refused_by_the_config_check(
+    typed_config: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # compose() skips the command-line check: what a config file or an interpolation brings
+    from locomo_exp.config import ConfigValueError
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "realsecretvalue-XYZ123")
+    monkeypatch.setenv("PLAIN", "realsecretvalue-XYZ123")
+    with pytest.raises(ConfigValueError) as info:
+        typed_config("tracking.run_name=${oc.env:PLAIN}", f"judge.model={VENDOR_KEYS['google']}")
+    assert str(info.value) == (
+        "judge.model=...: its value looks like an API key; it would be written to the run's "
+        "config.yaml, card, report and MLflow; a key is read only from its environment variable "
+        "(judge.api_key_env); tracking.run_name=...: holds the value of ANTHROPIC_API_KEY (a "
+        "credential's environment variable); it would be written to the run's config.yaml, "
+        "card, report and MLflow; a key is read only from its environment variable "
+        "(judge.api_key_env)"
+    )
+    monkeypatch.setenv("RUN_LABEL", "baseline-0123")  # not a credential: resolved as before
+    assert typed_config("tracking.run_name=${oc.env:RUN_LABEL}").tracking.run_name == "baseline-0123"
+
+
+def test_an_unset_key_variable_is_named_once() -> None:
+    from locomo_exp.config import JudgeConfig
+    from locomo_exp.judge.providers import missing_key_message
+
+    message = missing_key_message(JudgeConfig(api_key_env="GROQ_API_KEY"))
+    assert message.count("GROQ_API_KEY") == 1
+    assert message.startswith("GROQ_API_KEY is not set; export the judge API key")
+    pasted = missing_key_message(JudgeConfig(api_key_env=VENDOR_KEYS["groq"]))
+    assert BODY not in pasted and pasted.startswith("the variable named by judge.api_key_env is not set")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("args", "env", "secret"),
+    [
+        pytest.param(("judge.dry_run=true", f"judge.api_key_env={VENDOR_KEYS['groq']}"), {},
+                     BODY, id="groq-key-as-name-dry"),
+        pytest.param((f"judge.api_key_env={VENDOR_KEYS['groq']}",), {}, BODY, id="groq-key-as-name-paid"),
+        pytest.param(("judge.dry_run=true", f"judge.model={VENDOR_KEYS['google']}"), {},
+                     VENDOR_KEYS["google"][4:], id="google-key-as-model"),
+        pytest.param(("judge.dry_run=true", "tracking.run_name=${oc.env:ANTHROPIC_API_KEY}"),
+                     {"ANTHROPIC_API_KEY": "realsecretvalue-XYZ123"}, "realsecretvalue", id="oc-env-key"),
+        pytest.param(("judge.dry_run=true", "tracking.run_name=${oc.env:PLAIN}"),
+                     {"ANTHROPIC_API_KEY": "realsecretvalue-XYZ123", "PLAIN": "realsecretvalue-XYZ123"},
+                     "realsecretvalue", id="oc-env-copy-of-a-key"),
+    ],
+)
+def test_trial5_keys_reach_no_output(args: tuple[str, ...], env: dict[str, str], secret: str,
+                                     tmp_path: Path) -> None:
+    from conftest import clean_env
+
+    environment = clean_env(**env, MLFLOW_TRACKING_URI=f"sqlite:///{tmp_path / 'mlflow.db'}")
+    result = run_cli("scorer=judge", *args, "hydra.run.dir=outputs/run", cwd=tmp_path, env=environment,
+                     timeout=120)  # tracking on: mlflow.db and mlartifacts/ would hold a leak
+    assert result.returncode == 1, result.stdout + result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    assert secret not in result.stdout + result.stderr
+    assert not (tmp_path / "outputs").exists()
+    assert _files_holding(tmp_path, secret) == []

@@ -331,7 +331,8 @@ def validate_values(cfg: ExperimentConfig) -> None:
             ``judge.api_key_env`` / ``judge.base_url`` that may hold a credential
             (:func:`locomo_exp.config.secrets.judge_value_problems`; values not repeated),
             or a ``tracking.uri`` holding a password or token
-            (:func:`locomo_exp.config.secrets.tracking_uri_problem`).
+            (:func:`locomo_exp.config.secrets.tracking_uri_problem`), or any setting that,
+            resolved, holds a key (:func:`locomo_exp.config.secrets.resolved_problems`).
     """
     # the one lists of layouts and protocols (imports the layers contract allows, pyproject.toml)
     from locomo_exp.data.layouts import FORMATS
@@ -379,12 +380,17 @@ def validate_values(cfg: ExperimentConfig) -> None:
             f"tracking.experiment is {len(str(cfg.tracking.experiment))} characters long; MLflow "
             f"takes experiment names of at most {MAX_EXPERIMENT_CHARS}"
         )
-    from locomo_exp.config.secrets import judge_value_problems, tracking_uri_problem
+    from locomo_exp.config.secrets import (
+        judge_value_problems,
+        resolved_problems,
+        tracking_uri_problem,
+    )
 
     problems += judge_value_problems(cfg.judge.api_key_env, cfg.judge.base_url)
     uri_problem = tracking_uri_problem(cfg.tracking.uri)
     if uri_problem:
         problems.append(uri_problem)
+    problems += resolved_problems(cfg)  # a key from a config file or ${oc.env:...}
     if problems:
         raise ConfigValueError("; ".join(problems))
 

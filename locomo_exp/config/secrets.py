@@ -9,11 +9,15 @@ checked before Hydra runs, by name and by value:
 * a name whose last dotted part is a key or token name (``judge.api_key``,
   ``+hydra.job.env_set.OPENAI_API_KEY``, ``judge.auth_token``); names that only end in
   ``_key`` (``data.records_key``) or name a variable (``judge.api_key_env``) are not;
-* a value holding an OpenAI or Anthropic secret key: ``sk-`` followed by at least 20
-  letters, digits, ``-`` or ``_`` (both vendors' keys have this form);
-* ``judge.api_key_env`` whose value is not an environment variable's name (letters, digits
-  and ``_``, not starting with a digit; ``auto`` and ``null`` included): a key pasted
-  where the variable's name goes, whatever its form;
+* a value holding a key of a known vendor's form (``sk-...``, ``gsk_...``, ``xai-...``,
+  ``AIza...``: :data:`locomo_exp.config.key_shapes.KEY_FORMS`);
+* ``judge.api_key_env`` whose value cannot be an environment variable's name (not letters,
+  digits and ``_``, or a key's shape: :func:`locomo_exp.config.key_shapes.key_shaped_name`;
+  ``auto`` and ``null`` pass): a key pasted where the variable's name goes;
+* a value reading a credential's variable through ``${oc.env:NAME}`` (``ANTHROPIC_API_KEY``,
+  any ``*_KEY`` / ``*_TOKEN`` / ``*_SECRET`` / ``*_PASSWORD``, the variable named by
+  ``judge.api_key_env``): the run would write the resolved key to its ``config.yaml``, card
+  and MLflow (the run's name included);
 * ``judge.base_url`` holding user info (``http://user:password@host``): the credential
   goes in the key's variable;
 * ``tracking.uri`` holding a password or token (:func:`uri_secret_spans`: a password after
@@ -22,12 +26,23 @@ checked before Hydra runs, by name and by value:
   server's credentials in ``MLFLOW_TRACKING_USERNAME`` / ``MLFLOW_TRACKING_PASSWORD``),
   which the tool uses and shows only through :func:`redact_uri`.
 
-The refusals never repeat the value, as it may be the key.
+The composed config is checked again once resolved (:func:`resolved_problems`), for keys
+that come from a config file or an interpolation. The refusals never repeat the value, as it
+may be the key.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
+
+from locomo_exp.config.key_shapes import (
+    ENV_REFERENCE_RE,
+    KEY_VALUE_RE,
+    env_reference_is_secret,
+    key_shaped_name,
+    resolved_secret_problems,
+)
 
 KEY_NAME_RE = re.compile(
     r"(?:^|[._])(?:api_?key|auth_?token|api_?token|access_?token|secret_?key|client_?secret)$",
@@ -35,13 +50,7 @@ KEY_NAME_RE = re.compile(
 )
 """The last dotted part of an override name that holds a credential."""
 
-KEY_VALUE_RE = re.compile(r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{20,}")
-"""A secret key of the OpenAI or Anthropic form inside a value."""
-
 _PREFIX_RE = re.compile(r"^[+~]{0,2}")
-
-ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-"""An environment variable's name (POSIX: letters, digits and ``_``, no leading digit)."""
 
 USERINFO_RE = re.compile(r"://[^/?#\s]*@")
 """A URL's user info (``scheme://user:password@host``)."""
@@ -140,7 +149,7 @@ def tracking_uri_problem(uri: str | None) -> str | None:
 def _value_problem(key: str, values: list[str]) -> str | None:
     """The refusal of ``values`` for the override ``key`` (prefixes removed), or ``None``."""
     if key == "judge.api_key_env":
-        if all(ENV_NAME_RE.match(v) or v == "" for v in values):
+        if not any(v and key_shaped_name(v) for v in values):
             return None
         return (
             "judge.api_key_env must name an environment variable (letters, digits, _), not "
@@ -168,18 +177,27 @@ def key_override_problem(argv: list[str]) -> str | None:
         that is not a variable's name, or ``judge.base_url`` with user info, one line
         saying what the value must be (the value is not repeated either).
     """
-    for arg in argv:
-        if arg.startswith("-") or "=" not in arg:
-            continue
-        name, value = arg.split("=", 1)
+    overrides = [arg.split("=", 1) for arg in argv if not arg.startswith("-") and "=" in arg]
+    key_names = tuple(
+        v for name, value in overrides if _PREFIX_RE.sub("", name) == "judge.api_key_env"
+        for v in _values(value)
+    )
+    for name, value in overrides:
         key = _PREFIX_RE.sub("", name)
         last = key.rsplit(".", 1)[-1]
+        read = [v for v in ENV_REFERENCE_RE.findall(value) if env_reference_is_secret(v, key_names)]
         if KEY_NAME_RE.search(last):
             reason = "an API key is never accepted on the command line"
         elif KEY_VALUE_RE.search(value):
             reason = (
-                "its value looks like an API key (sk-...), which is never accepted on the "
-                "command line"
+                "its value looks like an API key (sk-..., gsk_..., AIza..., ...), which is never "
+                "accepted on the command line"
+            )
+        elif read:
+            return (
+                f"{name}=...: reads {read[0]} through ${{oc.env:...}}, a credential's variable: "
+                "its value would be written to the run's config.yaml, card, report and MLflow; "
+                f"name the variable in judge.api_key_env instead; {NOT_SAVED}"
             )
         else:
             problem = _value_problem(key, _values(value))
@@ -210,3 +228,24 @@ def judge_value_problems(api_key_env: str | None, base_url: str | None) -> list[
     given = {"judge.api_key_env": api_key_env, "judge.base_url": base_url}
     found = (_value_problem(key, [str(v)]) for key, v in given.items() if v is not None)
     return [problem for problem in found if problem]
+
+
+def resolved_problems(config: Any) -> list[str]:
+    """The refusals of a composed, resolved config that would save a key, values not repeated.
+
+    Catches what the command-line check cannot see: a key in a config file, or one that an
+    interpolation resolves to (a variable not named like a credential).
+
+    Args:
+        config: the typed config, every ``${...}`` resolved.
+
+    Returns:
+        One line per setting that holds a known key's form or a credential variable's value
+        (:func:`locomo_exp.config.key_shapes.resolved_secret_problems`), each ending in
+        "it would be written to ...".
+    """
+    return [
+        f"{problem}; it would be written to the run's config.yaml, card, report and MLflow; "
+        "a key is read only from its environment variable (judge.api_key_env)"
+        for problem in resolved_secret_problems(config)
+    ]

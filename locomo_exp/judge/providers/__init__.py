@@ -271,10 +271,14 @@ def make_client(cfg: JudgeConfig) -> JudgeBatchClient:
 
 def missing_key_message(cfg: JudgeConfig) -> str:
     """The one line for an unset key variable (says how to run without a key)."""
+    from locomo_exp.config.key_shapes import key_shaped_name
+
     env = key_env(cfg)
+    # the name once; never a value that may be the key itself (a config's checks refuse one)
+    named = "the variable named by judge.api_key_env" if key_shaped_name(str(env)) else env
     return (
-        f"{env} is not set; export the judge API key ({get_provider(cfg.provider).title}) in "
-        f"{env} (a key is never read from the command line), set judge.api_key_env to the variable "
+        f"{named} is not set; export the judge API key ({get_provider(cfg.provider).title}) in "
+        "it (a key is never read from the command line), set judge.api_key_env to the variable "
         "that holds it (null for a local server that needs none), or use judge.dry_run=true"
     )
 
