@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
-from conftest import PROJECT_ROOT, Composer, run_cli
+from conftest import EXAMPLE, PROJECT_ROOT, Composer, run_cli
+from fake_anthropic import FakeAnthropicServer
 
 from locomo_exp.config.override_values import wrong_value_types
 from locomo_exp.data import DataValidationError
@@ -31,7 +33,13 @@ WRONG_TYPES = [
     pytest.param("data.runs=5", "data.runs=5: expected a list of strings, e.g. [a,b] or null",
                  id="optional-list"),
     pytest.param("judge.audit.controls=[a]", "judge.audit.controls=[a]: expected a list of "
-                 "{path, expected} objects", id="list-of-objects"),
+                 "{path, expected} objects ('a' is not one)", id="list-of-objects"),
+    pytest.param("judge.audit.controls=a", "judge.audit.controls=a: expected a list of "
+                 "{path, expected} objects", id="objects-scalar"),
+    pytest.param("judge.audit.controls=[{path: w.json, expectd: wrong}]",
+                 "judge.audit.controls=[{path: w.json, expectd: wrong}]: expected a list of "
+                 "{path, expected} objects (Key 'expectd' not in 'AuditControlFile')",
+                 id="object-unknown-key"),
     pytest.param("judge.model_info=5", "judge.model_info=5: expected its settings one by one "
                  "(judge.model_info.id=...), not one value", id="settings-group"),
     pytest.param("judge.model_info={temperature: x}", "judge.model_info={temperature: x}: "
@@ -56,7 +64,11 @@ def test_a_value_of_the_wrong_type_is_one_line_before_hydra(override: str, probl
      "judge=haiku-4-5", "+foo=1", "hydra.run.dir=x", "judge.audit.max_share=null",
      "judge.categories=[1,2]", "data.runs=null", "data.runs=[a.json,b.json]",
      "data.path=[a.json,b.json]", "judge.model_info={temperature: false}", "category_names.7=x",
-     "+judge.newkey=1"],
+     "+judge.newkey=1",
+     # trial 5, finding 2: docs/trust.md's own override was refused here, though Hydra takes it
+     "judge.audit.controls=[{path: wrong_answers.json, expected: wrong}]",
+     "judge.audit.controls=[{path: a.json},{path: b.json, expected: right}]",
+     "judge.audit.controls=[]"],
 )
 def test_values_the_schema_accepts_pass(override: str) -> None:
     assert wrong_value_types([override]) == []
@@ -360,3 +372,21 @@ def test_one_bad_record_is_one_stderr_line_naming_file_record_and_field(tmp_path
         f"job 1 (data.path=nope.json): data.path: no such file ({tmp_path / 'nope.json'})"
     ]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.json", "bad.jsonl"]  # nothing written
+
+
+@pytest.mark.slow
+def test_docs_own_audit_controls_override_runs_from_the_cli(
+    tmp_path: Path, fake_anthropic: FakeAnthropicServer
+) -> None:
+    # trial 5, finding 2: docs/trust.md's override failed in the command-line pre-check
+    # ("expected a list of {path, expected} objects") though Hydra's compose takes it
+    override = "judge.audit.controls=[{path: wrong_answers.json, expected: wrong}]"
+    assert f"'{override}'" in (PROJECT_ROOT / "docs" / "trust.md").read_text(encoding="utf-8")
+    shutil.copy(EXAMPLE, tmp_path / "wrong_answers.json")
+    proc = run_cli("scorer=judge", "judge.runs=1", "judge.audit.max_share=null", override,
+                   "tracking=none", "hydra.run.dir=run", cwd=tmp_path, server=fake_anthropic,
+                   timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    report = (tmp_path / "run" / "report.md").read_text(encoding="utf-8")
+    # the example's 20 answers, every one a should-be-rejected control of the user's kind
+    assert "| user_wrong_answers | rejected | 20 | 0 |" in report

@@ -46,6 +46,11 @@ def _is_structured(node: Any) -> bool:
     return isinstance(node, DictConfig) and dataclasses.is_dataclass(OmegaConf.get_type(node))
 
 
+def _is_structured_list(node: ListConfig) -> bool:
+    """Whether a list's elements are dataclass objects (``judge.audit.controls``)."""
+    return dataclasses.is_dataclass(node._metadata.element_type)
+
+
 def _expected(node: Any, key: str) -> str:
     """What the node at ``key`` takes, in words, ``or null`` where null is allowed."""
     if isinstance(node, ListConfig):
@@ -77,6 +82,8 @@ def _refused(node: Any, value: Any, key: str) -> str | None:
             inner = getattr(error, "full_key", None)
             return f"{inner}: {first}" if inner else first
         return None
+    if isinstance(node, ListConfig) and isinstance(value, list) and _is_structured_list(node):
+        return _object_list_refused(node, value, key)
     try:
         copy.deepcopy(node)._set_value(value)
     except ValidationError as error:
@@ -86,6 +93,27 @@ def _refused(node: Any, value: Any, key: str) -> str | None:
         if isinstance(node, ListConfig) and wrong is not None and element in _ELEMENT_ONE:
             why = f" ({wrong!r} is not {_ELEMENT_ONE[element]})"
         return f"expected {_expected(node, key)}{why}"
+    return None
+
+
+def _object_list_refused(node: ListConfig, value: list[Any], key: str) -> str | None:
+    """What the merge would say of a list of objects (``judge.audit.controls``), or ``None``.
+
+    Hydra merges a list override into a list of dataclass objects (``OmegaConf.update`` with
+    ``merge=True``): each mapping becomes one object, key by key, so
+    ``[{path: w.json, expected: wrong}]`` is accepted as the docs show it; setting the list
+    as a plain value would refuse every mapping.
+    """
+    from omegaconf.errors import OmegaConfBaseException
+
+    for item in value:
+        if not isinstance(item, dict):
+            return f"expected {_expected(node, key)} ({item!r} is not one)"
+    try:
+        copy.deepcopy(node).merge_with(value)
+    except OmegaConfBaseException as error:
+        first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        return f"expected {_expected(node, key)} ({first})"
     return None
 
 
