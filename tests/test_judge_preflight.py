@@ -64,6 +64,56 @@ def test_existing_cache_and_empty_file_are_accepted(
         preflight_judge(cfg, _records(), start_dir=tmp_path)
 
 
+def _corrupt_cache(tmp_path: Path) -> Path:
+    """A cache cut after 300 bytes with garbage appended: the header is SQLite's, the rest not."""
+    good = tmp_path / "good.sqlite"
+    JudgeCache(good).close()
+    corrupt = tmp_path / "corrupt.sqlite"
+    corrupt.write_bytes(good.read_bytes()[:300] + b"garbage\n")
+    return corrupt
+
+
+def test_a_corrupt_cache_is_one_line_in_preflight_and_no_new_file_is_made(
+    fake_anthropic: FakeAnthropicServer, tmp_path: Path
+) -> None:
+    corrupt = _corrupt_cache(tmp_path)
+    cfg = make_judge_config(fake_anthropic, tmp_path, cache_path=str(corrupt))
+    with pytest.raises(JudgeError) as info:
+        preflight_judge(cfg, [], start_dir=tmp_path)
+    assert str(info.value) == (
+        f"judge.cache_path={corrupt} cannot be used as the judge cache: database disk image "
+        "is malformed"
+    )
+    new = tmp_path / "sub" / "new.sqlite"  # a missing file is created by the first call only
+    preflight_judge(make_judge_config(fake_anthropic, tmp_path, cache_path=str(new)), [],
+                    start_dir=tmp_path)
+    assert not (tmp_path / "sub").exists()
+    assert fake_anthropic.messages_requests() == []
+
+
+def test_a_corrupt_cache_stops_the_job_before_its_run_directory_is_written(
+    fake_anthropic: FakeAnthropicServer, tmp_path: Path
+) -> None:
+    # trial 5, finding 12: the corrupt cache was found after the run directory was written
+    # (an INCOMPLETE run), and the command with a fixed cache path was then refused as "a
+    # different command"; a dry run with it ended in a raw sqlite3 traceback
+    from conftest import EXAMPLE, run_job
+
+    from locomo_exp.config import ScorerName
+
+    corrupt = _corrupt_cache(tmp_path)
+    for dry_run in (True, False):
+        cfg = make_judge_config(fake_anthropic, tmp_path, cache_path=str(corrupt), runs=1,
+                                dry_run=dry_run)
+        with pytest.raises(JudgeError, match="cannot be used as the judge cache"):
+            run_job(tmp_path, scorer=ScorerName.judge, judge=cfg, path=EXAMPLE)
+        assert list((tmp_path / "out").glob("*")) == []  # made empty by the writable check
+    assert fake_anthropic.messages_requests() == []
+    fixed = make_judge_config(fake_anthropic, tmp_path, cache_path=str(tmp_path / "c.sqlite"), runs=1)
+    run_job(tmp_path, scorer=ScorerName.judge, judge=fixed, path=EXAMPLE)
+    assert (tmp_path / "out" / "summary.json").is_file()
+
+
 def test_empty_model_is_one_clear_line(fake_anthropic: FakeAnthropicServer, tmp_path: Path) -> None:
     cfg = make_judge_config(fake_anthropic, tmp_path, model="  ")
     with pytest.raises(JudgeError) as info:
@@ -107,3 +157,25 @@ def test_a_malformed_base_url_is_one_line_before_any_call(url: str) -> None:
     # from a new user's trial: "not-a-url" was retried 4 times, then blamed on the error rate
     with pytest.raises(JudgeError, match=r"judge.base_url=.* is not an http\(s\) URL"):
         check_config(JudgeConfig(base_url=url))
+
+
+@pytest.mark.slow
+def test_the_cli_refuses_a_corrupt_cache_and_then_runs_the_fixed_command_in_the_same_dir(
+    fake_anthropic: FakeAnthropicServer, tmp_path: Path
+) -> None:
+    from conftest import run_cli
+
+    corrupt = _corrupt_cache(tmp_path)
+    common = ("scorer=judge", "judge.runs=1", "tracking=none", "hydra.run.dir=outputs/run")
+    bad = run_cli(*common, f"judge.cache_path={corrupt}", cwd=tmp_path, server=fake_anthropic,
+                  timeout=180)
+    assert bad.returncode == 1
+    assert bad.stderr.strip().splitlines() == [(
+        f"error: judge.cache_path={corrupt} cannot be used as the judge cache: database disk "
+        "image is malformed"
+    )]
+    assert not (tmp_path / "outputs").exists()
+    fixed = run_cli(*common, "judge.cache_path=fixed.sqlite", cwd=tmp_path, server=fake_anthropic,
+                    timeout=180)
+    assert fixed.returncode == 0, fixed.stderr  # not "an unfinished run of a different command"
+    assert (tmp_path / "outputs" / "run" / "summary.json").is_file()

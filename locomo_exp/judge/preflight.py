@@ -277,8 +277,9 @@ def preflight_judge(
     ``judge.mode=batch``, the
     cache on and the batch options in range; unique question ids among judged records;
     with ``start_dir``, a usable ``judge.cache_path`` (not a directory, not a non-SQLite
-    file). Prompts estimated above ``judge.max_prompt_tokens`` are logged as a warning
-    naming the questions (not an error).
+    file; an existing file opened, ``quick_check``-ed and written to, so a corrupt cache
+    is refused before the run directory is written). Prompts estimated above
+    ``judge.max_prompt_tokens`` are logged as a warning naming the questions (not an error).
 
     Args:
         cfg: the judge config.
@@ -292,8 +293,10 @@ def preflight_judge(
     check_config(cfg)
     if cfg.cache and start_dir is not None:
         from locomo_exp.judge.cache import cache_path_problem, resolve_cache_path
+        from locomo_exp.judge.cache.health import existing_cache_problem
 
-        problem = cache_path_problem(resolve_cache_path(cfg.cache_path, start_dir))
+        path = resolve_cache_path(cfg.cache_path, start_dir)
+        problem = cache_path_problem(path) or existing_cache_problem(path)
         if problem is not None:
             raise JudgeError(problem)
     judged = judged_records(records, cfg)

@@ -3,9 +3,11 @@
 Paid replies live only in the cache. Before the first call, :func:`check_cache` opens the
 file, writes a probe row, reads it back and compares its disk's free space with what the
 run will store, so a read-only location, a corrupt or truncated file or a full disk is one
-line before any money is spent. During the run, :func:`store_or_stop` stores each reply;
-the first write that fails stops new calls at once (:class:`CacheWriteFailed`), and every
-reply that could not be stored is counted in its one line.
+line before any money is spent; an existing file is checked the same way before the run
+writes anything (:func:`existing_cache_problem`). During the run, :func:`store_or_stop`
+stores each reply; the first write that fails stops new calls at once
+(:class:`CacheWriteFailed`), and every reply that could not be stored is counted in its one
+line.
 """
 
 from __future__ import annotations
@@ -84,6 +86,31 @@ def check_cache(path: Path, specs: Sequence[Any], max_tokens: int) -> None:
             f"will store need up to {_mb(needed)}; free space or point judge.cache_path at "
             "another disk"
         )
+
+
+def existing_cache_problem(path: Path) -> str | None:
+    """Why an existing cache file cannot be opened and written, or ``None`` when it can.
+
+    The run's pre-write check (:func:`locomo_exp.judge.preflight.preflight_judge`): the same
+    open, ``quick_check`` and probe row as :func:`check_cache`, before the run directory,
+    the MLflow run or any call, so a corrupt or truncated file is one line and the run
+    directory stays as it was. A missing file is not created here (the first call creates
+    it); :func:`check_cache` checks it, and the free space, before the first paid call.
+
+    Args:
+        path: the resolved ``judge.cache_path`` (not a directory:
+            :func:`~locomo_exp.judge.cache.store.cache_path_problem` ran first).
+
+    Returns:
+        One line naming the file and the problem, or ``None`` (also for a missing file).
+    """
+    if not path.is_file():
+        return None
+    try:
+        check_cache(path, [], 0)
+    except JudgeError as error:
+        return str(error)
+    return None
 
 
 def _probe(cache: JudgeCache, where: str) -> None:
@@ -179,4 +206,10 @@ def store_or_stop(
         return CacheWriteFailed(path, _reason(error))
 
 
-__all__ = ["CacheWriteFailed", "check_cache", "reply_bytes", "store_or_stop"]
+__all__ = [
+    "CacheWriteFailed",
+    "check_cache",
+    "existing_cache_problem",
+    "reply_bytes",
+    "store_or_stop",
+]
