@@ -232,7 +232,7 @@ def run_experiment(
         check_regular_file(path)  # before any MLflow run or API call; never opens a FIFO
     data_path = data_paths[0]
     if cfg.data.errata:
-        check_regular_file(resolve_path(cfg.data.errata, start_dir))  # before any work
+        check_regular_file(resolve_path(cfg.data.errata, start_dir), "errata file")
     if cfg.scorer.uses_judge:
         from locomo_exp.judge import preflight_judge
 

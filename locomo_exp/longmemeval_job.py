@@ -380,13 +380,13 @@ def run_longmemeval(
     path = _data_file(cfg, start_dir)
     if path is None:
         raise ValueError("benchmark=longmemeval scores one answer file: give one data.path")
-    if not cfg.data.reference:
-        raise ValueError(NO_REFERENCE)
     refused = locomo_only_settings(cfg)
     if refused:
         raise ValueError(refused)
     check_regular_file(path)
-    answers = read_lme_answers(path)
+    answers = read_lme_answers(path)  # a LoCoMo file is named as one before data.reference
+    if not cfg.data.reference:
+        raise ValueError(NO_REFERENCE)
     if not answers.labelled and not cfg.scorer.uses_judge:
         raise ValueError(
             f"{path}: its rows have no autoeval_label (stored verdicts), so nothing can be "

@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from conftest import run_job
+from conftest import EXAMPLE, run_job
 from fake_anthropic import make_judge_config
 
 from locomo_exp.config import (
@@ -369,6 +369,12 @@ def test_a_symlink_loop_is_one_line(tmp_path: Path) -> None:
 def test_a_directory_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(DataValidationError, match=f"{tmp_path}: is a directory, not a results file"):
         load_results(tmp_path)
+    from locomo_exp.data import Reference
+
+    with pytest.raises(DataValidationError, match=f"{tmp_path}: is a directory, not a reference file"):
+        Reference(tmp_path)  # LoCoMo's data.reference
+    with pytest.raises(DataValidationError, match=f"{tmp_path}: is a directory, not an errata file"):
+        run_job(tmp_path, DataConfig(path=str(EXAMPLE), errata=str(tmp_path)))
 
 
 def test_a_fifo_is_refused_without_opening_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -91,6 +91,19 @@ def test_benchmark_longmemeval_forces_the_job_and_refuses_a_locomo_file(typed_co
         run_longmemeval(cfg, tmp_path / "out", tmp_path)
 
 
+def test_a_locomo_file_is_named_as_one_before_data_reference_is_asked_for(typed_config, tmp_path):
+    # trial 5, finding 16: without data.reference the LoCoMo file was first asked for a
+    # reference; the line that says what is wrong came only once one was given
+    locomo = write_json(
+        tmp_path / "locomo.json",
+        [{"question": "q?", "ground_truth": "g", "predicted_answer": "p", "category": 1}],
+    )
+    cfg = typed_config(*PLAIN, "benchmark=longmemeval", f"data.path={locomo}")
+    with pytest.raises(ValueError, match=r"is a LoCoMo results file \(layout qa_results\), not "
+                       "LongMemEval answers"):
+        run_longmemeval(cfg, tmp_path / "out", tmp_path)
+
+
 def test_locomo_files_are_not_taken_for_longmemeval(typed_config, tmp_path, fixtures_dir):
     cfg = typed_config("data=example", "tracking=none")
     assert not is_longmemeval(cfg, tmp_path)

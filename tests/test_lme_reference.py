@@ -65,6 +65,13 @@ def _error(tmp_path, obj_or_text):
     return message
 
 
+def test_a_directory_as_reference_is_called_not_a_reference_file(tmp_path):
+    # trial 5, finding 16: it said "not a results file"
+    with pytest.raises(DataValidationError) as info:
+        read_lme_reference(tmp_path)
+    assert str(info.value.problems[0]) == f"{tmp_path}: is a directory, not a reference file"
+
+
 def test_locomo_dataset_as_reference_is_one_line(tmp_path):
     message = _error(tmp_path, [{"sample_id": "conv-26", "qa": [], "conversation": {}}])
     assert "LoCoMo's dataset" in message and "record [0]" in message

@@ -139,11 +139,13 @@ def absolute_path(path: str | Path) -> Path:
         return Path(os.path.abspath(Path(path).expanduser()))
 
 
-def check_regular_file(path: Path) -> None:
+def check_regular_file(path: Path, what: str = "results file") -> None:
     """Check that ``path`` is an existing regular file, without opening it.
 
     Args:
         path: the file (symlinks are followed).
+        what: what the file should be, for a directory's line (``"reference file"``:
+            ``... is a directory, not a reference file``).
 
     Raises:
         DataValidationError: one line naming the file, for a missing file, a symlink loop,
@@ -159,7 +161,8 @@ def check_regular_file(path: Path) -> None:
             raise file_error(path, "symlink loop (too many levels of symbolic links)") from None
         raise file_error(path, f"cannot read the file ({error.strerror or error})") from None
     if stat.S_ISDIR(mode):
-        raise file_error(path, "is a directory, not a results file")
+        article = "an" if what[:1] in tuple("aeiou") else "a"
+        raise file_error(path, f"is a directory, not {article} {what}")
     if stat.S_ISFIFO(mode):
         raise file_error(
             path, "is a FIFO (named pipe), not a regular file: write its content to a file"
@@ -168,7 +171,7 @@ def check_regular_file(path: Path) -> None:
         raise file_error(path, "is not a regular file (a socket or a device)")
 
 
-def read_bytes_once(path: Path) -> bytes:
+def read_bytes_once(path: Path, what: str = "results file") -> bytes:
     """Read a regular file's bytes with one ``read`` of one open file.
 
     The file is opened non-blocking and checked again on the open descriptor, so a file
@@ -176,6 +179,7 @@ def read_bytes_once(path: Path) -> bytes:
 
     Args:
         path: the file.
+        what: what the file should be (see :func:`check_regular_file`).
 
     Returns:
         Its bytes.
@@ -183,7 +187,7 @@ def read_bytes_once(path: Path) -> bytes:
     Raises:
         DataValidationError: if it is not a regular file or cannot be read.
     """
-    check_regular_file(path)
+    check_regular_file(path, what)
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as error:
@@ -377,11 +381,13 @@ class ParsedFile:
         return f"{line}, {rest}" if rest else line
 
 
-def read_results_file(path: str | Path) -> ParsedFile:
+def read_results_file(path: str | Path, what: str = "results file") -> ParsedFile:
     """Read, hash, decode and parse a results file; the file is opened and read once.
 
     Args:
         path: the file (absolute, or relative to the current directory).
+        what: what the file should be (``"reference file"`` for ``data.reference``), for
+            the line of a directory given instead (see :func:`check_regular_file`).
 
     Returns:
         :class:`ParsedFile`.
@@ -391,7 +397,7 @@ def read_results_file(path: str | Path) -> ParsedFile:
             (see :func:`check_regular_file`, :func:`decode_text`, :func:`parse_json_or_jsonl`).
     """
     absolute = absolute_path(path)
-    data = read_bytes_once(absolute)
+    data = read_bytes_once(absolute, what)
     digest = hashlib.sha256(data).hexdigest()
     obj, lines = parse_with_lines(decode_text(data, absolute), absolute)
     return ParsedFile(path=absolute, obj=obj, sha256=digest, n_bytes=len(data), lines=lines)

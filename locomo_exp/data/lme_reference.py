@@ -210,7 +210,7 @@ def read_lme_reference(path: str | Path) -> LmeReference:
             answer that is neither a string nor an integer, or a repeated ``question_id``.
     """
     full = absolute_path(path)
-    check_regular_file(full)
+    check_regular_file(full, "reference file")
     reference = LmeReference(full, "", 0)
     with full.open("rb") as handle:
         reader = _HashingReader(handle)

@@ -88,7 +88,7 @@ class Reference:
     """
 
     def __init__(self, path: str | Path):
-        parsed = read_results_file(path)
+        parsed = read_results_file(path, "reference file")
         self.path = str(parsed.path)
         self.sha256 = parsed.sha256
         samples = parsed.obj
