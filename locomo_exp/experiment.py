@@ -418,6 +418,7 @@ def run_experiment(
             )
             tracking.log_artifacts(files)
             tracking.log_table(rows, "scores_table.json")
+            tracking.log_table(tracking.interval_rows(metrics), tracking.INTERVALS_TABLE)
         if judge_result is not None and status["judge"].startswith("failed"):  # no verdict
             counts = judge_result.summary.get("counts") or {}
             failure = status["judge"].removeprefix("failed: ")

@@ -249,7 +249,11 @@ def test_judge_run_logs_judge_params_and_j_overall_1_4(
     # what MLflow's pages show first (issue 20 §3): the headline, the measurement, the note
     metrics = run.data.metrics
     assert len(metrics) <= 60
-    assert {"f1/cat3_open_domain_ci_high", "j/cat3_open_domain_ci_low", "judge/api_errors"} <= set(metrics)
+    assert {"f1/cat3_open_domain", "j/cat3_open_domain", "judge/api_errors"} <= set(metrics)
+    # per-category intervals: a table (and metrics.json), not metrics (issue 20 §3's budget)
+    assert not [n for n in metrics if "/cat" in n and n.endswith(("_ci_low", "_ci_high"))]
+    artifacts = {a.path for a in _client(uri).list_artifacts(result.run_id)}
+    assert {"intervals_table.json", "metrics.json", "scores_table.json"} <= artifacts
     lexical = [name for name in metrics if name.startswith(("bleu1/", "f1_squad/", "f1_mem0/"))]
     assert sorted(lexical) == ["bleu1/overall", "f1_mem0/overall", "f1_squad/overall"]
     assert len(metrics) <= 60, len(metrics)

@@ -28,6 +28,7 @@ from locomo_exp.tracking.headline import (
     run_description,
     sweep_description,
 )
+from locomo_exp.tracking.intervals import INTERVALS_TABLE, interval_rows
 from locomo_exp.tracking.metrics import (
     PERCENT,
     child_tags,
@@ -85,6 +86,8 @@ from locomo_exp.tracking.store import (
 from locomo_exp.tracking.ui import mlflow_command, open_ui_hint, redact_uri, ui_url
 
 __all__ = [
+    "INTERVALS_TABLE",
+    "interval_rows",
     "CONFIG_PARAM_KEYS",
     "METRICS_ARTIFACT",
     "NOTE_TAG",
