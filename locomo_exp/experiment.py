@@ -335,24 +335,33 @@ def run_experiment(
 
         judge_result = None
         if cfg.scorer.uses_judge:
-            from locomo_exp.judge import JudgeBatchPending, preflight_judge, run_judge
+            from locomo_exp.judge import (
+                CallsStopped,
+                JudgeBatchPending,
+                preflight_judge,
+                run_judge,
+            )
             from locomo_exp.trust.checks import warning_status
             from locomo_exp.trust.job import plan_trust, run_trust
 
             try:
                 preflight_judge(cfg.judge, loaded.records)
                 trust_plan = plan_trust(loaded.records, cfg.judge, start_dir=start_dir)
-                judge_result = run_judge(
-                    loaded.records,
-                    cfg.judge,
-                    start_dir=start_dir,
-                    category_names=cfg.category_names,
-                    on_calls_start=functools.partial(_calls_start, later, long_lived),
-                    calls_stop=calls_stop,
-                )
+                try:
+                    judge_result = run_judge(
+                        loaded.records,
+                        cfg.judge,
+                        start_dir=start_dir,
+                        category_names=cfg.category_names,
+                        on_calls_start=functools.partial(_calls_start, later, long_lived),
+                        calls_stop=calls_stop,
+                    )
+                except CallsStopped as stopped:  # the audit's and panel's calls are left too
+                    later_calls = sum(trust_plan.part_calls(cfg.judge))
+                    raise stopped.widened(later=later_calls) from stopped.__cause__
                 trust = run_trust(
                     trust_plan, loaded.records, cfg.judge, judge_result,
-                    start_dir=start_dir, category_names=cfg.category_names,
+                    start_dir=start_dir, category_names=cfg.category_names, calls_stop=calls_stop,
                 )
                 # numbers and words: the report renders them, tracking names them
                 judge_result.summary["trust"] = trust.to_json()

@@ -65,6 +65,7 @@ from locomo_exp.judge.progress import format_seconds, make_bar
 from locomo_exp.judge.protocols import protocol_spec
 from locomo_exp.judge.retry import fatal_api_error
 from locomo_exp.judge.session import judge_client
+from locomo_exp.judge.stop import CallsStop, CallsStopped
 
 logger = logging.getLogger(__name__)
 
@@ -83,6 +84,7 @@ class BatchJudge(BatchSubmitter):
         cfg: the judge config (``cfg.batch`` for batch options).
         cache: the cache file; required, it also holds the ledger.
         sleep: coroutine used to wait between polls and retries (tests).
+        calls_stop: set by another thread to stop paying (:meth:`run`).
     """
 
     def __init__(
@@ -92,10 +94,30 @@ class BatchJudge(BatchSubmitter):
         cache: JudgeCache,
         *,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        calls_stop: CallsStop | None = None,
     ) -> None:
-        super().__init__(client, cfg, cache, sleep=sleep)
+        super().__init__(client, cfg, cache, sleep=sleep, calls_stop=calls_stop)
         self._outcomes: dict[str, BatchItemResult] = {}
         self._unavailable: dict[str, str] = {}
+        self._calls: tuple[dict[tuple[str, int], JudgeResult], dict[str, list[CallSpec]], int]
+        self._calls = ({}, {}, 0)  # results so far, pending calls by digest, calls in all
+
+    def _raise_if_stopped(self, waiting: list[str]) -> None:
+        """Raise :class:`CallsStopped` when told to stop; ``waiting``: submissions not collected."""
+        if not self.told_to_stop or self.calls_stop is None:
+            return
+        results, pending, total = self._calls
+        in_flight = {r.digest for sid in waiting for r in self.ledger.requests(sid).values()}
+        collected = {d for d, item in self._outcomes.items() if item.result_type == "succeeded"}
+        in_batches = sum(len(g) for d, g in pending.items() if d in in_flight - set(self._outcomes))
+        done = len(results) + sum(len(g) for d, g in pending.items() if d in collected)
+        raise CallsStopped(
+            self.calls_stop.reason,
+            calls_made=self.info.realtime_calls + self.info.requests_submitted,
+            calls_left=total - done - in_batches,
+            calls_total=total,
+            in_batches=in_batches,
+        ) from self.calls_stop.error
 
     # -- collection --------------------------------------------------------------------
     async def _collect(self, sub: Submission, status: BatchStatus) -> None:
@@ -236,6 +258,7 @@ class BatchJudge(BatchSubmitter):
                 if bar:
                     bar.close()
                 return
+            self._raise_if_stopped(list(active))  # the rest keep processing: a re-run collects
             line = self._progress_line(statuses, n_batches, started)
             if not self.cfg.batch.wait:
                 self._raise_pending(active, statuses, requests_total, started)
@@ -307,6 +330,9 @@ class BatchJudge(BatchSubmitter):
             JudgeFatalAPIError: a non-retryable API error of the canary or a create call.
             JudgeError: a batch could not be created after retries, or the endpoint has
                 no Batch API (the client's ``check_batch_support``; nothing submitted).
+            CallsStopped: :attr:`calls_stop` was set: checked before the canary, before
+                each batch is created and at each poll; batches already created keep
+                processing (the same command collects them, nothing is submitted twice).
         """
         results, uncached = split_cached(specs, self.cache, protocol_spec(self.cfg))
         pending: dict[str, list[CallSpec]] = {}
@@ -314,6 +340,7 @@ class BatchJudge(BatchSubmitter):
             pending.setdefault(spec.digest, []).append(spec)
         if not pending:
             return results
+        self._calls = (results, pending, len(specs))
 
         for sub in self.ledger.submissions(SUBMITTING):
             if self.is_stale(sub):
@@ -333,6 +360,7 @@ class BatchJudge(BatchSubmitter):
                 ", ".join(self.info.resumed_batch_ids) or "being created",
             )
         to_submit = [d for d in pending if d not in in_flight]
+        self._raise_if_stopped(resumed)
         # a provider whose servers may lack a Batch API checks it before anything is sent
         probe = getattr(self.client, "check_batch_support", None)
         if to_submit and probe is not None:
@@ -340,7 +368,7 @@ class BatchJudge(BatchSubmitter):
 
         if to_submit and self.cfg.batch.canary:
             digest = to_submit[0]
-            pool = JudgePool(self.client, self.cfg, self.cache)
+            pool = JudgePool(self.client, self.cfg, self.cache)  # one call; stop checked after
             try:
                 canary = await pool.call(pending[digest][0])
             finally:
@@ -351,6 +379,7 @@ class BatchJudge(BatchSubmitter):
                     results[(spec.question_id, spec.run)] = replace(canary, run=spec.run)
 
         submission_ids = list(resumed)
+        self._raise_if_stopped(submission_ids)
         if to_submit:
             created, also = await self.submit(to_submit, pending)
             submission_ids += [s.submission_id for s in created]
@@ -361,6 +390,7 @@ class BatchJudge(BatchSubmitter):
             batch_id = self.ledger.get(sid).batch_id
             if batch_id and batch_id not in self.info.batch_ids:
                 self.info.batch_ids.append(batch_id)
+        self._raise_if_stopped(submission_ids)
 
         n_pending = sum(len(v) for v in pending.values())
         try:
@@ -420,6 +450,7 @@ async def judge_batch_async(
     *,
     cache: JudgeCache | None,
     client: JudgeClient | None = None,
+    calls_stop: CallsStop | None = None,
 ) -> tuple[dict[tuple[str, int], JudgeResult], BatchRunInfo]:
     """Run specs through :class:`BatchJudge`, creating (and closing) a client if needed.
 
@@ -428,6 +459,7 @@ async def judge_batch_async(
         cfg: the judge config.
         cache: the open cache (required: it holds the batch ledger).
         client: a client with the batch methods, or ``None`` for the SDK client.
+        calls_stop: set by another thread to stop paying (see :meth:`BatchJudge.run`).
 
     Returns:
         ``(results, info)``.
@@ -449,7 +481,7 @@ async def judge_batch_async(
     ):
         raise JudgeError(f"{type(client).__name__} cannot submit Message Batches")
     async with judge_client(cfg, client) as active:
-        judge = BatchJudge(active, cfg, cache)  # type: ignore[arg-type]
+        judge = BatchJudge(active, cfg, cache, calls_stop=calls_stop)  # type: ignore[arg-type]
         results = await judge.run(specs)
     return results, judge.info
 

@@ -36,6 +36,7 @@ from locomo_exp.judge.errors import JudgeCallError, JudgeError
 from locomo_exp.judge.messages import BatchStatus, JudgeBatchClient
 from locomo_exp.judge.providers import get_provider
 from locomo_exp.judge.retry import RetryPolicy, fatal_api_error
+from locomo_exp.judge.stop import CallsStop
 
 logger = logging.getLogger(__name__)
 
@@ -50,6 +51,8 @@ class BatchSubmitter:
         cfg: the judge config (``cfg.batch`` for batch options).
         cache: the cache file; required, it also holds the ledger.
         sleep: coroutine used to wait between polls (tests).
+        calls_stop: set by another thread to stop paying: no batch is created after it
+            (:class:`~locomo_exp.judge.stop.CallsStop`).
     """
 
     def __init__(
@@ -59,6 +62,7 @@ class BatchSubmitter:
         cache: JudgeCache,
         *,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        calls_stop: CallsStop | None = None,
     ) -> None:
         self.client = client
         self.cfg = cfg
@@ -67,6 +71,12 @@ class BatchSubmitter:
         self.policy = RetryPolicy.from_config(cfg)
         self.info = BatchRunInfo()
         self._sleep = sleep
+        self.calls_stop = calls_stop
+
+    @property
+    def told_to_stop(self) -> bool:
+        """Whether another thread stopped the paid calls (:attr:`calls_stop` set)."""
+        return self.calls_stop is not None and self.calls_stop.is_set
 
     # -- API calls with retries ------------------------------------------------------
     async def with_retries(self, what: str, call: Callable[[], Awaitable[T]]) -> T:
@@ -204,7 +214,9 @@ class BatchSubmitter:
             pending: digest -> the call specs that share it.
 
         Returns:
-            The submissions made, and digest -> batch id.
+            The submissions made, and digest -> batch id. When :attr:`calls_stop` is set
+            between two creates, the submissions not created yet are marked failed (the
+            next run submits their calls) and the ones made so far are returned.
         """
         entry = self.client.batch_entry
         entries = [entry(custom_id_for(d), pending[d][0].request) for d in digests]
@@ -233,6 +245,10 @@ class BatchSubmitter:
         also_in_flight = self.ledger.in_flight(taken) if taken else {}
         created: list[Submission] = []
         for index, sub in enumerate(submissions):
+            if self.told_to_stop:  # nothing more paid; the next run submits these calls
+                for later in submissions[index:]:
+                    self.ledger.set_status(later.submission_id, FAILED)
+                break
             requests = self.ledger.requests(sub.submission_id)
             batch_entries = [entry_by_custom_id[cid] for cid in requests]
             try:

@@ -353,7 +353,8 @@ def run_judge(
         on_calls_start: called once, right before the calls (the provider's SDK imported,
             the cache checked; not with ``judge.dry_run``): the job starts there the work
             that can overlap the wait on the network (its MLflow run).
-        calls_stop: set by another thread (the MLflow run's) to stop new realtime calls.
+        calls_stop: set by another thread (the MLflow run's) to stop paying: no new
+            realtime call, no new batch (batches already submitted keep processing).
 
     Returns:
         A :class:`JudgeRunResult`. With ``judge.dry_run`` no call is made; the result has
@@ -368,8 +369,9 @@ def run_judge(
             already exceed ``judge.max_error_rate``; completed calls are cached.
         JudgeInterrupted: SIGINT/SIGTERM; calls in flight were waited for (up to
             ``judge.drain_s``) and cached.
-        CallsStopped: ``calls_stop`` was set during realtime calls; calls in flight were
-            waited for and cached; one line with the reason and the calls made and left.
+        CallsStopped: ``calls_stop`` was set; realtime calls in flight were waited for and
+            cached, batches submitted are collected by the next run; one line with the
+            reason and the calls made and left.
         JudgeBatchPending: ``judge.mode=batch`` with ``judge.batch.wait=false`` and
             batches still processing (submitted and recorded; not an error). Running the
             same call again collects them.
@@ -425,7 +427,7 @@ def run_judge(
     try:
         if JudgeMode(cfg.mode) is JudgeMode.batch:
             results, batch_info = asyncio.run(
-                judge_batch_async(specs, cfg, cache=cache, client=client)
+                judge_batch_async(specs, cfg, cache=cache, client=client, calls_stop=calls_stop)
             )
             calls_made = batch_info.requests_submitted + batch_info.realtime_calls
         else:

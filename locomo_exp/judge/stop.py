@@ -61,21 +61,67 @@ class CallsStop:
 class CallsStopped(JudgeJobStopped):
     """The judge stopped because a :class:`CallsStop` was set; completed calls are cached.
 
+    Raised by the realtime pool, by batch mode (no batch is created after the stop; batches
+    already submitted keep processing and the next run collects them) and, through them,
+    by the audit's and the panel's calls.
+
     Attributes:
-        calls_made: API requests this run sent (retries included).
-        calls_left: calls of the job without a cached verdict (a re-run makes these).
+        calls_made: API requests this run sent (retries and batch requests included).
+        calls_left: calls of the job without a cached verdict and in no submitted batch
+            (a re-run makes these).
         calls_total: all calls of the job.
+        in_batches: calls in batches submitted and still processing (a re-run collects
+            them without paying again).
     """
 
-    def __init__(self, reason: str, *, calls_made: int, calls_left: int, calls_total: int):
+    def __init__(
+        self,
+        reason: str,
+        *,
+        calls_made: int,
+        calls_left: int,
+        calls_total: int,
+        in_batches: int = 0,
+    ):
+        batches = (
+            f" and {in_batches} in batches already submitted (the same command collects them "
+            "without paying again)"
+            if in_batches
+            else ""
+        )
         super().__init__(
             f"judge stopped: {reason}; {counted(calls_made, 'call')} made, "
-            f"{calls_left} of {calls_total} left; the verdicts paid for are cached: once "
-            f"this is fixed, the same command pays only for the {calls_left} left"
+            f"{calls_left} of {calls_total} left{batches}; the verdicts paid for are cached: "
+            f"once this is fixed, the same command pays only for the {calls_left} left"
         )
+        self.reason = reason
         self.calls_made = calls_made
         self.calls_left = calls_left
         self.calls_total = calls_total
+        self.in_batches = in_batches
+
+    def widened(
+        self, *, made_before: int = 0, done_before: int = 0, later: int = 0
+    ) -> CallsStopped:
+        """The same stop counted over the whole judge job, not only the part it stopped in.
+
+        Args:
+            made_before: requests sent by the parts before this one (the answers' calls
+                before an audit stop).
+            done_before: calls of those parts (all made or cached).
+            later: calls of the parts after this one (the audit's and the panel's after the
+                answers), none made yet.
+
+        Returns:
+            A :class:`CallsStopped` with the job's calls made, left and in all.
+        """
+        return CallsStopped(
+            self.reason,
+            calls_made=self.calls_made + made_before,
+            calls_left=self.calls_left + later,
+            calls_total=self.calls_total + done_before + later,
+            in_batches=self.in_batches,
+        )
 
 
 __all__ = ["CallsStop", "CallsStopped"]

@@ -25,6 +25,7 @@ from locomo_exp.judge.messages import JudgeClient
 from locomo_exp.judge.models import model_price
 from locomo_exp.judge.preflight import judged_records
 from locomo_exp.judge.protocols import protocol_spec
+from locomo_exp.judge.stop import CallsStop, CallsStopped
 from locomo_exp.results import CallEstimate, QARecord, TrustDryRun, TrustSummary
 from locomo_exp.results.template_note import unparsed_scored_words
 from locomo_exp.stats.correction import CorrectedJ, corrected_j
@@ -202,6 +203,7 @@ def run_trust(
     start_dir: Path,
     category_names: Mapping[int, str] | None = None,
     client: JudgeClient | None = None,
+    calls_stop: CallsStop | None = None,
 ) -> TrustSummary:
     """Judge the controls and the panel, compare with labels/stored verdicts, summarise.
 
@@ -214,6 +216,8 @@ def run_trust(
         start_dir: directory the cache path is resolved against.
         category_names: display names by category id.
         client: the judge client (tests); ``None`` builds the SDK client per config.
+        calls_stop: set by another thread (the MLflow run's) to stop paying: no control or
+            panel call is sent after it.
 
     Returns:
         The :class:`~locomo_exp.results.TrustSummary`: audit, agreement with labels and
@@ -224,6 +228,8 @@ def run_trust(
         ValueError: ``cfg.protocol`` is not a registered protocol, or its template file
             cannot be read (the judge's preflight refuses both before).
         Whatever :func:`~locomo_exp.judge.job.run_judge` raises for the extra calls.
+        CallsStopped: ``calls_stop`` was set; counted over the whole judge job (the
+            answers' calls, then the audit's and the panel's: made, left, in all).
     """
     from locomo_exp.judge.job import run_judge
 
@@ -233,8 +239,25 @@ def run_trust(
     names = dict(category_names) if category_names else None
     judged = judged_records(records, cfg)
 
+    main_counts = main.summary.get("counts") or {}
+    done = [main_counts.get("runs_total", 0), main_counts.get("calls_made", 0)]  # calls, made
+    parts = plan.part_calls(cfg)
+    planned, left_after = iter(parts), [sum(parts)]  # the calls of the parts still to come
+
     def judge(recs: list[QARecord], c: JudgeConfig) -> JudgeRunResult:
-        return run_judge(recs, c, start_dir=start_dir, category_names=names, client=client)
+        if cfg.dry_run:
+            return run_judge(recs, c, start_dir=start_dir, category_names=names, client=client)
+        left_after[0] -= next(planned, 0)  # the calls of the parts after this one
+        try:
+            result = run_judge(recs, c, start_dir=start_dir, category_names=names,
+                               client=client, calls_stop=calls_stop)
+        except CallsStopped as stopped:  # one line for the whole job, not this part alone
+            raise stopped.widened(made_before=done[1], done_before=done[0],
+                                  later=left_after[0]) from stopped.__cause__
+        counts = result.summary.get("counts") or {}
+        done[0] += counts.get("runs_total", 0)
+        done[1] += counts.get("calls_made", 0)
+        return result
 
     if cfg.dry_run:
         return _dry_run(plan, records, cfg, main, judge)

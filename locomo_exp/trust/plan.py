@@ -58,6 +58,23 @@ class TrustPlan:
     panel_cost_multiplier: float = 1.0
     audit_note: str = ""
 
+    def part_calls(self, main: JudgeConfig) -> list[int]:
+        """The calls of each part after the answers, in the order they are made.
+
+        Args:
+            main: the run's judge config.
+
+        Returns:
+            The audit's calls (when it has controls), then each panel member's; a member
+            with the main judge's provider, endpoint and model counts 0 (its calls are the
+            answers', answered from the cache).
+        """
+        per_member = self.panel_calls // len(self.panel) if self.panel else 0
+        same = (main.provider, main.base_url, main.model)
+        return [self.audit_calls] * bool(self.controls) + [
+            0 if (m.provider, m.base_url, m.model) == same else per_member for _, m in self.panel
+        ]
+
 
 def panel_preset_config(base: JudgeConfig, preset: str) -> JudgeConfig:
     """The judge config of a panel member: ``base`` with the preset's model settings.
