@@ -95,7 +95,7 @@ def run_cli(
     cwd: Path,
     server: Any = None,
     env: Mapping[str, str] | None = None,
-    timeout: float = 300,
+    timeout: float = 600,
 ) -> subprocess.CompletedProcess[str]:
     """``python -m locomo_exp *args`` in ``cwd`` (a temporary directory), output captured.
 
@@ -125,7 +125,7 @@ def run_cli_ok(*args: str, cwd: Path, **kwargs: Any) -> subprocess.CompletedProc
     return done
 
 
-def run_python(code: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+def run_python(code: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
     """``python -c code`` in ``cwd`` with :func:`clean_env`, output captured, exit status kept.
 
     For a script that patches the tool, then runs it (``runpy.run_module("locomo_exp")``).

@@ -95,7 +95,7 @@ def test_a_key_through_hydras_env_set_is_refused_before_anything_is_written(tmp_
          "judge.dry_run=true", f"+hydra.job.env_set.OPENAI_API_KEY={SECRET}",
          f"hydra.run.dir={run_dir}", "tracking=none"],
         cwd=tmp_path, env={**env, "PYTHONPATH": str(PROJECT_ROOT)}, capture_output=True,
-        text=True, timeout=120,
+        text=True, timeout=600,
     )
     assert done.returncode == 1
     assert done.stderr.strip().splitlines() == [
@@ -123,7 +123,7 @@ def test_benchmark_longmemeval_dry_run_counts_one_call_per_question(tmp_path: Pa
          f"data.reference={LME / 'longmemeval_reference.json'}",
          f"hydra.run.dir={tmp_path / 'run'}", "tracking=none"],
         cwd=tmp_path, env={**env, "PYTHONPATH": str(PROJECT_ROOT)}, capture_output=True,
-        text=True, timeout=180,
+        text=True, timeout=600,
     )
     assert done.returncode == 0, done.stderr
     output = done.stdout + done.stderr

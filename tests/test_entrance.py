@@ -57,7 +57,7 @@ def _into_closed_pipe(args: list[str], cwd: Path) -> subprocess.CompletedProcess
             stdout=write_end,
             stderr=subprocess.PIPE,
             text=True,
-            timeout=120,
+            timeout=600,
             check=False,
         )
     finally:

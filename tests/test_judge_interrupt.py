@@ -58,7 +58,7 @@ def test_signal_mid_run_caches_calls_in_flight_and_ends_the_run_killed(
     while len(fake_anthropic.messages_requests()) < 20 and time.monotonic() < deadline:
         time.sleep(0.02)
     proc.send_signal(signum)
-    stdout, stderr = proc.communicate(timeout=60)
+    stdout, stderr = proc.communicate(timeout=300)
     fake_anthropic.wait_idle()
 
     assert proc.returncode == 128 + signum, stderr[-3000:]
@@ -90,7 +90,7 @@ def test_signal_mid_run_caches_calls_in_flight_and_ends_the_run_killed(
         env=clean_env(ANTHROPIC_API_KEY=FAKE_API_KEY),
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,
     )
     assert again.returncode == 0, again.stderr[-3000:]
     prompts = Counter(r.prompt for r in fake_anthropic.messages_requests())

@@ -34,7 +34,7 @@ def test_other_overrides_pass() -> None:
 def test_cli_refuses_a_key_before_hydra_writes_its_config(override: str, tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     result = run_cli("judge=gpt-4o-mini", "scorer=judge", override, f"hydra.run.dir={run_dir}", "tracking=none",
-                     cwd=tmp_path, timeout=120)
+                     cwd=tmp_path, timeout=600)
     assert result.returncode == 1
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "never accepted on the command line" in lines[0]
@@ -119,7 +119,7 @@ def _files_holding(root: Path, secret: str) -> list[Path]:
 )
 def test_cli_refuses_a_pasted_key_before_anything_is_written(args: tuple[str, ...], tmp_path: Path) -> None:
     before = set(tmp_path.rglob("*"))
-    result = run_cli(*args, "hydra.run.dir=run", "hydra.sweep.dir=sweep", cwd=tmp_path, timeout=120)
+    result = run_cli(*args, "hydra.run.dir=run", "hydra.sweep.dir=sweep", cwd=tmp_path, timeout=600)
     assert result.returncode == 1, result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: judge.")

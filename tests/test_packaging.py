@@ -77,7 +77,7 @@ def test_wheel_installed_in_a_fresh_venv_runs_the_example_from_an_unrelated_dire
         env=_env(),
         capture_output=True,
         text=True,
-        timeout=180,
+        timeout=600,
     )
 
     assert proc.returncode == 0, proc.stderr

@@ -169,7 +169,7 @@ def _env(server: FakeAnthropicServer) -> dict[str, str]:
 
 
 def _sweep(
-    server: FakeAnthropicServer, tmp: Path, *overrides: str, timeout: float = 120
+    server: FakeAnthropicServer, tmp: Path, *overrides: str, timeout: float = 600
 ) -> tuple[subprocess.CompletedProcess[str], str, Path]:
     """Run ``python -m locomo_exp -m`` on the example; return (process, store URI, sweep dir)."""
     store = f"sqlite:///{tmp / 'mlflow.db'}"

@@ -111,7 +111,7 @@ def _files_holding(root: Path, secret: str) -> list[Path]:
 )
 def test_cli_refuses_a_secret_tracking_uri_before_anything_is_written(uri: str, tmp_path: Path) -> None:
     before = set(tmp_path.rglob("*"))
-    result = run_cli(f"tracking.uri={uri}", "hydra.run.dir=run", cwd=tmp_path, timeout=120)
+    result = run_cli(f"tracking.uri={uri}", "hydra.run.dir=run", cwd=tmp_path, timeout=600)
     assert result.returncode == 1, result.stderr
     assert result.stderr.strip().splitlines() == [f"error: {REFUSAL}"]
     assert SECRET not in result.stdout + result.stderr
@@ -132,7 +132,7 @@ def test_an_unusable_store_from_the_environment_is_named_without_its_password(
     uri: str, tmp_path: Path
 ) -> None:
     result = run_cli(
-        f"data.path={EXAMPLE}", "hydra.run.dir=run", cwd=tmp_path, timeout=120,
+        f"data.path={EXAMPLE}", "hydra.run.dir=run", cwd=tmp_path, timeout=600,
         env=clean_env(MLFLOW_TRACKING_URI=uri),
     )
     assert result.returncode == 1, result.stderr
