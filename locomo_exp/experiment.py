@@ -238,6 +238,13 @@ def run_experiment(
 
         preflight_judge(cfg.judge, [], start_dir=start_dir)
     loaded = _load(cfg, start_dir)  # validated before any MLflow run or removal
+    trust_plan = None
+    if cfg.scorer.uses_judge:  # the records, control files, labels, panel: before any write
+        from locomo_exp.judge import preflight_judge
+        from locomo_exp.trust.job import plan_trust
+
+        preflight_judge(cfg.judge, loaded.records)
+        trust_plan = plan_trust(loaded.records, cfg.judge, start_dir=start_dir)
     if cfg.overwrite and dir_state != "empty":
         clear_output_dir(output_dir)  # the old run goes only once the new input is good
 
@@ -335,18 +342,12 @@ def run_experiment(
 
         judge_result = None
         if cfg.scorer.uses_judge:
-            from locomo_exp.judge import (
-                CallsStopped,
-                JudgeBatchPending,
-                preflight_judge,
-                run_judge,
-            )
+            from locomo_exp.judge import CallsStopped, JudgeBatchPending, run_judge
             from locomo_exp.trust.checks import warning_status
-            from locomo_exp.trust.job import plan_trust, run_trust
+            from locomo_exp.trust.job import run_trust
 
+            assert trust_plan is not None  # planned above whenever the judge runs
             try:
-                preflight_judge(cfg.judge, loaded.records)
-                trust_plan = plan_trust(loaded.records, cfg.judge, start_dir=start_dir)
                 try:
                     judge_result = run_judge(
                         loaded.records,

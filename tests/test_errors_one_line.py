@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLE, PROJECT_ROOT, Composer, run_cli
+from conftest import EXAMPLE, PROJECT_ROOT, Composer, run_cli, run_job
 from fake_anthropic import FakeAnthropicServer
 
 from locomo_exp.config.override_values import wrong_value_types
@@ -390,3 +390,32 @@ def test_docs_own_audit_controls_override_runs_from_the_cli(
     report = (tmp_path / "run" / "report.md").read_text(encoding="utf-8")
     # the example's 20 answers, every one a should-be-rejected control of the user's kind
     assert "| user_wrong_answers | rejected | 20 | 0 |" in report
+
+
+@pytest.mark.parametrize(
+    ("controls", "labels", "line"),
+    [
+        pytest.param([("w.json", "maybe")], None, "judge.audit.controls[0] ({d}/w.json): field "
+                     "'expected': audit control expected must be right or wrong, got 'maybe'",
+                     id="control-expected"),
+        pytest.param([("none.json", "wrong")], None, "judge.audit.controls[0] ({d}/none.json): "
+                     "{d}/none.json: file not found", id="control-missing"),
+        pytest.param([], "none.csv", "judge.labels: labels file {d}/none.csv: cannot read it "
+                     "([Errno 2] No such file or directory: '{d}/none.csv')", id="labels-missing"),
+    ],
+)
+def test_a_bad_control_or_labels_file_stops_before_the_run_directory_is_written(
+    tmp_path: Path, controls: list[tuple[str, str]], labels: str | None, line: str
+) -> None:
+    # the documented controls override now reaches the job (trial 5, finding 2): a bad
+    # control file was found after the run directory was written (an unfinished run)
+    from locomo_exp.config import AuditControlFile, JudgeAuditConfig, JudgeConfig, ScorerName
+    from locomo_exp.judge import JudgeError
+
+    shutil.copy(EXAMPLE, tmp_path / "w.json")
+    audit = JudgeAuditConfig(controls=[AuditControlFile(path=p, expected=e) for p, e in controls])
+    cfg = JudgeConfig(dry_run=True, audit=audit, labels=labels)
+    with pytest.raises(JudgeError) as info:
+        run_job(tmp_path, scorer=ScorerName.judge, judge=cfg, path=str(EXAMPLE))
+    assert str(info.value) == line.format(d=tmp_path)
+    assert list((tmp_path / "out").glob("*")) == []  # made empty by the writable check
