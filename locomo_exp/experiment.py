@@ -423,7 +423,9 @@ def run_experiment(
                         card,
                         summary.to_json().get("status") or {},
                         (summary.to_json().get("analysis") or {}).get("intervals"),
-                    )
+                        warnings=summary.warnings,
+                    ),
+                    **tracking.warning_tags(summary.warnings),  # MLflow shows "Finished"
                 }
             )
             tracking.log_artifacts(files)

@@ -457,7 +457,10 @@ def run_longmemeval(
             tracking.log_params(lme_tracking.run_params(summary, card))
             tracking.log_metrics(metrics)
             tracking.set_tags(
-                {tracking.NOTE_TAG: lme_tracking.run_description(metrics, summary, card)}
+                {
+                    tracking.NOTE_TAG: lme_tracking.run_description(metrics, summary, card),
+                    **tracking.warning_tags(summary.get("warnings") or ()),
+                }
             )
             tracking.log_artifacts(files)
         status = str(summary["status"].get("judge", "ok"))

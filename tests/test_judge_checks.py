@@ -226,3 +226,33 @@ def test_a_longmemeval_judge_whose_verdicts_are_headlined_is_not_called_stored(
     summary = run_longmemeval(cfg, tmp_path / "out", tmp_path).summary
     assert summary["status"]["j"] != "ok (stored verdicts)"
     assert summary["status"]["j"].startswith(("ok (this tool's judge)", "warning: "))
+
+
+def test_a_flagged_run_says_so_first_on_its_mlflow_page(
+    fake_anthropic: FakeAnthropicServer,
+    tmp_path: Path,
+    typed_config,  # type: ignore[no-untyped-def]
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Trial 5 #16: MLflow shows a green "Finished"; the warning was behind "Show more"."""
+    import mlflow
+
+    from locomo_exp.experiment import run_experiment
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-fake")
+    fake_anthropic.responder = accept_all()
+    uri = f"sqlite:///{tmp_path}/mlflow.db"
+    cfg = typed_config(
+        "scorer=judge", "data=example", f"tracking.uri={uri}", "tracking.experiment=e",
+        "judge.runs=2", f"judge.base_url={fake_anthropic.url}",
+        f"judge.cache_path={tmp_path}/cache.sqlite", "judge.progress=false",
+    )
+    result = run_experiment(cfg, tmp_path / "out", tmp_path)
+    warnings = result.summary["judge"]["trust"]["warnings"]
+    assert warnings and warnings[0].startswith("J inflated (")
+    client = mlflow.MlflowClient(uri)
+    (run,) = client.search_runs([client.get_experiment_by_name("e").experiment_id])
+    note = run.data.tags["mlflow.note.content"].splitlines()
+    assert note[0] == f"**⚠ Run status: WARNING — {warnings[0]}**"
+    assert run.data.tags["run.status"] == "WARNING: J inflated"
+    assert run.data.tags["run.warnings"] == warnings[0]

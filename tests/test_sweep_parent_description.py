@@ -90,3 +90,63 @@ def test_the_sweep_plot_draws_stored_j_labelled(tmp_path: Path) -> None:
     ]
     path = plot_sweep(summary, tmp_path / "sweep_plot.png")
     assert path is not None and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+INFLATED = ("J inflated (the judge accepted 7/7 known-wrong controls: false-accept rate 100% "
+            "[65%, 100%])")
+
+
+def _judged_row(job: int, temperature: str, summary_extra: dict[str, Any]) -> dict[str, Any]:
+    record = JobRecord(job=job, overrides=[f"judge.temperature={temperature}"],
+                       swept={"judge.temperature": temperature},
+                       run_name=f"judge.temperature={temperature}", status="COMPLETED",
+                       output_dir=f"/sweep/{job}")
+    summary: dict[str, Any] = {
+        "counts": {"overall": 20},
+        "metrics": {"f1": {"overall": {"mean": 0.5}}},
+        "judge": {"j": {"overall": {"mean": 80.0, "std_across_runs": 0.0}},
+                  "counts": {"parse_failure": 0, "api_error": 0}, "tokens": {}},
+        "status": {"f1": "ok", "judge": "ok"},
+    }
+    summary.update(summary_extra)
+    return summary_row(record, summary)
+
+
+def test_a_job_whose_report_warns_is_not_a_bare_completed_anywhere() -> None:
+    """Trial 5 #6: each job's report said "Run status: WARNING — J inflated"; the sweep said COMPLETED."""
+    from locomo_exp.sweep.job_files import SweepContext
+    from locomo_exp.sweep.summary import build_sweep_summary
+    from locomo_exp.tracking import sweep_table
+
+    flagged = _judged_row(0, "0.0", {})
+    flagged_summary = {"judge": {"j": {"overall": {"mean": 80.0}}, "counts": {}, "tokens": {},
+                                 "trust": {"warnings": [INFLATED]}},
+                       "status": {"judge": "warning: " + INFLATED}}
+    flagged = _judged_row(0, "0.0", flagged_summary)
+    lme = _judged_row(1, "0.5", {"warnings": ["J deflated (x)"], "judge": {}})  # LongMemEval
+    clean = _judged_row(2, "1.0", {})
+    context = SweepContext(name="sweep T", sweep_dir="/sweep", swept_keys=["judge.temperature"],
+                           swept_overrides=["judge.temperature=0.0,0.5,1.0"])
+    summary = build_sweep_summary(context, [flagged, lme, clean])
+
+    assert flagged["warnings"] == [INFLATED]
+    assert flagged["run_status"] == "COMPLETED — WARNING: J inflated"
+    assert lme["run_status"] == "COMPLETED — WARNING: J deflated"
+    assert clean["warnings"] == [] and clean["run_status"] == "COMPLETED"
+    assert summary["n_warned"] == 2
+    assert [w["job"] for w in summary["warned_jobs"]] == [0, 1]
+
+    markdown = render_sweep_summary(summary)
+    assert "| 0 | 0.0 | COMPLETED — WARNING: J inflated | 50.00 |" in markdown
+    assert "| 2 | 1.0 | COMPLETED | 50.00 |" in markdown
+    assert f"- job 0 (judge.temperature=0.0): ⚠ {INFLATED}" in markdown
+    assert "**Warning: the J of 2 of 3 job(s) is flagged" in markdown
+
+    note = sweep_description(summary).splitlines()
+    assert "2 with a flagged J" in note[0]
+    assert note[2].endswith("— **⚠ COMPLETED — WARNING: J inflated**")
+    assert "⚠" not in note[4]
+
+    table = sweep_table(summary["rows"], ["judge.temperature"])
+    assert [t["status"] for t in table] == [
+        "COMPLETED — WARNING: J inflated", "COMPLETED — WARNING: J deflated", "COMPLETED"]

@@ -301,6 +301,10 @@ class SweepCallback(Callback):
                 tags={
                     "sweep.n_failed": str(summary["n_failed"]),
                     "sweep.failed_jobs": failed_jobs,
+                    "sweep.n_warned": str(summary.get("n_warned", 0)),
+                    "sweep.warned_jobs": ", ".join(
+                        str(w["job"]) for w in summary.get("warned_jobs") or ()
+                    ) or "none",
                     tracking.NOTE_TAG: tracking.sweep_description(
                         summary, plot=plot.name if plot is not None else None
                     ),

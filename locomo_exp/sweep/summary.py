@@ -14,6 +14,7 @@ from typing import Any
 from locomo_exp.benchmark.locomo import CATEGORY_IDS
 from locomo_exp.config.secrets import redact_uri
 from locomo_exp.results.analysis import headline_intervals_json
+from locomo_exp.results.checks_read import run_warnings, status_with_warnings
 from locomo_exp.stats.bootstrap import MIN_RUN_CLUSTERS
 from locomo_exp.sweep.job_files import (
     COMPLETED,
@@ -56,7 +57,11 @@ def summary_row(record: JobRecord, summary: dict[str, Any] | None) -> dict[str, 
         summary: the job's ``summary.json`` (``None`` for a failed job).
 
     Returns:
-        ``job, status, swept, run_name, run_id, output_dir, error, wall_time_s`` and, for
+        ``job, status, swept, run_name, run_id, output_dir, error, wall_time_s``,
+        ``warnings`` (the job's judge-check warnings, as its own report's "Run status:
+        WARNING" lists them: J inflated, J deflated, ...; ``[]`` when none) and
+        ``run_status`` (``status`` with the warnings' heads, ``COMPLETED — WARNING: J
+        inflated``; ``status`` alone when there is no warning) and, for
         a completed job, ``n_questions``, ``f1`` (key -> mean, 0-1, keys ``"1"``..``"5"``,
         ``overall_1_4``, ``overall``), ``f1_variant``, ``j_overall`` and
         ``j_std_across_runs`` (0-100), ``j`` (category key -> mean, 0-100),
@@ -100,9 +105,13 @@ def summary_row(record: JobRecord, summary: dict[str, Any] | None) -> dict[str, 
         "output_tokens_in_all": None,
         "cost_in_all_usd": None,
         "dry_run_estimate": None,
+        "warnings": [],
+        "run_status": record.status,
     }
     if summary is None:
         return row
+    row["warnings"] = run_warnings(summary)
+    row["run_status"] = status_with_warnings(record.status, row["warnings"])
     row["dry_run_estimate"] = (summary.get("judge") or {}).get("dry_run_estimate")
     row["ci_unit"], bootstrap = headline_intervals_json(summary.get("analysis"))
     row["f1_ci"] = _interval(bootstrap.get("f1"))
@@ -156,11 +165,13 @@ def build_sweep_summary(context: SweepContext, rows: list[dict[str, Any]]) -> di
         Sweep identity (name, dir, parent run, store, experiment, swept keys), ``n_jobs``,
         ``n_failed``, ``failed_jobs`` (job, swept values, error), ``n_pending``,
         ``pending_jobs``, ``n_interrupted`` and ``n_not_run`` (an interrupted sweep),
-        ``scales`` and ``rows``.
+        ``n_warned`` and ``warned_jobs`` (job, swept values, warnings: the jobs whose J
+        their own report flags), ``scales`` and ``rows``.
     """
     failed = [r for r in rows if r["status"] == FAILED]
     pending = [r for r in rows if r["status"] == PENDING]
     stopped = [r for r in rows if r["status"] in (INTERRUPTED, NOT_RUN)]
+    warned = [r for r in rows if r.get("warnings")]
     return {
         "sweep": context.name,
         "sweep_dir": context.sweep_dir,
@@ -178,6 +189,10 @@ def build_sweep_summary(context: SweepContext, rows: list[dict[str, Any]]) -> di
         "pending_jobs": [{"job": r["job"], "swept": r["swept"]} for r in pending],
         "n_interrupted": sum(r["status"] == INTERRUPTED for r in stopped),
         "n_not_run": sum(r["status"] == NOT_RUN for r in stopped),
+        "n_warned": len(warned),
+        "warned_jobs": [
+            {"job": r["job"], "swept": r["swept"], "warnings": r["warnings"]} for r in warned
+        ],
         "scales": {"f1": "0-1", "j": "0-100", "wall_time_s": "seconds", "cost": "USD"},
         "rows": rows,
     }
@@ -280,6 +295,12 @@ def render_sweep_summary(summary: dict[str, Any]) -> str:
         + _stopped_text(summary)
         + ")",
     ]
+    if summary.get("n_warned"):
+        lines.append(
+            f"- **Warning: the J of {summary['n_warned']} of {summary['n_jobs']} job(s) is "
+            "flagged by the job's own judge checks (status column; listed under the table, as "
+            "each job's report.md opens with them).**"
+        )
     if summary.get("parent_run_id"):
         lines.append(
             f"- MLflow: parent run `{summary['parent_run_id']}` in experiment "
@@ -381,6 +402,11 @@ def render_sweep_summary(summary: dict[str, Any]) -> str:
         lines += ["", "Warnings of the comparisons with the baseline job (as `mode=compare` "
                   "prints them; vs_baseline/<job>/compare.md):", ""]
         lines += [f"- job {job}: ⚠ {warning}" for job, warning in warned]
+    if summary.get("warned_jobs"):
+        lines += ["", "## Jobs with judge-check warnings", ""]
+        for warned_job in summary["warned_jobs"]:
+            label = job_label(warned_job["swept"])
+            lines += [f"- job {warned_job['job']} ({label}): ⚠ {w}" for w in warned_job["warnings"]]
     if summary["failed_jobs"]:
         lines += ["", "## Failed jobs", ""]
         for failed in summary["failed_jobs"]:
@@ -421,7 +447,7 @@ def _spending_cells(row: dict[str, Any]) -> tuple[str, list[str], str]:
             text, all_text = cell(row[now], fmt), cell(row.get(in_all), fmt)
             differs = row.get(in_all) is not None and all_text != text
             cells.append(f"{text} (in all {all_text})" if differs else text)
-        return row["status"], cells[:2], cells[2]
+        return row.get("run_status") or row["status"], cells[:2], cells[2]
     # tokens and cost of the same calls: the answers' with the audit's and the panel's
     # (estimates written before the totals had only the answers' tokens: cost likewise)
     total = "total_estimated_input_tokens" in estimate
@@ -431,4 +457,4 @@ def _spending_cells(row: dict[str, Any]) -> tuple[str, list[str], str]:
         "~" + cell(estimate.get(f"{prefix}estimated_input_tokens"), "d"),
         "~" + cell(estimate.get(f"{prefix}estimated_output_tokens"), "d"),
     ]
-    return f"{row['status']} (dry run)", tokens, "~" + cell(cost, ".4f")
+    return f"{row.get('run_status') or row['status']} (dry run)", tokens, "~" + cell(cost, ".4f")

@@ -26,7 +26,7 @@ from locomo_exp.tracking.headline import (
     headline_metrics,
     resolved_config,
     run_description,
-    sweep_description,
+    warning_tags,
 )
 from locomo_exp.tracking.intervals import INTERVALS_TABLE, interval_rows
 from locomo_exp.tracking.metrics import (
@@ -83,6 +83,7 @@ from locomo_exp.tracking.store import (
     set_tags,
     table_columns,
 )
+from locomo_exp.tracking.sweep_note import sweep_description
 from locomo_exp.tracking.ui import mlflow_command, open_ui_hint, redact_uri, ui_url
 
 __all__ = [
@@ -99,6 +100,7 @@ __all__ = [
     "resolved_config",
     "run_description",
     "sweep_description",
+    "warning_tags",
     "EXPERIMENT_KIND",
     "EXPERIMENT_KIND_TAG",
     "MAX_PARAM_VALUE_CHARS",

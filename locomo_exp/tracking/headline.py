@@ -23,10 +23,16 @@ Pure functions (no MLflow import).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from locomo_exp.tracking.names import flatten_params, format_param, is_secret_key
+from locomo_exp.results.checks_read import status_with_warnings
+from locomo_exp.tracking.names import (
+    MAX_PARAM_VALUE_CHARS,
+    flatten_params,
+    format_param,
+    is_secret_key,
+)
 
 NOTE_TAG = "mlflow.note.content"
 """The tag MLflow's run page shows as the run's description (markdown)."""
@@ -266,6 +272,7 @@ def run_description(
     card: Mapping[str, Any],
     status: Mapping[str, str],
     intervals: Mapping[str, Any] | None = None,
+    warnings: Sequence[str] = (),
 ) -> str:
     """The run page's description: the result in a few markdown lines.
 
@@ -275,6 +282,9 @@ def run_description(
         status: ``summary["status"]`` (``{"f1": "ok", "judge": "ok"}``).
         intervals: ``summary["analysis"]["intervals"]``: which interval the bounds are
             (:func:`interval_words`).
+        warnings: the run's judge-check warnings (J inflated, ...): they open the
+            description (:func:`warning_lead`), as they open the report, since MLflow
+            shows such a run as "Finished".
 
     Returns:
         Lines such as ``**J 80.00** [72.50, 87.50] · F1 (locomo) 61.20 [...] (0-100; 95%
@@ -305,6 +315,7 @@ def run_description(
     )
     inp = card.get("input") or {}
     lines = [
+        *warning_lead(warnings),
         f"{j_text} · {f1_text} (0-100; {interval_words(intervals)})",
         "",
         f"Questions: {card.get('question_set')} ({metrics.get('n_questions/overall', 0):.0f} "
@@ -314,6 +325,38 @@ def run_description(
         card, status, "Everything measured: `report.html` (Artifacts); all metrics: `metrics.json`."
     )
     return "\n".join(lines)
+
+
+def warning_lead(warnings: Sequence[str]) -> list[str]:
+    """The first lines of a run's description when its judge checks flagged its J.
+
+    MLflow marks every run that ended as "Finished" (green); the description's first line
+    is what its run page shows before "Show more", so the warning goes there.
+
+    Args:
+        warnings: the run's judge-check warnings (full text).
+
+    Returns:
+        ``["**⚠ Run status: WARNING — J inflated (...)**", ""]``; ``[]`` without warnings.
+    """
+    if not warnings:
+        return []
+    return ["**⚠ Run status: WARNING — " + "; ".join(warnings) + "**", ""]
+
+
+def warning_tags(warnings: Sequence[str]) -> dict[str, str]:
+    """Tags of a run whose judge checks flagged its J (none otherwise).
+
+    Returns:
+        ``{"run.status": "WARNING: J inflated", "run.warnings": <full text, cut to the
+        tag limit>}`` so a run list can be filtered on ``tags.`run.status```.
+    """
+    if not warnings:
+        return {}
+    return {
+        "run.status": status_with_warnings("", list(warnings)).removeprefix(" — "),
+        "run.warnings": "; ".join(warnings)[:MAX_PARAM_VALUE_CHARS],
+    }
 
 
 def description_tail(card: Mapping[str, Any], status: Mapping[str, Any], where: str) -> list[str]:
@@ -354,107 +397,6 @@ def description_tail(card: Mapping[str, Any], status: Mapping[str, Any], where: 
     return lines
 
 
-def _cell(value: float | None, ci: Any, scale: float = 1.0) -> str:
-    if value is None:
-        return "not measured"
-    text = f"{value * scale:.2f}"
-    if ci:
-        text += f" [{ci[0] * scale:.2f}, {ci[1] * scale:.2f}]"
-    return text
-
-
-def _vs(row: Mapping[str, Any], column: str, baseline_job: Any) -> str:
-    if row.get("job") == baseline_job:
-        return "baseline"
-    cell = (row.get("vs_baseline") or {}).get(column) or {}
-    if not cell.get("verdict"):
-        return "not compared"
-    verdict = {"A higher": "higher", "B higher": "lower"}.get(cell["verdict"], cell["verdict"])
-    return f"{verdict} ({cell['diff']:+.2f})"
-
-
-def _sweep_j(row: Mapping[str, Any], base_job: Any) -> tuple[str, bool]:
-    """The J part of a job's line, and whether it is the input's stored J.
-
-    Our judge's J when it ran; else the stored J of the input (another judge's verdicts,
-    labelled "stored", compared in the ``stored_j`` column as in ``sweep_summary.md``);
-    else "J not measured" with the reason.
-    """
-    if row.get("j_overall") is not None:
-        j = _cell(row.get("j_overall"), row.get("j_ci"))
-        return f"**J {j}** {_vs(row, 'j', base_job)}", False
-    if row.get("stored_j_overall") is not None:
-        stored = _cell(row.get("stored_j_overall"), None)
-        return f"**stored J {stored}** {_vs(row, 'stored_j', base_job)}", True
-    if isinstance(row.get("dry_run_estimate"), dict):
-        return "J not measured (judge dry run: no call made)", False
-    return "J not measured (no judge ran, no stored verdicts)", False
-
-
-def sweep_description(summary: Mapping[str, Any], *, plot: str | None = None) -> str:
-    """The sweep parent's description: J and F1 per swept value, vs the baseline job.
-
-    It reads the same rows as ``sweep_summary.md``: a job without our judge's J shows
-    the input's stored J (another judge's verdicts, labelled "stored") and its
-    difference from the baseline's stored J.
-
-    Args:
-        summary: ``sweep_summary.json``'s content (rows with ``swept``, ``j_overall``,
-            ``j_ci``, ``stored_j_overall``, ``f1``, ``f1_ci``, ``vs_baseline``; ``baseline``).
-        plot: the sweep plot's file name when it was written (and logged), else ``None``.
-
-    Returns:
-        Markdown: one line naming the swept keys and the baseline, then one bullet per job
-        (its swept values, J or stored J and F1 overall with 95% intervals, 0-100, each
-        with its verdict vs the baseline and the difference in points).
-    """
-    keys = list(summary.get("swept_keys") or [])
-    baseline = summary.get("baseline") or {}
-    base_job = baseline.get("job")
-    base_text = (
-        f"baseline: {baseline.get('label')}"
-        if base_job is not None
-        else "no baseline comparison" + (f" ({baseline['error']})" if baseline.get("error") else "")
-    )
-    lines = [
-        f"Sweep over {', '.join(f'`{k}`' for k in keys) or 'nothing'}: "
-        f"{summary.get('n_jobs')} job(s), {summary.get('n_failed')} failed; {base_text}.",
-        "",
-    ]
-    any_stored = False
-    for row in summary.get("rows") or []:
-        swept = row.get("swept") or {}
-        label = ", ".join(f"{k}={swept.get(k)}" for k in keys)
-        if row.get("status") != "COMPLETED":
-            lines.append(f"- {label}: {row.get('status')}")
-            continue
-        j_text, stored = _sweep_j(row, base_job)
-        any_stored = any_stored or stored
-        f1 = (row.get("f1") or {}).get("overall")
-        lines.append(
-            f"- {label}: {j_text}; F1 {_cell(f1, row.get('f1_ci'), 100.0)} "
-            f"{_vs(row, 'f1', base_job)}"
-        )
-    units = {row.get("ci_unit") for row in summary.get("rows") or [] if row.get("ci_unit")}
-    unit = {
-        frozenset({"conversation"}): "conversation-cluster bootstrap",
-        frozenset({"question"}): "bootstrap over questions (no conversation ids)",
-    }.get(frozenset(units), "bootstrap (conversations where the input has conversation ids)")
-    lines += [
-        "",
-        f"0-100, 95% {unit} intervals; vs baseline: conversation-cluster bootstrap and "
-        "Holm-adjusted paired test."
-        + (
-            " Stored J: the verdicts stored in the input file by another judge (not re-judged)."
-            if any_stored else ""
-        )
-        + " Table: `sweep_summary.md`"
-        + (f"; plot: `{plot}`" if plot else "")
-        + " (Artifacts).",
-    ]
-    return "\n".join(lines)
-
-
 __all__ = [
     "CONFIG_PARAM_KEYS",
     "MAX_HEADLINE_METRICS",
@@ -468,5 +410,6 @@ __all__ = [
     "description_tail",
     "interval_text",
     "run_description",
-    "sweep_description",
+    "warning_lead",
+    "warning_tags",
 ]

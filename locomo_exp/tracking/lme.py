@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from locomo_exp.benchmark.longmemeval import variant_label
-from locomo_exp.tracking.headline import description_tail, interval_text
+from locomo_exp.tracking.headline import description_tail, interval_text, warning_lead
 from locomo_exp.tracking.names import finite_metrics, format_param
 
 PREFIX = "lme"
@@ -159,6 +159,7 @@ def run_description(
     ref = summary["input"]["reference"]
     name = str(summary["input"]["path"]).rsplit("/", 1)[-1]
     lines = [
+        *warning_lead(summary.get("warnings") or ()),  # MLflow shows such a run "Finished"
         head,
         "",
         f"Verdicts: {card.get('verdicts')}" + _stored_text(card.get("stored_judge_source")),

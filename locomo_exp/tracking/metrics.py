@@ -429,7 +429,8 @@ def parent_metrics(rows: Iterable[Mapping[str, Any]]) -> dict[str, float]:
 def sweep_table(rows: Iterable[Mapping[str, Any]], swept_keys: list[str]) -> list[dict[str, Any]]:
     """The sweep summary as table rows for ``mlflow.log_table`` (one row per job).
 
-    Columns: ``job``, one per swept key, ``status``, ``run_name``, the headlines of
+    Columns: ``job``, one per swept key, ``status`` (with the job's judge-check
+    warnings' heads: ``COMPLETED — WARNING: J inflated``), ``run_name``, the headlines of
     :data:`PARENT_HEADLINES` (F1 percent), ``parse_failures``, ``api_errors``,
     ``input_tokens``, ``output_tokens``, ``wall_time_s`` (seconds), ``error``.
     """
@@ -440,7 +441,7 @@ def sweep_table(rows: Iterable[Mapping[str, Any]], swept_keys: list[str]) -> lis
             {
                 "job": row.get("job"),
                 **{key: swept.get(key) for key in swept_keys},
-                "status": row.get("status"),
+                "status": row.get("run_status") or row.get("status"),
                 "run_name": row.get("run_name"),
                 **sweep_headlines(row),
                 **{
