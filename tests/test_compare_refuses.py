@@ -319,3 +319,57 @@ def test_runs_whose_input_had_no_conversation_ids_are_compared_question_level(tm
     d = 100 * (np.array(f1_a) - np.array(f1_b))
     assert row.diff == pytest.approx(d.mean())
     assert row.verdict == "A higher"
+
+
+# -- runs whose own judge checks flagged their J (trial 5 #7) -----------------------------
+
+INFLATED = "J inflated (the judge accepted 7/7 known-wrong controls: false-accept 100.0%)"
+DEFLATED = "J deflated (the judge rejected 50/50 known-right gold_as_answer controls)"
+
+
+def test_a_j_verdict_between_flagged_runs_carries_their_warnings(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from locomo_exp.compare.job import headline_table
+
+    qs = _questions()
+    write_run(tmp_path / "A", qs, [0.5] * 60, j=[80.0] * 60)
+    write_run(tmp_path / "B", qs, j=[0.0 if k % 3 else 100.0 for k in range(60)])
+    write_run(tmp_path / "C", qs, j=[80.0] * 60)
+    _summary(tmp_path / "A", **{"judge.trust": {"warnings": [INFLATED]},
+                                "status": {"judge": "warning: " + INFLATED}})
+    _summary(tmp_path / "B", **{"judge.trust": {"warnings": [DEFLATED]}})
+
+    result = run_compare(_cfg("A", "B"), tmp_path / "out", tmp_path, plots=False)
+    j_row = next(r for r in result.rows if r.metric == "j" and r.group == "overall_1_4")
+    assert j_row.marks == ["A's J flagged by its judge checks: J inflated",
+                           "B's J flagged by its judge checks: J deflated"]
+    assert any(line.endswith(f": {INFLATED}") and line.startswith("A: ")
+               for line in result.warnings)
+    assert any(line.endswith(f": {DEFLATED}") and line.startswith("B: ")
+               for line in result.warnings)
+    console = [line for line in headline_table(result).splitlines() if line.startswith("J ")]
+    assert console and all(line.endswith(
+        "⚠ A's J flagged by its judge checks: J inflated; B's J flagged by its judge checks: "
+        "J deflated") for line in console)
+    markdown = (tmp_path / "out" / "compare.md").read_text()
+    assert "| ⚠ WARNING: J inflated |" in markdown and "| ⚠ WARNING: J deflated |" in markdown
+    saved = json.loads((tmp_path / "out" / "compare.json").read_text())
+    assert [r["warnings"] for r in saved["runs"]] == [[INFLATED], [DEFLATED]]
+
+    clean = run_compare(_cfg("C", "B"), tmp_path / "out2", tmp_path, plots=False)
+    row = next(r for r in clean.rows if r.metric == "j" and r.group == "overall_1_4")
+    assert row.marks == ["B's J flagged by its judge checks: J deflated"]
+    (c_line,) = [line for line in (tmp_path / "out2" / "compare.md").read_text().splitlines()
+                 if line.startswith("| C |")]
+    assert "| no warning |" in c_line
+
+
+def test_card_fields_of_a_metric_one_run_did_not_compute_are_not_differences() -> None:
+    from locomo_exp.report.card import card_differences
+
+    judged = {"f1": None, "bleu1": None, "question_set": "1,540",
+              "judge": {"model": "gpt-4o-mini", "temperature": 0.0}}
+    both = {"f1": {"variant": "locomo", "version": "v2"}, "bleu1": {"version": "b1"},
+            "question_set": "1,540", "judge": {"model": "claude-sonnet-4-6", "temperature": 0.0}}
+    assert card_differences(both, judged) == ["judge.model: claude-sonnet-4-6 vs gpt-4o-mini"]
+    f1_only = {**both, "judge": None}
+    assert card_differences(f1_only, judged) == []

@@ -130,3 +130,20 @@ def test_a_judged_run_against_stored_labels_says_what_is_known():
         "A's verdicts are this project's judge (claude-x, protocol longmemeval), B's stored "
         "labels naming gpt-4o: the judges' prompts/models may differ; not verified"
     )
+
+
+def test_a_flagged_run_carries_its_warning_into_the_comparison():
+    """Trial 5 #7: a comparison must not drop what each run's report opens with."""
+    from locomo_exp.compare.lme import compare_lme_pair
+
+    a, b = _judged("A"), _judged("B")
+    a.summary["warnings"] = ["J deflated (the judge rejected 5/5 known-right controls)"]
+    a.summary["input"] = b.summary["input"] = {"reference": {"sha256": "ab", "variant": "s"}}
+    for run in (a, b):
+        run.verdicts.update({"q1": True, "q2": False})
+        run.types.update({"q1": "multi-session", "q2": "multi-session"})
+    pair = compare_lme_pair(a, b, bootstrap_samples=50)
+    assert pair.warnings == [
+        "A (A): its verdicts are flagged by its own judge checks (a difference with this run "
+        "is not trustworthy): J deflated (the judge rejected 5/5 known-right controls)"
+    ]

@@ -19,6 +19,7 @@ from locomo_exp.compare.run_dirs import (
 from locomo_exp.config.compare import CompareConfig
 from locomo_exp.data.match import Matching, match_questions
 from locomo_exp.report.card import card_differences, card_mismatches
+from locomo_exp.results.checks_read import run_warnings, warning_head
 
 logger = logging.getLogger(__name__)
 
@@ -87,6 +88,25 @@ def _marks(mismatches: list[str]) -> dict[str, list[str]]:
         for metric in affected:
             marks.setdefault(metric, []).append(line)
     return marks
+
+
+def flagged_marks(a: RunData, b: RunData) -> list[str]:
+    """Marks of a pair's J rows: each run whose own judge checks flagged its J.
+
+    Args:
+        a: run A.
+        b: run B.
+
+    Returns:
+        ``["A's J flagged by its judge checks: J inflated", ...]``; ``[]`` when neither
+        run's report has a warning (:func:`~locomo_exp.results.checks_read.run_warnings`).
+    """
+    out = []
+    for role, run in (("A", a), ("B", b)):
+        heads = list(dict.fromkeys(warning_head(w) for w in run_warnings(run.summary)))
+        if heads:
+            out.append(f"{role}'s J flagged by its judge checks: {', '.join(heads)}")
+    return out
 
 
 def run_compare(
@@ -168,7 +188,11 @@ def run_compare(
             card_differences(a.card, b.card),
         )
         info.dropped = _dropped(cfg, a, b, metrics) if strict_metrics else []
-        prepared.append((i, j, matching, info, _marks(mismatches)))
+        marks = _marks(mismatches)
+        flagged = flagged_marks(a, b)  # a J verdict between flagged J's says so beside it
+        if flagged:
+            marks["j"] = [*marks.get("j", []), *flagged]
+        prepared.append((i, j, matching, info, marks))
     rows: list[CompareRow] = []
     for i, j, matching, _, marks in prepared:
         rows += compare_pair(

@@ -89,7 +89,8 @@ def headline_table(result: CompareResult) -> str:
         conversation-bootstrap interval (the question-level one, marked ``q`` and
         explained in one line, below
         :data:`~locomo_exp.stats.bootstrap.MIN_RUN_CLUSTERS` conversations), Holm p and
-        verdict.
+        verdict, followed by the row's marks (``⚠ A's J flagged by its judge checks: J
+        inflated``; a mismatch compared with ``allow_mismatch``).
     """
     header = (
         f"{'metric':<22}{'group':<14}{'n':>6}{'A':>8}{'B':>8}{'A-B':>8}  "
@@ -116,6 +117,7 @@ def headline_table(result: CompareResult) -> str:
                 f"{COMPARED_BY_NAME[row.metric].label:<22}{group_label(row.group):<14}{row.n:>6}"
                 f"{row.mean_a:>8.2f}{row.mean_b:>8.2f}{row.diff:>+8.2f}  "
                 f"{ci:<18}{p:>8}  {row.verdict}"
+                + (" ⚠ " + "; ".join(row.marks) if row.marks else "")
             )
         few = [r for r in result.rows if (r.run_a, r.run_b) == (pair.run_a, pair.run_b)]
         if any(r.interval == QUESTION for r in few):

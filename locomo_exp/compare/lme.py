@@ -24,6 +24,7 @@ import numpy as np
 
 from locomo_exp.benchmark import longmemeval as lme
 from locomo_exp.compare.run_dirs import CompareError, display_names, unique_names
+from locomo_exp.results.checks_read import run_warnings
 from locomo_exp.stats.bootstrap import question_bootstrap_mean_diff
 from locomo_exp.stats.paired import holm_adjust, mcnemar_exact
 
@@ -267,6 +268,12 @@ def _warnings(run_a: LmeRun, run_b: LmeRun) -> list[str]:
     judges = judge_warning(run_a, run_b)
     if judges:
         out.append(judges)
+    for role, run in (("A", run_a), ("B", run_b)):  # what each run's own report opens with
+        out += [
+            f"{role} ({run.name}): its verdicts are flagged by its own judge checks (a "
+            f"difference with this run is not trustworthy): {warning}"
+            for warning in run_warnings(run.summary)
+        ]
     ref_a = run_a.summary["input"]["reference"]
     ref_b = run_b.summary["input"]["reference"]
     if ref_a["sha256"] != ref_b["sha256"]:

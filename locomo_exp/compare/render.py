@@ -11,6 +11,7 @@ from typing import Any
 from locomo_exp.compare.engine import CompareRow, interval_method
 from locomo_exp.compare.metrics import COMPARED_BY_NAME
 from locomo_exp.compare.result import CompareResult, stored_field
+from locomo_exp.results.checks_read import run_warnings, warning_head
 from locomo_exp.stats.bootstrap import MIN_RUN_CLUSTERS
 
 logger = logging.getLogger(__name__)
@@ -95,17 +96,19 @@ def render_markdown(result: CompareResult) -> str:
     out = [
         "# Comparison",
         "",
-        "| run | path | question set | F1 variant | judge | stored J |",
-        "|---|---|---|---|---|---|",
+        "| run | path | question set | F1 variant | judge | judge checks | stored J |",
+        "|---|---|---|---|---|---|---|",
     ]
     for run in result.runs:
         card = run.card
         judge = card.get("judge") or {}
         f1 = (card.get("f1") or {}).get("variant")
         judge_text = f"{judge.get('model')} ({judge.get('protocol')})" if judge else "-"
+        heads = list(dict.fromkeys(warning_head(w) for w in run_warnings(run.summary)))
+        checks = f"⚠ WARNING: {'; '.join(heads)}" if heads else ("no warning" if judge else "-")
         out.append(
             f"| {run.name} | {run.path} | {card.get('question_set')} | {f1 or '-'} | {judge_text} "
-            f"| {_stored_field(run) if 'stored_j' in run.values else 'no'} |"
+            f"| {checks} | {_stored_field(run) if 'stored_j' in run.values else 'no'} |"
         )
     warnings = result.warnings
     if warnings:  # the list the console prints, one line each

@@ -14,6 +14,7 @@ from typing import Any
 
 from locomo_exp.compare.engine import QUESTION, CompareRow
 from locomo_exp.compare.run_data import RunData
+from locomo_exp.results.checks_read import run_warnings
 from locomo_exp.stats.bootstrap import MIN_RUN_CLUSTERS
 
 
@@ -104,7 +105,8 @@ class CompareResult:
 
         The one list: the console prints it (``warning:`` lines) and ``compare.md`` renders
         it (its Warnings section). Stored J read from different fields; each run's notes
-        (stored J recovered or not); per pair: golds or categories that differ, a
+        (stored J recovered or not); each run's judge-check warnings (J inflated, J
+        deflated...: what its own report opens with); per pair: golds or categories that differ, a
         comparison made only because of ``allow_mismatch``, an overlap below
         ``min_overlap``, card fields that differ, metrics dropped; rows without a cluster
         interval.
@@ -114,6 +116,12 @@ class CompareResult:
         if fields:
             out.append(fields)
         out += [f"{run.name}: {note}" for run in self.runs for note in run.notes]
+        out += [
+            f"{run.name}: its J is flagged by its own judge checks (its report opens with "
+            f"them; a J difference with this run is not trustworthy): {warning}"
+            for run in self.runs
+            for warning in run_warnings(run.summary)
+        ]
         for pair in self.pairs:
             where = f"{pair.run_a} vs {pair.run_b}"
             counts = pair.counts
@@ -159,6 +167,7 @@ class CompareResult:
                     "n_questions": len(r.rows),
                     "card": r.card,
                     "notes": r.notes,
+                    "warnings": run_warnings(r.summary),
                 }
                 for r in self.runs
             ],

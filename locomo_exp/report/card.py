@@ -390,6 +390,10 @@ COMPARED_FIELDS = (
 )
 
 
+_METRIC_SECTIONS = ("f1", "bleu1", "judge")
+"""Card sections of one metric each: absent when the run did not compute it."""
+
+
 def card_differences(card_a: Mapping[str, Any], card_b: Mapping[str, Any]) -> list[str]:
     """Every compared card field whose value differs, as ``"field: A vs B"`` lines.
 
@@ -398,11 +402,17 @@ def card_differences(card_a: Mapping[str, Any], card_b: Mapping[str, Any]) -> li
         card_b: card of run B.
 
     Returns:
-        Lines in :data:`COMPARED_FIELDS` order; a whole section absent from one card
-        (e.g. no judge) reads ``None``.
+        Lines in :data:`COMPARED_FIELDS` order. The fields of a metric one run did not
+        compute (its card section ``f1``, ``bleu1`` or ``judge`` is absent: a judge-only
+        run has no F1) are left out: they say nothing about the numbers compared.
     """
     out = []
     for name in COMPARED_FIELDS:
+        section = name.split(".", 1)[0]
+        if "." in name and section in _METRIC_SECTIONS and not (
+            card_a.get(section) and card_b.get(section)
+        ):
+            continue
         a, b = _get(card_a, name), _get(card_b, name)
         if a != b:
             out.append(f"{name}: {_fmt(a)} vs {_fmt(b)}")
