@@ -241,10 +241,12 @@ def run_experiment(
     trust_plan = None
     if cfg.scorer.uses_judge:  # the records, control files, labels, panel: before any write
         from locomo_exp.judge import preflight_judge
+        from locomo_exp.judge.estimate import check_spend_cap
         from locomo_exp.trust.job import plan_trust
 
         preflight_judge(cfg.judge, loaded.records)
         trust_plan = plan_trust(loaded.records, cfg.judge, start_dir=start_dir)
+        check_spend_cap(loaded.records, cfg.judge, start_dir)  # judge.max_cost_usd
     if cfg.overwrite and dir_state != "empty":
         clear_output_dir(output_dir)  # the old run goes only once the new input is good
 

@@ -13,7 +13,7 @@ from judge_helpers import make_records
 
 from locomo_exp.config import JudgeAuditConfig
 from locomo_exp.judge import run_judge
-from locomo_exp.judge.job import ESTIMATED_OUTPUT_TOKENS
+from locomo_exp.judge.estimate import ESTIMATED_OUTPUT_TOKENS
 from locomo_exp.judge.preflight import estimate_prompt_tokens
 from locomo_exp.judge.protocols import get_protocol
 from locomo_exp.tracking.trust import trust_metrics

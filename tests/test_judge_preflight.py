@@ -179,3 +179,86 @@ def test_the_cli_refuses_a_corrupt_cache_and_then_runs_the_fixed_command_in_the_
                     timeout=180)
     assert fixed.returncode == 0, fixed.stderr  # not "an unfinished run of a different command"
     assert (tmp_path / "outputs" / "run" / "summary.json").is_file()
+
+
+# -- cost before and after the calls (trial 5 #8, #16) -------------------------------------
+
+
+def test_a_dry_run_does_not_price_a_prompt_the_api_would_refuse(
+    fake_anthropic: FakeAnthropicServer, tmp_path: Path
+) -> None:
+    """A prompt over judge.max_prompt_tokens gets a 400 (not billed): it costs nothing."""
+    from locomo_exp.judge.aggregate import cost_usd
+    from locomo_exp.judge.models import model_price
+
+    cfg = make_judge_config(fake_anthropic, tmp_path, max_prompt_tokens=1000, dry_run=True, runs=2)
+    with_long = run_judge(_records(long_prediction_chars=400_000), cfg, start_dir=tmp_path)
+    short = run_judge(_records(), cfg, start_dir=tmp_path)
+    estimate, alone = with_long.dry_run_estimate, short.dry_run_estimate
+    assert estimate is not None and alone is not None
+    assert estimate["calls_to_make"] == 4 and estimate["calls_not_priced_too_long"] == 2
+    assert estimate["estimated_input_tokens"] == alone["estimated_input_tokens"]
+    assert estimate["estimated_cost_usd"] == alone["estimated_cost_usd"]
+    tokens = 2 * estimate_prompt_tokens(*_prompt_of(cfg))  # q0 x 2 runs
+    assert alone["estimated_input_tokens"] == tokens
+    assert alone["estimated_cost_usd"] == pytest.approx(
+        cost_usd(model_price(cfg), tokens, alone["estimated_output_tokens"]))
+
+
+def _prompt_of(cfg: JudgeConfig) -> tuple[str, str]:
+    from locomo_exp.judge.pool import build_call_specs
+    from locomo_exp.judge.providers import api_version
+
+    (spec, _) = build_call_specs(_records(), cfg, api_version=api_version(cfg))
+    return spec.request.system, spec.request.prompt
+
+
+def test_a_paid_run_says_its_estimate_before_the_first_call(
+    fake_anthropic: FakeAnthropicServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    cfg = make_judge_config(fake_anthropic, tmp_path, runs=2)
+    with caplog.at_level(logging.INFO, logger="locomo_exp.judge"):
+        run_judge(_records(), cfg, start_dir=tmp_path)
+    line = next(r.getMessage() for r in caplog.records if "about to make" in r.getMessage())
+    assert line.startswith("judge: about to make 2 calls (0 of 2 cached), est. $")
+    assert "at the model's list price (custom endpoint judge.base_url: it may not apply)" in line
+    first_call = next(i for i, r in enumerate(caplog.records) if "about to make" in r.getMessage())
+    assert all("judge 2/2" not in r.getMessage() for r in caplog.records[:first_call])
+
+
+def test_a_spend_cap_below_the_estimate_refuses_before_any_call(
+    fake_anthropic: FakeAnthropicServer, tmp_path: Path
+) -> None:
+    cfg = make_judge_config(fake_anthropic, tmp_path, runs=2, max_cost_usd=0.000001)
+    with pytest.raises(JudgeError) as refused:
+        run_judge(_records(), cfg, start_dir=tmp_path)
+    estimate = run_judge(_records(), make_judge_config(
+        fake_anthropic, tmp_path, runs=2, dry_run=True), start_dir=tmp_path).dry_run_estimate
+    assert estimate is not None
+    assert str(refused.value).startswith(
+        f"judge.max_cost_usd=1e-06: the 2 calls to make are estimated at "
+        f"${estimate['estimated_cost_usd']:.4f} at the model's list price (custom endpoint "
+        "judge.base_url: it may not apply), above the cap; no call was made")
+    assert fake_anthropic.messages_requests() == []
+    roomy = make_judge_config(fake_anthropic, tmp_path, runs=2, max_cost_usd=5.0)
+    assert run_judge(_records(), roomy, start_dir=tmp_path).summary["counts"]["calls_made"] == 2
+    # everything cached now: nothing to pay, the cap is not in the way
+    assert run_judge(_records(), cfg, start_dir=tmp_path).summary["counts"]["cache_hits"] == 2
+
+
+def test_a_run_over_its_spend_cap_writes_nothing(
+    fake_anthropic: FakeAnthropicServer, tmp_path: Path, typed_config, monkeypatch  # type: ignore[no-untyped-def]
+) -> None:
+    from locomo_exp.experiment import run_experiment
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-fake")
+    cfg = typed_config(
+        "scorer=both", "data=example", "tracking=none", "judge.runs=3",
+        f"judge.base_url={fake_anthropic.url}", f"judge.cache_path={tmp_path}/c.sqlite",
+        "judge.max_cost_usd=0.01",
+    )
+    with pytest.raises(JudgeError, match=r"^judge.max_cost_usd=0.01: the 48 calls to make are "):
+        run_experiment(cfg, tmp_path / "out", tmp_path)
+    out = tmp_path / "out"
+    assert not out.exists() or not list(out.iterdir())  # no report, no scores: nothing
+    assert fake_anthropic.messages_requests() == []

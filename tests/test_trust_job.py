@@ -30,7 +30,7 @@ from locomo_exp.config import JudgeAuditConfig
 from locomo_exp.data.read_file import load_results
 from locomo_exp.judge import run_judge
 from locomo_exp.judge.errors import JudgeError
-from locomo_exp.judge.job import ESTIMATED_OUTPUT_TOKENS
+from locomo_exp.judge.estimate import ESTIMATED_OUTPUT_TOKENS
 from locomo_exp.judge.preflight import estimate_prompt_tokens
 from locomo_exp.judge.protocols import get_protocol
 from locomo_exp.report.trust import render_trust_sections

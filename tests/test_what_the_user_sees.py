@@ -86,10 +86,11 @@ def test_cost_is_calls_actually_paid_with_audit_included_and_cached_calls_free(
     assert judge["trust"]["total_cost_usd"] == round(answers + audit, 6)
     report = (tmp_path / "one" / "report.md").read_text()
     assert (
-        f"cost ${answers + audit:.4f} (answers ${answers:.4f}, audit ${audit:.4f}): calls "
-        "actually paid; cached calls are free." in report
+        f"cost ${answers + audit:.4f} (answers ${answers:.4f}, audit ${audit:.4f}): "
+        "list-price estimate of the calls made (custom endpoint judge.base_url: the model's "
+        "list price may not apply); cached calls are free." in report
     )
-    assert f"- Audit cost: {audit:.4f} USD (calls actually paid; cached calls are free)" in report
+    assert f"- Audit cost: {audit:.4f} USD (the calls made, at the model's list price: see the cost line under J; cached calls are free)" in report
     assert first.metrics["judge/total_cost_usd"] == pytest.approx(answers + audit, abs=1e-6)
 
     second = run_judged(*common, out="two", start_dir=PROJECT_ROOT)
@@ -98,7 +99,7 @@ def test_cost_is_calls_actually_paid_with_audit_included_and_cached_calls_free(
     assert again["trust"]["audit"]["calls_made"] == 0
     assert again["trust"]["total_cost_usd"] == 0.0  # fully cached: nothing paid, audit too
     report = (tmp_path / "two" / "report.md").read_text()
-    assert "- Audit cost: 0.0000 USD (calls actually paid; cached calls are free)" in report
+    assert "- Audit cost: 0.0000 USD (the calls made, at the model's list price: see the cost line under J; cached calls are free)" in report
     assert second.metrics["judge/total_cost_usd"] == 0.0
 
 

@@ -367,6 +367,9 @@ def validate_values(cfg: ExperimentConfig) -> None:
         )
     if cfg.data.limit is not None and cfg.data.limit < 1:  # a setting, not the file's fault
         problems.append(f"data.limit={cfg.data.limit} must be at least 1 (or null: every question)")
+    cap = cfg.judge.max_cost_usd
+    if cap is not None and not cap >= 0.0:  # NaN too
+        problems.append(f"judge.max_cost_usd={cap} must be >= 0 USD (or null: no cap)")
     audit = cfg.judge.audit
     if audit.runs is not None and audit.runs < 1:
         problems.append(f"judge.audit.runs={audit.runs} must be >= 1 (or null: judge.runs)")

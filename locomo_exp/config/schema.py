@@ -280,6 +280,9 @@ class JudgeConfig:
     retry_max_backoff_s: float = 60.0
     base_url: Optional[str] = None
     max_error_rate: float = 0.0
+    # Spend cap, USD: refuse before any call when the estimated cost of the answer calls
+    # still to make exceeds it (null: no cap). docs/judge.md "Cost".
+    max_cost_usd: Optional[float] = None
     cache: bool = True
     cache_path: str = ".judge_cache/judge_cache.sqlite"
     # A call claimed by another process is waited for, not made again; its claim is

@@ -26,17 +26,19 @@ from locomo_exp.judge.aggregate import (
     group_j,
 )
 from locomo_exp.judge.batch import BatchRunInfo, judge_batch_async
-from locomo_exp.judge.cache import BatchLedger, JudgeCache, resolve_cache_path
+from locomo_exp.judge.cache import JudgeCache, resolve_cache_path
 from locomo_exp.judge.cache.health import check_cache
 from locomo_exp.judge.errors import JudgeInterrupted
+from locomo_exp.judge.estimate import (
+    announce_cost,
+    dry_run_estimate,
+    fmt_cost,
+)
 from locomo_exp.judge.messages import JudgeClient
 from locomo_exp.judge.models import model_price, uses_structured_output
 from locomo_exp.judge.parsing import PARSER_VERSION
-from locomo_exp.judge.pool import CallSpec, PoolInterrupted, build_call_specs
+from locomo_exp.judge.pool import PoolInterrupted, build_call_specs
 from locomo_exp.judge.preflight import (
-    CHARS_PER_TOKEN,
-    REQUEST_OVERHEAD_TOKENS,
-    estimate_prompt_tokens,
     judged_records,
     preflight_judge,
 )
@@ -51,10 +53,6 @@ from locomo_exp.results.template_note import parse_failure_words
 from locomo_exp.results.words import counted
 
 logger = logging.getLogger(__name__)
-
-ESTIMATED_OUTPUT_TOKENS = 60
-"""Typical output tokens of one judge reply (a short JSON object), for dry-run estimates."""
-
 
 def open_cache(cfg: JudgeConfig, start_dir: Path) -> JudgeCache | None:
     """The judge cache of ``cfg`` (``judge.cache_path`` resolved against ``start_dir``).
@@ -71,70 +69,6 @@ def open_cache(cfg: JudgeConfig, start_dir: Path) -> JudgeCache | None:
 def _price(cfg: JudgeConfig) -> dict[str, float] | None:
     """The judge model's list price (USD per million tokens), or ``None``."""
     return model_price(cfg)
-
-
-def typical_output_tokens(cfg: JudgeConfig) -> int:
-    """Output tokens of one reply as a dry run counts them (tokens).
-
-    Returns:
-        The lower of :data:`ESTIMATED_OUTPUT_TOKENS` and ``judge.max_tokens`` (a reply never
-        exceeds its cap: LongMemEval's protocol caps it at 10).
-    """
-    return min(ESTIMATED_OUTPUT_TOKENS, int(cfg.max_tokens))
-
-
-def _dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) -> dict[str, Any]:
-    cached = 0
-    in_flight = 0
-    batch = JudgeMode(cfg.mode) is JudgeMode.batch
-    if cfg.cache:
-        path = resolve_cache_path(cfg.cache_path, start_dir)
-        if path.exists():
-            with JudgeCache(path) as cache:
-                stored = cache.get_many(s.digest for s in specs)
-                cached = len([s for s in specs if s.digest in stored])
-                if batch:
-                    flying = BatchLedger(cache).in_flight(
-                        s.digest for s in specs if s.digest not in stored
-                    )
-                    in_flight = len([s for s in specs if s.digest in flying])
-    to_call = len(specs) - cached - in_flight
-    per_call = [estimate_prompt_tokens(s.request.system, s.request.prompt) for s in specs]
-    input_all = sum(per_call)
-    overlong = sorted(
-        {
-            s.question_id
-            for s, tokens in zip(specs, per_call, strict=True)
-            if tokens > cfg.max_prompt_tokens
-        }
-    )
-    input_tokens = int(round(input_all * to_call / len(specs))) if specs else 0
-    per_reply = typical_output_tokens(cfg)  # the figure used is the figure printed
-    output_typical = to_call * per_reply
-    output_max = to_call * cfg.max_tokens
-    price = _price(cfg)
-    factor = float(cfg.batch.price_factor) if batch else 1.0
-    estimate: dict[str, Any] = {
-        "calls_total": len(specs),
-        "calls_cached": cached,
-        "calls_to_make": to_call,
-        "estimated_input_tokens": input_tokens,
-        "estimated_output_tokens": output_typical,
-        "max_output_tokens": output_max,
-        "estimated_cost_usd": cost_usd(price, input_tokens, output_typical, factor),
-        "max_cost_usd": cost_usd(price, input_tokens, output_max, factor),
-        "assumptions": (
-            f"{CHARS_PER_TOKEN} characters per input token + {REQUEST_OVERHEAD_TOKENS} per "
-            f"request; {per_reply} output tokens per reply typical (the lower of "
-            f"{ESTIMATED_OUTPUT_TOKENS} and judge.max_tokens={cfg.max_tokens}), max_tokens at "
-            "most" + (f"; batch prices ({factor:g} x list price)" if batch else "")
-        ),
-    }
-    if batch:
-        estimate["calls_in_flight"] = in_flight
-    if overlong:
-        estimate["prompts_over_max_prompt_tokens"] = list(overlong)
-    return estimate
 
 
 def _summary_header(cfg: JudgeConfig, api_version: str) -> dict[str, Any]:
@@ -383,7 +317,7 @@ def run_judge(
     specs = build_call_specs(judged, cfg, api_version=api_version)
 
     if cfg.dry_run:
-        estimate = _dry_run_estimate(specs, cfg, start_dir)
+        estimate = dry_run_estimate(specs, cfg, start_dir)
         logger.info(
             "judge dry run: %d calls (%d cached, %d to make), ~%d input and ~%d output tokens "
             "(at most %d), estimated cost %s USD (at most %s)",
@@ -393,8 +327,8 @@ def run_judge(
             estimate["estimated_input_tokens"],
             estimate["estimated_output_tokens"],
             estimate["max_output_tokens"],
-            _fmt_cost(estimate["estimated_cost_usd"]),
-            _fmt_cost(estimate["max_cost_usd"]),
+            fmt_cost(estimate["estimated_cost_usd"]),
+            fmt_cost(estimate["max_cost_usd"]),
         )
         summary = {
             **_summary_header(cfg, api_version),
@@ -419,6 +353,7 @@ def run_judge(
 
     if cfg.cache:  # opened, written, read back, free space: before the first paid call
         check_cache(resolve_cache_path(cfg.cache_path, start_dir), specs, int(cfg.max_tokens))
+    announce_cost(dry_run_estimate(specs, cfg, start_dir), cfg)  # may refuse: max_cost_usd
     cache = open_cache(cfg, start_dir)
     if on_calls_start is not None:
         on_calls_start()
@@ -481,7 +416,3 @@ def run_judge(
         else "",
     )
     return result
-
-
-def _fmt_cost(cost: float | None) -> str:
-    return "n/a (no price for the model)" if cost is None else f"{cost:.2f}"

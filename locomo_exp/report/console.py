@@ -15,7 +15,7 @@ from typing import Any
 
 from locomo_exp.benchmark.locomo import overall_group_for
 from locomo_exp.report.format import MISSING
-from locomo_exp.results import ByCategory, RunSummary
+from locomo_exp.results import ByCategory, JudgeSummary, RunSummary
 from locomo_exp.results.money import round_money
 from locomo_exp.results.words import counted
 
@@ -71,8 +71,9 @@ def console_table(summary: RunSummary | Mapping[str, Any]) -> str:
         Plain text: one row per category key with its question count, then F1, the file's
         own F1 variant or official aggregate (:func:`file_variant_column`), BLEU-1 (0-1
         means shown as percent), stored J and J (0-100) when present; ``n/a`` for no
-        value; a line under the table for each extra column. J's overall is shown only
-        on the row matching the judged categories.
+        value; a line under the table for each extra column (J: which judge produced it
+        and what its calls cost, :func:`judge_lines`). J's overall is shown only on the
+        row matching the judged categories.
     """
     results = summary if isinstance(summary, RunSummary) else RunSummary.from_json(summary)
     columns: list[Column] = []
@@ -103,6 +104,7 @@ def console_table(summary: RunSummary | Mapping[str, Any]) -> str:
             return group.mean if group is not None else None
 
         columns.append(("J", j_mean, 1.0))
+        notes += judge_lines(judge)
     widths = [max(10, len(title) + 2) for title, _, _ in columns]
     header = f"{'category':<18}{'n':>6}" + "".join(
         f"{title:>{width}}" for (title, _, _), width in zip(columns, widths, strict=True)
@@ -121,7 +123,45 @@ def console_table(summary: RunSummary | Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["console_table", "file_variant_column"]
+def judge_lines(judge: JudgeSummary) -> list[str]:
+    """The lines under the console table saying which judge produced J and its cost.
+
+    Args:
+        judge: the run's judge summary.
+
+    Returns:
+        ``J: judge anthropic claude-sonnet-4-6, protocol rubric (prompt rubric-v1),
+        temperature 0.5, 3 run(s) per question[, endpoint <url> (custom)]`` (a template
+        run names the template, its version and sha256 prefix; the snapshot the API
+        answered with when it differs from the model asked for), then ``Judge cost $...``
+        (:func:`~locomo_exp.report.judge.cost_line`: this run, answers + audit + panel,
+        and in all with the cached calls; a custom endpoint's cost is a list-price
+        estimate).
+    """
+    from locomo_exp.report.judge import cost_line
+
+    model = judge.model or MISSING
+    if judge.model_snapshot and judge.model_snapshot != judge.model:
+        model += f" (answered as {judge.model_snapshot})"
+    template = judge.template
+    if isinstance(template, Mapping):
+        protocol = (
+            f"template {template.get('name')}@{template.get('version')} "
+            f"(sha256 {str(template.get('sha256') or MISSING)[:12]})"
+        )
+    else:
+        protocol = f"{judge.protocol or MISSING} (prompt {judge.prompt_version or MISSING})"
+    temperature = MISSING if judge.temperature is None else f"{judge.temperature:g}"
+    line = (
+        f"J: judge {judge.provider or MISSING} {model}, protocol {protocol}, temperature "
+        f"{temperature}, {judge.runs if judge.runs is not None else MISSING} run(s) per question"
+    )
+    if judge.endpoint_kind == "custom":
+        line += f", endpoint {judge.endpoint} (custom)"
+    return [line, "Judge " + cost_line(judge)]
+
+
+__all__ = ["console_table", "file_variant_column", "judge_lines"]
 
 
 JUDGE_NAMED = ("provider", "model", "endpoint", "endpoint_kind")

@@ -94,6 +94,29 @@ def _usd(value: Any) -> str:
     return MISSING if value is None else f"${float(value):.4f}"
 
 
+CUSTOM_PRICE_NOTE = (
+    "list-price estimate of the calls made (custom endpoint judge.base_url: the model's list "
+    "price may not apply)"
+)
+"""How a cost reads when the calls went to a custom endpoint (a proxy, a local server)."""
+
+
+def paid_words(endpoint_kind: str | None) -> str:
+    """What a cost figure is: calls actually paid, or a list-price estimate.
+
+    Args:
+        endpoint_kind: the judge's ``endpoint_kind`` (``default`` or ``custom``).
+
+    Returns:
+        Against a custom endpoint :data:`CUSTOM_PRICE_NOTE` (the list price of the model
+        named, which nobody may have billed); else ``calls actually paid, at the model's
+        list price``.
+    """
+    if endpoint_kind == "custom":
+        return CUSTOM_PRICE_NOTE
+    return "calls actually paid, at the model's list price"
+
+
 def cost_line(judge: JudgeSummary) -> str:
     """The run's judge cost: calls actually paid, answers + audit + panel; cached calls free.
 
@@ -102,8 +125,9 @@ def cost_line(judge: JudgeSummary) -> str:
             the panel's cost).
 
     Returns:
-        ``"cost $0.0123 (answers $0.0100, audit $0.0023): calls actually paid; cached
-        calls are free."``; ``n/a`` where no price is known.
+        ``"cost $0.0123 (answers $0.0100, audit $0.0023): calls actually paid, at the
+        model's list price; cached calls are free."`` (:func:`paid_words`: a custom
+        endpoint's cost is a list-price estimate); ``n/a`` where no price is known.
     """
     trust = judge.trust
     parts = [("answers", judge.estimated_cost_usd)]
@@ -116,11 +140,14 @@ def cost_line(judge: JudgeSummary) -> str:
         if trust is not None
         else judge.other.get("estimated_cost_usd_including_cached")
     )
-    return cost_text(parts, judge.total_cost_usd, in_all)
+    return cost_text(parts, judge.total_cost_usd, in_all, paid_words(judge.endpoint_kind))
 
 
 def cost_text(
-    parts: Sequence[tuple[str, float | None]], total: float | None, in_all: float | None
+    parts: Sequence[tuple[str, float | None]],
+    total: float | None,
+    in_all: float | None,
+    paid: str = "calls actually paid",
 ) -> str:
     """A judge cost in words: what this run paid, by part, and the same work in all.
 
@@ -129,6 +156,8 @@ def cost_text(
         total: USD paid by this run in all parts.
         in_all: USD of the same calls counting those answered from the judge cache, at the
             usage the cache stored with their replies (``None``: not known).
+        paid: what the cost is (:func:`paid_words`: a custom endpoint's is a list-price
+            estimate).
 
     Returns:
         ``"cost $0.0123 (answers $0.0100, audit $0.0023): calls actually paid; cached calls
@@ -136,7 +165,7 @@ def cost_text(
         answered from the cache (at the usage stored with their replies): $0.0246."``.
     """
     detail = ", ".join(f"{name} {_usd(value)}" for name, value in parts)
-    line = f"cost {_usd(total)} ({detail}): calls actually paid; cached calls are free."
+    line = f"cost {_usd(total)} ({detail}): {paid}; cached calls are free."
     if in_all is not None and total is not None and round(in_all, 6) != round(total, 6):
         line += (
             f" In all, with the calls answered from the cache (at the usage stored with "

@@ -14,7 +14,7 @@ from locomo_exp.benchmark import longmemeval as lme
 from locomo_exp.report.card import stored_judge_line
 from locomo_exp.report.console import dry_run_lines
 from locomo_exp.report.format import MISSING
-from locomo_exp.report.judge import cost_text, in_all_tokens_text
+from locomo_exp.report.judge import cost_text, in_all_tokens_text, paid_words
 from locomo_exp.report.lme_summary import dry_run_of
 from locomo_exp.report.provenance import provenance_lines
 from locomo_exp.results.words import counted
@@ -183,7 +183,10 @@ def _judge_calls_lines(judge: Mapping[str, Any] | None) -> list[str]:
         f"Judge calls: {counts.get('calls_made', 0)} made, {counts.get('cache_hits', 0)} from "
         f"the cache. Tokens: {tokens.get('input', 0)} in, {tokens.get('output', 0)} out (this "
         f"run){in_all_tokens_text(tokens, counts)}; "
-        + cost_text([("answers", paid)], paid, settings.get("estimated_cost_usd_including_cached")),
+        + cost_text(
+            [("answers", paid)], paid, settings.get("estimated_cost_usd_including_cached"),
+            paid_words(settings.get("endpoint_kind")),
+        ),
         "",
     ]
 

@@ -100,7 +100,8 @@ def render_audit_section(
     ] if summary.controls else [""]
     if summary.cost_usd is not None:
         lines.append(
-            f"- Audit cost: {summary.cost_usd:.4f} USD (calls actually paid; cached calls are free)"
+            f"- Audit cost: {summary.cost_usd:.4f} USD (the calls made, at the model's list "
+            "price: see the cost line under J; cached calls are free)"
         )
     limits = [
         f"{name} {_pct(value)}"
