@@ -199,6 +199,8 @@ def test_console_table_shows_j_overall_only_on_the_judged_row() -> None:
         judge=judge,
     )
     lines = console_table(summary).splitlines()
+    assert lines[-2].startswith("J: judge ") and lines[-1].startswith("Judge cost ")
+    lines = lines[:-2]  # which judge produced J and its cost: tests/test_console_judge_line.py
     assert lines[0] == "category               n         J"
     assert lines[1 + 1] == "1 multi_hop            1     80.00"
     assert lines[-2] == "overall_1_4            2     85.00"

@@ -104,7 +104,6 @@ def console_table(summary: RunSummary | Mapping[str, Any]) -> str:
             return group.mean if group is not None else None
 
         columns.append(("J", j_mean, 1.0))
-        notes += judge_lines(judge)
     widths = [max(10, len(title) + 2) for title, _, _ in columns]
     header = f"{'category':<18}{'n':>6}" + "".join(
         f"{title:>{width}}" for (title, _, _), width in zip(columns, widths, strict=True)
@@ -120,6 +119,8 @@ def console_table(summary: RunSummary | Mapping[str, Any]) -> str:
     lines += notes
     if results.overall_note:
         lines.append(results.overall_note)
+    if judge is not None and judge.j:  # which judge produced J, and what it cost
+        lines += judge_lines(judge)
     return "\n".join(lines)
 
 
