@@ -13,7 +13,9 @@ from collections.abc import Mapping, Sequence
 from locomo_exp.benchmark.locomo import CATEGORY_IDS, LOCOMO10_CATEGORY_SIZES
 from locomo_exp.config import BaselineSet, BaselineSystem
 from locomo_exp.report.format import MISSING, fmt_num
+from locomo_exp.report.judge_match import binary_template
 from locomo_exp.results import RunSummary
+from locomo_exp.results.model_ids import DIFFERENT, SAME_FAMILY, model_match
 
 
 def values_by_category(baseline: BaselineSet, system: BaselineSystem) -> dict[int, float]:
@@ -177,10 +179,21 @@ def render_j_comparison(summary: RunSummary, baseline: BaselineSet) -> str:
         f"{judge.runs} run(s); ± is the std across runs of the run-level J.",
         f"- baseline: protocol `{theirs_protocol}`, judge `{baseline.judge_model or 'unstated'}`.",
     ]
-    if judge.protocol != theirs_protocol or judge.model != baseline.judge_model:
+    same_protocol = judge.protocol == theirs_protocol or (
+        theirs_protocol == "binary" and binary_template({"template": judge.template}) is not None
+    )  # a template giving only 0/100 gives a binary protocol's verdicts (prompt unverified)
+    models = model_match(judge.model, baseline.judge_model)
+    if not same_protocol or models in (None, DIFFERENT):
         lines.append(
             "- **Indicative only: the protocols or judge models differ, so the numbers measure "
             "different things.**"
+        )
+    elif models == SAME_FAMILY:
+        lines.append(
+            f"- same judge model ({judge.model} is a snapshot of {baseline.judge_model}; the "
+            "publication's snapshot is not stated) and protocol"
+            + (" (a binary template: its prompt text is not verifiable against the "
+               "publication's)" if judge.protocol == "template" else "")
         )
     header = _header(summary, baseline, categories)
     lines += ["", "| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]

@@ -19,6 +19,7 @@ from typing import Any
 
 from locomo_exp.benchmark.locomo import CATEGORY_IDS, question_set_name
 from locomo_exp.data.input_file import file_sha256
+from locomo_exp.report.judge_match import judge_field_difference
 from locomo_exp.report.provenance import (
     git_commit,
     provenance,
@@ -431,7 +432,10 @@ def baseline_card_differences(
 
     Returns:
         ``"field: run vs baseline"`` lines in :data:`COMPARED_FIELDS` order, for fields
-        the baseline states (not ``None``) and the run's value differs.
+        the baseline states (not ``None``) and the run's value differs; judge fields as
+        :func:`~locomo_exp.report.judge_match.judge_field_difference` says (a dated
+        snapshot of the model named is marked as the same model; a binary template is
+        not "template vs binary").
     """
     out = []
     for name in COMPARED_FIELDS:
@@ -439,7 +443,10 @@ def baseline_card_differences(
         if theirs is None:
             continue
         ours = _get(card, name)
-        if ours != theirs:
+        if name.startswith("judge."):  # a model's snapshot; a binary template (judge_match.py)
+            line = judge_field_difference(name, ours, theirs, card)
+            out += [line] if line else []
+        elif ours != theirs:
             out.append(f"{name}: {_fmt(ours)} vs {theirs}")
     return out
 

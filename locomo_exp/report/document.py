@@ -22,6 +22,7 @@ from locomo_exp.report.fidelity import fidelity_sections
 from locomo_exp.report.header import render_header, render_skipped, render_status
 from locomo_exp.report.input import render_stored_judge_detail
 from locomo_exp.report.judge import render_judge_section
+from locomo_exp.report.judge_match import template_protocol_note
 from locomo_exp.report.lexical import render_lexical_section, render_stored_judge
 from locomo_exp.report.uncertainty import render_reliability, render_uncertainty
 from locomo_exp.results import RunSummary
@@ -44,6 +45,9 @@ def _baseline_card_lines(card: Mapping[str, Any] | None, baseline: BaselineSet) 
     lines = []
     if differences:
         lines.append(f"Measured differently from {baseline.title}: " + "; ".join(differences))
+    template = template_protocol_note(card, baseline.card)
+    if template:  # what a binary template shares with a binary protocol, what is unverified
+        lines.append(f"As {baseline.title} judged: {template}")
     if unstated:
         lines.append(f"Not stated by {baseline.title}, so not checked: " + "; ".join(unstated))
     if not lines:

@@ -15,6 +15,7 @@ from locomo_exp.report.card import stored_judge_line
 from locomo_exp.report.console import dry_run_lines
 from locomo_exp.report.format import MISSING
 from locomo_exp.report.judge import cost_text, in_all_tokens_text, paid_words
+from locomo_exp.report.judge_match import published_judge_match
 from locomo_exp.report.lme_summary import dry_run_of
 from locomo_exp.report.provenance import provenance_lines
 from locomo_exp.results.words import counted
@@ -35,6 +36,54 @@ def figure_rows(figures: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]
     ]
     rows += [(name, fig) for name, fig in figures["per_type"].items()]
     return rows
+
+
+def task_avg_missing(figure: Mapping[str, Any]) -> str | None:
+    """Why a task-averaged figure is not LongMemEval's task average, or ``None`` when it is.
+
+    LongMemEval's task-averaged accuracy is the mean of its 6 question types' accuracies;
+    with fewer types present the mean is over the types present and is not that figure.
+
+    Args:
+        figure: the ``task_avg`` figure (its ``types``: the types averaged).
+
+    Returns:
+        ``"not measured (1 of 6 question types present)"``, or ``None`` with every type.
+    """
+    present = len(figure.get("types") or ())
+    total = len(lme.QUESTION_TYPES)
+    if present >= total:
+        return None
+    return f"{NOT_MEASURED} ({present} of {total} question types present)"
+
+
+def _accuracy(label: str, fig: Mapping[str, Any]) -> str:
+    """A figure's accuracy in percent; a task average over fewer than 6 types says why not."""
+    missing = task_avg_missing(fig) if label == "task-averaged" else None
+    return missing or _pct(fig["accuracy"])
+
+
+def subset_line(summary: Mapping[str, Any]) -> str | None:
+    """The warning for answers covering only part of the reference's questions.
+
+    Args:
+        summary: the run's ``summary.json`` content (``input.counts``).
+
+    Returns:
+        ``"Subset: 5 of 500 reference questions scored (495 without an answer row): not
+        comparable with full-benchmark figures (the published ones included)"``, or
+        ``None`` when every reference question was answered.
+    """
+    counts = summary["input"]["counts"]
+    missing = int(counts.get("unanswered") or 0)
+    if not missing:
+        return None
+    scored = int(counts["matched"])
+    return (
+        f"Subset: {scored} of {scored + missing} reference questions scored ({missing} without "
+        "an answer row): not comparable with full-benchmark figures (the published ones "
+        "included)"
+    )
 
 
 def _count(figure: Mapping[str, Any]) -> str:
@@ -58,8 +107,9 @@ def figures_table(figures: Mapping[str, Any]) -> str:
         "|---|---:|---:|---|",
     ]
     for label, fig in figure_rows(figures):
-        interval = _interval(fig, method=True)
-        lines.append(f"| {label} | {_pct(fig['accuracy'])} | {_count(fig)} | {interval} |")
+        missing = label == "task-averaged" and task_avg_missing(fig)
+        interval = MISSING if missing else _interval(fig, method=True)
+        lines.append(f"| {label} | {_accuracy(label, fig)} | {_count(fig)} | {interval} |")
     return "\n".join(lines)
 
 
@@ -92,8 +142,15 @@ def _console_table(summary: Mapping[str, Any]) -> str:
     ]
     for label, fig in figure_rows(headline["figures"]):
         n = fig.get("n", len(fig.get("types", [])))
+        missing = task_avg_missing(fig) if label == "task-averaged" else None
+        if missing:  # a mean over fewer types is not LongMemEval's task average
+            lines.append(f"{label:<28}{n:>6}   {missing}")
+            continue
         interval = _interval(fig, method=False)
         lines.append(f"{label:<28}{n:>6}{_pct(fig['accuracy']):>9}   {interval}")
+    subset = subset_line(summary)
+    if subset:
+        lines.append(subset)
     return "\n".join(lines)
 
 
@@ -272,7 +329,8 @@ def _panel_lines(panel: Sequence[Mapping[str, Any]] | None) -> list[str]:
         kappa = agreement["kappa"] if agreement else None
         lines.append(
             f"| {member['preset']} | {member['model']} | {_pct(fig['overall']['accuracy'])} "
-            f"| {_pct(fig['task_avg']['accuracy'])} | {_pct(fig['abstention']['accuracy'])} "
+            f"| {_accuracy('task-averaged', fig['task_avg'])} "
+            f"| {_pct(fig['abstention']['accuracy'])} "
             f"| {_rate_text(agreement['agreement']) if agreement else NOT_MEASURED} "
             f"| {'n/a' if kappa is None else f'{kappa:.3f}'} |"
         )
@@ -296,7 +354,10 @@ def _input_lines(summary: Mapping[str, Any]) -> list[str]:
 
 
 def _baseline_lines(
-    baselines: Sequence[Mapping[str, Any]], variant: str
+    baselines: Sequence[Mapping[str, Any]],
+    variant: str,
+    subset: str | None = None,
+    headline: Mapping[str, Any] | None = None,
 ) -> list[str]:
     """Published figures, each with its judge and variant, and whether this run's matches."""
     if not baselines:
@@ -306,16 +367,18 @@ def _baseline_lines(
         "",
         "Each was judged by the model named, with LongMemEval's own prompts; a difference "
         "from this run means something only with the same judge and dataset variant. "
-        f"This run's dataset variant: {lme.variant_label(variant)}.",
+        f"This run's dataset variant: {lme.variant_label(variant)}."
+        + (f" **{subset}.**" if subset else ""),
         "",
-        "| system | overall (%) | task-averaged (%) | judge | dataset variant | same variant as "
-        "this run | source |",
-        "|---|---:|---:|---|---|---|---|",
+        "| system | overall (%) | task-averaged (%) | judge | same judge as this run "
+        "| dataset variant | same variant as this run | source |",
+        "|---|---:|---:|---|---|---|---|---|",
     ]
     for row in baselines:
+        same_judge = published_judge_match(headline, row["judge"], "LongMemEval's own prompts")
         lines.append(
             f"| {row['system']} | {_pct(row.get('overall'))} | {_pct(row.get('task_avg'))} "
-            f"| {row['judge']} | {lme.variant_label(row['variant'])} "
+            f"| {row['judge']} | {same_judge} | {lme.variant_label(row['variant'])} "
             f"| {lme.same_variant(variant, row['variant'])} | {row['source']} |"
         )
     return [*lines, ""]
@@ -342,6 +405,9 @@ def render_lme_report(
     warnings = [f"- **Warning: {w}.**" for w in summary.get("warnings") or ()]
     if warnings:  # the judge's checks (trust/lme_checks.py): J inflated or deflated
         out += ["## Run status: WARNING", "", *warnings, ""]
+    subset = subset_line(summary)
+    if subset:  # as LoCoMo's header says for a subset, before any figure
+        out += [f"**{subset}.**", ""]
     out += _card_lines(card) + [""]
     headline = summary.get("headline")
     if headline:
@@ -383,9 +449,16 @@ def render_lme_report(
     out += _audit_lines(summary.get("audit"))
     out += _labels_lines(summary.get("labels"))
     out += _panel_lines(summary.get("panel"))
-    out += _baseline_lines(baselines, str(card["reference"]["variant"]))
+    out += _baseline_lines(baselines, str(card["reference"]["variant"]), subset, headline)
     out += _input_lines(summary) + [""]
     return "\n".join(out)
 
 
-__all__ = ["console_table", "figure_rows", "figures_table", "render_lme_report"]
+__all__ = [
+    "console_table",
+    "figure_rows",
+    "figures_table",
+    "render_lme_report",
+    "subset_line",
+    "task_avg_missing",
+]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from locomo_exp.benchmark.longmemeval import variant_label
+from locomo_exp.benchmark.longmemeval import QUESTION_TYPES, variant_label
 from locomo_exp.tracking.headline import description_tail, interval_text, warning_lead
 from locomo_exp.tracking.names import finite_metrics, format_param
 
@@ -37,6 +37,11 @@ def _entry(out: dict[str, Any], name: str, figure: Mapping[str, Any]) -> None:
         out[f"{name}{suffix}"] = None if value is None else float(value) * PERCENT
 
 
+def _all_types(task_avg: Mapping[str, Any]) -> bool:
+    """Whether a task average covers every LongMemEval question type."""
+    return len(task_avg.get("types") or ()) >= len(QUESTION_TYPES)
+
+
 def accuracy_metrics(figures: Mapping[str, Any], prefix: str) -> dict[str, float]:
     """Metrics of one set of LongMemEval figures.
 
@@ -47,10 +52,13 @@ def accuracy_metrics(figures: Mapping[str, Any], prefix: str) -> dict[str, float
     Returns:
         ``{"lme_j/overall": 72.4, "lme_j/overall_ci_low": ..., "lme_j/task_avg": ...,
         "lme_j/abstention": ..., "lme_j/<type>": ..., "lme_j/questions": 500}``, finite
-        values only.
+        values only; ``task_avg`` only when all 6 question types are present (the mean
+        over fewer is not LongMemEval's task-averaged accuracy).
     """
     out: dict[str, Any] = {}
     for key in ("overall", "task_avg", "abstention"):
+        if key == "task_avg" and not _all_types(figures[key]):
+            continue  # a mean over fewer than the 6 types is not the task average
         _entry(out, f"{prefix}/{key}", figures[key])
     for name, figure in figures["per_type"].items():
         _entry(out, f"{prefix}/{name}", figure)
@@ -152,16 +160,28 @@ def run_description(
         head = f"accuracy not measured ({summary['status'].get('j')})"
     else:
         parts = [f"**overall {overall:.2f}**{interval_text(metrics, f'{prefix}/overall')}"]
+        task_avg = ((summary.get("headline") or {}).get("figures") or {}).get("task_avg") or {}
         for key, label in (("task_avg", "task-averaged"), ("abstention", "abstention")):
             value = metrics.get(f"{prefix}/{key}")
-            parts.append(f"{label} {'not measured' if value is None else f'{value:.2f}'}")
+            why = (
+                f" ({len(task_avg.get('types') or ())} of {len(QUESTION_TYPES)} question types "
+                "present)" if key == "task_avg" and not _all_types(task_avg) else ""
+            )
+            parts.append(f"{label} {'not measured' + why if value is None else f'{value:.2f}'}")
         head = " · ".join(parts) + " (percent; 95% Wilson intervals)"
     ref = summary["input"]["reference"]
     name = str(summary["input"]["path"]).rsplit("/", 1)[-1]
+    counts = summary["input"]["counts"]
+    subset = (
+        [f"**Subset: {counts['matched']} of {counts['matched'] + counts['unanswered']} "
+         "reference questions scored: not comparable with full-benchmark figures.**", ""]
+        if counts.get("unanswered") else []
+    )
     lines = [
         *warning_lead(summary.get("warnings") or ()),  # MLflow shows such a run "Finished"
         head,
         "",
+        *subset,
         f"Verdicts: {card.get('verdicts')}" + _stored_text(card.get("stored_judge_source")),
         "",
         f"Questions: {summary['input']['counts']['matched']} scored from `{name}` "

@@ -179,7 +179,9 @@ def template_card(spec: ProtocolSpec) -> dict[str, Any] | None:
     Returns:
         ``name``, ``version``, ``path``, ``sha256``, ``rule``, ``response_format``,
         ``on_unparsed`` (``unscored`` or ``score N``), ``escape_untrusted``, ``kinds`` (the
-        ``by_kind`` keys) and ``fixed`` (the settings the file fixes).
+        ``by_kind`` keys), ``fixed`` (the settings the file fixes) and ``verdict_scores``
+        (every score its rule can give, 0-100, or ``None`` for a score range: ``[0, 100]``
+        is a binary verdict).
     """
     template = getattr(spec, "template", None)
     if not isinstance(template, JudgeTemplate):
@@ -197,4 +199,7 @@ def template_card(spec: ProtocolSpec) -> dict[str, Any] | None:
         "escape_untrusted": template.escape_untrusted,
         "kinds": list(template.by_kind),
         "fixed": dict(template.fixed),
+        "verdict_scores": (
+            None if (scores := template.rule.verdict_scores) is None else list(scores)
+        ),
     }

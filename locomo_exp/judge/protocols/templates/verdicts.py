@@ -65,6 +65,20 @@ class VerdictRule:
         """``interval`` for a score range, ``nominal`` for labels and substrings."""
         return "interval" if self.score_range is not None else "nominal"
 
+    @property
+    def verdict_scores(self) -> tuple[float, ...] | None:
+        """Every score (0-100) the rule can give, sorted; ``None`` for a score range.
+
+        ``(0.0, 100.0)`` for ``{CORRECT: 100, WRONG: 0}``: a binary verdict, as a binary
+        protocol gives.
+        """
+        if self.score_range is not None:
+            return None
+        scores = set(self.labels.values()) | {score for _, score in self.contains}
+        if self.otherwise is not None:
+            scores.add(self.otherwise)
+        return tuple(sorted(scores))
+
     def describe(self) -> str:
         """One line for the card and report, e.g. ``json_key 'label': CORRECT=100, WRONG=0``."""
         if self.kind == "contains":
