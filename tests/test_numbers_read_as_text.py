@@ -61,8 +61,9 @@ def test_numeric_answers_are_scored_as_text_and_said_once(
     rows = [json.loads(line) for line in (result.output_dir / "scores.jsonl").open()]
     assert [(r["prediction"], r["f1"]) for r in rows] == [("12", 1.0), ("2019", 1.0)]
     numbers = result.summary["input"]["numeric_answers"]
-    assert numbers == {"n": 3, "examples": ["12.0 -> 12", "2019"]}
-    line = "3 answers were numbers, read as text: 12.0 -> 12, 2019"
+    # trial 5 #16: which of them were golds (the answer key), which predictions
+    assert numbers == {"n": 3, "n_gold": 1, "n_prediction": 2, "examples": ["12.0 -> 12", "2019"]}
+    line = "1 gold answer and 2 predictions were numbers, read as text: 12.0 -> 12, 2019"
     assert f"- {line} (docs/formats.md)" in (result.output_dir / "report.md").read_text()
     print_result(result)
     assert capsys.readouterr().out.count(line) == 1
@@ -77,3 +78,13 @@ def test_a_file_of_text_answers_says_nothing_of_numbers(tmp_path: Path) -> None:
     result = run_job(tmp_path, path=path)
     assert "numeric_answers" not in result.summary["input"]
     assert "read as text" not in (result.output_dir / "report.md").read_text()
+
+
+def test_a_summary_written_before_golds_and_predictions_were_told_apart_still_reads() -> None:
+    from locomo_exp.report.input import numbers_line
+
+    old = {"numeric_answers": {"n": 2, "examples": ["2019"]}}
+    assert numbers_line(old) == "2 answers were numbers, read as text: 2019"
+    golds = {"numeric_answers": {"n": 6, "n_gold": 6, "n_prediction": 0,
+                                 "examples": ["2022", "2", "3"]}}
+    assert numbers_line(golds) == "6 gold answers were numbers, read as text: 2022, 2, 3"

@@ -74,18 +74,22 @@ NUMBER_EXAMPLES = 3
 """Distinct number conversions shown as examples (``12.0 -> 12``)."""
 
 
-def _numbers(numbers: list[tuple[str, str]]) -> dict[str, Any]:
-    """``{"numeric_answers": {"n", "examples"}}`` when answers were numbers, else ``{}``.
+def _numbers(numbers: list[tuple[str, str, str]]) -> dict[str, Any]:
+    """``{"numeric_answers": {"n", "n_gold", "n_prediction", "examples"}}``, else ``{}``.
 
-    Examples are distinct, those whose text differs from the file's first (``12.0 -> 12``
-    before ``2019``, an integer read as its digits).
+    ``numbers``: ``(as in the file, as read, "gold" or "prediction")``. Examples are
+    distinct, those whose text differs from the file's first (``12.0 -> 12`` before
+    ``2019``, an integer read as its digits).
     """
     if not numbers:
         return {}
-    distinct = sorted(dict.fromkeys(numbers), key=lambda pair: pair[0] == pair[1])
+    pairs = [(raw, text) for raw, text, _ in numbers]
+    distinct = sorted(dict.fromkeys(pairs), key=lambda pair: pair[0] == pair[1])
     return {
         "numeric_answers": {
             "n": len(numbers),
+            "n_gold": sum(role == "gold" for *_, role in numbers),
+            "n_prediction": sum(role == "prediction" for *_, role in numbers),
             "examples": [
                 text if raw == text else f"{raw} -> {text}"
                 for raw, text in distinct[:NUMBER_EXAMPLES]

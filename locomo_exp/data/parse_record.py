@@ -109,7 +109,7 @@ class Built:
         category_taken: the record had no category and took the one ``category_lookup``
             gave.
         numbers: its gold and prediction numbers read as text, ``(as in the file, as
-            read)`` (:func:`~.answer_values.number_conversions`).
+            read, "gold" or "prediction")`` (:func:`~.answer_values.number_conversions`).
     """
 
     record: QARecord | None
@@ -119,7 +119,7 @@ class Built:
     verdicts: list[Any] = field(default_factory=list)
     stored_metrics: dict[str, float] = field(default_factory=dict)
     category_taken: bool = False
-    numbers: list[tuple[str, str]] = field(default_factory=list)
+    numbers: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 def _parses_to(raw: Any, names: dict[int, str] | None) -> int | None:
@@ -341,8 +341,8 @@ class RecordBuilder:
             verdicts=verdicts,
             category_taken=category_taken,
             numbers=[
-                pair
-                for value in (gold, prediction)
+                (*pair, role)
+                for role, value in (("gold", gold), ("prediction", prediction))
                 if value is not _MISSING
                 for pair in number_conversions(value)
             ],

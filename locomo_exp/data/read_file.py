@@ -106,7 +106,7 @@ class LoadedResults:
     runs: list[LoadedResults] | None = None
     runs_summary: dict[str, Any] | None = None
     setting: SettingInfo | None = None
-    numeric_answers: list[tuple[str, str]] = field(default_factory=list)
+    numeric_answers: list[tuple[str, str, str]] = field(default_factory=list)
 
     @property
     def label(self) -> str:
@@ -343,7 +343,7 @@ def load_setting(
     problems: list[RecordProblem] = []
     excluded: list[RecordProblem] = []
     missing: list[RecordProblem] = []
-    numbers: list[tuple[str, str]] = []
+    numbers: list[tuple[str, str, str]] = []
     verdicts: list[tuple[int, str, list[Any]]] = []
     stored_metrics: dict[str, dict[str, float]] = {}
     seen_ids: dict[str, str] = {}

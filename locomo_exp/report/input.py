@@ -88,7 +88,9 @@ def input_header_lines(info: dict[str, Any], question_set_line: bool = True) -> 
 
 
 def numbers_line(info: dict[str, Any]) -> str | None:
-    """``"3 answers were numbers, read as text: 12.0 -> 12, 2019 -> 2019"``, or ``None``.
+    """``"2 gold answers and 1 prediction were numbers, read as text: 12.0 -> 12, 2019"``.
+
+    ``None`` when no gold or prediction was a number.
 
     The report's header and the console say it once (``summary.json`` -> ``input`` ->
     ``numeric_answers``, :func:`locomo_exp.data.info.input_info`).
@@ -97,8 +99,17 @@ def numbers_line(info: dict[str, Any]) -> str | None:
     if not numbers or not numbers.get("n"):
         return None
     n = int(numbers["n"])
-    verb = "answer was a number" if n == 1 else "answers were numbers"
-    return f"{n} {verb}, read as text: {', '.join(numbers.get('examples') or ())}"
+    examples = ", ".join(numbers.get("examples") or ())
+    if "n_gold" not in numbers:  # a summary written before golds and predictions were told apart
+        verb = "answer was a number" if n == 1 else "answers were numbers"
+        return f"{n} {verb}, read as text: {examples}"
+    parts = [
+        counted(int(numbers[key]), noun)
+        for key, noun in (("n_gold", "gold answer"), ("n_prediction", "prediction"))
+        if numbers.get(key)
+    ]
+    verb = "was a number" if n == 1 else "were numbers"
+    return f"{' and '.join(parts)} {verb}, read as text: {examples}"
 
 
 def render_stored_judge_detail(detail: dict[str, Any] | None, label: Any) -> str:
