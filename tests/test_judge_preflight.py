@@ -262,3 +262,26 @@ def test_a_run_over_its_spend_cap_writes_nothing(
     out = tmp_path / "out"
     assert not out.exists() or not list(out.iterdir())  # no report, no scores: nothing
     assert fake_anthropic.messages_requests() == []
+
+
+def test_the_spend_cap_stops_new_calls_once_the_paid_cost_reaches_it(
+    fake_anthropic: FakeAnthropicServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An estimate below the cap, replies dearer than estimated: the pool stops at the cap."""
+    from locomo_exp.judge import estimate
+    from locomo_exp.judge.stop import CallsStopped
+
+    monkeypatch.setattr(estimate, "refuse_over_cap", lambda *_: None)  # as if under the cap
+    records = [QARecord(f"q{k}", f"When did {k} happen?", "May 2023", "In May 2023", 1)
+               for k in range(6)]
+    cfg = make_judge_config(fake_anthropic, tmp_path, runs=2, max_cost_usd=1e-9)
+    with pytest.raises(CallsStopped) as stopped:
+        run_judge(records, cfg, start_dir=tmp_path)
+    assert stopped.value.calls_made == 1  # the first call goes alone; it reached the cap
+    assert stopped.value.calls_left == 11 and stopped.value.calls_total == 12
+    assert str(stopped.value).startswith("judge stopped: judge.max_cost_usd=1e-09 reached: $")
+    assert len(fake_anthropic.messages_requests()) == 1
+    # the paid call is cached: a higher cap pays only for the 11 left
+    roomy = make_judge_config(fake_anthropic, tmp_path, runs=2, max_cost_usd=10.0)
+    assert run_judge(records, roomy, start_dir=tmp_path).summary["counts"]["cache_hits"] == 1
+    assert len(fake_anthropic.messages_requests()) == 12

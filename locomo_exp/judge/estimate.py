@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from locomo_exp.config import JudgeConfig, JudgeMode
-from locomo_exp.judge.aggregate import cost_usd
+from locomo_exp.judge.aggregate import JudgeResult, cost_usd
 from locomo_exp.judge.cache import BatchLedger, JudgeCache, resolve_cache_path
 from locomo_exp.judge.errors import JudgeError
 from locomo_exp.judge.models import model_price
@@ -26,6 +26,7 @@ from locomo_exp.judge.preflight import (
 )
 from locomo_exp.judge.providers import api_version as provider_api_version
 from locomo_exp.judge.providers import endpoint
+from locomo_exp.judge.stop import CallsStop
 from locomo_exp.results import QARecord
 
 logger = logging.getLogger(__name__)
@@ -199,6 +200,36 @@ def check_spend_cap(records: list[QARecord], cfg: JudgeConfig, start_dir: Path) 
     refuse_over_cap(dry_run_estimate(specs, cfg, start_dir), cfg)
 
 
+class SpendCap:
+    """``judge.max_cost_usd`` during the calls: stops new calls once the paid cost reaches it.
+
+    Each call made adds its tokens at the model's list price (:func:`cost_usd`; realtime
+    calls); when the sum reaches the cap, :class:`~locomo_exp.judge.stop.CallsStop` is set:
+    the pool sends no new call, the calls in flight finish and are cached, and the job stops
+    with :class:`~locomo_exp.judge.stop.CallsStopped` naming the cap (the same command,
+    with a higher cap, pays only for the calls left).
+
+    Args:
+        cfg: the judge config (``max_cost_usd`` set, a price known).
+        stop: the stop signal the pool checks.
+    """
+
+    def __init__(self, cfg: JudgeConfig, stop: CallsStop) -> None:
+        self.cap = float(cfg.max_cost_usd or 0.0)
+        self.price = _price(cfg)
+        self.stop = stop
+        self.paid = 0.0
+        self._words = _price_words(cfg)
+
+    def __call__(self, result: JudgeResult) -> None:
+        """Add one call's cost (USD); set the stop once the cap is reached."""
+        self.paid += cost_usd(self.price, result.input_tokens, result.output_tokens) or 0.0
+        if self.paid >= self.cap:
+            self.stop.set(
+                f"judge.max_cost_usd={self.cap:g} reached: ${self.paid:.4f} paid {self._words}"
+            )
+
+
 def _price_words(cfg: JudgeConfig) -> str:
     if endpoint(cfg)["endpoint_kind"] == "custom":
         return "at the model's list price (custom endpoint judge.base_url: it may not apply)"
@@ -212,6 +243,7 @@ def fmt_cost(cost: float | None) -> str:
 
 __all__ = [
     "ESTIMATED_OUTPUT_TOKENS",
+    "SpendCap",
     "announce_cost",
     "check_spend_cap",
     "dry_run_estimate",

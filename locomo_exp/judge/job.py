@@ -30,6 +30,7 @@ from locomo_exp.judge.cache import JudgeCache, resolve_cache_path
 from locomo_exp.judge.cache.health import check_cache
 from locomo_exp.judge.errors import JudgeInterrupted
 from locomo_exp.judge.estimate import (
+    SpendCap,
     announce_cost,
     dry_run_estimate,
     fmt_cost,
@@ -366,6 +367,10 @@ def run_judge(
             )
             calls_made = batch_info.requests_submitted + batch_info.realtime_calls
         else:
+            spend_cap = None
+            if cfg.max_cost_usd is not None:  # stops new calls once the paid cost reaches it
+                calls_stop = calls_stop if calls_stop is not None else CallsStop()
+                spend_cap = SpendCap(cfg, calls_stop)
             results, calls_made = asyncio.run(
                 judge_calls_async(
                     specs,
@@ -374,6 +379,7 @@ def run_judge(
                     client=client,
                     stop_on_error_rate=True,
                     calls_stop=calls_stop,
+                    on_paid=spend_cap,
                 )
             )
     except PoolInterrupted as stop:

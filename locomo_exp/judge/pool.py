@@ -133,6 +133,7 @@ class JudgePool:
         self.progress: ProgressReporter | None = None
         self._claims: CallClaims | None = None
         self.calls_stop = calls_stop
+        self.on_paid: Callable[[JudgeResult], object] | None = None  # each call made (spend cap)
 
     @property
     def halted(self) -> bool:
@@ -398,6 +399,8 @@ class JudgePool:
             results[(spec.question_id, spec.run)] = result
             if called:
                 progress.record(result)
+                if self.on_paid is not None:
+                    self.on_paid(result)
             else:  # read from the cache: this job's own call (a repeated prompt) or another's
                 self.waited += spec.digest not in self.stored
                 progress.record_cached()

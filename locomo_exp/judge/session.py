@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 from locomo_exp.config import JudgeConfig
 from locomo_exp.judge.aggregate import JudgeResult
@@ -50,6 +50,7 @@ async def judge_calls_async(
     client: JudgeClient | None = None,
     stop_on_error_rate: bool = False,
     calls_stop: CallsStop | None = None,
+    on_paid: Callable[[JudgeResult], object] | None = None,
 ) -> tuple[dict[tuple[str, int], JudgeResult], int]:
     """Run specs through a :class:`JudgePool`, creating (and closing) a client if needed.
 
@@ -60,6 +61,8 @@ async def judge_calls_async(
         client: a client to use instead of one built from the config.
         stop_on_error_rate: see :class:`JudgePool`.
         calls_stop: set by another thread to stop new calls (see :class:`JudgePool`).
+        on_paid: called with each call's result as it is made (not cached ones): the spend
+            cap (:class:`~locomo_exp.judge.estimate.SpendCap`).
 
     Returns:
         ``(results, calls_made)``; ``calls_made`` counts API requests sent, retries included.
@@ -75,5 +78,6 @@ async def judge_calls_async(
         pool = JudgePool(
             active, cfg, cache, stop_on_error_rate=stop_on_error_rate, calls_stop=calls_stop
         )
+        pool.on_paid = on_paid
         results = await pool.run(specs)
     return results, pool.calls_made
