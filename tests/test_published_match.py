@@ -92,3 +92,36 @@ def test_the_published_table_says_whether_this_run_used_the_same_judge() -> None
     stored = {"source": "stored", "judge_model": "gpt-4o-2024-08-06"}
     assert published_judge_match(stored, "gpt-4o-2024-08-06", own) == (
         "model: same model; prompt: not recorded with the stored labels")
+
+
+def test_the_j_table_vs_mem0_calls_a_faithful_replication_the_same_judge() -> None:
+    from conftest import CONF_DIR
+    from hydra import compose, initialize_config_dir
+
+    from locomo_exp.config import register_configs, to_experiment_config
+    from locomo_exp.report.baselines import render_j_comparison
+    from locomo_exp.results import RunSummary
+
+    register_configs()
+    with initialize_config_dir(version_base="1.3", config_dir=str(CONF_DIR)):
+        baseline = to_experiment_config(compose(config_name="config")).baselines["mem0_paper_j"]
+    j = {"overall": {"mean": 70.0, "count": 2}, "1": {"mean": 70.0, "count": 2}}
+    summary = {
+        "input": {"path": "x.json", "sha256": "s", "format": "qa_results"},
+        "versions": {}, "category_names": {"1": "multi_hop"},
+        "counts": {"1": 2, "2": 0, "3": 0, "4": 0, "5": 0, "overall_1_4": 2, "overall": 2},
+        "conversations": {"1": 1, "2": 0, "3": 0, "4": 0, "5": 0, "overall_1_4": 1, "overall": 1},
+        "metrics": {}, "latency": {}, "status": {"judge": "ok"},
+        "judge": {"protocol": "template", "prompt_version": "t", "model": "gpt-4o-mini-2024-07-18",
+                  "temperature": 0.0, "runs": 1, "mode": "realtime", "categories": [1, 2, 3, 4],
+                  "j": j, "counts": {}, "tokens": {}, "estimated_cost_usd": None,
+                  "prompt_too_long_questions": [],
+                  "template": {"name": "mine", "version": "1", "verdict_scores": [0, 100]}},
+    }
+    text = render_j_comparison(RunSummary.from_json(summary), baseline)
+    assert "Indicative only" not in text
+    assert ("- same judge model (gpt-4o-mini-2024-07-18 is a snapshot of gpt-4o-mini; the "
+            "publication's snapshot is not stated) and protocol (a binary template: its prompt "
+            "text is not verifiable against the publication's)") in text
+    summary["judge"]["template"]["verdict_scores"] = [0, 50, 100]  # graded: another protocol
+    assert "Indicative only" in render_j_comparison(RunSummary.from_json(summary), baseline)
