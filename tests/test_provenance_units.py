@@ -206,7 +206,8 @@ def test_the_report_names_the_variant_in_longmemevals_terms(typed_config, tmp_pa
     _, card, report, _ = _read(tmp_path / "out")
     assert card["reference"]["variant"] == "questions only"
     assert card["reference"]["variant_label"].startswith("unknown: the dataset file's haystacks are empty")
-    assert "| gpt-4o-2024-08-06 | oracle (longmemeval_oracle.json) | cannot tell from the dataset " \
+    assert "| gpt-4o-2024-08-06 | model: same model; prompt: not recorded with the stored labels " \
+           "| oracle (longmemeval_oracle.json) | cannot tell from the dataset " \
            "file given: confirm the answers were made on oracle (longmemeval_oracle.json) |" in report
     assert "questions only (0.0" not in report
 
