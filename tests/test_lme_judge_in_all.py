@@ -53,8 +53,9 @@ def test_a_run_partly_from_the_cache_shows_this_runs_figures_and_those_in_all(
         f"Judge calls: 4 made, 4 from the cache. Tokens: {tokens['input']} in, "
         f"{tokens['output']} out (this run); in all, with 4 cached call(s): "
         f"{tokens['input'] + a['tokens']['input']} in, {tokens['output'] + a['tokens']['output']} "
-        f"out; cost ${b['estimated_cost_usd']:.4f} (answers ${b['estimated_cost_usd']:.4f}): calls "
-        "actually paid; cached calls are free. In all, with the calls answered from the cache (at the usage stored with "
+        f"out; cost ${b['estimated_cost_usd']:.4f} (answers ${b['estimated_cost_usd']:.4f}): "
+        "list-price estimate of the calls made (custom endpoint judge.base_url: the model's list "
+        "price may not apply); cached calls are free. In all, with the calls answered from the cache (at the usage stored with "
         f"their replies): ${b['estimated_cost_usd_including_cached']:.4f}."
     )
     assert line in report.splitlines()
@@ -63,5 +64,6 @@ def test_a_run_partly_from_the_cache_shows_this_runs_figures_and_those_in_all(
     assert (
         f"Judge calls: 4 made, 0 from the cache. Tokens: {a['tokens']['input']} in, "
         f"{a['tokens']['output']} out (this run); cost ${a['estimated_cost_usd']:.4f} (answers "
-        f"${a['estimated_cost_usd']:.4f}): calls actually paid; cached calls are free."
+        f"${a['estimated_cost_usd']:.4f}): list-price estimate of the calls made (custom endpoint "
+        "judge.base_url: the model's list price may not apply); cached calls are free."
     ) in only.splitlines()
