@@ -37,5 +37,8 @@ def test_stored_and_judged_runs_name_each_source_the_same_way(
     assert figures <= {n.split("/", 1)[1] for n in a if n.startswith("lme_stored/")}
     # the description heads with the headline verdicts' own figure
     card = {"verdicts": "judge", "stored_judge_source": None}
-    assert lme_tracking.run_description(b, judged.summary, card).startswith("**overall 0.00**")
+    note = lme_tracking.run_description(b, judged.summary, card)
+    # a flagged run opens with its warning (MLflow shows it "Finished"), then its result
+    assert note.startswith("**⚠ Run status: WARNING — J deflated (")
+    assert note.split("\n\n")[1].startswith("**overall 0.00**")
     assert lme_tracking.run_description(a, stored.summary, card).startswith("**overall 72.40**")
