@@ -36,11 +36,6 @@ ESTIMATED_OUTPUT_TOKENS = 60
 
 
 
-def _price(cfg: JudgeConfig) -> dict[str, float] | None:
-    """The judge model's list price (USD per million tokens), or ``None``."""
-    return model_price(cfg)
-
-
 def typical_output_tokens(cfg: JudgeConfig) -> int:
     """Output tokens of one reply as a dry run counts them (tokens).
 
@@ -93,7 +88,7 @@ def dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) -
     per_reply = typical_output_tokens(cfg)  # the figure used is the figure printed
     output_typical = len(billable) * per_reply
     output_max = len(billable) * cfg.max_tokens
-    price = _price(cfg)
+    price = model_price(cfg)
     factor = float(cfg.batch.price_factor) if batch else 1.0
     estimate: dict[str, Any] = {
         "calls_total": len(specs),
@@ -216,7 +211,7 @@ class SpendCap:
 
     def __init__(self, cfg: JudgeConfig, stop: CallsStop) -> None:
         self.cap = float(cfg.max_cost_usd or 0.0)
-        self.price = _price(cfg)
+        self.price = model_price(cfg)
         self.stop = stop
         self.paid = 0.0
         self._words = _price_words(cfg)

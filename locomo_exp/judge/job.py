@@ -67,11 +67,6 @@ def open_cache(cfg: JudgeConfig, start_dir: Path) -> JudgeCache | None:
     return JudgeCache(resolve_cache_path(cfg.cache_path, start_dir))
 
 
-def _price(cfg: JudgeConfig) -> dict[str, float] | None:
-    """The judge model's list price (USD per million tokens), or ``None``."""
-    return model_price(cfg)
-
-
 def _summary_header(cfg: JudgeConfig, api_version: str) -> dict[str, Any]:
     spec = protocol_spec(cfg)
     template = template_card(spec)
@@ -147,7 +142,7 @@ def build_run_result(
 
     fresh = [r for r in all_runs if not r.cached and r.outcome != "api_error"]
     cached = [r for r in all_runs if r.cached]
-    price = _price(cfg)
+    price = model_price(cfg)
     tokens = {
         "input": sum(r.input_tokens for r in fresh),
         "output": sum(r.output_tokens for r in fresh),
