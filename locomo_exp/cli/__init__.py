@@ -30,6 +30,7 @@ from locomo_exp.cli.jobs import (
     print_result,
     run_compare_from_cli,
     run_longmemeval_from_cli,
+    run_plugin_from_cli,
 )
 from locomo_exp.cli.sweep_job import run_sweep_job
 from locomo_exp.config import Mode, to_experiment_config
@@ -81,6 +82,12 @@ def run_from_hydra(cfg: DictConfig) -> ExperimentResult | None:
 
     if is_longmemeval(typed, Path.cwd()):
         run_longmemeval_from_cli(typed, output_dir, Path.cwd())
+        return None
+    from locomo_exp.benchmarks import plugin_for
+
+    plugin = plugin_for(typed, Path.cwd())
+    if plugin is not None:
+        run_plugin_from_cli(plugin, typed, output_dir, Path.cwd())
         return None
     try:
         result = run_experiment(typed, output_dir, Path.cwd(), long_lived=True)

@@ -18,6 +18,7 @@ from locomo_exp.results import RunSummary, interrupts
 from locomo_exp.results.words import counted
 
 if TYPE_CHECKING:  # the jobs are imported where they run: --help loads none of them
+    from locomo_exp.benchmarks import BenchmarkPlugin
     from locomo_exp.experiment import ExperimentResult
 
 
@@ -170,6 +171,30 @@ def run_longmemeval_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir:
         )
 
 
+def run_plugin_from_cli(
+    plugin: BenchmarkPlugin, cfg: ExperimentConfig, output_dir: Path, start_dir: Path
+) -> None:
+    """A registered benchmark's job: run it, print its console, exit with its status.
+
+    Bad input or settings (``ValueError``, ``OSError``) print one ``error:`` line and exit
+    1; Ctrl-C or SIGTERM one line and 130 or 143.
+
+    Raises:
+        SystemExit: with status 1 on bad input, or the run's own non-zero exit status.
+    """
+    try:
+        run = plugin.run(cfg, output_dir, start_dir)
+        interrupts.raise_if_received()
+    except KeyboardInterrupt as stop:
+        exit_interrupted(stop)
+        return
+    except (ValueError, OSError) as error:  # incl. DataValidationError
+        fail(error)
+    print(run.console)
+    if run.exit_status:
+        raise SystemExit(run.exit_status)
+
+
 def exit_interrupted(stop: KeyboardInterrupt) -> None:
     """Print the one interruption line and exit 130 (SIGINT) or 143 (SIGTERM)."""
     from locomo_exp.judge.errors import JudgeInterrupted
@@ -185,4 +210,5 @@ __all__ = [
     "print_result",
     "run_compare_from_cli",
     "run_longmemeval_from_cli",
+    "run_plugin_from_cli",
 ]

@@ -1,0 +1,16 @@
+"""Benchmarks as plug-ins: one package per benchmark, one registry, detection in order.
+
+A benchmark that is not LoCoMo is one package under ``locomo_exp/benchmarks/<name>/``
+exposing a :class:`~locomo_exp.benchmarks.plugin.BenchmarkPlugin` and one line in
+:mod:`~locomo_exp.benchmarks.registry`. The command line asks :func:`plugin_for` which
+registered benchmark claims the job's input (an explicit ``data.format`` first, then each
+plug-in's detection, in registry order); a job no plug-in claims is a LoCoMo job
+(``locomo_exp.experiment``). See docs/development.md, "Adding a benchmark".
+"""
+
+from __future__ import annotations
+
+from locomo_exp.benchmarks.plugin import BenchmarkPlugin, PluginRun
+from locomo_exp.benchmarks.registry import PLUGINS, get_plugin, plugin_for
+
+__all__ = ["PLUGINS", "BenchmarkPlugin", "PluginRun", "get_plugin", "plugin_for"]

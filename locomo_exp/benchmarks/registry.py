@@ -1,0 +1,62 @@
+"""The registry of benchmark plug-ins: the only list of them, in detection order.
+
+Adding a benchmark: one package under ``locomo_exp/benchmarks/<name>/`` whose ``PLUGIN`` is a
+:class:`~locomo_exp.benchmarks.plugin.BenchmarkPlugin`, and one entry in :data:`PLUGINS`.
+LoCoMo is the default job (no plug-in claims the input). Plug-in packages are imported when
+a job is dispatched, never by ``--help``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from locomo_exp.benchmarks.plugin import BenchmarkPlugin
+
+if TYPE_CHECKING:
+    from locomo_exp.config import ExperimentConfig
+
+PLUGINS: tuple[str, ...] = ()
+"""Module paths of the registered plug-in packages, in detection order (each has ``PLUGIN``)."""
+
+
+def _load(module: str) -> BenchmarkPlugin:
+    plugin = importlib.import_module(module).PLUGIN
+    if not isinstance(plugin, BenchmarkPlugin):  # pragma: no cover - a registration mistake
+        raise TypeError(f"{module}.PLUGIN is not a BenchmarkPlugin")
+    return plugin
+
+
+def registered() -> list[BenchmarkPlugin]:
+    """Every registered plug-in, loaded, in detection order."""
+    return [_load(module) for module in PLUGINS]
+
+
+def get_plugin(name: str) -> BenchmarkPlugin:
+    """The plug-in registered as ``name``.
+
+    Raises:
+        ValueError: no plug-in has that name (the message lists the available ones).
+    """
+    plugins = {plugin.name: plugin for plugin in registered()}
+    if name not in plugins:
+        available = ", ".join(sorted(plugins)) or "none"
+        raise ValueError(f"unknown benchmark plug-in {name!r}. Available: {available}")
+    return plugins[name]
+
+
+def plugin_for(cfg: ExperimentConfig, start_dir: Path) -> BenchmarkPlugin | None:
+    """The plug-in that claims the job's input, or ``None`` for a LoCoMo job.
+
+    Each registered plug-in is asked in order (:meth:`BenchmarkPlugin.claims`); the first
+    that claims the input runs the job.
+
+    Args:
+        cfg: the typed config.
+        start_dir: the directory relative paths are resolved against.
+    """
+    for plugin in registered():
+        if plugin.claims(cfg, start_dir):
+            return plugin
+    return None
