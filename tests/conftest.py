@@ -44,7 +44,7 @@ from locomo_exp.config import (
     register_configs,
     to_experiment_config,
 )
-from locomo_exp.experiment import run_experiment
+from locomo_exp.experiment import registry_name_problems, run_experiment
 
 pytest_plugins = ["fake_anthropic", "fake_openai"]
 
@@ -228,13 +228,15 @@ def run_judged(
 
 @pytest.fixture
 def typed_config() -> Iterator[Composer]:
-    """Compose ``locomo_exp/conf/config.yaml`` with overrides and return the typed config."""
+    """Compose ``locomo_exp/conf/config.yaml`` with overrides and return the typed config
+    (names checked against the registries, as on the command line)."""
     register_configs()
     GlobalHydra.instance().clear()
     with initialize_config_dir(version_base="1.3", config_dir=str(CONF_DIR)):
 
         def _compose(*overrides: str) -> ExperimentConfig:
-            return to_experiment_config(compose(config_name="config", overrides=list(overrides)))
+            composed = compose(config_name="config", overrides=list(overrides))
+            return to_experiment_config(composed, registry_name_problems)
 
         yield _compose
     GlobalHydra.instance().clear()

@@ -20,7 +20,7 @@ WRONG_TYPES = [
     pytest.param("judge.runs=ten", "judge.runs=ten: expected an integer", id="int"),
     pytest.param("judge.temperature=hot", "judge.temperature=hot: expected a number or null",
                  id="optional-float"),
-    pytest.param("f1.variant=bogus", "f1.variant=bogus: expected one of locomo, squad, mem0",
+    pytest.param("f1.variant=bogus", "f1.variant=bogus: expected one of locomo, mem0, squad",
                  id="enum"),
     pytest.param("overwrite=maybe", "overwrite=maybe: expected true or false", id="bool"),
     pytest.param("judge.runs=1,ten", "judge.runs=ten: expected an integer", id="sweep-value"),

@@ -51,7 +51,11 @@ def run_from_hydra(cfg: DictConfig) -> ExperimentResult | None:
     failed job does not stop the sweep).
     """
     from locomo_exp.data import DataValidationError
-    from locomo_exp.experiment import JudgeErrorRateExceeded, run_experiment
+    from locomo_exp.experiment import (
+        JudgeErrorRateExceeded,
+        registry_name_problems,
+        run_experiment,
+    )
     from locomo_exp.judge import JudgeBatchPending
     from locomo_exp.judge.protocols.templates.settings import apply_template_settings
 
@@ -66,7 +70,7 @@ def run_from_hydra(cfg: DictConfig) -> ExperimentResult | None:
     keep_typed_text(cfg, task_overrides())
     try:
         apply_template_settings(cfg, task_overrides())
-        typed = to_experiment_config(cfg)
+        typed = to_experiment_config(cfg, registry_name_problems)
     except MissingMandatoryValue as error:
         key = error.full_key or "a required value"
         fail(f"{key} is required (e.g. {key}=path/to/results.json)")

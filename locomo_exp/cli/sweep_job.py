@@ -36,7 +36,11 @@ def run_sweep_job(cfg: DictConfig) -> ExperimentResult | None:
     """
     from locomo_exp import sweep, tracking
     from locomo_exp.data import DataValidationError
-    from locomo_exp.experiment import JudgeErrorRateExceeded, run_experiment
+    from locomo_exp.experiment import (
+        JudgeErrorRateExceeded,
+        registry_name_problems,
+        run_experiment,
+    )
     from locomo_exp.judge import JudgeBatchPending
     from locomo_exp.judge.protocols.templates.settings import apply_template_settings
 
@@ -73,7 +77,7 @@ def run_sweep_job(cfg: DictConfig) -> ExperimentResult | None:
     try:
         keep_typed_text(cfg, overrides)
         apply_template_settings(cfg, overrides)
-        typed = to_experiment_config(cfg)
+        typed = to_experiment_config(cfg, registry_name_problems)
         record.f1_variant = typed.f1.variant.value
         if swept:
             run_name = record.run_name = tracking.child_run_name(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Optional
 
@@ -318,41 +319,35 @@ def unused_judge_settings(cfg: ExperimentConfig) -> list[str]:
     ]
 
 
-def validate_values(cfg: ExperimentConfig) -> None:
+NameCheck = Callable[[ExperimentConfig], list[str]]
+"""Checks names against a registry above the config layer (judge protocols, file layouts):
+one line per unknown name, e.g. :func:`locomo_exp.experiment.registry_name_problems`."""
+
+
+def validate_values(cfg: ExperimentConfig, check_names: NameCheck | None = None) -> None:
     """Range checks the schema's types cannot express.
+
+    Args:
+        cfg: the typed config.
+        check_names: the names' check by the registries that resolve them
+            (:func:`locomo_exp.experiment.registry_name_problems`); its lines come first in
+            the error. The config layer imports no registry; ``None`` leaves the names to
+            the code that resolves them, which refuses an unknown one with the same line.
 
     Raises:
         ConfigValueError: ``judge.runs`` above :data:`MAX_JUDGE_RUNS`,
             ``report.bootstrap_samples`` not in 0-:data:`MAX_BOOTSTRAP_SAMPLES` (0: no
-            intervals), an empty ``tracking.experiment`` with tracking on, or a
-            ``judge.protocol`` / ``baselines.<set>.j_protocol`` that is not in
-            :data:`locomo_exp.judge.protocols.PROTOCOLS`, or a ``data.format`` that is
-            neither ``auto`` nor in :data:`locomo_exp.data.layouts.LAYOUTS`, or a
-            ``judge.api_key_env`` / ``judge.base_url`` that may hold a credential
+            intervals), an empty ``tracking.experiment`` with tracking on, a problem
+            ``check_names`` finds, or a ``judge.api_key_env`` / ``judge.base_url`` that
+            may hold a credential
             (:func:`locomo_exp.config.secrets.judge_value_problems`; values not repeated),
             or a ``tracking.uri`` holding a password or token
             (:func:`locomo_exp.config.secrets.tracking_uri_problem`), or any setting that,
             resolved, holds a key (:func:`locomo_exp.config.secrets.resolved_problems`).
     """
-    # the one lists of layouts and protocols (imports the layers contract allows, pyproject.toml)
-    from locomo_exp.data.layouts import FORMATS
-    from locomo_exp.judge.protocols import available_protocols
-
     for line in unused_judge_settings(cfg):  # scorer=f1 with judge-only settings
         logger.warning("%s", line)
-    problems = []
-    if cfg.data.format not in FORMATS:
-        problems.append(f"data.format={cfg.data.format} must be one of {', '.join(FORMATS)}")
-    names = available_protocols()
-    protocols: dict[str, str | None] = {"judge.protocol": cfg.judge.protocol}
-    protocols.update(
-        {f"baselines.{name}.j_protocol": s.j_protocol for name, s in cfg.baselines.items()}
-    )
-    for key, protocol in protocols.items():
-        if protocol is not None and protocol not in names:
-            problems.append(
-                f"{key}: unknown judge protocol {protocol!r}. Available: {', '.join(names)}"
-            )
+    problems = check_names(cfg) if check_names is not None else []
     if cfg.judge.runs > MAX_JUDGE_RUNS:  # below 1: the judge's preflight says so
         problems.append(f"judge.runs={cfg.judge.runs} must be between 1 and {MAX_JUDGE_RUNS}")
     if not 0 <= cfg.report.bootstrap_samples <= MAX_BOOTSTRAP_SAMPLES:
@@ -398,11 +393,15 @@ def validate_values(cfg: ExperimentConfig) -> None:
         raise ConfigValueError("; ".join(problems))
 
 
-def to_experiment_config(cfg: DictConfig | ExperimentConfig) -> ExperimentConfig:
+def to_experiment_config(
+    cfg: DictConfig | ExperimentConfig, check_names: NameCheck | None = None
+) -> ExperimentConfig:
     """Convert a composed Hydra config into a typed :class:`ExperimentConfig`.
 
     Args:
         cfg: the composed config (or an already typed one, returned as is).
+        check_names: passed to :func:`validate_values` (the command line and the sweep
+            pass :func:`locomo_exp.experiment.registry_name_problems`).
 
     Returns:
         An :class:`ExperimentConfig` instance with enums and nested dataclasses.
@@ -411,7 +410,7 @@ def to_experiment_config(cfg: DictConfig | ExperimentConfig) -> ExperimentConfig
         omegaconf.errors.ValidationError: if a value does not fit the schema.
         UnknownConfigKeyError: for keys the schema does not have
             (``+data.pathh=x`` passes Hydra's composition but is refused here).
-        ConfigValueError: for values out of range (:func:`validate_values`).
+        ConfigValueError: for values out of range or unknown names (:func:`validate_values`).
     """
     if isinstance(cfg, ExperimentConfig):
         return cfg
@@ -424,5 +423,5 @@ def to_experiment_config(cfg: DictConfig | ExperimentConfig) -> ExperimentConfig
         merged.data.path = None  # data.runs=[...] names the files; data.path is not needed
     obj = OmegaConf.to_object(merged)
     assert isinstance(obj, ExperimentConfig)
-    validate_values(obj)
+    validate_values(obj, check_names)
     return obj

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from pathlib import Path
 from typing import Any, Optional
 
 from omegaconf import MISSING, OmegaConf
 
 from locomo_exp.benchmark.locomo import DEFAULT_CATEGORY_NAMES
 from locomo_exp.config.compare import CompareConfig
-from locomo_exp.scoring.specs import F1_VARIANTS
 
 
 class Mode(str, Enum):
@@ -37,17 +37,39 @@ class ScorerName(str, Enum):
     both = "both"
 
 
-F1Variant = Enum(  # type: ignore[misc]  # members come from the metric registry
+F1_PRESET_DIR = Path(__file__).resolve().parent.parent / "conf" / "f1"
+"""The ``f1`` config group (``conf/f1/<name>.yaml``: ``variant: <name>``, ``bleu1: ...``)."""
+
+
+def f1_preset_variants(folder: Path = F1_PRESET_DIR) -> list[str]:
+    """The ``variant`` each F1 preset selects, sorted and without repeats.
+
+    The config layer cannot import the metric registry (:data:`locomo_exp.scoring.specs.F1_SPECS`,
+    an engine above it), so ``f1.variant``'s choices are read from the group's own files, which a
+    new variant adds anyway; ``tests/test_f1_specs.py`` checks that they name exactly the
+    registry's variants.
+
+    Args:
+        folder: the ``f1`` group folder.
+
+    Returns:
+        The variant names, e.g. ``locomo`` and the others of the shipped presets.
+    """
+    variants = (OmegaConf.select(OmegaConf.load(p), "variant") for p in folder.glob("*.yaml"))
+    return sorted({str(variant) for variant in variants if variant is not None})
+
+
+F1Variant = Enum(  # type: ignore[misc]  # members come from the f1 presets
     "F1Variant",
-    [(name, name) for name in F1_VARIANTS],
+    [(name, name) for name in f1_preset_variants()],
     type=str,
     module=__name__,
     qualname="F1Variant",
 )
 F1Variant.__doc__ = (
     "Which token-F1 definition is reported as ``f1`` (all variants are always computed). "
-    "Members are derived from :data:`locomo_exp.scoring.specs.F1_SPECS` "
-    "(``locomo``, ``squad``, ``mem0``), so a new variant needs no edit here."
+    "Members are the variants the ``conf/f1/*.yaml`` presets select, sorted "
+    "(:func:`f1_preset_variants`), so a new variant needs no edit here."
 )
 
 
@@ -128,7 +150,7 @@ class DataConfig:
 
     # one file, a glob (answers/*.json) or a list [a.json, b.json]: pooled as one result
     path: Any = MISSING
-    # auto (detect) or a layout of locomo_exp.data.layouts.LAYOUTS; checked by validate_values
+    # auto (detect) or a layout of locomo_exp.data.layouts.LAYOUTS; checked by data.layouts
     format: str = "auto"
     prediction_key: Optional[str] = None
     on_invalid: OnInvalid = OnInvalid.error
@@ -262,7 +284,7 @@ class JudgeConfig:
     # the environment variable holding the key: auto = the provider's own (ANTHROPIC_API_KEY,
     # OPENAI_API_KEY); null = none (a local server). A key is never taken on the command line.
     api_key_env: Optional[str] = "auto"
-    # a name in locomo_exp.judge.protocols.PROTOCOLS; checked by validate_values
+    # a name in locomo_exp.judge.protocols.PROTOCOLS; checked by judge.protocols
     protocol: str = "rubric"
     # judge.protocol=template: the YAML file with your prompt and reply rule (docs/judge.md)
     template: Optional[str] = None
@@ -351,7 +373,7 @@ class BaselineSet:
     source: str = MISSING
     metric: BaselineMetric = MISSING
     f1_variant: Optional[F1Variant] = None
-    # a name in locomo_exp.judge.protocols.PROTOCOLS; checked by validate_values
+    # a name in locomo_exp.judge.protocols.PROTOCOLS; checked by judge.protocols
     j_protocol: Optional[str] = None
     judge_model: Optional[str] = None
     overall_covers: str = "unstated"

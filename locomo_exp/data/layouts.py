@@ -1,7 +1,7 @@
 """The one list of file layouts: :data:`LAYOUTS`, each a :class:`~.layout_spec.LayoutSpec`.
 
 Everything that names a layout is derived from it: the ``data.format`` values the config
-accepts (:data:`FORMATS`, checked by :func:`locomo_exp.config.validate_values`), the order
+accepts (:data:`FORMATS`, checked by :func:`format_problems` before any work), the order
 in which detection tries them (:func:`locomo_exp.data.detect.detect_layout`) and its error
 text (:func:`expected_layouts_message`), and how loading walks a file's records.
 
@@ -40,6 +40,20 @@ FORMATS: tuple[str, ...] = (AUTO, *(spec.name for spec in LAYOUTS))
 """Allowed values of ``data.format``."""
 
 
+def format_problems(value: str) -> list[str]:
+    """``data.format``'s problem when it is neither ``auto`` nor a layout, checked before any work.
+
+    Args:
+        value: the configured ``data.format``.
+
+    Returns:
+        ``["data.format=xml must be one of auto, qa_results, ..."]``, or ``[]`` when known.
+    """
+    if value in FORMATS:
+        return []
+    return [f"data.format={value} must be one of {', '.join(FORMATS)}"]
+
+
 def layout_spec(name: str) -> LayoutSpec:
     """The spec of a layout.
 
@@ -75,6 +89,7 @@ __all__ = [
     "LAYOUTS",
     "LOCOMO",
     "LOCOMO_LAYOUTS",
+    "format_problems",
     "layout_spec",
     "expected_layouts_message",
 ]

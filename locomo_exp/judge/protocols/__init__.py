@@ -26,7 +26,7 @@ from locomo_exp.judge.protocols.rubric import RUBRIC
 from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL, load_template_protocol
 
 if TYPE_CHECKING:
-    from locomo_exp.config import JudgeConfig
+    from locomo_exp.config import ExperimentConfig, JudgeConfig
 
 PROTOCOLS: dict[str, ProtocolSpec] = {
     spec.name: spec
@@ -42,6 +42,28 @@ PROTOCOLS: dict[str, ProtocolSpec] = {
 def available_protocols() -> list[str]:
     """The protocol names, sorted (``["binary", "rubric", "template"]``)."""
     return sorted([*PROTOCOLS, TEMPLATE_PROTOCOL])
+
+
+def protocol_name_problems(cfg: ExperimentConfig) -> list[str]:
+    """The protocol names of a config that are not registered, checked before any work.
+
+    Args:
+        cfg: the typed config (``judge.protocol``, each ``baselines.<set>.j_protocol``).
+
+    Returns:
+        One line per unknown name, e.g. ``judge.protocol: unknown judge protocol 'likert'.
+        Available: binary, longmemeval, rubric, template`` (empty when all are known).
+    """
+    names = available_protocols()
+    protocols: dict[str, str | None] = {"judge.protocol": cfg.judge.protocol}
+    protocols.update(
+        {f"baselines.{name}.j_protocol": s.j_protocol for name, s in cfg.baselines.items()}
+    )
+    return [
+        f"{key}: unknown judge protocol {protocol!r}. Available: {', '.join(names)}"
+        for key, protocol in protocols.items()
+        if protocol is not None and protocol not in names
+    ]
 
 
 def get_protocol(protocol: object) -> ProtocolSpec:
@@ -111,5 +133,6 @@ __all__ = [
     "available_protocols",
     "escape_untrusted",
     "get_protocol",
+    "protocol_name_problems",
     "protocol_spec",
 ]
