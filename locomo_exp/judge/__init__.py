@@ -26,18 +26,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from locomo_exp.judge.aggregate import JudgeAggregation, JudgeResult, JudgeRunResult
-from locomo_exp.judge.errors import (
-    JudgeBatchPending,
-    JudgeCallError,
-    JudgeError,
-    JudgeFatalAPIError,
-)
 from locomo_exp.judge.parsing import PARSER_VERSION, parse_judge_reply
 from locomo_exp.judge.preflight import preflight_judge
 from locomo_exp.judge.protocols import get_protocol
 from locomo_exp.judge.protocols.binary import PROMPT_VERSION as BINARY_PROMPT_VERSION
 from locomo_exp.judge.protocols.rubric import PROMPT_VERSION as RUBRIC_PROMPT_VERSION
-from locomo_exp.judge.stop import CallsStop, CallsStopped
+from locomo_exp.llm.errors import (
+    JudgeBatchPending,
+    JudgeCallError,
+    JudgeError,
+    JudgeFatalAPIError,
+)
+from locomo_exp.llm.stop import CallsStop, CallsStopped
 
 _LAZY = {"run_judge": "job"}
 """Loaded on first use: :mod:`.job` pulls in ``anthropic`` (~1 s), which F1-only runs never need."""
