@@ -13,12 +13,12 @@ Public API:
   submitted and still processing (not an error; the same command later collects).
 
 Modules: :mod:`.protocols` (versioned prompts and reply rules, one module each),
-:mod:`.parsing` (reply parsing), :mod:`.providers` (one module per API, the only ones
-importing an SDK), :mod:`.cache` (SQLite cache),
-:mod:`.preflight` (checks before spending), :mod:`.pool` (asyncio pool, retries),
-:mod:`.stop` (:class:`CallsStop`, another thread's signal to stop paying for calls),
-:mod:`.batch` (Message Batches mode), :mod:`.job` (run_judge, dry run),
-:mod:`.aggregate` (J, spreads, cost).
+:mod:`.parsing` (reply parsing), :mod:`.calls` (call specs, and :class:`~.calls.VerdictReader`
+that turns replies into results for the runtime), :mod:`.preflight` (checks before spending),
+:mod:`.estimate` (what the calls will cost, the spend cap), :mod:`.job` (run_judge, dry run),
+:mod:`.aggregate` (J, spreads, counts). The calls themselves (providers, cache, pool, batch,
+retries, :class:`CallsStop`) are the LLM runtime's, :mod:`locomo_exp.llm`, which knows no
+verdicts; the errors and the stop signal the judge's callers handle are re-exported here.
 """
 
 from __future__ import annotations
