@@ -80,8 +80,7 @@ class BatchJudge(BatchSubmitter, Generic[R]):
         client: a client with the batch methods (:class:`JudgeBatchClient`).
         cfg: the judge config (``cfg.batch`` for batch options).
         cache: the cache file; required, it also holds the ledger.
-        reader: turns replies and failures into results (see
-            :class:`~locomo_exp.llm.pool.JudgePool`).
+        reader: turns replies and failures into results (as :class:`JudgePool`'s).
         sleep: coroutine used to wait between polls and retries (tests).
         calls_stop: set by another thread to stop paying (:meth:`run`).
     """
@@ -484,9 +483,7 @@ async def judge_batch_async(
     ):
         raise JudgeError(f"{type(client).__name__} cannot submit Message Batches")
     async with judge_client(cfg, client) as active:
-        judge = BatchJudge(
-            active, cfg, cache, reader=reader, calls_stop=calls_stop  # type: ignore[arg-type]
-        )
+        judge = BatchJudge(active, cfg, cache, reader=reader, calls_stop=calls_stop)  # type: ignore[arg-type]
         results = await judge.run(specs)
     return results, judge.info
 
