@@ -51,7 +51,7 @@ from locomo_exp.benchmark.locomo import DEFAULT_CATEGORY_NAMES  # noqa: E402
 from locomo_exp.config import JudgeConfig  # noqa: E402
 from locomo_exp.judge import run_judge  # noqa: E402
 from locomo_exp.judge.calls import build_call_specs  # noqa: E402
-from locomo_exp.judge.providers import make_client  # noqa: E402
+from locomo_exp.llm.providers import make_client  # noqa: E402
 from locomo_exp.results import QARecord  # noqa: E402
 
 FAKE_KEYS = {"anthropic": "fake-key-for-benchmark", "openai": "fake-openai-key-for-benchmark"}

@@ -28,7 +28,7 @@ from locomo_exp.scoring import F1_VERSIONS, score_lexical
 from locomo_exp.scoring.repeated_runs import runs_section
 
 if TYPE_CHECKING:
-    from locomo_exp.judge.stop import CallsStop
+    from locomo_exp.llm.stop import CallsStop
 
 log = logging.getLogger(__name__)
 

@@ -33,9 +33,9 @@ from locomo_exp.data.lme_reference import read_lme_reference
 from locomo_exp.data.load import expand_paths
 from locomo_exp.experiment import judge_status
 from locomo_exp.judge.aggregate import JudgeRunResult
-from locomo_exp.judge.errors import JudgeBatchPending
 from locomo_exp.judge.protocols import get_protocol
 from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL
+from locomo_exp.llm.errors import JudgeBatchPending
 from locomo_exp.report.lme import render_lme_report
 from locomo_exp.report.lme_baselines import LME_BASELINES
 from locomo_exp.report.lme_summary import (

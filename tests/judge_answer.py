@@ -12,13 +12,13 @@ from pathlib import Path
 
 from locomo_exp.config import JudgeConfig
 from locomo_exp.judge.aggregate import JudgeAggregation, JudgeResult, aggregate_question
-from locomo_exp.judge.calls import build_call_specs
-from locomo_exp.judge.errors import JudgeInterrupted, PoolInterrupted
+from locomo_exp.judge.calls import build_call_specs, verdict_reader
 from locomo_exp.judge.job import open_cache
-from locomo_exp.judge.messages import JudgeClient
 from locomo_exp.judge.preflight import check_config
-from locomo_exp.judge.providers import api_version
-from locomo_exp.judge.session import judge_calls_async
+from locomo_exp.llm.errors import JudgeInterrupted, PoolInterrupted
+from locomo_exp.llm.messages import JudgeClient
+from locomo_exp.llm.providers import api_version
+from locomo_exp.llm.session import judge_calls_async
 from locomo_exp.results import QARecord
 
 
@@ -52,7 +52,9 @@ def _judge_one_question(
     ]
     cache = open_cache(cfg, Path(start_dir) if start_dir is not None else Path.cwd())
     try:
-        results, _ = asyncio.run(judge_calls_async(specs, cfg, cache=cache, client=client))
+        results, _ = asyncio.run(judge_calls_async(
+            specs, cfg, cache=cache, reader=verdict_reader(cfg), client=client
+        ))
     except PoolInterrupted as stop:
         raise JudgeInterrupted(stop.signum, stop.calls_cached) from None
     finally:

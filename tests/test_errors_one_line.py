@@ -161,7 +161,7 @@ def test_input_errors_leave_no_mlflow_run(
 def test_a_question_labelled_both_ways_is_one_line_naming_it(
     tmp_path: Path, fake_anthropic  # type: ignore[no-untyped-def]
 ) -> None:
-    from locomo_exp.judge.errors import JudgeError
+    from locomo_exp.llm.errors import JudgeError
     from locomo_exp.results import QARecord
     from locomo_exp.trust.job import plan_trust
 

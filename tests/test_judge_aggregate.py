@@ -10,11 +10,10 @@ import pytest
 from locomo_exp.judge.aggregate import (
     JudgeResult,
     aggregate_question,
-    estimate_cost_usd,
-    find_price,
     group_j,
 )
-from locomo_exp.judge.cache import CacheKey
+from locomo_exp.llm.cache import CacheKey
+from locomo_exp.llm.spend import estimate_cost_usd, find_price
 from locomo_exp.tracking import judge_metrics
 
 

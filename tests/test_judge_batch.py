@@ -36,8 +36,8 @@ from locomo_exp.judge import (
     preflight_judge,
     run_judge,
 )
-from locomo_exp.judge.batch_plan import BATCH_BODY_OVERHEAD_BYTES, split_batches
-from locomo_exp.judge.cache import JudgeCache
+from locomo_exp.llm.batch_plan import BATCH_BODY_OVERHEAD_BYTES, split_batches
+from locomo_exp.llm.cache import JudgeCache
 from locomo_exp.results import QARecord
 from locomo_exp.tracking import judge_metrics, judge_params, judge_tags
 
@@ -365,7 +365,7 @@ def test_temperature_goes_in_each_requests_params_with_the_version_that_accepts_
     version: str | None,
     params_temperature: float | None,
 ) -> None:
-    from locomo_exp.judge.providers.anthropic import SDK_DEFAULT_API_VERSION
+    from locomo_exp.llm.providers.anthropic import SDK_DEFAULT_API_VERSION
 
     cfg = batch_config(fake_anthropic, tmp_path, runs=2, temperature=temperature)
     result = run(make_records(3), cfg, tmp_path)
@@ -393,7 +393,7 @@ def test_an_unknown_model_stops_at_the_canary_before_any_batch_is_submitted(
 def test_a_temperature_rejected_on_batch_create_stops_the_job(
     fake_anthropic: FakeAnthropicServer, tmp_path: Path
 ) -> None:
-    from locomo_exp.judge.providers.anthropic import TEMPERATURE_API_VERSION
+    from locomo_exp.llm.providers.anthropic import TEMPERATURE_API_VERSION
 
     fake_anthropic.routes[("POST", "/v1/messages/batches")] = lambda request: error(
         400,

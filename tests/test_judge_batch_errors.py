@@ -19,8 +19,8 @@ from fake_openai import FakeOpenAIServer, oa_error, openai_judge_config
 from judge_helpers import make_records
 
 from locomo_exp.judge import run_judge
-from locomo_exp.judge.batch_plan import batch_error_lines
-from locomo_exp.judge.messages import BatchItemResult
+from locomo_exp.llm.batch_plan import batch_error_lines
+from locomo_exp.llm.messages import BatchItemResult
 
 FAST_BATCH = {"poll_interval_s": 0.01, "max_poll_interval_s": 0.01, "canary": False}
 

@@ -15,7 +15,7 @@ import pytest
 from fake_anthropic import FakeAnthropicServer, error, make_judge_config, server_error
 
 from locomo_exp.judge import run_judge
-from locomo_exp.judge.cache import (
+from locomo_exp.llm.cache import (
     HOSTNAME,
     CacheKey,
     CallClaims,
@@ -23,8 +23,8 @@ from locomo_exp.judge.cache import (
     pid_alive,
     resolve_cache_path,
 )
-from locomo_exp.judge.errors import JudgeFatalAPIError
-from locomo_exp.judge.messages import JudgeReply
+from locomo_exp.llm.errors import JudgeFatalAPIError
+from locomo_exp.llm.messages import JudgeReply
 from locomo_exp.results import QARecord
 
 
@@ -124,8 +124,8 @@ def plant_claims(db: Path, digests: list[str], pid: int, heartbeat_at: float) ->
 
 
 def digests_of(cfg, recs: list[QARecord]) -> list[str]:
-    from locomo_exp.judge.pool import build_call_specs
-    from locomo_exp.judge.providers.anthropic import api_version_for
+    from locomo_exp.judge.calls import build_call_specs
+    from locomo_exp.llm.providers.anthropic import api_version_for
 
     return [s.digest for s in build_call_specs(recs, cfg, api_version=api_version_for(0.5))]
 

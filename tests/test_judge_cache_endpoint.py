@@ -19,9 +19,9 @@ from judge_helpers import make_records
 
 from locomo_exp.config import JudgeConfig
 from locomo_exp.judge import run_judge
-from locomo_exp.judge.cache import CacheKey
-from locomo_exp.judge.pool import build_call_specs
-from locomo_exp.judge.providers import api_version, cache_endpoint, normalised_url
+from locomo_exp.judge.calls import build_call_specs
+from locomo_exp.llm.cache import CacheKey
+from locomo_exp.llm.providers import api_version, cache_endpoint, normalised_url
 
 FIELDS = dict(
     model="m", api_version="v", temperature=0.5, protocol="rubric", prompt_version="p",

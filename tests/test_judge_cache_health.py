@@ -17,10 +17,10 @@ from judge_helpers import make_records
 
 from locomo_exp.benchmark.locomo import DEFAULT_CATEGORY_NAMES
 from locomo_exp.judge import run_judge
-from locomo_exp.judge.cache import CacheKey, JudgeCache, health, merge_caches
-from locomo_exp.judge.cache.health import CacheWriteFailed, reply_bytes
-from locomo_exp.judge.errors import JudgeError
-from locomo_exp.judge.messages import JudgeReply
+from locomo_exp.llm.cache import CacheKey, JudgeCache, health, merge_caches
+from locomo_exp.llm.cache.health import CacheWriteFailed, reply_bytes
+from locomo_exp.llm.errors import JudgeError
+from locomo_exp.llm.messages import JudgeReply
 from locomo_exp.trust.job import plan_trust
 
 
@@ -174,7 +174,7 @@ def test_merge_into_an_unwritable_place_is_one_line(tmp_path: Path) -> None:
 def test_a_merge_that_fails_midway_leaves_the_output_as_it_was(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from locomo_exp.judge.cache import merge as merge_module
+    from locomo_exp.llm.cache import merge as merge_module
 
     a = _filled(tmp_path / "a.sqlite", 3)
     out = _filled(tmp_path / "out.sqlite", 1)

@@ -1,4 +1,4 @@
-"""``python -m locomo_exp.judge.cache merge``: per-job caches merged into one, idempotently;
+"""``python -m locomo_exp.llm.cache merge``: per-job caches merged into one, idempotently;
 the claims protocol holds its live owners in an object, not a module global."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from locomo_exp.judge.cache import (
+from locomo_exp.llm.cache import (
     BatchLedger,
     CacheKey,
     CallClaims,
@@ -17,9 +17,9 @@ from locomo_exp.judge.cache import (
     LedgerRequest,
     merge_caches,
 )
-from locomo_exp.judge.cache.__main__ import main
-from locomo_exp.judge.errors import JudgeError
-from locomo_exp.judge.messages import JudgeReply
+from locomo_exp.llm.cache.__main__ import main
+from locomo_exp.llm.errors import JudgeError
+from locomo_exp.llm.messages import JudgeReply
 
 
 def key(run: int, question: str = "q") -> CacheKey:

@@ -22,7 +22,7 @@ from fake_anthropic import FakeAnthropicServer, RecordedRequest, Reply, rubric
 from locomo_exp import tracking
 from locomo_exp.experiment import run_experiment
 from locomo_exp.judge import CallsStop, CallsStopped
-from locomo_exp.judge.cache import JudgeCache
+from locomo_exp.llm.cache import JudgeCache
 from locomo_exp.tracking import store as store_module
 
 QUESTIONS_JUDGED = 16

@@ -32,7 +32,7 @@ from locomo_exp.benchmark.locomo import DEFAULT_CATEGORY_NAMES
 from locomo_exp.config import JudgeBatchConfig, JudgeMode
 from locomo_exp.experiment import run_experiment
 from locomo_exp.judge import CallsStop, CallsStopped, run_judge
-from locomo_exp.judge.cache import JudgeCache
+from locomo_exp.llm.cache import JudgeCache
 from locomo_exp.tracking import store as store_module
 
 N = 30

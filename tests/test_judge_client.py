@@ -8,8 +8,8 @@ import pytest
 from fake_anthropic import FAKE_API_KEY, FakeAnthropicServer, Reply, make_judge_config, rubric
 from judge_answer import judge_answer
 
-from locomo_exp.judge.messages import JudgeReply, JudgeRequest, parse_retry_after
-from locomo_exp.judge.providers.anthropic import (
+from locomo_exp.llm.messages import JudgeReply, JudgeRequest, parse_retry_after
+from locomo_exp.llm.providers.anthropic import (
     SDK_DEFAULT_API_VERSION,
     TEMPERATURE_API_VERSION,
     api_version_for,
@@ -119,7 +119,7 @@ def test_fake_server_rejects_temperature_on_the_new_api_version(
 
 def test_judge_calls_are_not_opentelemetry_spans() -> None:
     # the SDK would build a span (and its attributes) per call for no consumer
-    from locomo_exp.judge.providers.anthropic import AnthropicJudgeClient
+    from locomo_exp.llm.providers.anthropic import AnthropicJudgeClient
 
     client = AnthropicJudgeClient(api_key=FAKE_API_KEY, temperature=0.0)
     option = getattr(client._client, "open_telemetry", None)
@@ -131,7 +131,7 @@ def test_judge_calls_are_not_opentelemetry_spans() -> None:
 def _complete(server: FakeAnthropicServer, temperature: float | None = 0.0) -> JudgeReply:
     import asyncio
 
-    from locomo_exp.judge.providers.anthropic import AnthropicJudgeClient
+    from locomo_exp.llm.providers.anthropic import AnthropicJudgeClient
 
     async def go() -> JudgeReply:
         client = AnthropicJudgeClient(
@@ -180,7 +180,7 @@ def test_realtime_reply_is_read_from_the_json_body(fake_anthropic: FakeAnthropic
 def test_a_200_whose_body_is_not_json_is_a_retryable_invalid_response(
     fake_anthropic: FakeAnthropicServer,
 ) -> None:
-    from locomo_exp.judge.errors import JudgeCallError
+    from locomo_exp.llm.errors import JudgeCallError
 
     fake_anthropic.script(Reply(body=b"<html>gateway</html>", content_type="text/html"))
     with pytest.raises(JudgeCallError) as caught:

@@ -25,9 +25,10 @@ from judge_helpers import make_records, query_cache_file
 
 from locomo_exp.benchmark.locomo import DEFAULT_CATEGORY_NAMES
 from locomo_exp.judge import JudgeFatalAPIError, run_judge
-from locomo_exp.judge.errors import JudgeJobStopped
-from locomo_exp.judge.pool import JudgePool, build_call_specs
-from locomo_exp.judge.providers.anthropic import AnthropicJudgeClient
+from locomo_exp.judge.calls import build_call_specs, verdict_reader
+from locomo_exp.llm.errors import JudgeJobStopped
+from locomo_exp.llm.pool import JudgePool
+from locomo_exp.llm.providers.anthropic import AnthropicJudgeClient
 
 
 def closed_port_url() -> str:
@@ -51,7 +52,7 @@ def test_unreachable_endpoint_stops_after_one_call_with_one_line_naming_the_url(
     cfg = make_judge_config(fake_anthropic, tmp_path, base_url=url, runs=10, max_retries=4)
     records = make_records(20)
     client = AnthropicJudgeClient(api_key="dummy-key-123", temperature=0.5, base_url=url)
-    pool = JudgePool(client, cfg, None, stop_on_error_rate=True)
+    pool = JudgePool(client, cfg, None, reader=verdict_reader(cfg), stop_on_error_rate=True)
     specs = build_call_specs(records, cfg, api_version=client.api_version)
     with pytest.raises(JudgeJobStopped) as info:
         asyncio.run(pool.run(specs))

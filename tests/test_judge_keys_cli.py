@@ -246,7 +246,7 @@ def test_a_resolved_key_from_any_source_is_refused_by_the_config_check(
 
 def test_an_unset_key_variable_is_named_once() -> None:
     from locomo_exp.config import JudgeConfig
-    from locomo_exp.judge.providers import missing_key_message
+    from locomo_exp.llm.providers import missing_key_message
 
     message = missing_key_message(JudgeConfig(api_key_env="GROQ_API_KEY"))
     assert message.count("GROQ_API_KEY") == 1

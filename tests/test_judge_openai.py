@@ -20,10 +20,10 @@ from fake_openai import (
 from judge_helpers import make_records
 
 from locomo_exp.judge import JudgeError, JudgeFatalAPIError, run_judge
-from locomo_exp.judge.cache import CacheKey
-from locomo_exp.judge.errors import JudgeJobStopped
-from locomo_exp.judge.providers import PROVIDERS, endpoint
-from locomo_exp.judge.providers.openai import parse_duration, parse_rate_limit_headers
+from locomo_exp.llm.cache import CacheKey
+from locomo_exp.llm.errors import JudgeJobStopped
+from locomo_exp.llm.providers import PROVIDERS, endpoint
+from locomo_exp.llm.providers.openai import parse_duration, parse_rate_limit_headers
 
 
 def accepts_even(item: JudgedItem) -> bool:
@@ -323,8 +323,8 @@ def test_server_without_batch_api_is_one_line_before_anything_is_submitted(
 
 
 def test_json_object_requests_send_response_format_json_object() -> None:
-    from locomo_exp.judge.messages import JudgeRequest
-    from locomo_exp.judge.providers.openai import build_chat_kwargs
+    from locomo_exp.llm.messages import JudgeRequest
+    from locomo_exp.llm.providers.openai import build_chat_kwargs
 
     body = build_chat_kwargs(
         JudgeRequest(model="gpt-4o-mini", system="", prompt="p", max_tokens=8,
@@ -340,7 +340,7 @@ def test_json_object_requests_send_response_format_json_object() -> None:
 
 
 def test_sdk_client_closes(fake_openai: FakeOpenAIServer) -> None:
-    from locomo_exp.judge.providers.openai import OpenAIJudgeClient
+    from locomo_exp.llm.providers.openai import OpenAIJudgeClient
 
     client = OpenAIJudgeClient(api_key="k", base_url=fake_openai.base_url)
     assert client.base_url == fake_openai.base_url

@@ -15,12 +15,13 @@ from fake_openai import openai_judge_config
 from fake_server import FakeApiServer
 from judge_helpers import make_records
 
-from locomo_exp.judge.cache import JudgeCache
-from locomo_exp.judge.messages import RateLimitInfo, parse_rate_limit_headers
-from locomo_exp.judge.pacing import RateLimiter
-from locomo_exp.judge.pool import JudgePool, PoolInterrupted, build_call_specs
-from locomo_exp.judge.providers.anthropic import AnthropicJudgeClient
-from locomo_exp.judge.providers.openai import OpenAIJudgeClient
+from locomo_exp.judge.calls import build_call_specs, verdict_reader
+from locomo_exp.llm.cache import JudgeCache
+from locomo_exp.llm.messages import RateLimitInfo, parse_rate_limit_headers
+from locomo_exp.llm.pacing import RateLimiter
+from locomo_exp.llm.pool import JudgePool, PoolInterrupted
+from locomo_exp.llm.providers.anthropic import AnthropicJudgeClient
+from locomo_exp.llm.providers.openai import OpenAIJudgeClient
 
 PROVIDER_NAMES = ("anthropic", "openai")
 """Every provider is paced from its own rate-limit headers (its fake emulates the bucket)."""
@@ -107,7 +108,8 @@ def _run_against_bucket(
 
     async def go() -> None:
         pool = JudgePool(
-            client, cfg, None, handle_signals=False, clock=clock.now, sleep=clock.sleep
+            client, cfg, None, reader=verdict_reader(cfg), handle_signals=False, clock=clock.now,
+            sleep=clock.sleep,
         )
         try:
             results = await pool.run(specs)
@@ -166,7 +168,7 @@ def test_interrupt_drains_at_most_drain_s_then_reports_the_calls_cached(
 
     async def go() -> JudgePool:
         with JudgeCache(tmp_path / "judge_cache.sqlite") as cache:
-            pool = JudgePool(client, cfg, cache, handle_signals=False)
+            pool = JudgePool(client, cfg, cache, reader=verdict_reader(cfg), handle_signals=False)
             # the canary completes; interrupt while the next 4 calls are in flight
             asyncio.get_running_loop().call_later(1.5 * latency_s, pool.interrupt, 15)
             try:

@@ -10,8 +10,8 @@ from fake_anthropic import FakeAnthropicServer, make_judge_config
 
 from locomo_exp.config import JudgeConfig
 from locomo_exp.judge import JudgeError, preflight_judge, run_judge
-from locomo_exp.judge.cache import JudgeCache
 from locomo_exp.judge.preflight import check_config, estimate_prompt_tokens, overlong_prompts
+from locomo_exp.llm.cache import JudgeCache
 from locomo_exp.results import QARecord
 
 
@@ -188,8 +188,8 @@ def test_a_dry_run_does_not_price_a_prompt_the_api_would_refuse(
     fake_anthropic: FakeAnthropicServer, tmp_path: Path
 ) -> None:
     """A prompt over judge.max_prompt_tokens gets a 400 (not billed): it costs nothing."""
-    from locomo_exp.judge.aggregate import cost_usd
-    from locomo_exp.judge.models import model_price
+    from locomo_exp.llm.models import model_price
+    from locomo_exp.llm.spend import cost_usd
 
     cfg = make_judge_config(fake_anthropic, tmp_path, max_prompt_tokens=1000, dry_run=True, runs=2)
     with_long = run_judge(_records(long_prediction_chars=400_000), cfg, start_dir=tmp_path)
@@ -206,8 +206,8 @@ def test_a_dry_run_does_not_price_a_prompt_the_api_would_refuse(
 
 
 def _prompt_of(cfg: JudgeConfig) -> tuple[str, str]:
-    from locomo_exp.judge.pool import build_call_specs
-    from locomo_exp.judge.providers import api_version
+    from locomo_exp.judge.calls import build_call_specs
+    from locomo_exp.llm.providers import api_version
 
     (spec, _) = build_call_specs(_records(), cfg, api_version=api_version(cfg))
     return spec.request.system, spec.request.prompt
@@ -269,7 +269,7 @@ def test_the_spend_cap_stops_new_calls_once_the_paid_cost_reaches_it(
 ) -> None:
     """An estimate below the cap, replies dearer than estimated: the pool stops at the cap."""
     from locomo_exp.judge import estimate
-    from locomo_exp.judge.stop import CallsStopped
+    from locomo_exp.llm.stop import CallsStopped
 
     monkeypatch.setattr(estimate, "refuse_over_cap", lambda *_: None)  # as if under the cap
     records = [QARecord(f"q{k}", f"When did {k} happen?", "May 2023", "In May 2023", 1)

@@ -9,9 +9,9 @@ from conftest import Composer
 from hydra.core.override_parser.overrides_parser import OverridesParser
 
 from locomo_exp.config import JudgeConfig
-from locomo_exp.judge.errors import JudgeError
-from locomo_exp.judge.models import accepts_temperature, model_price, uses_structured_output
 from locomo_exp.judge.preflight import check_config
+from locomo_exp.llm.errors import JudgeError
+from locomo_exp.llm.models import accepts_temperature, model_price, uses_structured_output
 
 
 @pytest.mark.parametrize(

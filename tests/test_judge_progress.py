@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from locomo_exp.judge.aggregate import JudgeResult
-from locomo_exp.judge.progress import ProgressReporter, format_seconds, make_bar
+from locomo_exp.llm.progress import ProgressReporter, format_seconds, make_bar
 
 
 class Terminal(io.StringIO):

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from locomo_exp.config import JudgeConfig
-from locomo_exp.judge.errors import JudgeError
 from locomo_exp.judge.parsing import parse_judge_reply
 from locomo_exp.judge.preflight import check_config
 from locomo_exp.judge.protocols import PROTOCOLS, available_protocols, get_protocol
+from locomo_exp.llm.errors import JudgeError
 from locomo_exp.scoring.summary import judge_reliability
 
 

@@ -14,8 +14,8 @@ from judge_helpers import make_records
 
 from locomo_exp.config import JudgeConfig
 from locomo_exp.judge import JudgeError, run_judge
-from locomo_exp.judge.messages import JudgeReply, JudgeRequest
-from locomo_exp.judge.providers import PROVIDERS, ProviderSpec, get_provider, make_client
+from locomo_exp.llm.messages import JudgeReply, JudgeRequest
+from locomo_exp.llm.providers import PROVIDERS, ProviderSpec, get_provider, make_client
 
 CONF_JUDGE = Path(__file__).resolve().parents[1] / "locomo_exp" / "conf" / "judge"
 CLIENT_METHODS = (

@@ -33,8 +33,8 @@ from locomo_exp.judge import (
     preflight_judge,
     run_judge,
 )
-from locomo_exp.judge.cache import JudgeCache
-from locomo_exp.judge.pool import RetryPolicy
+from locomo_exp.llm.cache import JudgeCache
+from locomo_exp.llm.pool import RetryPolicy
 from locomo_exp.results import QARecord
 from locomo_exp.tracking import judge_metrics, judge_params
 

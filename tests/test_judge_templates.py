@@ -14,12 +14,12 @@ from judge_helpers import make_records
 
 from locomo_exp.config import JudgeConfig
 from locomo_exp.judge import run_judge
-from locomo_exp.judge.errors import JudgeError
 from locomo_exp.judge.parsing import parse_judge_reply
 from locomo_exp.judge.protocols import protocol_spec
 from locomo_exp.judge.protocols.base import escape_untrusted
 from locomo_exp.judge.protocols.template import load_template_protocol
 from locomo_exp.judge.protocols.templates import TemplateError, load_template
+from locomo_exp.llm.errors import JudgeError
 from locomo_exp.results import QARecord
 
 YES_NO = """\

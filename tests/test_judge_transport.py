@@ -19,18 +19,18 @@ from fake_anthropic import FAKE_API_KEY, FakeAnthropicServer
 from fake_openai import FAKE_OPENAI_KEY, FakeOpenAIServer
 from fake_server import dropped
 
-from locomo_exp.judge.errors import JudgeCallError
-from locomo_exp.judge.messages import JudgeReply, JudgeRequest
+from locomo_exp.llm.errors import JudgeCallError
+from locomo_exp.llm.messages import JudgeReply, JudgeRequest
 
 
 def _client(provider: str, base_url: str) -> Any:
     if provider == "anthropic":
-        from locomo_exp.judge.providers.anthropic import AnthropicJudgeClient
+        from locomo_exp.llm.providers.anthropic import AnthropicJudgeClient
 
         return AnthropicJudgeClient(
             api_key=FAKE_API_KEY, temperature=0.0, base_url=base_url, timeout_s=10.0
         )
-    from locomo_exp.judge.providers.openai import OpenAIJudgeClient
+    from locomo_exp.llm.providers.openai import OpenAIJudgeClient
 
     return OpenAIJudgeClient(api_key=FAKE_OPENAI_KEY, base_url=base_url, timeout_s=10.0)
 

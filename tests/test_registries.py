@@ -222,7 +222,7 @@ def test_a_layout_of_another_benchmark_is_refused_by_locomo_loading_in_one_line(
 
 def _preset_providers() -> dict[str, str]:
     """``conf/judge`` preset -> its provider (a preset without one uses the default)."""
-    from locomo_exp.judge.providers import PROVIDERS
+    from locomo_exp.llm.providers import PROVIDERS
 
     default = next(iter(PROVIDERS))
     presets = (PROJECT_ROOT / "locomo_exp" / "conf" / "judge").glob("*.yaml")
@@ -230,7 +230,7 @@ def _preset_providers() -> dict[str, str]:
 
 
 def _providers() -> list[str]:
-    from locomo_exp.judge.providers import PROVIDERS
+    from locomo_exp.llm.providers import PROVIDERS
 
     return list(PROVIDERS)
 
@@ -243,7 +243,7 @@ def test_every_provider_has_a_client_module_a_preset_and_is_named_in_the_summary
     from dataclasses import replace
 
     from locomo_exp.judge.preflight import provider_problems
-    from locomo_exp.judge.providers import endpoint, get_provider, sdk_installed
+    from locomo_exp.llm.providers import endpoint, get_provider, sdk_installed
 
     spec = get_provider(name)
     if sdk_installed(spec):  # the client module imports the SDK

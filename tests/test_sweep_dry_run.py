@@ -177,8 +177,8 @@ def test_a_dry_runs_total_tokens_are_priced_at_its_total_cost(
 ) -> None:
     """The dry run's totals cover the same calls: the cost of the total tokens is the total cost."""
     from locomo_exp.experiment import run_experiment
-    from locomo_exp.judge.aggregate import cost_usd
-    from locomo_exp.judge.models import model_price
+    from locomo_exp.llm.models import model_price
+    from locomo_exp.llm.spend import cost_usd
 
     cfg = typed_config("scorer=both", "data=example", "tracking.enabled=false", "judge.runs=3",
                        "judge.dry_run=true", f"judge.cache_path={tmp_path}/c.sqlite")

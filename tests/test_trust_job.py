@@ -29,10 +29,10 @@ from fake_anthropic import (
 from locomo_exp.config import JudgeAuditConfig
 from locomo_exp.data.read_file import load_results
 from locomo_exp.judge import run_judge
-from locomo_exp.judge.errors import JudgeError
 from locomo_exp.judge.estimate import ESTIMATED_OUTPUT_TOKENS
 from locomo_exp.judge.preflight import estimate_prompt_tokens
 from locomo_exp.judge.protocols import get_protocol
+from locomo_exp.llm.errors import JudgeError
 from locomo_exp.report.trust import render_trust_sections
 from locomo_exp.results import QARecord, TrustSummary
 from locomo_exp.tracking.trust import trust_metrics

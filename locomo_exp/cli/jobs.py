@@ -139,7 +139,7 @@ def run_longmemeval_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir:
         SystemExit: with status 1 on bad input or an unusable output directory or store.
     """
     from locomo_exp.data import DataValidationError
-    from locomo_exp.judge.errors import JudgeBatchPending
+    from locomo_exp.llm.errors import JudgeBatchPending
     from locomo_exp.longmemeval_job import run_longmemeval
     from locomo_exp.report.lme import console_table as lme_table
     from locomo_exp.report.lme_summary import dry_run_of
@@ -197,7 +197,7 @@ def run_plugin_from_cli(
 
 def exit_interrupted(stop: KeyboardInterrupt) -> None:
     """Print the one interruption line and exit 130 (SIGINT) or 143 (SIGTERM)."""
-    from locomo_exp.judge.errors import JudgeInterrupted
+    from locomo_exp.llm.errors import JudgeInterrupted
 
     if not isinstance(stop, JudgeInterrupted):  # incl. interrupts.Interrupted (SIGTERM: 143)
         stop = JudgeInterrupted(int(getattr(stop, "signum", signal.SIGINT)))

@@ -278,7 +278,7 @@ class JudgeConfig:
     group's preset (``judge=sonnet-4-6`` by default); these defaults match it.
     """
 
-    # a name in locomo_exp.judge.providers.PROVIDERS (anthropic, openai); checked before any call
+    # a name in locomo_exp.llm.providers.PROVIDERS (anthropic, openai); checked before any call
     provider: str = "anthropic"
     model: str = "claude-sonnet-4-6"
     # the environment variable holding the key: auto = the provider's own (ANTHROPIC_API_KEY,

@@ -13,12 +13,12 @@ Public API:
   submitted and still processing (not an error; the same command later collects).
 
 Modules: :mod:`.protocols` (versioned prompts and reply rules, one module each),
-:mod:`.parsing` (reply parsing), :mod:`.providers` (one module per API, the only ones
-importing an SDK), :mod:`.cache` (SQLite cache),
-:mod:`.preflight` (checks before spending), :mod:`.pool` (asyncio pool, retries),
-:mod:`.stop` (:class:`CallsStop`, another thread's signal to stop paying for calls),
-:mod:`.batch` (Message Batches mode), :mod:`.job` (run_judge, dry run),
-:mod:`.aggregate` (J, spreads, cost).
+:mod:`.parsing` (reply parsing), :mod:`.calls` (call specs, and :class:`~.calls.VerdictReader`
+that turns replies into results for the runtime), :mod:`.preflight` (checks before spending),
+:mod:`.estimate` (what the calls will cost, the spend cap), :mod:`.job` (run_judge, dry run),
+:mod:`.aggregate` (J, spreads, counts). The calls themselves (providers, cache, pool, batch,
+retries, :class:`CallsStop`) are the LLM runtime's, :mod:`locomo_exp.llm`, which knows no
+verdicts; the errors and the stop signal the judge's callers handle are re-exported here.
 """
 
 from __future__ import annotations
@@ -26,18 +26,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from locomo_exp.judge.aggregate import JudgeAggregation, JudgeResult, JudgeRunResult
-from locomo_exp.judge.errors import (
-    JudgeBatchPending,
-    JudgeCallError,
-    JudgeError,
-    JudgeFatalAPIError,
-)
 from locomo_exp.judge.parsing import PARSER_VERSION, parse_judge_reply
 from locomo_exp.judge.preflight import preflight_judge
 from locomo_exp.judge.protocols import get_protocol
 from locomo_exp.judge.protocols.binary import PROMPT_VERSION as BINARY_PROMPT_VERSION
 from locomo_exp.judge.protocols.rubric import PROMPT_VERSION as RUBRIC_PROMPT_VERSION
-from locomo_exp.judge.stop import CallsStop, CallsStopped
+from locomo_exp.llm.errors import (
+    JudgeBatchPending,
+    JudgeCallError,
+    JudgeError,
+    JudgeFatalAPIError,
+)
+from locomo_exp.llm.stop import CallsStop, CallsStopped
 
 _LAZY = {"run_judge": "job"}
 """Loaded on first use: :mod:`.job` pulls in ``anthropic`` (~1 s), which F1-only runs never need."""

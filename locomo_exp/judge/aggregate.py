@@ -1,4 +1,4 @@
-"""Results of judging and their aggregation into J scores, spreads, counts and cost.
+"""Results of judging and their aggregation into J scores, spreads and counts (cost: llm.spend).
 
 Definitions (scores on 0-100):
 
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import logging
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -34,8 +33,6 @@ from locomo_exp.results import JUDGE_DRY_RUN
 logger = logging.getLogger(__name__)
 
 Outcome = Literal["valid", "parse_failure", "no_verdict", "api_error"]
-
-_DATED_ID_RE = re.compile(r"^(.+?)-\d{8}$")
 
 
 @dataclass
@@ -245,65 +242,6 @@ def group_j(aggregations: list[JudgeAggregation], num_runs: int) -> dict[str, An
         "pooled_within_std": pooled,
         "run_means": run_means,
     }
-
-
-def find_price(model: str, prices: dict[str, Any]) -> dict[str, float] | None:
-    """The price entry of a model: its exact id, else its id without a date suffix.
-
-    Args:
-        model: model id, e.g. ``claude-sonnet-4-5-20250929``.
-        prices: ``{model: {"input": usd_per_mtok, "output": usd_per_mtok}}``.
-
-    Returns:
-        ``{"input": ..., "output": ...}`` in USD per million tokens, or ``None``.
-    """
-    entry = prices.get(model)
-    if entry is None:
-        match = _DATED_ID_RE.match(model)
-        entry = prices.get(match.group(1)) if match else None
-    if entry is None:
-        return None
-    return {"input": float(entry["input"]), "output": float(entry["output"])}
-
-
-def estimate_cost_usd(
-    model: str, input_tokens: float, output_tokens: float, prices: dict[str, Any]
-) -> float | None:
-    """Estimated cost in US dollars.
-
-    Args:
-        model: model id.
-        input_tokens: input tokens.
-        output_tokens: output tokens.
-        prices: price table, ``{model: {"input", "output"}}`` in USD per million tokens.
-
-    Returns:
-        The cost, or ``None`` when the model has no price entry.
-    """
-    return cost_usd(find_price(model, prices), input_tokens, output_tokens)
-
-
-def cost_usd(
-    price: dict[str, float] | None,
-    input_tokens: float,
-    output_tokens: float,
-    factor: float = 1.0,
-) -> float | None:
-    """Cost in US dollars of some tokens at a price entry (see :func:`find_price`).
-
-    Args:
-        price: ``{"input": ..., "output": ...}`` in USD per million tokens, or ``None``.
-        input_tokens: input tokens.
-        output_tokens: output tokens.
-        factor: multiplier of the list price (``judge.batch.price_factor`` for batch
-            replies, 1.0 for realtime calls).
-
-    Returns:
-        The cost in USD, or ``None`` when there is no price.
-    """
-    if price is None:
-        return None
-    return (input_tokens * price["input"] + output_tokens * price["output"]) / 1_000_000 * factor
 
 
 @dataclass

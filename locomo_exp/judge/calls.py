@@ -1,48 +1,27 @@
 """Judge calls: one :class:`CallSpec` per (question, run), and replies turned into results.
 
-Building a request is separate from sending it (:mod:`.pool`, :mod:`.batch`): a spec holds
-the request and its cache key; :func:`result_from_reply` parses a reply (fresh or cached)
-into a valid or unscored :class:`~locomo_exp.judge.aggregate.JudgeResult`.
+Building a request is separate from sending it (:mod:`locomo_exp.llm.pool`,
+:mod:`locomo_exp.llm.batch`): a spec holds the request and its cache key;
+:func:`result_from_reply` parses a reply (fresh or cached) into a valid or unscored
+:class:`~locomo_exp.judge.aggregate.JudgeResult`, and :class:`VerdictReader` is how the
+runtime does so (it knows no verdicts: it is handed the reader).
 """
 
 from __future__ import annotations
 
-import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from locomo_exp.config import JudgeConfig
 from locomo_exp.judge.aggregate import JudgeResult
-from locomo_exp.judge.cache import CacheKey, JudgeCache
-from locomo_exp.judge.messages import JudgeReply, JudgeRequest
-from locomo_exp.judge.models import uses_structured_output
 from locomo_exp.judge.parsing import parse_judge_reply
 from locomo_exp.judge.protocols import ProtocolSpec, get_protocol, protocol_spec
 from locomo_exp.judge.protocols.template import template_card
-from locomo_exp.judge.providers import cache_endpoint
+from locomo_exp.llm.cache import CacheKey
+from locomo_exp.llm.calls import CallSpec
+from locomo_exp.llm.messages import JudgeReply, JudgeRequest
+from locomo_exp.llm.models import uses_structured_output
+from locomo_exp.llm.providers import cache_endpoint
 from locomo_exp.results import QARecord
-
-logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class CallSpec:
-    """One judge call to make (or to find in the cache).
-
-    Attributes:
-        question_id: the question.
-        category: its LoCoMo category id.
-        run: 0-based run index.
-        request: the API request.
-        key: the cache key.
-        digest: ``key.digest()``.
-    """
-
-    question_id: str
-    category: int
-    run: int
-    request: JudgeRequest
-    key: CacheKey
-    digest: str
 
 
 def build_call_specs(
@@ -146,37 +125,8 @@ def result_from_reply(
     )
 
 
-NO_VERDICT_STOP_REASONS = ("max_tokens", "refusal")
-"""Stop reasons after which a reply without a verdict is retried, not cached."""
-
-NO_VERDICT_RETRIES = 1
-"""Extra attempts for a reply without a verdict (empty, cut at max_tokens, refused)."""
-
-STORED_OUTCOMES = ("valid", "parse_failure")
-"""Outcomes whose reply is in the cache (a re-run reads them instead of calling)."""
-
-
-def lacks_verdict(reply: JudgeReply, result: JudgeResult) -> bool:
-    """Whether a reply is empty, cut at ``max_tokens`` or refused without a verdict.
-
-    Such a reply says nothing about the answer: it is retried and never cached, unlike a
-    real parse failure (a reply with text the parser cannot read).
-
-    Args:
-        reply: the API reply.
-        result: its parsed result (:func:`result_from_reply`).
-
-    Returns:
-        True when ``result`` is not valid and the text is empty or the stop reason is
-        ``max_tokens`` or ``refusal``.
-    """
-    if result.outcome == "valid":
-        return False
-    return not reply.text.strip() or reply.stop_reason in NO_VERDICT_STOP_REASONS
-
-
 def no_verdict_result(reply: JudgeReply, run: int, attempts: int) -> JudgeResult:
-    """The unscored result of a reply without a verdict (see :func:`lacks_verdict`)."""
+    """The unscored result of a reply without a verdict (see ``llm.calls.lacks_verdict``)."""
     what = "an empty reply" if not reply.text.strip() else "no verdict"
     return JudgeResult(
         score=None,
@@ -190,35 +140,43 @@ def no_verdict_result(reply: JudgeReply, run: int, attempts: int) -> JudgeResult
     )
 
 
-def split_cached(
-    specs: list[CallSpec], cache: JudgeCache | None, protocol: str | ProtocolSpec
-) -> tuple[dict[tuple[str, int], JudgeResult], list[CallSpec]]:
-    """Answer the specs the cache has a reply for; return the others, in order.
-
-    Logs how many calls were found when the cache had any.
+@dataclass(frozen=True)
+class VerdictReader:
+    """Reads judge replies for the runtime (:class:`~locomo_exp.llm.calls.ReplyReader`).
 
     Args:
-        specs: the calls.
-        cache: the open cache, or ``None`` (nothing is cached).
-        protocol: judge protocol (to parse cached replies).
-
-    Returns:
-        ``(results, pending)``: ``(question_id, run) -> result`` (``cached=True``) of the
-        specs found in the cache, and the specs that were not, in their original order.
+        protocol: the judge protocol whose verdicts the replies carry (a name or a spec,
+            e.g. a template's).
     """
-    stored = cache.get_many(s.digest for s in specs) if cache is not None else {}
-    results: dict[tuple[str, int], JudgeResult] = {}
-    pending: list[CallSpec] = []
-    for spec in specs:
-        reply = stored.get(spec.digest)
-        if reply is None:
-            pending.append(spec)
-        else:
-            results[(spec.question_id, spec.run)] = result_from_reply(
-                reply, protocol, spec.run, cached=True
-            )
-    if stored:
-        logger.info(
-            "judge: %d of %d calls found in the cache", len(specs) - len(pending), len(specs)
-        )
-    return results, pending
+
+    protocol: str | ProtocolSpec
+
+    def read(self, reply: JudgeReply, run: int, *, cached: bool) -> JudgeResult:
+        """:func:`result_from_reply` under this reader's protocol."""
+        return result_from_reply(reply, self.protocol, run, cached=cached)
+
+    def failed(self, run: int, error: str) -> JudgeResult:
+        """An API error of run ``run`` (unscored, the reason in ``error``)."""
+        return JudgeResult(score=None, outcome="api_error", run=run, error=error)
+
+    def no_verdict(self, reply: JudgeReply, run: int, attempts: int) -> JudgeResult:
+        """:func:`no_verdict_result`."""
+        return no_verdict_result(reply, run, attempts)
+
+    def with_run(self, result: JudgeResult, run: int) -> JudgeResult:
+        """``result`` with its run index set to ``run``."""
+        return replace(result, run=run)
+
+
+def verdict_reader(cfg: JudgeConfig) -> VerdictReader:
+    """The reader of a judge config's protocol (``judge.protocol``, or its template)."""
+    return VerdictReader(protocol_spec(cfg))
+
+
+__all__ = [
+    "VerdictReader",
+    "build_call_specs",
+    "no_verdict_result",
+    "result_from_reply",
+    "verdict_reader",
+]

@@ -13,20 +13,22 @@ from pathlib import Path
 from typing import Any
 
 from locomo_exp.config import JudgeConfig, JudgeMode
-from locomo_exp.judge.aggregate import JudgeResult, cost_usd
-from locomo_exp.judge.cache import BatchLedger, JudgeCache, resolve_cache_path
-from locomo_exp.judge.errors import JudgeError
-from locomo_exp.judge.models import model_price
-from locomo_exp.judge.pool import CallSpec, build_call_specs
+from locomo_exp.judge.aggregate import JudgeResult
+from locomo_exp.judge.calls import build_call_specs
 from locomo_exp.judge.preflight import (
     CHARS_PER_TOKEN,
     REQUEST_OVERHEAD_TOKENS,
     estimate_prompt_tokens,
     judged_records,
 )
-from locomo_exp.judge.providers import api_version as provider_api_version
-from locomo_exp.judge.providers import endpoint
-from locomo_exp.judge.stop import CallsStop
+from locomo_exp.llm.cache import BatchLedger, JudgeCache, resolve_cache_path
+from locomo_exp.llm.calls import CallSpec
+from locomo_exp.llm.errors import JudgeError
+from locomo_exp.llm.models import model_price
+from locomo_exp.llm.providers import api_version as provider_api_version
+from locomo_exp.llm.providers import endpoint
+from locomo_exp.llm.spend import cost_usd
+from locomo_exp.llm.stop import CallsStop
 from locomo_exp.results import QARecord
 
 logger = logging.getLogger(__name__)
@@ -199,9 +201,9 @@ class SpendCap:
     """``judge.max_cost_usd`` during the calls: stops new calls once the paid cost reaches it.
 
     Each call made adds its tokens at the model's list price (:func:`cost_usd`; realtime
-    calls); when the sum reaches the cap, :class:`~locomo_exp.judge.stop.CallsStop` is set:
+    calls); when the sum reaches the cap, :class:`~locomo_exp.llm.stop.CallsStop` is set:
     the pool sends no new call, the calls in flight finish and are cached, and the job stops
-    with :class:`~locomo_exp.judge.stop.CallsStopped` naming the cap (the same command,
+    with :class:`~locomo_exp.llm.stop.CallsStopped` naming the cap (the same command,
     with a higher cap, pays only for the calls left).
 
     Args:

@@ -22,33 +22,34 @@ from locomo_exp.judge.aggregate import (
     JudgeResult,
     JudgeRunResult,
     aggregate_question,
-    cost_usd,
     group_j,
 )
-from locomo_exp.judge.batch import BatchRunInfo, judge_batch_async
-from locomo_exp.judge.cache import JudgeCache, resolve_cache_path
-from locomo_exp.judge.cache.health import check_cache
-from locomo_exp.judge.errors import JudgeInterrupted
+from locomo_exp.judge.calls import build_call_specs, verdict_reader
 from locomo_exp.judge.estimate import (
     SpendCap,
     announce_cost,
     dry_run_estimate,
     fmt_cost,
 )
-from locomo_exp.judge.messages import JudgeClient
-from locomo_exp.judge.models import model_price, uses_structured_output
 from locomo_exp.judge.parsing import PARSER_VERSION
-from locomo_exp.judge.pool import PoolInterrupted, build_call_specs
 from locomo_exp.judge.preflight import (
     judged_records,
     preflight_judge,
 )
 from locomo_exp.judge.protocols import protocol_spec
 from locomo_exp.judge.protocols.template import template_card
-from locomo_exp.judge.providers import api_version as provider_api_version
-from locomo_exp.judge.providers import endpoint
-from locomo_exp.judge.session import judge_calls_async
-from locomo_exp.judge.stop import CallsStop
+from locomo_exp.llm.batch import BatchRunInfo, judge_batch_async
+from locomo_exp.llm.cache import JudgeCache, resolve_cache_path
+from locomo_exp.llm.cache.health import check_cache
+from locomo_exp.llm.errors import JudgeInterrupted
+from locomo_exp.llm.messages import JudgeClient
+from locomo_exp.llm.models import model_price, uses_structured_output
+from locomo_exp.llm.pool import PoolInterrupted
+from locomo_exp.llm.providers import api_version as provider_api_version
+from locomo_exp.llm.providers import endpoint
+from locomo_exp.llm.session import judge_calls_async
+from locomo_exp.llm.spend import cost_usd
+from locomo_exp.llm.stop import CallsStop
 from locomo_exp.results import QARecord
 from locomo_exp.results.template_note import parse_failure_words
 from locomo_exp.results.words import counted
@@ -59,7 +60,7 @@ def open_cache(cfg: JudgeConfig, start_dir: Path) -> JudgeCache | None:
     """The judge cache of ``cfg`` (``judge.cache_path`` resolved against ``start_dir``).
 
     Returns:
-        An open :class:`~locomo_exp.judge.cache.JudgeCache`, or ``None`` with
+        An open :class:`~locomo_exp.llm.cache.JudgeCache`, or ``None`` with
         ``judge.cache=false``.
     """
     if not cfg.cache:
@@ -278,7 +279,7 @@ def run_judge(
             start directory, not Hydra's run directory).
         category_names: display names by category id (unused: MLflow names are built by
             :mod:`locomo_exp.tracking`).
-        client: a :class:`~locomo_exp.judge.messages.JudgeClient` to use instead of the
+        client: a :class:`~locomo_exp.llm.messages.JudgeClient` to use instead of the
             Anthropic SDK client built from the config (tests, other transports).
         on_calls_start: called once, right before the calls (the provider's SDK imported,
             the cache checked; not with ``judge.dry_run``): the job starts there the work
@@ -358,7 +359,10 @@ def run_judge(
     try:
         if JudgeMode(cfg.mode) is JudgeMode.batch:
             results, batch_info = asyncio.run(
-                judge_batch_async(specs, cfg, cache=cache, client=client, calls_stop=calls_stop)
+                judge_batch_async(
+                    specs, cfg, cache=cache, reader=verdict_reader(cfg), client=client,
+                    calls_stop=calls_stop,
+                )
             )
             calls_made = batch_info.requests_submitted + batch_info.realtime_calls
         else:
@@ -371,6 +375,7 @@ def run_judge(
                     specs,
                     cfg,
                     cache=cache,
+                    reader=verdict_reader(cfg),
                     client=client,
                     stop_on_error_rate=True,
                     calls_stop=calls_stop,

@@ -1,7 +1,7 @@
 """Checks made before a judge job spends anything: config values, API key, model limits.
 
 Model capabilities come from the judge preset (``judge.model_info``, see
-:mod:`locomo_exp.judge.models`): e.g. ``judge=opus-4-7`` says the model rejects any
+:mod:`locomo_exp.llm.models`): e.g. ``judge=opus-4-7`` says the model rejects any
 ``temperature`` (docs/field_notes.md §4), so a temperature set with it fails here.
 """
 
@@ -16,11 +16,11 @@ from urllib.parse import urlsplit
 from locomo_exp.benchmark import longmemeval as lme
 from locomo_exp.benchmark.locomo import CATEGORY_IDS
 from locomo_exp.config import JudgeConfig, JudgeMode
-from locomo_exp.judge.errors import JudgeError
-from locomo_exp.judge.models import accepts_temperature
 from locomo_exp.judge.protocols import get_protocol, protocol_spec
 from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL
-from locomo_exp.judge.providers import (
+from locomo_exp.llm.errors import JudgeError
+from locomo_exp.llm.models import accepts_temperature
+from locomo_exp.llm.providers import (
     custom_base_url,
     get_provider,
     is_reasoning_model,
@@ -32,10 +32,6 @@ from locomo_exp.judge.providers import (
 from locomo_exp.results import QARecord
 
 logger = logging.getLogger(__name__)
-
-API_KEY_ENV = "ANTHROPIC_API_KEY"
-"""Where the default provider's key is read from (``judge.api_key_env`` may name another)."""
-
 
 def _protocol_kinds(protocol: str) -> dict[int, str]:
     """Kind code -> kind of a protocol that judges its own kinds; ``{}`` for LoCoMo's."""
@@ -292,8 +288,8 @@ def preflight_judge(
     """
     check_config(cfg)
     if cfg.cache and start_dir is not None:
-        from locomo_exp.judge.cache import cache_path_problem, resolve_cache_path
-        from locomo_exp.judge.cache.health import existing_cache_problem
+        from locomo_exp.llm.cache import cache_path_problem, resolve_cache_path
+        from locomo_exp.llm.cache.health import existing_cache_problem
 
         path = resolve_cache_path(cfg.cache_path, start_dir)
         problem = cache_path_problem(path) or existing_cache_problem(path)

@@ -13,7 +13,7 @@ outputs are written, before an MLflow run ends FINISHED, before the command repo
 success), so a job that saw a signal never reports success.
 
 The judge routes both signals to its event loop while its calls run
-(:mod:`locomo_exp.judge.interrupt`) and puts these handlers back afterwards.
+(:mod:`locomo_exp.llm.interrupt`) and puts these handlers back afterwards.
 """
 
 from __future__ import annotations

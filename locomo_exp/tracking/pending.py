@@ -11,7 +11,7 @@ job's thread.
 Errors: a store that cannot be used raises :class:`~locomo_exp.tracking.store.TrackingStoreError`
 (one line) from :meth:`PendingRun.wait`. The thread also hands the error at once to
 ``on_failure``, with which the job stops its calls (the judge's
-:class:`~locomo_exp.judge.stop.CallsStop`): the calls already paid for are cached and the
+:class:`~locomo_exp.llm.stop.CallsStop`): the calls already paid for are cached and the
 outputs written, so nothing is lost and the same command resumes from the cache. When the
 job itself fails, its own error is the one raised; the store's is logged, unless the job's
 error was caused by it.

@@ -20,12 +20,12 @@ from typing import Any
 from locomo_exp.benchmark import LOCOMO
 from locomo_exp.config import JudgeConfig
 from locomo_exp.judge.aggregate import JudgeRunResult
-from locomo_exp.judge.errors import JudgeError
-from locomo_exp.judge.messages import JudgeClient
-from locomo_exp.judge.models import model_price
 from locomo_exp.judge.preflight import judged_records
 from locomo_exp.judge.protocols import protocol_spec
-from locomo_exp.judge.stop import CallsStop, CallsStopped
+from locomo_exp.llm.errors import JudgeError
+from locomo_exp.llm.messages import JudgeClient
+from locomo_exp.llm.models import model_price
+from locomo_exp.llm.stop import CallsStop, CallsStopped
 from locomo_exp.results import CallEstimate, QARecord, TrustDryRun, TrustSummary
 from locomo_exp.results.template_note import unparsed_scored_words
 from locomo_exp.stats.correction import CorrectedJ, corrected_j

@@ -19,10 +19,10 @@ from omegaconf import OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from locomo_exp.config import JudgeAuditConfig, JudgeConfig
-from locomo_exp.judge.errors import JudgeError
-from locomo_exp.judge.models import model_price
 from locomo_exp.judge.preflight import check_panel_members, judged_records
-from locomo_exp.judge.providers import AUTO_KEY_ENV
+from locomo_exp.llm.errors import JudgeError
+from locomo_exp.llm.models import model_price
+from locomo_exp.llm.providers import AUTO_KEY_ENV
 from locomo_exp.results import QARecord
 from locomo_exp.trust.budget import audit_budget, audit_note, audit_runs, cap_controls
 from locomo_exp.trust.controls import AuditControl, build_controls, user_controls
@@ -123,7 +123,7 @@ def judge_name(summary: Mapping[str, Any]) -> str:
     """``<provider> <model>`` of a judge run's summary, ``at <endpoint>`` when not the default.
 
     The endpoint is the one the summary records (no user info, query or fragment: never a
-    credential, :func:`locomo_exp.judge.providers.endpoint`).
+    credential, :func:`locomo_exp.llm.providers.endpoint`).
     """
     where = f" at {summary.get('endpoint')}" if summary.get("endpoint_kind") == "custom" else ""
     return f"{summary.get('provider')} {summary.get('model')}{where}"

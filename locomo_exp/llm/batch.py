@@ -1,7 +1,7 @@
 """``judge.mode=batch``: judge calls through the Message Batches API (half price, resumable).
 
 1. Calls already in the cache are answered from it, exactly as in realtime mode.
-2. Calls in a batch still in flight (the ledger, :class:`~locomo_exp.judge.cache.BatchLedger`,
+2. Calls in a batch still in flight (the ledger, :class:`~locomo_exp.llm.cache.BatchLedger`,
    in the same SQLite file) are not submitted again: their batch is polled.
 3. Otherwise, if ``judge.batch.canary``, one call is sent realtime first, so a wrong model
    id, key or temperature stops the job after one call, before anything is submitted;
@@ -19,7 +19,7 @@
    realtime replies); ``errored``, ``expired`` and ``canceled`` requests are API errors of
    their run now and are submitted again by the next run.
 6. With ``judge.batch.wait=false``, batches not ended at the first check raise
-   :class:`~locomo_exp.judge.errors.JudgeBatchPending`; the same command later collects.
+   :class:`~locomo_exp.llm.errors.JudgeBatchPending`; the same command later collects.
 """
 
 from __future__ import annotations
@@ -29,12 +29,10 @@ import functools
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from locomo_exp.config import JudgeConfig
-from locomo_exp.judge.aggregate import JudgeResult
-from locomo_exp.judge.batch_plan import (
+from locomo_exp.llm.batch_plan import (
     RESULT_KINDS,
     STORE_CHUNK,
     VALIDATION_FAILED,
@@ -42,8 +40,8 @@ from locomo_exp.judge.batch_plan import (
     batch_error_lines,
     split_batches,
 )
-from locomo_exp.judge.batch_submit import BatchSubmitter
-from locomo_exp.judge.cache import (
+from locomo_exp.llm.batch_submit import BatchSubmitter
+from locomo_exp.llm.cache import (
     COLLECTED,
     FAILED,
     MISSING,
@@ -51,21 +49,20 @@ from locomo_exp.judge.cache import (
     JudgeCache,
     Submission,
 )
-from locomo_exp.judge.calls import CallSpec, result_from_reply, split_cached
-from locomo_exp.judge.errors import JudgeBatchPending, JudgeCallError, JudgeError
-from locomo_exp.judge.messages import (
+from locomo_exp.llm.calls import CallSpec, R, ReplyReader, split_cached
+from locomo_exp.llm.errors import JudgeBatchPending, JudgeCallError, JudgeError
+from locomo_exp.llm.messages import (
     BATCH_COUNT_KINDS,
     BatchItemResult,
     BatchStatus,
     JudgeBatchClient,
     JudgeClient,
 )
-from locomo_exp.judge.pool import JudgePool
-from locomo_exp.judge.progress import format_seconds, make_bar
-from locomo_exp.judge.protocols import protocol_spec
-from locomo_exp.judge.retry import fatal_api_error
-from locomo_exp.judge.session import judge_client
-from locomo_exp.judge.stop import CallsStop, CallsStopped
+from locomo_exp.llm.pool import JudgePool
+from locomo_exp.llm.progress import format_seconds, make_bar
+from locomo_exp.llm.retry import fatal_api_error
+from locomo_exp.llm.session import judge_client
+from locomo_exp.llm.stop import CallsStop, CallsStopped
 
 logger = logging.getLogger(__name__)
 
@@ -76,13 +73,14 @@ def _sum_counts(statuses: list[BatchStatus]) -> dict[str, int]:
     return {kind: sum(s.counts.get(kind, 0) for s in statuses) for kind in BATCH_COUNT_KINDS}
 
 
-class BatchJudge(BatchSubmitter):
+class BatchJudge(BatchSubmitter, Generic[R]):
     """Runs call specs through the Message Batches API (see the module docstring).
 
     Args:
         client: a client with the batch methods (:class:`JudgeBatchClient`).
         cfg: the judge config (``cfg.batch`` for batch options).
         cache: the cache file; required, it also holds the ledger.
+        reader: turns replies and failures into results (as :class:`JudgePool`'s).
         sleep: coroutine used to wait between polls and retries (tests).
         calls_stop: set by another thread to stop paying (:meth:`run`).
     """
@@ -93,13 +91,15 @@ class BatchJudge(BatchSubmitter):
         cfg: JudgeConfig,
         cache: JudgeCache,
         *,
+        reader: ReplyReader[R],
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         calls_stop: CallsStop | None = None,
     ) -> None:
         super().__init__(client, cfg, cache, sleep=sleep, calls_stop=calls_stop)
+        self.reader = reader
         self._outcomes: dict[str, BatchItemResult] = {}
         self._unavailable: dict[str, str] = {}
-        self._calls: tuple[dict[tuple[str, int], JudgeResult], dict[str, list[CallSpec]], int]
+        self._calls: tuple[dict[tuple[str, int], R], dict[str, list[CallSpec]], int]
         self._calls = ({}, {}, 0)  # results so far, pending calls by digest, calls in all
 
     def _raise_if_stopped(self, waiting: list[str]) -> None:
@@ -316,7 +316,7 @@ class BatchJudge(BatchSubmitter):
         )
 
     # -- the job ---------------------------------------------------------------------
-    async def run(self, specs: list[CallSpec]) -> dict[tuple[str, int], JudgeResult]:
+    async def run(self, specs: list[CallSpec]) -> dict[tuple[str, int], R]:
         """Judge every spec: from the cache, from batches in flight, or in new batches.
 
         Args:
@@ -334,7 +334,7 @@ class BatchJudge(BatchSubmitter):
                 each batch is created and at each poll; batches already created keep
                 processing (the same command collects them, nothing is submitted twice).
         """
-        results, uncached = split_cached(specs, self.cache, protocol_spec(self.cfg))
+        results, uncached = split_cached(specs, self.cache, self.reader)
         pending: dict[str, list[CallSpec]] = {}
         for spec in uncached:
             pending.setdefault(spec.digest, []).append(spec)
@@ -368,7 +368,7 @@ class BatchJudge(BatchSubmitter):
 
         if to_submit and self.cfg.batch.canary:
             digest = to_submit[0]
-            pool = JudgePool(self.client, self.cfg, self.cache)  # one call; stop checked after
+            pool = JudgePool(self.client, self.cfg, self.cache, reader=self.reader)  # one call
             try:
                 canary = await pool.call(pending[digest][0])
             finally:
@@ -376,7 +376,7 @@ class BatchJudge(BatchSubmitter):
             if canary.outcome != "api_error":
                 to_submit = to_submit[1:]
                 for spec in pending.pop(digest):
-                    results[(spec.question_id, spec.run)] = replace(canary, run=spec.run)
+                    results[(spec.question_id, spec.run)] = self.reader.with_run(canary, spec.run)
 
         submission_ids = list(resumed)
         self._raise_if_stopped(submission_ids)
@@ -421,9 +421,9 @@ class BatchJudge(BatchSubmitter):
         )
         return results
 
-    def _result_for(self, spec: CallSpec, item: BatchItemResult | None, reply: Any) -> JudgeResult:
+    def _result_for(self, spec: CallSpec, item: BatchItemResult | None, reply: Any) -> R:
         if item is not None and item.result_type == "succeeded" and reply is not None:
-            return result_from_reply(reply, protocol_spec(self.cfg), spec.run, cached=False)
+            return self.reader.read(reply, spec.run, cached=False)
         if item is None:
             reason = self._unavailable.get(spec.digest, "no batch result")
             error = f"batch_unavailable: {reason}; submitted again by the next run"
@@ -441,7 +441,7 @@ class BatchJudge(BatchSubmitter):
             error = (
                 "batch_missing: no result line for this request; submitted again by the next run"
             )
-        return JudgeResult(score=None, outcome="api_error", run=spec.run, error=error)
+        return self.reader.failed(spec.run, error)
 
 
 async def judge_batch_async(
@@ -449,15 +449,17 @@ async def judge_batch_async(
     cfg: JudgeConfig,
     *,
     cache: JudgeCache | None,
+    reader: ReplyReader[R],
     client: JudgeClient | None = None,
     calls_stop: CallsStop | None = None,
-) -> tuple[dict[tuple[str, int], JudgeResult], BatchRunInfo]:
+) -> tuple[dict[tuple[str, int], R], BatchRunInfo]:
     """Run specs through :class:`BatchJudge`, creating (and closing) a client if needed.
 
     Args:
         specs: the calls.
         cfg: the judge config.
         cache: the open cache (required: it holds the batch ledger).
+        reader: turns replies and failures into results.
         client: a client with the batch methods, or ``None`` for the SDK client.
         calls_stop: set by another thread to stop paying (see :meth:`BatchJudge.run`).
 
@@ -481,7 +483,7 @@ async def judge_batch_async(
     ):
         raise JudgeError(f"{type(client).__name__} cannot submit Message Batches")
     async with judge_client(cfg, client) as active:
-        judge = BatchJudge(active, cfg, cache, calls_stop=calls_stop)  # type: ignore[arg-type]
+        judge = BatchJudge(active, cfg, cache, reader=reader, calls_stop=calls_stop)  # type: ignore[arg-type]
         results = await judge.run(specs)
     return results, judge.info
 

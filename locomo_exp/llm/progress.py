@@ -7,7 +7,7 @@ import sys
 import time
 from typing import IO, Any
 
-from locomo_exp.judge.aggregate import JudgeResult
+from locomo_exp.llm.calls import CallResult
 
 logger = logging.getLogger(__name__)
 
@@ -80,7 +80,7 @@ class ProgressReporter:
         if self.bar is not None:
             self.bar.update(1)
 
-    def record(self, result: JudgeResult) -> None:
+    def record(self, result: CallResult) -> None:
         """Count one finished (non-cached) call and log a line if due."""
         self.made += 1
         if result.outcome == "parse_failure" or result.unparsed_scored:

@@ -30,8 +30,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from locomo_exp.judge.errors import JudgeError
-from locomo_exp.judge.messages import JudgeReply
+from locomo_exp.llm.errors import JudgeError
+from locomo_exp.llm.messages import JudgeReply
 
 logger = logging.getLogger(__name__)
 
@@ -136,7 +136,7 @@ class CacheKey:
             every key made before providers existed is unchanged (an old command hits its
             old cache).
         endpoint: the custom endpoint, normalised
-            (:func:`locomo_exp.judge.providers.cache_endpoint`), or ``None`` for the
+            (:func:`locomo_exp.llm.providers.cache_endpoint`), or ``None`` for the
             provider's default one; in the key's fields only when set, so keys of the
             default endpoints are unchanged.
     """

@@ -7,8 +7,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from locomo_exp.judge.errors import JudgeError
-from locomo_exp.judge.messages import BatchItemResult
+from locomo_exp.llm.errors import JudgeError
+from locomo_exp.llm.messages import BatchItemResult
 
 BATCH_BODY_OVERHEAD_BYTES = 1024
 """Bytes reserved in each batch body besides the requests (``{"requests": [...]}``)."""

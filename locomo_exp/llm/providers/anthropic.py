@@ -1,6 +1,6 @@
 """``judge.provider=anthropic``: the Messages API, the only module that imports ``anthropic``.
 
-The rest of the judge sees the :class:`~locomo_exp.judge.messages.JudgeClient` protocol
+The rest of the judge sees the :class:`~locomo_exp.llm.messages.JudgeClient` protocol
 (:class:`JudgeRequest` in, :class:`JudgeReply` out, :class:`JudgeCallError` on failure).
 
 Temperature (docs/field_notes.md §4): the ``anthropic`` 2.x SDK has no ``temperature`` argument,
@@ -9,10 +9,10 @@ A numeric temperature is therefore sent in the body together with the
 header ``anthropic-version: 2023-06-01``; with ``temperature=None`` nothing is added and the
 SDK's default version is kept.
 
-Retries are done by the caller (:class:`~locomo_exp.judge.pool.JudgePool`), so the SDK client is
+Retries are done by the caller (:class:`~locomo_exp.llm.pool.JudgePool`), so the SDK client is
 built with ``max_retries=0`` and each failure is classified once by :func:`classify_error`.
 The error mapping, deadline, batch listing and closing are shared with the other providers
-(:mod:`locomo_exp.judge.providers.common`).
+(:mod:`locomo_exp.llm.providers.common`).
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 import anthropic
 
-from locomo_exp.judge.errors import JudgeCallError
-from locomo_exp.judge.messages import (
+from locomo_exp.llm.errors import JudgeCallError
+from locomo_exp.llm.messages import (
     BATCH_COUNT_KINDS,
     BatchItemResult,
     BatchStatus,
@@ -35,7 +35,7 @@ from locomo_exp.judge.messages import (
     JudgeRequest,
     parse_rate_limit_headers,
 )
-from locomo_exp.judge.providers.common import SdkErrors, SdkJudgeClient, classify_sdk_error
+from locomo_exp.llm.providers.common import SdkErrors, SdkJudgeClient, classify_sdk_error
 
 if TYPE_CHECKING:
     from locomo_exp.config import JudgeConfig
@@ -330,7 +330,7 @@ class AnthropicJudgeClient(SdkJudgeClient):
 
 
 def make_client(cfg: JudgeConfig, *, api_key: str, base_url: str | None) -> AnthropicJudgeClient:
-    """The provider's client for a judge config (:func:`locomo_exp.judge.providers.make_client`).
+    """The provider's client for a judge config (:func:`locomo_exp.llm.providers.make_client`).
 
     Args:
         cfg: the judge config (temperature, timeouts).

@@ -3,7 +3,7 @@
 The judge job sets its MLflow run up on a thread while the calls wait on the network
 (:mod:`locomo_exp.tracking.pending`). When that setup fails, the job will fail anyway, so
 every further call would be money spent for nothing: the thread sets a :class:`CallsStop`
-with the reason, and the pool (:class:`~locomo_exp.judge.pool.JudgePool`) checks it
+with the reason, and the pool (:class:`~locomo_exp.llm.pool.JudgePool`) checks it
 before each new call and each retry. Calls in flight finish and are cached; the pool then
 raises :class:`CallsStopped`, one line naming the reason and the calls made and left.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 
-from locomo_exp.judge.errors import JudgeJobStopped
+from locomo_exp.llm.errors import JudgeJobStopped
 from locomo_exp.results.words import counted
 
 

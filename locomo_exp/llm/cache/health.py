@@ -21,10 +21,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from locomo_exp.judge.cache.claims import CallClaims
-from locomo_exp.judge.cache.store import JudgeCache
-from locomo_exp.judge.errors import JudgeError, JudgeJobStopped
-from locomo_exp.judge.messages import JudgeReply
+from locomo_exp.llm.cache.claims import CallClaims
+from locomo_exp.llm.cache.store import JudgeCache
+from locomo_exp.llm.errors import JudgeError, JudgeJobStopped
+from locomo_exp.llm.messages import JudgeReply
 
 BYTES_PER_REPLY_OVERHEAD: Final = 1024
 """Bytes of one stored reply beyond its texts: key digest, numbers, index and page slack."""
@@ -58,7 +58,7 @@ def check_cache(path: Path, specs: Sequence[Any], max_tokens: int) -> None:
     Args:
         path: the resolved ``judge.cache_path``.
         specs: the run's calls (each with ``key``, a
-            :class:`~locomo_exp.judge.cache.store.CacheKey`, and ``digest``); those not yet
+            :class:`~locomo_exp.llm.cache.store.CacheKey`, and ``digest``); those not yet
             stored are the replies the run will store.
         max_tokens: the replies' output token limit (``judge.max_tokens``).
 
@@ -99,7 +99,7 @@ def existing_cache_problem(path: Path) -> str | None:
 
     Args:
         path: the resolved ``judge.cache_path`` (not a directory:
-            :func:`~locomo_exp.judge.cache.store.cache_path_problem` ran first).
+            :func:`~locomo_exp.llm.cache.store.cache_path_problem` ran first).
 
     Returns:
         One line naming the file and the problem, or ``None`` (also for a missing file).

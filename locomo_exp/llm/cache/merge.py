@@ -3,7 +3,7 @@
 SQLite must not be shared over a network file system, so jobs on other machines each
 write their own cache file; afterwards::
 
-    python -m locomo_exp.judge.cache merge OUT.sqlite A.sqlite B.sqlite ...
+    python -m locomo_exp.llm.cache merge OUT.sqlite A.sqlite B.sqlite ...
 
 copies every completed call (``judge_calls``) and the batch ledgers (``judge_batches``,
 ``judge_batch_requests``: a later run then polls batches still in flight instead of
@@ -27,8 +27,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from locomo_exp.judge.cache.store import SQLITE_HEADER, JudgeCache
-from locomo_exp.judge.errors import JudgeError
+from locomo_exp.llm.cache.store import SQLITE_HEADER, JudgeCache
+from locomo_exp.llm.errors import JudgeError
 
 logger = logging.getLogger(__name__)
 

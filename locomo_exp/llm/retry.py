@@ -7,9 +7,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from locomo_exp.config import JudgeConfig
-from locomo_exp.judge.errors import JudgeCallError, JudgeFatalAPIError, JudgeJobStopped
-from locomo_exp.judge.preflight import API_KEY_ENV
-from locomo_exp.judge.providers import get_provider, key_env
+from locomo_exp.llm.errors import JudgeCallError, JudgeFatalAPIError, JudgeJobStopped
+from locomo_exp.llm.providers import get_provider, key_env
+
+API_KEY_ENV = "ANTHROPIC_API_KEY"
+"""Where the default provider's key is read from (``judge.api_key_env`` may name another)."""
 
 
 @dataclass

@@ -5,13 +5,13 @@
   with the owner registry :class:`ClaimOwners`);
 * :mod:`.ledger` - the Message Batches ledger (:class:`BatchLedger`);
 * :mod:`.merge` - merging per-job cache files into one
-  (``python -m locomo_exp.judge.cache merge OUT.sqlite A.sqlite B.sqlite ...``).
+  (``python -m locomo_exp.llm.cache merge OUT.sqlite A.sqlite B.sqlite ...``).
 """
 
 from __future__ import annotations
 
-from locomo_exp.judge.cache.claims import CallClaims, Claim, ClaimOwners, pid_alive
-from locomo_exp.judge.cache.ledger import (
+from locomo_exp.llm.cache.claims import CallClaims, Claim, ClaimOwners, pid_alive
+from locomo_exp.llm.cache.ledger import (
     COLLECTED,
     FAILED,
     IN_FLIGHT_STATUSES,
@@ -23,8 +23,8 @@ from locomo_exp.judge.cache.ledger import (
     Submission,
     custom_id_for,
 )
-from locomo_exp.judge.cache.merge import MergeReport, merge_caches
-from locomo_exp.judge.cache.store import (
+from locomo_exp.llm.cache.merge import MergeReport, merge_caches
+from locomo_exp.llm.cache.store import (
     CACHE_SCHEMA_VERSION,
     HOSTNAME,
     SQLITE_HEADER,

@@ -19,8 +19,8 @@ try:  # the SDKs' HTTP library: httpx2 from anthropic 2.x and openai 3, httpx be
 except ImportError:  # pragma: no cover - depends on the installed SDK
     import httpx as _http  # type: ignore[no-redef,import-not-found,unused-ignore]
 
-from locomo_exp.judge.errors import JudgeCallError
-from locomo_exp.judge.messages import BatchStatus, JudgeReply, RateLimitInfo, parse_retry_after
+from locomo_exp.llm.errors import JudgeCallError
+from locomo_exp.llm.messages import BatchStatus, JudgeReply, RateLimitInfo, parse_retry_after
 
 __all__ = ["SdkErrors", "SdkJudgeClient", "api_message", "classify_sdk_error", "within"]
 
@@ -191,7 +191,7 @@ async def within(seconds: float, awaitable: Awaitable[T]) -> T:
 
 
 class SdkJudgeClient:
-    """The parts of a :class:`~locomo_exp.judge.messages.JudgeBatchClient` every SDK shares.
+    """The parts of a :class:`~locomo_exp.llm.messages.JudgeBatchClient` every SDK shares.
 
     A subclass sets :attr:`errors`, :attr:`request_id_header`, ``self._client`` (the SDK's
     async client) and ``self._timeout_s``, and implements :attr:`_batches` (the SDK's

@@ -26,8 +26,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
-from locomo_exp.judge.cache.store import HOSTNAME, CacheKey, JudgeCache
-from locomo_exp.judge.messages import JudgeReply
+from locomo_exp.llm.cache.store import HOSTNAME, CacheKey, JudgeCache
+from locomo_exp.llm.messages import JudgeReply
 
 logger = logging.getLogger(__name__)
 

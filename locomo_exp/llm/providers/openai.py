@@ -20,7 +20,7 @@ LiteLLM proxy, ...) through ``judge.base_url`` / ``OPENAI_BASE_URL``.
 
 Retries are done by the caller, so the SDK client has ``max_retries=0``. The error mapping,
 deadline, batch listing and closing are shared with the other providers
-(:mod:`locomo_exp.judge.providers.common`).
+(:mod:`locomo_exp.llm.providers.common`).
 """
 
 from __future__ import annotations
@@ -33,16 +33,16 @@ from typing import TYPE_CHECKING, Any, Final
 
 import openai
 
-from locomo_exp.judge.errors import JudgeCallError, JudgeError
-from locomo_exp.judge.messages import (
+from locomo_exp.llm.errors import JudgeCallError, JudgeError
+from locomo_exp.llm.messages import (
     BatchItemResult,
     BatchStatus,
     JudgeReply,
     JudgeRequest,
     RateLimitInfo,
 )
-from locomo_exp.judge.providers import OPENAI_CHAT_API_VERSION, is_reasoning_model
-from locomo_exp.judge.providers.common import SdkErrors, SdkJudgeClient, classify_sdk_error
+from locomo_exp.llm.providers import OPENAI_CHAT_API_VERSION, is_reasoning_model
+from locomo_exp.llm.providers.common import SdkErrors, SdkJudgeClient, classify_sdk_error
 
 if TYPE_CHECKING:
     from locomo_exp.config import JudgeConfig
@@ -275,7 +275,7 @@ def batch_item_from(line: Mapping[str, Any], batch_id: str) -> BatchItemResult:
 
 
 class OpenAIJudgeClient(SdkJudgeClient):
-    """:class:`~locomo_exp.judge.messages.JudgeBatchClient` over ``openai.AsyncOpenAI``.
+    """:class:`~locomo_exp.llm.messages.JudgeBatchClient` over ``openai.AsyncOpenAI``.
 
     Args:
         api_key: the key (read by the caller from its environment variable); never logged.
@@ -400,7 +400,7 @@ class OpenAIJudgeClient(SdkJudgeClient):
 
 
 def make_client(cfg: JudgeConfig, *, api_key: str, base_url: str | None) -> OpenAIJudgeClient:
-    """The provider's client for a judge config (:func:`locomo_exp.judge.providers.make_client`)."""
+    """The provider's client for a judge config (:func:`locomo_exp.llm.providers.make_client`)."""
     return OpenAIJudgeClient(
         api_key=api_key,
         base_url=base_url,

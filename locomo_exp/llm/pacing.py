@@ -13,7 +13,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 
-from locomo_exp.judge.messages import RateLimitInfo
+from locomo_exp.llm.messages import RateLimitInfo
 
 
 class RateLimiter:

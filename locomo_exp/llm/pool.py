@@ -11,17 +11,17 @@
    ``retry-after``, which also pauses every worker; a call still failing after
    ``judge.max_retries`` retries is an API error for that run. A fatal failure (400, 401,
    403, 404) stops the pool at once: no new call starts, calls in flight finish and are
-   cached, and :class:`~locomo_exp.judge.errors.JudgeFatalAPIError` is raised.
+   cached, and :class:`~locomo_exp.llm.errors.JudgeFatalAPIError` is raised.
 4. Every completed call is committed to the cache as it arrives.
 5. With a cache, every call is claimed before it is sent
-   (:class:`~locomo_exp.judge.cache.CallClaims`), re-checking the cache: a call stored
+   (:class:`~locomo_exp.llm.cache.CallClaims`), re-checking the cache: a call stored
    meanwhile is used, and a call another live process (or another pool) has in flight is
    set aside and waited for (polled with backoff once nothing else is left to do), so
    concurrent jobs judging the same answers never pay twice. Claims of a dead process
    are taken over at once; the pool's claims carry a heartbeat while it runs.
-6. Another thread can stop the calls (:class:`~locomo_exp.judge.stop.CallsStop`, e.g. the
+6. Another thread can stop the calls (:class:`~locomo_exp.llm.stop.CallsStop`, e.g. the
    job's MLflow run could not be set up): checked before each call and retry, calls in
-   flight finish and are cached, then :class:`~locomo_exp.judge.stop.CallsStopped`.
+   flight finish and are cached, then :class:`~locomo_exp.llm.stop.CallsStopped`.
 """
 
 from __future__ import annotations
@@ -31,30 +31,28 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Generic
 
 from locomo_exp.config import JudgeConfig
-from locomo_exp.judge.aggregate import JudgeResult
-from locomo_exp.judge.cache import CallClaims, ClaimOwners, JudgeCache
-from locomo_exp.judge.cache.claims import held_claims
-from locomo_exp.judge.cache.health import store_or_stop
-from locomo_exp.judge.call_queue import CallQueue
-from locomo_exp.judge.calls import (
+from locomo_exp.llm.cache import CallClaims, ClaimOwners, JudgeCache
+from locomo_exp.llm.cache.claims import held_claims
+from locomo_exp.llm.cache.health import store_or_stop
+from locomo_exp.llm.call_queue import CallQueue
+from locomo_exp.llm.calls import (
     NO_VERDICT_RETRIES,
     STORED_OUTCOMES,
     CallSpec,
-    build_call_specs,
+    R,
+    ReplyReader,
     lacks_verdict,
-    no_verdict_result,
-    result_from_reply,
     split_cached,
 )
-from locomo_exp.judge.errors import JudgeCallError, JudgeJobStopped, PoolInterrupted
-from locomo_exp.judge.interrupt import catch_signals, drain_or_cancel
-from locomo_exp.judge.messages import JudgeClient, RateLimitInfo
-from locomo_exp.judge.pacing import RateLimiter
-from locomo_exp.judge.progress import ProgressReporter
-from locomo_exp.judge.protocols import protocol_spec
-from locomo_exp.judge.retry import (
+from locomo_exp.llm.errors import JudgeCallError, JudgeJobStopped, PoolInterrupted
+from locomo_exp.llm.interrupt import catch_signals, drain_or_cancel
+from locomo_exp.llm.messages import JudgeClient, RateLimitInfo
+from locomo_exp.llm.pacing import RateLimiter
+from locomo_exp.llm.progress import ProgressReporter
+from locomo_exp.llm.retry import (
     RetryPolicy,
     claim_poll_delay,
     claim_timeout_s,
@@ -62,12 +60,12 @@ from locomo_exp.judge.retry import (
     error_rate_stop,
     fatal_api_error,
 )
-from locomo_exp.judge.stop import CallsStop, CallsStopped
+from locomo_exp.llm.stop import CallsStop, CallsStopped
 
 logger = logging.getLogger(__name__)
 
 
-class JudgePool:
+class JudgePool(Generic[R]):
     """Runs call specs through one bounded asyncio pool.
 
     Args:
@@ -75,6 +73,8 @@ class JudgePool:
         cfg: the judge config (concurrency, pacing, retries, protocol, progress,
             ``max_consecutive_connection_errors``, ``drain_s``).
         cache: where completed calls are stored, or ``None``.
+        reader: turns replies and failures into results (the judge layer's
+            :class:`~locomo_exp.judge.calls.VerdictReader`; the pool knows no verdicts).
         stop_on_error_rate: stop :meth:`run` as soon as its API errors exceed
             ``judge.max_error_rate`` of its calls (``run_judge``; the seed's per-answer
             functions return API errors as results instead).
@@ -93,6 +93,7 @@ class JudgePool:
         cfg: JudgeConfig,
         cache: JudgeCache | None,
         *,
+        reader: ReplyReader[R],
         stop_on_error_rate: bool = False,
         handle_signals: bool = True,
         clock: Callable[[], float] = time.monotonic,
@@ -104,6 +105,7 @@ class JudgePool:
         self._claim_owners = claim_owners
         self.cfg = cfg
         self.cache = cache
+        self.reader = reader
         self.policy = RetryPolicy.from_config(cfg)
         self._clock = clock
         self._sleep = sleep
@@ -133,7 +135,7 @@ class JudgePool:
         self.progress: ProgressReporter | None = None
         self._claims: CallClaims | None = None
         self.calls_stop = calls_stop
-        self.on_paid: Callable[[JudgeResult], object] | None = None  # each call made (spend cap)
+        self.on_paid: Callable[[R], object] | None = None  # each call made (spend cap)
 
     @property
     def halted(self) -> bool:
@@ -149,7 +151,7 @@ class JudgePool:
     def _told_to_stop(self) -> bool:
         return self.calls_stop is not None and self.calls_stop.is_set
 
-    def _raise_stop(self, results: dict[tuple[str, int], JudgeResult], *, total: int) -> None:
+    def _raise_stop(self, results: dict[tuple[str, int], R], *, total: int) -> None:
         """Raise what stopped the pool, if anything did (fatal error, stop signal, early stop)."""
         if self.fatal is not None:
             raise fatal_api_error(self.fatal, self.cfg)
@@ -207,7 +209,7 @@ class JudgePool:
 
     async def _attempt(
         self, spec: CallSpec, *, peek: bool = False, first: bool = False
-    ) -> tuple[JudgeResult, bool] | None:
+    ) -> tuple[R, bool] | None:
         """Claim and make one call.
 
         ``peek``: see :meth:`CallClaims.acquire`; ``first``: the job's first call, see
@@ -222,7 +224,7 @@ class JudgePool:
             return await self._one(spec, first=first), True
         claim = claims.acquire(spec.digest, peek=peek)
         if claim.reply is not None:
-            result = result_from_reply(claim.reply, protocol_spec(self.cfg), spec.run, cached=True)
+            result = self.reader.read(claim.reply, spec.run, cached=True)
             return result, False
         if not claim.acquired:
             return None
@@ -241,7 +243,7 @@ class JudgePool:
         if self._pace_from_headers:
             self.limiter.observe(info)
 
-    def _api_error(self, spec: CallSpec, err: JudgeCallError, attempts: int) -> JudgeResult:
+    def _api_error(self, spec: CallSpec, err: JudgeCallError, attempts: int) -> R:
         logger.warning(
             "judge: question %s run %d failed after %d attempt(s): %s",
             spec.question_id,
@@ -252,7 +254,7 @@ class JudgePool:
         if err.kind != "prompt_too_long":
             self.api_errors += 1
             self._check_error_rate(err)
-        return JudgeResult(score=None, outcome="api_error", run=spec.run, error=err.describe())
+        return self.reader.failed(spec.run, err.describe())
 
     def _check_error_rate(self, err: JudgeCallError) -> None:
         """Stop the job once its API errors exceed ``judge.max_error_rate`` of its calls."""
@@ -277,7 +279,7 @@ class JudgePool:
             self.stopped = connection_stop(self.cfg, self.base_url, reason)
         return True
 
-    async def _one(self, spec: CallSpec, *, first: bool = False) -> JudgeResult:
+    async def _one(self, spec: CallSpec, *, first: bool = False) -> R:
         """Make one call with retries.
 
         Stops early (no retry, :attr:`stopped` set) when the job's first call cannot
@@ -293,7 +295,7 @@ class JudgePool:
             await self.limiter.acquire()
             if self.calls_stop is not None and self.calls_stop.is_set:  # not sent, not paid
                 error = f"not sent: {self.calls_stop.reason}"
-                return JudgeResult(score=None, outcome="api_error", run=spec.run, error=error)
+                return self.reader.failed(spec.run, error)
             self.limiter.in_flight += 1
             try:
                 self.calls_made += 1
@@ -312,9 +314,7 @@ class JudgePool:
                         return self._api_error(spec, err, retry + 1)
                     if self.fatal is None:
                         self.fatal = err
-                    return JudgeResult(
-                        score=None, outcome="api_error", run=spec.run, error=err.describe()
-                    )
+                    return self.reader.failed(spec.run, err.describe())
                 if retry >= self.policy.max_retries or self.halted:
                     return self._api_error(spec, err, retry + 1)
                 delay = self.policy.delay(retry, err.retry_after_s)
@@ -338,7 +338,7 @@ class JudgePool:
             self.responses += 1
             self.connection_errors_in_a_row = 0
             self._observe(reply.rate_limit)
-            result = result_from_reply(reply, protocol_spec(self.cfg), spec.run, cached=False)
+            result = self.reader.read(reply, spec.run, cached=False)
             if lacks_verdict(reply, result):
                 if no_verdict_tries < NO_VERDICT_RETRIES and not self.halted:
                     no_verdict_tries += 1
@@ -351,7 +351,7 @@ class JudgePool:
                     reply.stop_reason,
                     no_verdict_tries + 1,
                 )
-                return no_verdict_result(reply, spec.run, no_verdict_tries + 1)
+                return self.reader.no_verdict(reply, spec.run, no_verdict_tries + 1)
             # a reply the cache cannot store stops new calls at once (counted, one line)
             self.stopped = store_or_stop(self._claims, self.cache, spec, reply, self.stopped)
             return result
@@ -360,7 +360,7 @@ class JudgePool:
         assert self._interrupt_event is not None and self._hurry is not None
         await drain_or_cancel(work, self._interrupt_event, self._hurry, float(self.cfg.drain_s))
 
-    async def run(self, specs: list[CallSpec]) -> dict[tuple[str, int], JudgeResult]:
+    async def run(self, specs: list[CallSpec]) -> dict[tuple[str, int], R]:
         """Judge every spec, from the cache where possible.
 
         Args:
@@ -381,7 +381,7 @@ class JudgePool:
             CallsStopped: ``calls_stop`` was set, after the calls in flight finished (and
                 were cached); it names the reason and the calls made and left.
         """
-        results, pending = split_cached(specs, self.cache, protocol_spec(self.cfg))
+        results, pending = split_cached(specs, self.cache, self.reader)
         self.total_calls = len(specs)
         progress = ProgressReporter(
             len(specs),
@@ -395,7 +395,7 @@ class JudgePool:
 
         queue = CallQueue(pending, clock=self._clock, sleep=self._sleep)
 
-        def finish(spec: CallSpec, result: JudgeResult, called: bool) -> None:
+        def finish(spec: CallSpec, result: R, called: bool) -> None:
             results[(spec.question_id, spec.run)] = result
             if called:
                 progress.record(result)
@@ -452,7 +452,7 @@ class JudgePool:
         self._raise_stop(results, total=len(specs))
         return results
 
-    async def call(self, spec: CallSpec) -> JudgeResult:
+    async def call(self, spec: CallSpec) -> R:
         """Make one call, with retries.
 
         If another process made or is making it, its reply from the cache is used.
@@ -486,7 +486,5 @@ __all__ = [
     "JudgePool",
     "PoolInterrupted",
     "RetryPolicy",
-    "build_call_specs",
-    "result_from_reply",
     "split_cached",
 ]

@@ -1,7 +1,7 @@
 """The order in which the judge pool tries its calls: new ones first, then those waited for.
 
 A call another live owner (process or pool) has in flight is set aside and looked at again
-later, with backoff (:func:`~locomo_exp.judge.retry.claim_poll_delay`), once nothing new
+later, with backoff (:func:`~locomo_exp.llm.retry.claim_poll_delay`), once nothing new
 is left to try: its reply then comes from the cache instead of being paid twice.
 """
 
@@ -12,8 +12,8 @@ import itertools
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 
-from locomo_exp.judge.calls import CallSpec
-from locomo_exp.judge.retry import claim_poll_delay
+from locomo_exp.llm.calls import CallSpec
+from locomo_exp.llm.retry import claim_poll_delay
 
 
 class CallQueue:

@@ -1,4 +1,4 @@
-"""``python -m locomo_exp.judge.cache merge OUT.sqlite A.sqlite ...`` (see :mod:`.merge`)."""
+"""``python -m locomo_exp.llm.cache merge OUT.sqlite A.sqlite ...`` (see :mod:`.merge`)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,14 @@ import logging
 import sys
 from pathlib import Path
 
-from locomo_exp.judge.cache.merge import merge_caches
-from locomo_exp.judge.errors import JudgeError
+from locomo_exp.llm.cache.merge import merge_caches
+from locomo_exp.llm.errors import JudgeError
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the cache command line; returns the exit code (0 ok, 2 bad input)."""
     parser = argparse.ArgumentParser(
-        prog="python -m locomo_exp.judge.cache", description="Judge cache tools."
+        prog="python -m locomo_exp.llm.cache", description="Judge cache tools."
     )
     commands = parser.add_subparsers(dest="command", required=True)
     merge = commands.add_parser(

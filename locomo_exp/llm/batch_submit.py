@@ -1,7 +1,7 @@
 """Submitting Message Batches: ledger first, then the create call.
 
 Interrupted attempts are resolved by adopting the batch they created (see
-:mod:`locomo_exp.judge.batch`).
+:mod:`locomo_exp.llm.batch`).
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from locomo_exp.config import JudgeConfig
-from locomo_exp.judge.batch_plan import (
+from locomo_exp.llm.batch_plan import (
     ADOPTION_WINDOW_S,
     AMBIGUOUS_KINDS,
     BatchRunInfo,
     split_batches,
 )
-from locomo_exp.judge.cache import (
+from locomo_exp.llm.cache import (
     FAILED,
     HOSTNAME,
     BatchLedger,
@@ -31,12 +31,12 @@ from locomo_exp.judge.cache import (
     custom_id_for,
     pid_alive,
 )
-from locomo_exp.judge.calls import CallSpec
-from locomo_exp.judge.errors import JudgeCallError, JudgeError
-from locomo_exp.judge.messages import BatchStatus, JudgeBatchClient
-from locomo_exp.judge.providers import get_provider
-from locomo_exp.judge.retry import RetryPolicy, fatal_api_error
-from locomo_exp.judge.stop import CallsStop
+from locomo_exp.llm.calls import CallSpec
+from locomo_exp.llm.errors import JudgeCallError, JudgeError
+from locomo_exp.llm.messages import BatchStatus, JudgeBatchClient
+from locomo_exp.llm.providers import get_provider
+from locomo_exp.llm.retry import RetryPolicy, fatal_api_error
+from locomo_exp.llm.stop import CallsStop
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ class BatchSubmitter:
         cache: the cache file; required, it also holds the ledger.
         sleep: coroutine used to wait between polls (tests).
         calls_stop: set by another thread to stop paying: no batch is created after it
-            (:class:`~locomo_exp.judge.stop.CallsStop`).
+            (:class:`~locomo_exp.llm.stop.CallsStop`).
     """
 
     def __init__(

@@ -6,13 +6,12 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 
 from locomo_exp.config import JudgeConfig
-from locomo_exp.judge.aggregate import JudgeResult
-from locomo_exp.judge.cache import JudgeCache
-from locomo_exp.judge.calls import CallSpec
-from locomo_exp.judge.messages import JudgeClient
-from locomo_exp.judge.pool import JudgePool
-from locomo_exp.judge.providers import make_client
-from locomo_exp.judge.stop import CallsStop
+from locomo_exp.llm.cache import JudgeCache
+from locomo_exp.llm.calls import CallSpec, R, ReplyReader
+from locomo_exp.llm.messages import JudgeClient
+from locomo_exp.llm.pool import JudgePool
+from locomo_exp.llm.providers import make_client
+from locomo_exp.llm.stop import CallsStop
 
 
 @contextlib.asynccontextmanager
@@ -30,7 +29,7 @@ async def judge_client(
 
     Raises:
         JudgeError: no client given, and the provider's SDK is missing or its key's
-            environment variable is not set (:func:`~locomo_exp.judge.providers.make_client`).
+            environment variable is not set (:func:`~locomo_exp.llm.providers.make_client`).
     """
     if client is not None:
         yield client
@@ -47,17 +46,19 @@ async def judge_calls_async(
     cfg: JudgeConfig,
     *,
     cache: JudgeCache | None,
+    reader: ReplyReader[R],
     client: JudgeClient | None = None,
     stop_on_error_rate: bool = False,
     calls_stop: CallsStop | None = None,
-    on_paid: Callable[[JudgeResult], object] | None = None,
-) -> tuple[dict[tuple[str, int], JudgeResult], int]:
+    on_paid: Callable[[R], object] | None = None,
+) -> tuple[dict[tuple[str, int], R], int]:
     """Run specs through a :class:`JudgePool`, creating (and closing) a client if needed.
 
     Args:
         specs: the calls.
         cfg: the judge config.
         cache: the open cache, or ``None``.
+        reader: turns replies and failures into results (see :class:`JudgePool`).
         client: a client to use instead of one built from the config.
         stop_on_error_rate: see :class:`JudgePool`.
         calls_stop: set by another thread to stop new calls (see :class:`JudgePool`).
@@ -76,7 +77,8 @@ async def judge_calls_async(
     """
     async with judge_client(cfg, client) as active:
         pool = JudgePool(
-            active, cfg, cache, stop_on_error_rate=stop_on_error_rate, calls_stop=calls_stop
+            active, cfg, cache, reader=reader, stop_on_error_rate=stop_on_error_rate,
+            calls_stop=calls_stop,
         )
         pool.on_paid = on_paid
         results = await pool.run(specs)

@@ -5,7 +5,7 @@ lives (a module with ``make_client``), which SDK and pip extra it needs, where i
 base URL come from by default, and the ``api_version`` part of the cache key. Nothing here
 imports an SDK: a dry run, the preflight and the registry tests need none.
 
-Adding a provider = one module (implementing :class:`~locomo_exp.judge.messages.JudgeBatchClient`
+Adding a provider = one module (implementing :class:`~locomo_exp.llm.messages.JudgeBatchClient`
 and ``make_client``), one :data:`PROVIDERS` entry, and its presets in ``conf/judge/``.
 """
 
@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
-from locomo_exp.judge.errors import JudgeError
+from locomo_exp.llm.errors import JudgeError
 
 if TYPE_CHECKING:
     from locomo_exp.config import JudgeConfig
-    from locomo_exp.judge.messages import JudgeBatchClient
+    from locomo_exp.llm.messages import JudgeBatchClient
 
 AUTO_KEY_ENV = "auto"
 """``judge.api_key_env`` value meaning "the provider's own variable" (the default)."""
@@ -35,7 +35,7 @@ NO_KEY_PLACEHOLDER = "no-key"
 
 def _anthropic_api_version(temperature: float | None) -> str:
     # the anthropic SDK is a core dependency: importing the provider module is always possible
-    from locomo_exp.judge.providers.anthropic import api_version_for
+    from locomo_exp.llm.providers.anthropic import api_version_for
 
     return api_version_for(temperature)
 
@@ -90,7 +90,7 @@ PROVIDERS: dict[str, ProviderSpec] = {
     "anthropic": ProviderSpec(
         name="anthropic",
         title="Anthropic Messages API",
-        module="locomo_exp.judge.providers.anthropic",
+        module="locomo_exp.llm.providers.anthropic",
         sdk="anthropic",
         extra=None,
         key_env="ANTHROPIC_API_KEY",
@@ -104,7 +104,7 @@ PROVIDERS: dict[str, ProviderSpec] = {
     "openai": ProviderSpec(
         name="openai",
         title="OpenAI Chat Completions API",
-        module="locomo_exp.judge.providers.openai",
+        module="locomo_exp.llm.providers.openai",
         sdk="openai",
         extra="openai",
         key_env="OPENAI_API_KEY",

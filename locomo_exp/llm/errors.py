@@ -73,7 +73,7 @@ class JudgeInterrupted(KeyboardInterrupt):
 
 
 class JudgeCallError(Exception):
-    """One judge call failed; raised by a :class:`~locomo_exp.judge.messages.JudgeClient`.
+    """One judge call failed; raised by a :class:`~locomo_exp.llm.messages.JudgeClient`.
 
     Attributes:
         message: the API's message (or the transport error's), never containing the key.
@@ -86,7 +86,7 @@ class JudgeCallError(Exception):
         retryable: whether trying again may succeed.
         retry_after_s: the server's ``retry-after`` (seconds), when it sent one.
         rate_limit: the response's rate-limit state
-            (:class:`~locomo_exp.judge.messages.RateLimitInfo`), when it sent one.
+            (:class:`~locomo_exp.llm.messages.RateLimitInfo`), when it sent one.
     """
 
     def __init__(
@@ -149,7 +149,7 @@ class JudgeBatchPending(Exception):
 class PoolInterrupted(Exception):
     """SIGINT/SIGTERM stopped the pool (internal).
 
-    :func:`run_judge` turns it into :class:`~locomo_exp.judge.errors.JudgeInterrupted`
+    :func:`run_judge` turns it into :class:`~locomo_exp.llm.errors.JudgeInterrupted`
     outside the event loop.
 
     Attributes:

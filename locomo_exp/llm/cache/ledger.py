@@ -16,8 +16,8 @@ import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from locomo_exp.judge.cache.store import HOSTNAME, Immediate, JudgeCache, in_clause_chunks
-from locomo_exp.judge.messages import BatchItemResult
+from locomo_exp.llm.cache.store import HOSTNAME, Immediate, JudgeCache, in_clause_chunks
+from locomo_exp.llm.messages import BatchItemResult
 
 SUBMITTING = "submitting"
 """Ledger status: the create call is (or was, before a crash) on its way."""
@@ -91,7 +91,7 @@ _SUBMISSION_COLUMNS = (
 
 
 class BatchLedger:
-    """The batch tables of a :class:`JudgeCache` file (see :mod:`locomo_exp.judge.cache.ledger`).
+    """The batch tables of a :class:`JudgeCache` file (see :mod:`locomo_exp.llm.cache.ledger`).
 
     Args:
         cache: the open cache; the ledger shares its connection.

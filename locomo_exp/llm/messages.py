@@ -1,6 +1,6 @@
 """What the judge sends and gets back, independent of the SDK: requests, replies, protocols.
 
-Each provider module (:mod:`locomo_exp.judge.providers`, the only modules that import an
+Each provider module (:mod:`locomo_exp.llm.providers`, the only modules that import an
 SDK) turns these into SDK calls and back; everything else in the judge uses these types and
 the :class:`JudgeClient` / :class:`JudgeBatchClient` protocols, so tests and other clients
 need no SDK.
