@@ -169,6 +169,9 @@ class JudgeBatchConfig:
     ``max_bytes`` bytes of JSON (API limits: 100,000 and 256 MB). Batch tokens cost
     ``price_factor`` times the list price (half price). ``canary`` sends the first
     call realtime before submitting, so a wrong model, key or temperature fails at once.
+    ``abandon=true`` lets a ``judge.mode=realtime`` run on the same cache cancel the
+    batches still processing and make their unfinished calls realtime (by default it waits
+    for them: a call is never paid twice).
     """
 
     wait: bool = True
@@ -180,6 +183,7 @@ class JudgeBatchConfig:
     price_factor: float = 0.5
     canary: bool = True
     create_timeout_s: float = 600.0
+    abandon: bool = False
 
 
 @dataclass

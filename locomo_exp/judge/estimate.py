@@ -70,10 +70,10 @@ def dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) -
         if path.exists():
             with JudgeCache(path) as cache:
                 stored = set(cache.get_many(s.digest for s in specs))
-                if batch:
-                    flying = set(BatchLedger(cache).in_flight(
-                        s.digest for s in specs if s.digest not in stored
-                    ))
+                # calls in batches still processing are not made again, in either mode
+                flying = set(BatchLedger(cache).in_flight(
+                    s.digest for s in specs if s.digest not in stored
+                ))
     cached = len([s for s in specs if s.digest in stored])
     in_flight = len([s for s in specs if s.digest in flying])
     to_make = [s for s in specs if s.digest not in stored and s.digest not in flying]
@@ -106,7 +106,7 @@ def dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) -
             "most" + (f"; batch prices ({factor:g} x list price)" if batch else "")
         ),
     }
-    if batch:
+    if batch or in_flight:
         estimate["calls_in_flight"] = in_flight
     if overlong:
         estimate["prompts_over_max_prompt_tokens"] = list(overlong)

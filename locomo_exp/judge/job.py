@@ -26,6 +26,7 @@ from locomo_exp.judge.aggregate import (
     group_j,
 )
 from locomo_exp.judge.batch import BatchRunInfo, judge_batch_async
+from locomo_exp.judge.batch_collect import calls_in_batches, collect_batches_async
 from locomo_exp.judge.cache import JudgeCache, resolve_cache_path
 from locomo_exp.judge.cache.health import check_cache
 from locomo_exp.judge.errors import JudgeInterrupted
@@ -362,6 +363,12 @@ def run_judge(
             )
             calls_made = batch_info.requests_submitted + batch_info.realtime_calls
         else:
+            if cache is not None and calls_in_batches(specs, cache):  # never pay twice
+                asyncio.run(
+                    collect_batches_async(
+                        specs, cfg, cache=cache, client=client, calls_stop=calls_stop
+                    )
+                )
             spend_cap = None
             if cfg.max_cost_usd is not None:  # stops new calls once the paid cost reaches it
                 calls_stop = calls_stop if calls_stop is not None else CallsStop()
