@@ -155,6 +155,17 @@ def build_run_result(
     factor = float(cfg.batch.price_factor)
     cost = _runs_cost(fresh, price, factor)
     cost_all = _runs_cost(fresh + cached, price, factor)
+    unknown = sum(not r.usage_known for r in fresh + cached)
+    if unknown:  # replies without token usage: their tokens and cost are unknown, not 0
+        tokens["unknown_usage_calls"] = unknown
+        cost_all = None
+        if any(not r.usage_known for r in fresh):
+            cost = None
+            logger.warning(
+                "judge: tokens: unknown, cost: unknown (%s made; the server's replies carry "
+                "no token usage)",
+                counted(calls_made, "call"),
+            )
     if price is None:
         logger.warning(
             "judge: no price for model %s (its preset's judge.model_info); cost not estimated",
