@@ -16,7 +16,7 @@ from locomo_exp.config import JudgeConfig, JudgeMode
 from locomo_exp.judge.aggregate import JudgeResult, cost_usd
 from locomo_exp.judge.cache import BatchLedger, JudgeCache, resolve_cache_path
 from locomo_exp.judge.errors import JudgeError
-from locomo_exp.judge.models import model_price
+from locomo_exp.judge.models import model_price, prompt_limit
 from locomo_exp.judge.pool import CallSpec, build_call_specs
 from locomo_exp.judge.preflight import (
     CHARS_PER_TOKEN,
@@ -79,11 +79,13 @@ def dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) -
     to_make = [s for s in specs if s.digest not in stored and s.digest not in flying]
     to_call = len(to_make)
     tokens_of = {id(s): estimate_prompt_tokens(s.request.system, s.request.prompt) for s in specs}
+    limit = prompt_limit(cfg)  # the model's context window unless set; None: not known
     overlong = sorted(
-        {s.question_id for s in specs if tokens_of[id(s)] > cfg.max_prompt_tokens}
+        {s.question_id for s in specs if limit is not None and tokens_of[id(s)] > limit}
     )
-    # a prompt over the limit is refused by the API (400, not billed): not priced
-    billable = [s for s in to_make if tokens_of[id(s)] <= cfg.max_prompt_tokens]
+    # a prompt over the limit is refused by the API (400, not billed): not priced; with
+    # no known limit every prompt is sent, so every prompt is priced
+    billable = [s for s in to_make if limit is None or tokens_of[id(s)] <= limit]
     input_tokens = sum(tokens_of[id(s)] for s in billable)
     per_reply = typical_output_tokens(cfg)  # the figure used is the figure printed
     output_typical = len(billable) * per_reply
