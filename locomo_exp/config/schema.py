@@ -202,9 +202,9 @@ class JudgeModelInfo:
     id: Optional[str] = "claude-sonnet-4-6"
     input_usd_per_mtok: Optional[float] = 3.0
     output_usd_per_mtok: Optional[float] = 15.0
-    context_tokens: Optional[int] = 200_000
     structured_output: bool = True
     temperature: bool = True
+    context_tokens: Optional[int] = 200_000
 
 
 @dataclass
