@@ -114,6 +114,7 @@ class FakeBatch:
     results: dict[str, dict[str, Any]]
     canceled: bool = False
     results_downloads: int = 0
+    polls: int = 0
 
 
 _CUSTOM_ID_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -280,6 +281,9 @@ class FakeAnthropicServer(FakeApiServer):
             ("POST", re.compile(r"^/v1/messages/batches/[^/]+/cancel$"), self._cancel_batch),
         ]
         self.batches: dict[str, FakeBatch] = {}
+        # a batch processing ends at its n-th retrieve (a batch that stays "in progress"
+        # until told, told by the client's own polls: no wall clock in tests)
+        self.end_batches_after_polls: int | None = None
 
     def batch_requests_submitted(self) -> int:
         """Requests in all accepted batches."""
@@ -412,6 +416,12 @@ class FakeAnthropicServer(FakeApiServer):
         batch = self._find_batch(request)
         if batch is None:
             return error(404, f"message_batch not found: {request.path}", "not_found_error")
+        with self._lock:
+            batch.polls += 1
+            if self.end_batches_after_polls is not None and (
+                batch.polls >= self.end_batches_after_polls
+            ):
+                batch.ready_at = min(batch.ready_at, time.monotonic())
         return Reply(body=self._batch_json(batch))
 
     def cancel_batch(self, batch_id: str) -> None:

@@ -161,6 +161,7 @@ class FakeOpenAIServer(FakeApiServer):
         ]
         self.supports_batches = True
         self.reject_next_batch: list[dict[str, Any]] = []
+        self.send_usage = True  # False: replies carry no "usage" (some compatible servers)
 
     @property
     def supports_batches(self) -> bool:
@@ -231,7 +232,7 @@ class FakeOpenAIServer(FakeApiServer):
         if reply.stop_reason == "refusal":
             message = {"role": "assistant", "content": None, "refusal": "I can't help with that."}
             finish = "stop"
-        return {
+        body: dict[str, Any] = {
             "id": f"chatcmpl-fake{next(self._ids)}",
             "object": "chat.completion",
             "created": int(time.time()),
@@ -246,6 +247,9 @@ class FakeOpenAIServer(FakeApiServer):
             },
             "system_fingerprint": "fp_fake",
         }
+        if not self.send_usage:
+            del body["usage"]
+        return body
 
     def error_json(self, reply: Reply) -> dict[str, Any]:
         return {"error": {"message": reply.message, "type": reply.error_type, "code": None}}

@@ -191,6 +191,9 @@ class JudgeBatchConfig:
     ``max_bytes`` bytes of JSON (API limits: 100,000 and 256 MB). Batch tokens cost
     ``price_factor`` times the list price (half price). ``canary`` sends the first
     call realtime before submitting, so a wrong model, key or temperature fails at once.
+    ``abandon=true`` lets a ``judge.mode=realtime`` run on the same cache cancel the
+    batches still processing and make their unfinished calls realtime (by default it waits
+    for them: a call is never paid twice).
     """
 
     wait: bool = True
@@ -202,6 +205,7 @@ class JudgeBatchConfig:
     price_factor: float = 0.5
     canary: bool = True
     create_timeout_s: float = 600.0
+    abandon: bool = False
 
 
 @dataclass
@@ -213,6 +217,8 @@ class JudgeModelInfo:
     hand). For another model (``judge.model=<any id>`` over a preset) nothing is known:
     structured output and a temperature are assumed supported and the cost is not
     estimated. Prices are US dollars per million tokens, standard (non-batch) list prices.
+    ``context_tokens`` is the model's context window in tokens (the prompt limit when
+    ``judge.max_prompt_tokens`` is null); null: not known.
     """
 
     id: Optional[str] = "claude-sonnet-4-6"
@@ -220,6 +226,7 @@ class JudgeModelInfo:
     output_usd_per_mtok: Optional[float] = 15.0
     structured_output: bool = True
     temperature: bool = True
+    context_tokens: Optional[int] = 200_000
 
 
 @dataclass
@@ -317,8 +324,10 @@ class JudgeConfig:
     # Pace calls from the API's anthropic-ratelimit-requests-remaining/-reset headers.
     pace_from_rate_limit_headers: bool = True
     # Prompts estimated (characters / 3.5) above this many tokens are flagged before
-    # any call (the judge models' context window is 200k tokens).
-    max_prompt_tokens: int = 200_000
+    # any call and not priced; null: the model's context window (judge.model_info.
+    # context_tokens: 1M for gpt-4.1, 128k for gpt-4o, 200k for Claude; unknown for a
+    # model no preset describes: nothing flagged, every prompt priced).
+    max_prompt_tokens: Optional[int] = None
     # On Ctrl-C / SIGTERM: seconds to wait for calls in flight (their replies are cached).
     drain_s: float = 10.0
     dry_run: bool = False

@@ -60,6 +60,7 @@ class JudgeResult:
         unparsed_scored: a reply the template could not read, scored by its
             ``on_unparsed`` (``error`` keeps the reason).
         model: the model id the API answered with (its snapshot), "" when unknown.
+        usage_known: False when the reply carried no token usage (tokens, cost unknown).
     """
 
     score: float | None
@@ -76,6 +77,7 @@ class JudgeResult:
     batch_id: str | None = None
     unparsed_scored: bool = False
     model: str = ""
+    usage_known: bool = True
 
     def to_json(self) -> dict[str, Any]:
         """The ``j_runs`` entry of ``scores.jsonl``.

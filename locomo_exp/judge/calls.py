@@ -103,6 +103,7 @@ def result_from_reply(
         "stop_reason": reply.stop_reason,
         "input_tokens": reply.input_tokens,
         "output_tokens": reply.output_tokens,
+        "usage_known": reply.usage_known,
         "cached": cached,
         "explanation": parsed.explanation,
         "label": parsed.label,
@@ -137,6 +138,7 @@ def no_verdict_result(reply: JudgeReply, run: int, attempts: int) -> JudgeResult
         stop_reason=reply.stop_reason,
         input_tokens=reply.input_tokens,
         output_tokens=reply.output_tokens,
+        usage_known=reply.usage_known,
     )
 
 

@@ -24,7 +24,7 @@ from locomo_exp.judge.preflight import (
 from locomo_exp.llm.cache import BatchLedger, JudgeCache, resolve_cache_path
 from locomo_exp.llm.calls import CallSpec
 from locomo_exp.llm.errors import JudgeError
-from locomo_exp.llm.models import model_price
+from locomo_exp.llm.models import model_price, prompt_limit
 from locomo_exp.llm.providers import api_version as provider_api_version
 from locomo_exp.llm.providers import endpoint
 from locomo_exp.llm.spend import cost_usd
@@ -72,20 +72,22 @@ def dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) -
         if path.exists():
             with JudgeCache(path) as cache:
                 stored = set(cache.get_many(s.digest for s in specs))
-                if batch:
-                    flying = set(BatchLedger(cache).in_flight(
-                        s.digest for s in specs if s.digest not in stored
-                    ))
+                # calls in batches still processing are not made again, in either mode
+                flying = set(BatchLedger(cache).in_flight(
+                    s.digest for s in specs if s.digest not in stored
+                ))
     cached = len([s for s in specs if s.digest in stored])
     in_flight = len([s for s in specs if s.digest in flying])
     to_make = [s for s in specs if s.digest not in stored and s.digest not in flying]
     to_call = len(to_make)
     tokens_of = {id(s): estimate_prompt_tokens(s.request.system, s.request.prompt) for s in specs}
+    limit = prompt_limit(cfg)  # the model's context window unless set; None: not known
     overlong = sorted(
-        {s.question_id for s in specs if tokens_of[id(s)] > cfg.max_prompt_tokens}
+        {s.question_id for s in specs if limit is not None and tokens_of[id(s)] > limit}
     )
-    # a prompt over the limit is refused by the API (400, not billed): not priced
-    billable = [s for s in to_make if tokens_of[id(s)] <= cfg.max_prompt_tokens]
+    # a prompt over the limit is refused by the API (400, not billed): not priced; with
+    # no known limit every prompt is sent, so every prompt is priced
+    billable = [s for s in to_make if limit is None or tokens_of[id(s)] <= limit]
     input_tokens = sum(tokens_of[id(s)] for s in billable)
     per_reply = typical_output_tokens(cfg)  # the figure used is the figure printed
     output_typical = len(billable) * per_reply
@@ -108,7 +110,7 @@ def dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) -
             "most" + (f"; batch prices ({factor:g} x list price)" if batch else "")
         ),
     }
-    if batch:
+    if batch or in_flight:
         estimate["calls_in_flight"] = in_flight
     if overlong:
         estimate["prompts_over_max_prompt_tokens"] = list(overlong)

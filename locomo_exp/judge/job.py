@@ -24,6 +24,7 @@ from locomo_exp.judge.aggregate import (
     aggregate_question,
     group_j,
 )
+from locomo_exp.judge.batch_collect import calls_in_batches, collect_batches_async
 from locomo_exp.judge.calls import build_call_specs, verdict_reader
 from locomo_exp.judge.estimate import (
     SpendCap,
@@ -155,6 +156,17 @@ def build_run_result(
     factor = float(cfg.batch.price_factor)
     cost = _runs_cost(fresh, price, factor)
     cost_all = _runs_cost(fresh + cached, price, factor)
+    unknown = sum(not r.usage_known for r in fresh + cached)
+    if unknown:  # replies without token usage: their tokens and cost are unknown, not 0
+        tokens["unknown_usage_calls"] = unknown
+        cost_all = None
+        if any(not r.usage_known for r in fresh):
+            cost = None
+            logger.warning(
+                "judge: tokens: unknown, cost: unknown (%s made; the server's replies carry "
+                "no token usage)",
+                counted(calls_made, "call"),
+            )
     if price is None:
         logger.warning(
             "judge: no price for model %s (its preset's judge.model_info); cost not estimated",
@@ -366,6 +378,12 @@ def run_judge(
             )
             calls_made = batch_info.requests_submitted + batch_info.realtime_calls
         else:
+            if cache is not None and calls_in_batches(specs, cache):  # never pay twice
+                asyncio.run(
+                    collect_batches_async(
+                        specs, cfg, cache=cache, client=client, calls_stop=calls_stop
+                    )
+                )
             spend_cap = None
             if cfg.max_cost_usd is not None:  # stops new calls once the paid cost reaches it
                 calls_stop = calls_stop if calls_stop is not None else CallsStop()

@@ -19,7 +19,7 @@ from locomo_exp.config import JudgeConfig, JudgeMode
 from locomo_exp.judge.protocols import get_protocol, protocol_spec
 from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL
 from locomo_exp.llm.errors import JudgeError
-from locomo_exp.llm.models import accepts_temperature
+from locomo_exp.llm.models import accepts_temperature, prompt_limit
 from locomo_exp.llm.providers import (
     custom_base_url,
     get_provider,
@@ -179,7 +179,7 @@ def check_config(cfg: JudgeConfig) -> None:
         )
     if cfg.drain_s < 0:
         problems.append(f"judge.drain_s={cfg.drain_s} must be 0 or more")
-    if cfg.max_prompt_tokens < 1:
+    if cfg.max_prompt_tokens is not None and cfg.max_prompt_tokens < 1:
         problems.append(f"judge.max_prompt_tokens={cfg.max_prompt_tokens} must be at least 1")
     if not 0.0 <= cfg.max_error_rate <= 1.0:
         problems.append(f"judge.max_error_rate={cfg.max_error_rate} must be in [0, 1]")
@@ -239,23 +239,26 @@ def overlong_prompts(records: list[QARecord], cfg: JudgeConfig) -> list[tuple[st
     except ValueError:
         return []
     found: list[tuple[str, int]] = []
+    limit = prompt_limit(cfg)
     for record in judged_records(records, cfg):
         try:
             prompt = spec.build_record_prompt(record)
         except ValueError:  # a kind the template has no text for: preflight_judge names it
             continue
         tokens = estimate_prompt_tokens(spec.system_prompt, prompt)
-        if tokens > cfg.max_prompt_tokens:
+        if limit is not None and tokens > limit:
             found.append((record.question_id, tokens))
     return found
 
 
-def describe_overlong(found: list[tuple[str, int]], limit: int) -> str:
-    """One line naming over-long prompts (at most 10 ids shown)."""
+def describe_overlong(
+    found: list[tuple[str, int]], limit: int, what: str = "judge.max_prompt_tokens"
+) -> str:
+    """One line naming over-long prompts (at most 10 ids shown); ``what`` names the limit."""
     shown = ", ".join(f"{qid} (~{tokens} tokens)" for qid, tokens in found[:10])
     more = f" and {len(found) - 10} more" if len(found) > 10 else ""
     return (
-        f"judge: {len(found)} prompt(s) estimated above judge.max_prompt_tokens={limit}: "
+        f"judge: {len(found)} prompt(s) estimated above {what}={limit}: "
         f"{shown}{more}; the API will reject them (400 prompt is too long), those questions "
         "get no J and the rest is judged"
     )
@@ -313,7 +316,11 @@ def preflight_judge(
         )
     overlong = overlong_prompts(judged, cfg)
     if overlong:
-        logger.warning("%s", describe_overlong(overlong, cfg.max_prompt_tokens))
+        what = (
+            "judge.max_prompt_tokens" if cfg.max_prompt_tokens is not None
+            else "the model's context window judge.model_info.context_tokens"
+        )
+        logger.warning("%s", describe_overlong(overlong, prompt_limit(cfg) or 0, what))
 
 
 def check_panel_members(panel: list[tuple[str, JudgeConfig]]) -> None:

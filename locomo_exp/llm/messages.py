@@ -114,6 +114,8 @@ class JudgeReply:
         batch_id: the Message Batch that produced the reply, ``None`` for a realtime call
             (batch replies are billed at batch prices).
         rate_limit: the rate-limit state sent with the reply, if any (not cached).
+        usage_known: False when the reply carried no token usage (some OpenAI-compatible
+            servers): its tokens and cost are unknown, not 0.
     """
 
     text: str
@@ -124,6 +126,7 @@ class JudgeReply:
     request_id: str | None = None
     batch_id: str | None = None
     rate_limit: RateLimitInfo | None = field(default=None, compare=False)
+    usage_known: bool = True
 
 
 class JudgeClient(Protocol):

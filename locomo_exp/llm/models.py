@@ -63,6 +63,26 @@ def accepts_temperature(cfg: JudgeConfig) -> bool:
     return info is None or bool(info.temperature)
 
 
+def prompt_limit(cfg: JudgeConfig) -> int | None:
+    """The most input tokens a prompt may have: the setting, else the model's context window.
+
+    Args:
+        cfg: the judge config.
+
+    Returns:
+        ``judge.max_prompt_tokens`` when set; else the preset's
+        ``judge.model_info.context_tokens`` for the model it describes (gpt-4.1 family
+        1,047,576; gpt-4o family 128,000; Claude 200,000); ``None`` when neither is known
+        (an ``openai-compatible`` server, a model no preset describes).
+    """
+    if cfg.max_prompt_tokens is not None:
+        return int(cfg.max_prompt_tokens)
+    info = model_info(cfg)
+    if info is None or info.context_tokens is None:
+        return None
+    return int(info.context_tokens)
+
+
 def model_price(cfg: JudgeConfig) -> dict[str, float] | None:
     """The model's list price, ``{"input": ..., "output": ...}`` in USD per million tokens.
 

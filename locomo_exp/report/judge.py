@@ -77,7 +77,12 @@ def render_judge_section(summary: RunSummary) -> str:
             + ", ".join(f"{k} {v}" for k, v in estimate.items())
             + "."
         )
-    if judge.tokens and not estimate:
+    if judge.tokens.get("unknown_usage_calls") and not estimate:  # no usage in the replies
+        lines.append(
+            f"Tokens: unknown, cost: unknown ({judge.counts.get('calls_made', 0)} calls made; "
+            f"{judge.tokens['unknown_usage_calls']} replies carried no token usage)"
+        )
+    elif judge.tokens and not estimate:
         lines.append(
             f"Tokens: {judge.tokens.get('input', 0)} in, {judge.tokens.get('output', 0)} out "
             "(this run)" + in_all_tokens(judge) + "; " + cost_line(judge)

@@ -236,6 +236,13 @@ def _judge_calls_lines(judge: Mapping[str, Any] | None) -> list[str]:
     if not counts or not tokens or (judge or {}).get("figures") is None:
         return []
     paid = settings.get("estimated_cost_usd")
+    if tokens.get("unknown_usage_calls"):  # the replies carried no token usage
+        return [
+            f"Judge calls: {counts.get('calls_made', 0)} made, {counts.get('cache_hits', 0)} "
+            f"from the cache. Tokens: unknown, cost: unknown ({counts.get('calls_made', 0)} "
+            "calls made)",
+            "",
+        ]
     return [
         f"Judge calls: {counts.get('calls_made', 0)} made, {counts.get('cache_hits', 0)} from "
         f"the cache. Tokens: {tokens.get('input', 0)} in, {tokens.get('output', 0)} out (this "

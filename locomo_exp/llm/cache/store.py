@@ -378,8 +378,8 @@ class JudgeCache:
                 run_index,
                 reply.text,
                 reply.stop_reason,
-                reply.input_tokens,
-                reply.output_tokens,
+                reply.input_tokens if reply.usage_known else -1,  # -1: no usage in the reply
+                reply.output_tokens if reply.usage_known else -1,
                 reply.model,
                 time.time(),
                 os.getpid(),
@@ -408,13 +408,15 @@ class JudgeCache:
 
 def _reply_from_row(row: tuple[str, str | None, int, int, str | None, str | None]) -> JudgeReply:
     text, stop_reason, in_tok, out_tok, model, batch_id = row
+    known = int(in_tok) >= 0  # -1: the reply carried no token usage
     return JudgeReply(
         text=text,
         stop_reason=stop_reason,
-        input_tokens=int(in_tok),
-        output_tokens=int(out_tok),
+        input_tokens=max(int(in_tok), 0),
+        output_tokens=max(int(out_tok), 0),
         model=model or "",
         batch_id=batch_id,
+        usage_known=known,
     )
 
 

@@ -182,7 +182,7 @@ def reply_from_message(message: Any) -> JudgeReply:
 
     Returns:
         The :class:`JudgeReply` (text blocks joined; other blocks ignored; missing usage
-        counts as 0 tokens).
+        gives 0 tokens with ``usage_known=False``).
     """
     texts = [
         text
@@ -197,6 +197,7 @@ def reply_from_message(message: Any) -> JudgeReply:
         output_tokens=int(_get(usage, "output_tokens") or 0),
         model=str(_get(message, "model") or ""),
         request_id=_get(message, "_request_id"),
+        usage_known=usage is not None and _get(usage, "input_tokens") is not None,
     )
 
 

@@ -311,6 +311,17 @@ class SdkJudgeClient:
         """
         return self._status_from(await self._sdk(self._batches.retrieve(batch_id)))
 
+    async def cancel_batch(self, batch_id: str) -> BatchStatus:
+        """Ask the API to cancel a batch still processing (no retries).
+
+        Requests already processed keep their results (and are paid); the others end
+        ``canceled``, unpaid. Both providers' Batch APIs have a cancel call.
+
+        Raises:
+            JudgeCallError: the call failed.
+        """
+        return self._status_from(await self._sdk(self._batches.cancel(batch_id)))
+
     @property
     def _batches(self) -> Any:
         """The SDK's batches resource."""

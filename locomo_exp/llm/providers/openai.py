@@ -175,6 +175,7 @@ def reply_from_completion(completion: Any) -> JudgeReply:
         output_tokens=int(_get(usage, "completion_tokens", 0) or 0) if usage is not None else 0,
         model=str(_get(completion, "model", "") or ""),
         request_id=_get(completion, "_request_id"),
+        usage_known=usage is not None and _get(usage, "prompt_tokens") is not None,
     )
 
 
