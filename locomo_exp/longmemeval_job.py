@@ -255,8 +255,8 @@ def judge_section(result: JudgeRunResult) -> dict[str, Any]:
     """
     keep = (
         "protocol", "prompt_version", "template", "parser_version", "provider", "endpoint",
-        "endpoint_kind",
-        "model", "model_snapshot", "temperature", "max_tokens", "runs", "api_version", "counts",
+        "endpoint_kind", "model", "model_snapshot", "response_models",
+        "temperature", "max_tokens", "runs", "api_version", "counts",
         "tokens", "estimated_cost_usd", "estimated_cost_usd_including_cached", "mode",
     )
     return {k: result.summary[k] for k in keep if k in result.summary}

@@ -270,6 +270,7 @@ class FakeAnthropicServer(FakeApiServer):
         super().__init__(latency_s=latency_s, enforce_rules=enforce_rules)
         self.known_models: set[str] = set(KNOWN_MODELS)
         self.temperature_rejecting_models: set[str] = set(TEMPERATURE_REJECTING_MODELS)
+        self.serve_as: str | None = None  # a proxy answering as another model
         self.routes = {
             ("POST", "/v1/messages"): self._messages,
             ("POST", "/v1/messages/batches"): self._create_batch,
@@ -460,7 +461,7 @@ class FakeAnthropicServer(FakeApiServer):
             "id": f"msg_fake_{next(self._ids)}",
             "type": "message",
             "role": "assistant",
-            "model": model,
+            "model": self.serve_as or model,
             "content": content,
             "stop_reason": reply.stop_reason,
             "stop_sequence": None,

@@ -153,6 +153,7 @@ class FakeOpenAIServer(FakeApiServer):
         super().__init__(latency_s=latency_s, enforce_rules=enforce_rules)
         self.known_models = set(SNAPSHOTS)
         self.api_key: str | None = None
+        self.serve_as: str | None = None  # a proxy answering as another model
         self.files: dict[str, bytes] = {}
         self.batches: dict[str, OpenAIBatch] = {}
         self.routes = {("POST", "/v1/chat/completions"): self._messages}
@@ -236,7 +237,7 @@ class FakeOpenAIServer(FakeApiServer):
             "id": f"chatcmpl-fake{next(self._ids)}",
             "object": "chat.completion",
             "created": int(time.time()),
-            "model": SNAPSHOTS.get(model, model),
+            "model": self.serve_as or SNAPSHOTS.get(model, model),
             "choices": [
                 {"index": 0, "message": message, "finish_reason": finish, "logprobs": None}
             ],

@@ -317,7 +317,7 @@ def test_templates_named_on_the_command_line_are_checked_before_hydra(tmp_path: 
     err = capsys.readouterr().err.strip()
     assert err == f"error: judge.template={bad}: user: unmapped placeholder {{q}}; use one of " + (
         "{question}, {gold_answer}, {predicted_answer}, {category}, {category_name}, map it in "
-        "fields: (q: predicted_answer), or write literal braces as {{ }}"
+        "fields: (q: question), or write literal braces as {{ }}"
     )
 
 

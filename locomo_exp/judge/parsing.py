@@ -32,6 +32,11 @@ So ``The answer quotes {"label": "CORRECT"}; it names the wrong dog, so it is WR
 WRONG, ``The answer embeds {"score": 100} ... Score: 0`` is 0, and two JSON objects with
 different verdicts and nothing after them is a failure.
 
+The same rule holds for templates (docs/judge.md, "One reply, one verdict"): a ``json_key``
+template reads plain verdicts after the JSON with its own labels
+(:meth:`~locomo_exp.judge.protocols.templates.verdicts.VerdictRule.plain_verdicts`), and a
+``contains`` or ``regex`` template whose labels or matches disagree is a failure.
+
 ``PARSER_VERSION`` names these rules. Cached judge replies are stored raw and parsed on
 every read, so a parser change applies to cached replies without new API calls.
 """

@@ -171,18 +171,20 @@ def render_j_comparison(summary: RunSummary, baseline: BaselineSet) -> str:
     ):
         overall_text += f" (the baseline's overall covers categories {baseline.overall_covers})"
     theirs_protocol = baseline.j_protocol or "unstated"
+    answered = judge.model_snapshot or judge.model
     lines = [
         f"### vs {baseline.title}",
         "",
         f"Source: {baseline.source}.",
-        f"- this run: protocol `{judge.protocol}`, judge `{judge.model}`, "
-        f"{judge.runs} run(s); ± is the std across runs of the run-level J.",
+        f"- this run: protocol `{judge.protocol}`, judge `{judge.model}`"
+        + (f" (answered as `{answered}`)" if answered != judge.model else "")
+        + f", {judge.runs} run(s); ± is the std across runs of the run-level J.",
         f"- baseline: protocol `{theirs_protocol}`, judge `{baseline.judge_model or 'unstated'}`.",
     ]
     same_protocol = judge.protocol == theirs_protocol or (
         theirs_protocol == "binary" and binary_template({"template": judge.template}) is not None
     )  # a template giving only 0/100 gives a binary protocol's verdicts (prompt unverified)
-    models = model_match(judge.model, baseline.judge_model)
+    models = model_match(answered, baseline.judge_model)  # the judge that answered
     if not same_protocol or models in (None, DIFFERENT):
         lines.append(
             "- **Indicative only: the protocols or judge models differ, so the numbers measure "
@@ -190,7 +192,7 @@ def render_j_comparison(summary: RunSummary, baseline: BaselineSet) -> str:
         )
     elif models == SAME_FAMILY:
         lines.append(
-            f"- same judge model ({judge.model} is a snapshot of {baseline.judge_model}; the "
+            f"- same judge model ({answered} is a snapshot of {baseline.judge_model}; the "
             "publication's snapshot is not stated) and protocol"
             + (" (a binary template: its prompt text is not verifiable against the "
                "publication's)" if judge.protocol == "template" else "")

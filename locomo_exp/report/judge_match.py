@@ -97,7 +97,8 @@ def published_judge_match(
     Args:
         run_judge: this run's headline verdicts (``source``: ``judge`` or ``stored``;
             ``judge_model``: the model, for this project's judge followed by
-            ``, protocol <name>``).
+            ``, protocol <name>``; ``answered_model``: the model the API answered as,
+            which decides when known).
         published_model: the model the publication judged with.
         own_protocol: the protocol the publication used, in words (``LongMemEval's own
             prompts``).
@@ -112,6 +113,7 @@ def published_judge_match(
         return "not measured (no verdicts)"
     text = str(run_judge.get("judge_model") or "")
     model, _, protocol = text.partition(", protocol ")
+    model = str(run_judge.get("answered_model") or model)  # the judge that answered
     match = model_match(model or None, published_model)
     if match is None:
         return "unknown (model not recorded)"

@@ -126,6 +126,7 @@ def build_lme_summary(
         judge = {
             "source": "judge",
             "judge_model": f"{section.get('model')}, protocol {section.get('protocol')}",
+            "answered_model": section.get("model_snapshot"),
             "figures": lme_accuracies(
                 [(i.question.question_id, i.question.question_type,
                   verdicts.get(i.question.question_id)) for i in matched.items],

@@ -28,17 +28,19 @@ judge status becomes ``"warning: <warnings>"`` (:func:`warning_status`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from locomo_exp.benchmark.spec import JudgeCheckLimits
+from locomo_exp.results.model_ids import DIFFERENT, model_match
 from locomo_exp.results.run import WARNING_PREFIX
 
 INFLATED = "J inflated"
 DEFLATED = "J deflated"
 LOW_AGREEMENT = "low agreement"
 UNREADABLE = "unreadable judge replies"
+ANOTHER_JUDGE = "another judge answered"
 
 
 class RateLike(Protocol):
@@ -260,8 +262,41 @@ def unreadable_checks(
     ))  # fmt: skip
 
 
+def answering_model_checks(
+    asked: str | None, response_models: Mapping[str, int] | None
+) -> JudgeChecks:
+    """Check that the judge that answered is the one asked for.
+
+    A proxy or an OpenAI-compatible server may serve another model under the name asked
+    for; each reply's ``model`` field says which one answered. A dated snapshot of the
+    model asked for (``gpt-4o-mini-2024-07-18`` for ``gpt-4o-mini``) is the same judge
+    (:func:`locomo_exp.results.model_ids.model_match`).
+
+    Args:
+        asked: ``judge.model`` as sent.
+        response_models: model id the API answered with -> judge runs (``summary.json``
+            ``judge.response_models``, fresh and cached replies).
+
+    Returns:
+        One warning naming each other model and its share of the runs (``"another judge
+        answered (asked for claude-sonnet-4-6; the API answered as gpt-4o-2024-08-06 in 4
+        of 4 judge runs): ..."``), else none.
+    """
+    models = dict(response_models or {})
+    others = {m: n for m, n in models.items() if model_match(m, asked) == DIFFERENT}
+    if not asked or not others:
+        return JudgeChecks()
+    total = sum(models.values())
+    listed = ", ".join(f"{m} in {n} of {total} judge runs" for m, n in others.items())
+    return JudgeChecks((
+        f"{ANOTHER_JUDGE} (asked for {asked}; the API answered as {listed}): the verdicts are "
+        "that model's, and comparisons with a published judge are decided on it; check "
+        "judge.base_url and the server behind it",
+    ))  # fmt: skip
+
+
 def _order(warning: str) -> int:
-    heads = (UNREADABLE, INFLATED, DEFLATED)
+    heads = (ANOTHER_JUDGE, UNREADABLE, INFLATED, DEFLATED)
     return next((i for i, head in enumerate(heads) if warning.startswith(head)), len(heads))
 
 
@@ -291,6 +326,7 @@ __all__ = [
     "DEFLATED",
     "INFLATED",
     "LOW_AGREEMENT",
+    "ANOTHER_JUDGE",
     "UNREADABLE",
     "WARNING_PREFIX",
     "JudgeChecks",
@@ -303,5 +339,6 @@ __all__ = [
     "rate_words",
     "share_words",
     "unreadable_checks",
+    "answering_model_checks",
     "warning_status",
 ]

@@ -31,7 +31,7 @@ from locomo_exp.results.template_note import unparsed_scored_words
 from locomo_exp.stats.correction import CorrectedJ, corrected_j
 from locomo_exp.trust.audit import audit_pairs, summarise_audit, unmeasured_gate_audit
 from locomo_exp.trust.budget import audit_judge_config
-from locomo_exp.trust.checks import merged, unreadable_checks
+from locomo_exp.trust.checks import answering_model_checks, merged, unreadable_checks
 from locomo_exp.trust.labels import AgreementReport, compare_with_labels, compare_with_stored
 from locomo_exp.trust.lme_dry_run import TOKEN_KEYS
 from locomo_exp.trust.panel import judge_panel
@@ -334,6 +334,7 @@ def run_trust(
     )
     counts = main.summary.get("counts") or {}
     warnings = merged(
+        answering_model_checks(main.summary.get("model"), main.summary.get("response_models")),
         unreadable_checks(
             int(counts.get("parse_failure", 0)),
             int(counts.get("runs_total", 0)),

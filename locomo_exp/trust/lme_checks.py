@@ -20,6 +20,7 @@ from locomo_exp.trust.checks import (
     JudgeChecks,
     KnownRate,
     agreement_checks,
+    answering_model_checks,
     audit_checks,
     merged,
     unreadable_checks,
@@ -105,6 +106,7 @@ def with_lme_checks(summary: dict[str, Any]) -> dict[str, Any]:
         unparsed_scored_words(judge),
     )
     warnings = merged(
+        answering_model_checks(judge.get("model"), judge.get("response_models")),
         unreadable,
         audit,
         _stored(judge.get("agreement_with_stored")),

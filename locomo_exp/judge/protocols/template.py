@@ -140,7 +140,7 @@ def template_protocol(template: JudgeTemplate) -> TemplateProtocol:
         krippendorff_level=rule.krippendorff_level,
         read=rule.read_value,
         salvage_pattern=rule.salvage_pattern() if json_rule else _NEVER,
-        plain_verdicts=_no_plain_verdicts,
+        plain_verdicts=rule.plain_verdicts if json_rule else _no_plain_verdicts,
         bare=bare,
         label_scores=dict(rule.labels),
         read_reply=None if json_rule else rule.read_reply,

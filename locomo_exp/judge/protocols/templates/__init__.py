@@ -1,6 +1,7 @@
 """Judge prompts from the user's own files: ``judge.protocol=template judge.template=FILE.yaml``.
 
-:mod:`.schema` reads and validates a file, :mod:`.verdicts` reads replies with its rule,
+:mod:`.schema` reads and validates a file (:mod:`.checks`: placeholders and ``by_kind``
+names), :mod:`.verdicts` reads replies with its rule,
 :mod:`locomo_exp.judge.protocols.template` turns it into a judge protocol, and
 :mod:`.settings` applies the settings a file fixes (temperature, max_tokens, model) where
 the command line does not set them.

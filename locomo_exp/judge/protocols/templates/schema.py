@@ -32,7 +32,6 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
-import string
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +39,13 @@ from typing import Any, Literal
 
 import yaml
 
+from locomo_exp.judge.protocols.templates.checks import (
+    known_kinds,
+    normalize_kind,
+    placeholder_problem,
+    placeholders,
+    suggest_field,
+)
 from locomo_exp.judge.protocols.templates.verdicts import VerdictRule
 
 OUR_FIELDS = ("question", "gold_answer", "predicted_answer", "category", "category_name")
@@ -86,8 +92,38 @@ class TemplateError(ValueError):
     """A template file that cannot be used: one line naming the file and the key."""
 
 
+class _DuplicateKey(Exception):
+    """A key given twice in one YAML map (YAML would keep only the later value)."""
+
+    def __init__(self, key: Any, first: int, again: int) -> None:
+        super().__init__(
+            f"duplicate key '{key}' at line {again} (first at line {first}); YAML would "
+            "silently keep only the later one"
+        )
+
+
 class _Loader(yaml.SafeLoader):  # type: ignore[misc]
-    """SafeLoader with YAML 1.2 booleans (``yes``/``no``/``on``/``off`` stay strings)."""
+    """SafeLoader with YAML 1.2 booleans (``yes``/``no``/``on``/``off`` stay strings).
+
+    A key given twice in one map raises :class:`_DuplicateKey` instead of the later value
+    silently replacing the first.
+    """
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        """The map of ``node``, refusing a key given twice (merge keys ``<<`` aside)."""
+        lines: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=True)
+            line = key_node.start_mark.line + 1
+            try:
+                if key in lines:
+                    raise _DuplicateKey(key, lines[key], line)
+                lines[key] = line
+            except TypeError:  # an unhashable key: SafeLoader names it
+                continue
+        return super().construct_mapping(node, deep=deep)
 
 
 _Loader.yaml_implicit_resolvers = {
@@ -176,24 +212,15 @@ class JudgeTemplate:
 
     def user_text(self, kinds: list[str]) -> UserText | None:
         """The user text of the first of ``kinds`` that ``by_kind`` names, else ``user``."""
-        lowered = {k.lower(): v for k, v in self.by_kind.items()}
+        lowered = {normalize_kind(k): v for k, v in self.by_kind.items()}
         for kind in kinds:
-            if kind.lower() in lowered:
-                return lowered[kind.lower()]
+            if normalize_kind(kind) in lowered:
+                return lowered[normalize_kind(kind)]
         return self.user
 
 
 def _fail(path: Path, message: str) -> TemplateError:
     return TemplateError(f"judge.template={path}: {message}")
-
-
-def _placeholders(text: str) -> list[str]:
-    """Field names of ``text``'s replacement fields ("" for ``{}``), in order.
-
-    Raises:
-        ValueError: for an unbalanced brace (``str.format`` syntax).
-    """
-    return [name for _, name, _, _ in string.Formatter().parse(text) if name is not None]
 
 
 def _user_text(
@@ -202,9 +229,10 @@ def _user_text(
     if not isinstance(text, str) or not text.strip():
         raise _fail(path, f"{where} must be non-empty text")
     try:
-        names = _placeholders(text)
+        fields = placeholders(text)
     except ValueError as exc:
         raise _fail(path, f"{where}: {exc} (write a literal brace as {{{{ or }}}})") from None
+    names = [f.name for f in fields]
     used: set[str] = set()
     auto = 0
     for name in names:
@@ -222,13 +250,19 @@ def _user_text(
             continue
         ours = named.get(name)
         if ours is None:
+            guess = suggest_field(name)
+            target = guess or f"<one of {', '.join(OUR_FIELDS)}>"
+            mapping = f"({name}: {target})"
             raise _fail(
                 path,
                 f"{where}: unmapped placeholder {{{name}}}; use one of "
                 f"{', '.join('{' + f + '}' for f in OUR_FIELDS)}, map it in fields: "
-                f"({name}: predicted_answer), or write literal braces as {{{{ }}}}",
+                f"{mapping}, or write literal braces as {{{{ }}}}",
             )
         used.add(ours)
+    problem = placeholder_problem(fields)
+    if problem:
+        raise _fail(path, f"{where}: {problem}")
     missing = [f for f in ANSWER_FIELDS if f not in used]
     if missing:
         raise _fail(path, f"{where} does not place {' or '.join(missing)}")
@@ -327,6 +361,13 @@ def parse_template(raw: Any, path: Path, sha256: str) -> JudgeTemplate:
     by_kind_raw = raw.get("by_kind") or {}
     if not isinstance(by_kind_raw, Mapping):
         raise _fail(path, "by_kind must be a map of kind -> user text")
+    kinds = {normalize_kind(k) for k in known_kinds()}
+    for kind in by_kind_raw:
+        if normalize_kind(str(kind)) not in kinds:
+            close = difflib.get_close_matches(str(kind), known_kinds(), n=1)
+            hint = f"did you mean '{close[0]}'? " if close else ""
+            raise _fail(path, f"by_kind.{kind}: no question has this kind ({hint}kinds: "
+                        f"{', '.join(known_kinds())})")  # fmt: skip
     by_kind = {
         str(kind): _user_text(path, f"by_kind.{kind}", text, named, positional)
         for kind, text in by_kind_raw.items()
@@ -394,6 +435,8 @@ def load_template(path: str | Path) -> JudgeTemplate:
         raw = yaml.load(data.decode("utf-8"), Loader=_Loader)  # noqa: S506 - a SafeLoader
     except UnicodeDecodeError:
         raise _fail(file, "is not UTF-8 text") from None
+    except _DuplicateKey as exc:
+        raise _fail(file, str(exc)) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""

@@ -7,11 +7,18 @@ Three rules, one per way published harnesses read their judge:
   verdicts: :mod:`locomo_exp.judge.parsing`). ``labels`` maps a label to a score 0-100
   (``{CORRECT: 100, WRONG: 0}``; compared without case and a trailing ``.``);
   ``score_range: [lo, hi]`` maps a number linearly onto 0-100.
-* ``contains``: ordered substrings of the lower-cased reply -> score; the first one found
-  decides (LongMemEval's scorer reads its judge as ``'yes' in reply.lower()``:
-  ``contains: {yes: 100}`` with ``otherwise: 0``).
-* ``regex``: the first match of a pattern in the reply; its group ``verdict`` (or group 1,
-  or the whole match) read through ``labels`` or ``score_range``.
+* ``contains``: labels looked for in the lower-cased reply -> score. One label is a substring
+  test, as LongMemEval's scorer reads its judge (``'yes' in reply.lower()``:
+  ``contains: {yes: 100}`` with ``otherwise: 0``). With several labels each one matches as a
+  whole word (no letter, digit or ``_`` touching it), longest first, so ``incorrect`` is never
+  read as ``correct`` and ``not correct`` is not read as ``correct``.
+* ``regex``: every match of a pattern in the reply; its group ``verdict`` (or group 1, or the
+  whole match) read through ``labels`` or ``score_range``.
+
+The verdict is the judge's conclusion (docs/judge.md, "One reply, one verdict"): when a reply
+holds several verdicts that disagree (it quotes the answer's ``CORRECT`` and concludes
+``WRONG``; two regex matches give different labels) the reply is unreadable, with the reason --
+never the first verdict-looking text.
 
 A reply no rule reads, or a label the template does not map, is a :data:`Reading` with a
 reason (unscored and counted; the template's ``on_unparsed`` may score it instead).
@@ -119,28 +126,98 @@ class VerdictRule:
             return None, f"reply value {number:g} is outside the template's range [{lo:g}, {hi:g}]"
         return Verdict(100.0 * (number - lo) / (hi - lo)), ""
 
+    def contains_pattern(self) -> re.Pattern[str]:
+        """The ``contains`` labels as one pattern over the lower-cased reply.
+
+        One label: a plain substring (the LongMemEval scorer's ``'yes' in reply.lower()``).
+        Several: whole words (no word character on either side), longest label first, so
+        that at each position the longest label that fits is the one read.
+        """
+        words = sorted((label for label, _ in self.contains), key=len, reverse=True)
+        alternation = "|".join(re.escape(w) for w in words)
+        if len(words) == 1:
+            return re.compile(alternation)
+        return re.compile(rf"(?<!\w)(?:{alternation})(?!\w)")
+
     def read_reply(self, text: str) -> Reading:
-        """Read a whole reply with ``contains`` or ``regex`` (``json_key`` uses the JSON parser)."""
+        """Read a whole reply with ``contains`` or ``regex`` (``json_key`` uses the JSON parser).
+
+        Every label (``contains``) or match (``regex``) in the reply is read; when they give
+        different scores the reply is unreadable, ``(None, "conflicting verdicts ...")``.
+        """
         if self.kind == "contains":
-            lowered = text.lower()
-            for substring, score in self.contains:
-                if substring in lowered:
-                    return Verdict(score, substring), ""
-            if self.otherwise is not None:
-                return Verdict(self.otherwise), ""
-            listed = ", ".join(repr(s) for s, _ in self.contains)
-            return None, f"none of {listed} occurs in the reply"
+            scores = dict(self.contains)
+            found = {m.group(0): scores[m.group(0)]
+                     for m in self.contains_pattern().finditer(text.lower())}  # fmt: skip
+            if not found:
+                if self.otherwise is not None:
+                    return Verdict(self.otherwise), ""
+                listed = ", ".join(repr(s) for s, _ in self.contains)
+                return None, f"none of {listed} occurs in the reply"
+            if len(set(found.values())) > 1:
+                listed = ", ".join(f"{label!r}={score:g}" for label, score in found.items())
+                return None, f"conflicting verdicts: the reply contains {listed}"
+            label, score = next(iter(found.items()))
+            return Verdict(score, label), ""
         assert self.regex is not None
-        match = self.regex.search(text)
-        if match is None:
+        readings = [self.read_value(self._matched(m)) for m in self.regex.finditer(text)]
+        if not readings:
             if self.otherwise is not None:
                 return Verdict(self.otherwise), ""
             return None, f"the template's regex {self.regex.pattern!r} does not match the reply"
+        verdicts = [v for v, _ in readings if v is not None]
+        if not verdicts:
+            return readings[0]
+        shown = sorted({str(v.shown) for v in verdicts})
+        if len({v.score for v in verdicts}) > 1:
+            return None, f"conflicting verdicts: the template's regex matches {', '.join(shown)}"
+        return verdicts[-1], ""
+
+    def _matched(self, match: re.Match[str]) -> str | None:
+        assert self.regex is not None
         if "verdict" in self.regex.groupindex:
-            value = match.group("verdict")
+            return match.group("verdict")
+        return match.group(1) if self.regex.groups else match.group(0)
+
+    def plain_verdicts(self, text: str) -> tuple[list[Verdict], str]:
+        """Verdicts stated in plain text after the reply's last JSON verdict (``json_key``).
+
+        ``<json_key>: <value>`` (or ``=``) in any case; with labels, also a label written as a
+        whole word in the file's own case when it has an upper-case letter (``WRONG``, never
+        the prose word ``wrong``). The parser lets them override the JSON before them, as for
+        the ``binary`` protocol (:mod:`locomo_exp.judge.parsing`, rule 2).
+
+        Args:
+            text: the reply after its last JSON object carrying the key, quotations removed.
+
+        Returns:
+            ``(verdicts, "")``; ``([], reason)`` for a negated label (``NOT CORRECT``) or a
+            value the rule does not read.
+        """
+        if self.score_range is not None:
+            value = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)"
         else:
-            value = match.group(1) if self.regex.groups else match.group(0)
-        return self.read_value(value)
+            value = "|".join(re.escape(k) for k in sorted(self.labels, key=len, reverse=True))
+        key = re.escape(self.json_key)
+        field_re = re.compile(rf'(?<!\w){key}(?!\w)[*_\s]*[:=][*_\s]*"?(?P<v>{value})(?!\w)', re.I)
+        values = [m.group("v") for m in field_re.finditer(text)]
+        shouted = [k for k in self.labels if k != k.lower()]
+        if shouted:
+            words = "|".join(re.escape(k) for k in sorted(shouted, key=len, reverse=True))
+            word_re = re.compile(
+                rf"(?:(?<!\w)(?P<neg>(?i:not|isn't))\s+)?(?<!\w)(?P<w>{words})(?!\w)"
+            )
+            for match in word_re.finditer(text):
+                if match.group("neg"):
+                    return [], f"negated verdict {match.group(0)!r} in the text after the JSON"
+                values.append(match.group("w"))
+        verdicts: list[Verdict] = []
+        for text_value in values:
+            verdict, reason = self.read_value(text_value)
+            if verdict is None:
+                return [], f"plain-text verdict after the JSON: {reason}"
+            verdicts.append(verdict)
+        return verdicts, ""
 
     def json_schema(self) -> dict[str, Any] | None:
         """The reply's JSON schema for ``response_format: json_schema`` (``json_key`` only)."""
@@ -197,14 +274,11 @@ class VerdictRule:
             pairs = raw["contains"]
             if not isinstance(pairs, Mapping) or not pairs:
                 raise fail("contains must be a non-empty map of substring -> score (yes: 100)")
-            return cls(
-                kind="contains",
-                contains=tuple(
-                    (_as_text(s).lower(), _score(fail, f"contains.{s}", v))
-                    for s, v in pairs.items()
-                ),
-                otherwise=otherwise,
+            contains = tuple(
+                (_as_text(s).lower(), _score(fail, f"contains.{s}", v)) for s, v in pairs.items()
             )
+            _check_contains(fail, contains)
+            return cls(kind="contains", contains=contains, otherwise=otherwise)
         labels, score_range = _labels_or_range(raw, fail)
         if kind == "json_key":
             key = raw["json_key"]
@@ -226,6 +300,20 @@ def _score(fail: Callable[[str], Exception], key: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 100:
         raise fail(f"{key}={value!r} must be a score in [0, 100]")
     return float(value)
+
+
+def _check_contains(
+    fail: Callable[[str], Exception], contains: tuple[tuple[str, float], ...]
+) -> None:
+    """Refuse ``contains`` labels that cannot be told apart in a reply."""
+    seen: set[str] = set()
+    for label, _ in contains:
+        if not label:
+            raise fail("contains has an empty label; every label must be text")
+        if label in seen:
+            raise fail(f"contains.{label}: two labels differ only in case; the reply is "
+                       "compared lower-cased")  # fmt: skip
+        seen.add(label)
 
 
 def _labels_or_range(
