@@ -22,7 +22,8 @@ from locomo_exp.data import LoadedResults, LoadedRuns, expand_paths, load_data
 from locomo_exp.data.input_file import absolute_path, check_regular_file
 from locomo_exp.data.layouts import format_problems, layout_spec
 from locomo_exp.report.outputs import CARD_FILE, config_tree, write_outputs
-from locomo_exp.report.run_dir import check_output_dir, check_writable, clear_output_dir
+from locomo_exp.report.run_dir import check_output_dir, check_writable
+from locomo_exp.report.run_swap import RunReplacement, recover_cut_swap, replacing_run
 from locomo_exp.results import RunSummary, interrupts
 from locomo_exp.scoring import F1_VERSIONS, score_lexical
 from locomo_exp.scoring.repeated_runs import runs_section
@@ -224,7 +225,7 @@ def run_experiment(
     Raises:
         locomo_exp.report.run_dir.OutputDirInUse: ``output_dir`` already holds a run's
             ``report.md``/``summary.json``/``scores.jsonl`` and ``cfg.overwrite`` is false
-            (with ``overwrite`` those files and the run's plots are removed first).
+            (with it the new run replaces that one once finished: ``report/run_swap.py``).
         locomo_exp.report.run_dir.OutputDirNotWritable: ``output_dir`` cannot be written.
         locomo_exp.data.DataValidationError: for unreadable or invalid input.
         locomo_exp.judge.JudgeError: for judge config or fatal API errors.
@@ -241,6 +242,7 @@ def run_experiment(
             connect_timeout_s=cfg.tracking.connect_timeout_s,
         )
     check_writable(output_dir)  # one clear line for a read-only directory, before any work
+    recover_cut_swap(output_dir)  # a swap of runs cut by a killed job: finished or undone
     dir_state = check_output_dir(output_dir, cfg.overwrite)  # a finished run needs overwrite
     if not cfg.data.path and not cfg.data.runs:
         raise ValueError(
@@ -266,9 +268,23 @@ def run_experiment(
         preflight_judge(cfg.judge, loaded.records)
         trust_plan = plan_trust(loaded.records, cfg.judge, start_dir=start_dir)
         check_spend_cap(loaded.records, cfg.judge, start_dir)  # judge.max_cost_usd
-    if cfg.overwrite and dir_state != "empty":
-        clear_output_dir(output_dir)  # the old run goes only once the new input is good
+    # overwrite=true: the new run is built beside the old one, swapped in once finished
+    with replacing_run(output_dir, cfg.overwrite and dir_state != "empty") as replacement:
+        return _score_and_write(
+            cfg, output_dir, replacement, start_dir, loaded, data_path, trust_plan,
+            parent_run_id=parent_run_id, extra_tags=extra_tags, run_name=run_name,
+            swept_keys=swept_keys, long_lived=long_lived,
+        )
 
+
+def _score_and_write(
+    cfg: ExperimentConfig, output_dir: Path, replacement: RunReplacement, start_dir: Path,
+    loaded: LoadedResults, data_path: Path, trust_plan: Any, *, parent_run_id: str | None,
+    extra_tags: dict[str, str] | None, run_name: str | None, swept_keys: Sequence[str],
+    long_lived: bool,
+) -> ExperimentResult:
+    """:func:`run_experiment` once the input is valid: outputs into ``replacement.write_dir``."""
+    write_dir = replacement.write_dir  # output_dir, or the stage of a run replacing another
     tracking_uri = None
     run_context: Any
     logged_params: dict[str, str] = {}
@@ -357,7 +373,7 @@ def run_experiment(
         if cfg.scorer.uses_judge:
             status["judge"] = JUDGE_RUNNING
         summary, files, rows = write_outputs(  # a record before the judge spends anything
-            output_dir, cfg, loaded, lexical, status=status, answer_key=answer_key,
+            write_dir, cfg, loaded, lexical, status=status, answer_key=answer_key,
             plots=not cfg.scorer.uses_judge,
         )
 
@@ -391,7 +407,7 @@ def run_experiment(
                 status["judge"] = judge_status(error)
                 try:
                     summary, files, rows = write_outputs(
-                        output_dir, cfg, loaded, lexical, status=status, answer_key=answer_key
+                        write_dir, cfg, loaded, lexical, status=status, answer_key=answer_key
                     )
                 except Exception:  # never hide the judge's own error
                     log.exception("could not record the judge status in %s", output_dir)
@@ -409,7 +425,7 @@ def run_experiment(
                 if gate is not None and gate.fails_run:
                     status["judge_audit"] = f"failed: {gate.message}"
                 summary, files, rows = write_outputs(
-                    output_dir, cfg, loaded, lexical, judge_result, status=status,
+                    write_dir, cfg, loaded, lexical, judge_result, status=status,
                     answer_key=answer_key,
                 )
                 run = later.wait() if later is not None else run
@@ -426,7 +442,7 @@ def run_experiment(
                 format_detected=loaded.format,
                 f1_version=F1_VERSIONS[cfg.f1.variant.value],
             )
-            card = json.loads((output_dir / CARD_FILE).read_text(encoding="utf-8"))
+            card = json.loads((write_dir / CARD_FILE).read_text(encoding="utf-8"))
             extra_params.update(tracking.card_params(card))
             if judge_result is not None:
                 extra_params.update(tracking.judge_params(judge_result.summary))
@@ -463,8 +479,8 @@ def run_experiment(
             if "out of" not in failure:  # "no valid judge verdict" already counts them
                 failure += f" ({outcomes} of {counts.get('runs_total', 0)} judge runs)"
             raise JudgeErrorRateExceeded(
-                f"{failure}; scores.jsonl keeps each raw reply and error; outputs are in "
-                f"{output_dir}"
+                f"{failure}; scores.jsonl keeps each raw reply and error; "
+                f"{_where(replacement)}"
             )
         if judge_result is not None and status.get("judge_audit", "ok") != "ok":
             from locomo_exp.trust.job import JudgeAuditFailed
@@ -472,7 +488,11 @@ def run_experiment(
             gate_message = (
                 trust.audit.gate.message if trust.audit is not None else "judge audit failed"
             )
-            raise JudgeAuditFailed(f"{gate_message}; outputs are in {output_dir}")
+            raise JudgeAuditFailed(f"{gate_message}; {_where(replacement)}")
+        if pending is None:  # finished, every output written: now it replaces the old run
+            interrupts.raise_if_received()  # a swallowed Ctrl-C: the old run stays
+            replacement.commit()
+            files = [replacement.final_path(path) for path in files]
 
     if pending is not None:
         raise pending  # after the run ended: F1 outputs and metrics are logged, J comes later
@@ -486,6 +506,13 @@ def run_experiment(
         files=files,
         experiment_id=run.info.experiment_id if run is not None else None,
     )
+
+
+def _where(replacement: RunReplacement) -> str:
+    """Where a failed run's outputs are: its directory, or none kept (the old run stays)."""
+    if replacement.active:
+        return f"those outputs are not kept: the earlier run in {replacement.output_dir} stays"
+    return f"outputs are in {replacement.output_dir}"
 
 
 __all__ = ["ExperimentResult", "JudgeErrorRateExceeded", "resolve_path", "run_experiment"]

@@ -18,8 +18,11 @@ checked before Hydra runs, by name and by value:
   any ``*_KEY`` / ``*_TOKEN`` / ``*_SECRET`` / ``*_PASSWORD``, the variable named by
   ``judge.api_key_env``): the run would write the resolved key to its ``config.yaml``, card
   and MLflow (the run's name included);
-* ``judge.base_url`` holding user info (``http://user:password@host``): the credential
-  goes in the key's variable;
+* ``judge.base_url`` holding user info (``http://user:password@host``) or a credential in
+  its query (``?token=``, ``?api-key=``, ``?key=``: :func:`uri_secret_spans`): the
+  credential goes in the key's variable (a base URL from the provider's own variable,
+  ``ANTHROPIC_BASE_URL`` / ``OPENAI_BASE_URL``, is only ever written without its query:
+  ``summary.json``'s endpoint, the card, MLflow);
 * ``tracking.uri`` holding a password or token (:func:`uri_secret_spans`: a password after
   ``user:``, any user info of an ``http(s)`` URL, a ``?password=`` or ``?token=`` query
   value): the store's address goes in MLflow's own ``MLFLOW_TRACKING_URI`` (an http
@@ -58,11 +61,12 @@ USERINFO_RE = re.compile(r"://[^/?#\s]*@")
 NOT_SAVED = "the value given was not saved"
 
 URI_SECRET_PARAM_RE = re.compile(
-    r"^(?:password|passwd|pwd|secret|token|[a-z]*_?token|api_?key|access_?key|secret_?key"
-    r"|client_?secret|sig)$",
+    r"^(?:password|passwd|pwd|secret|token|[a-z]*[-_]?token|(?:x[-_])?api[-_]?key|key"
+    r"|access[-_]?key|secret[-_]?key|client[-_]?secret|auth|sig|signature)$",
     re.IGNORECASE,
 )
-"""A URL query parameter whose value is a credential (``?password=``, ``?access_token=``)."""
+"""A URL query parameter whose value is a credential (``?password=``, ``?access_token=``,
+``?api-key=``, ``?key=``)."""
 
 _URI_USERINFO_RE = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://(?P<info>[^/?#\s]*)@")
 _URI_QUERY_RE = re.compile(r"(?<=[?&;])(?P<name>[^=&;#]+)=(?P<value>[^&;#]*)")
@@ -75,6 +79,13 @@ TRACKING_URI_REFUSAL = (
     "leave tracking.uri unset and export the store in MLFLOW_TRACKING_URI (an http(s) "
     "server's credentials in MLFLOW_TRACKING_USERNAME and MLFLOW_TRACKING_PASSWORD), which "
     f"is used and never written; {NOT_SAVED}"
+)
+
+BASE_URL_QUERY_REFUSAL = (
+    "judge.base_url must not hold a token or key in its query (?token=..., ?api-key=...): it "
+    "would be written to the run's config.yaml, .hydra/, card and MLflow; give the address "
+    "without it and export the key in its environment variable (judge.api_key_env), which is "
+    f"sent as a header and never written; {NOT_SAVED}"
 )
 
 _SWEEP_RE = re.compile(r"^\s*choice\((.*)\)\s*$", re.DOTALL)
@@ -160,6 +171,8 @@ def _value_problem(key: str, values: list[str]) -> str | None:
             "judge.base_url must not hold a user name or password (user:password@host); put the "
             f"credential in the key's environment variable (judge.api_key_env); {NOT_SAVED}"
         )
+    if key == "judge.base_url" and any(uri_secret_spans(v) for v in values):
+        return BASE_URL_QUERY_REFUSAL
     if key == "tracking.uri" and any(uri_secret_spans(v) for v in values):
         return TRACKING_URI_REFUSAL
     return None
@@ -174,7 +187,8 @@ def key_override_problem(argv: list[str]) -> str | None:
     Returns:
         One line naming the first override that carries a key (its name only: the key
         itself is never repeated) and where a key goes instead; for ``judge.api_key_env``
-        that is not a variable's name, or ``judge.base_url`` with user info, one line
+        that is not a variable's name, or ``judge.base_url`` with user info or a
+        credential in its query, one line
         saying what the value must be (the value is not repeated either).
     """
     overrides = [arg.split("=", 1) for arg in argv if not arg.startswith("-") and "=" in arg]
