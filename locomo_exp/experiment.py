@@ -20,7 +20,7 @@ from locomo_exp import __version__, tracking
 from locomo_exp.config import ExperimentConfig
 from locomo_exp.data import LoadedResults, LoadedRuns, expand_paths, load_data
 from locomo_exp.data.input_file import absolute_path, check_regular_file
-from locomo_exp.data.layouts import format_problems, layout_spec
+from locomo_exp.data.layouts import layout_spec
 from locomo_exp.report.outputs import CARD_FILE, config_tree, write_outputs
 from locomo_exp.report.run_dir import check_output_dir, check_writable
 from locomo_exp.report.run_swap import RunReplacement, recover_cut_swap, replacing_run
@@ -107,27 +107,6 @@ def resolve_path(path: str, start_dir: Path) -> Path:
     """Resolve a user path against the start directory (``~`` expanded)."""
     candidate = Path(path).expanduser()
     return candidate if candidate.is_absolute() else absolute_path(start_dir / candidate)
-
-
-
-
-def registry_name_problems(cfg: ExperimentConfig) -> list[str]:
-    """Names of a config that no registry knows, checked before any work.
-
-    The config layer imports no registry (docs/development.md, "Architecture"): the command
-    line and the sweep pass this to :func:`locomo_exp.config.to_experiment_config`. Each name
-    is checked by the layer that resolves it (:func:`locomo_exp.data.layouts.format_problems`,
-    :func:`locomo_exp.judge.protocols.protocol_name_problems`).
-
-    Args:
-        cfg: the typed config.
-
-    Returns:
-        One line per unknown name (empty when all are known).
-    """
-    from locomo_exp.judge.protocols import protocol_name_problems  # loads no SDK
-
-    return format_problems(cfg.data.format) + protocol_name_problems(cfg)
 
 
 def _load(cfg: ExperimentConfig, start_dir: Path) -> LoadedResults:

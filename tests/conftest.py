@@ -34,6 +34,7 @@ import pytest
 from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 
+from locomo_exp.benchmarks.names import registry_name_problems
 from locomo_exp.config import (
     DataConfig,
     ExperimentConfig,
@@ -44,7 +45,7 @@ from locomo_exp.config import (
     register_configs,
     to_experiment_config,
 )
-from locomo_exp.experiment import registry_name_problems, run_experiment
+from locomo_exp.experiment import run_experiment
 
 pytest_plugins = ["fake_anthropic", "fake_openai"]
 

@@ -3,7 +3,7 @@
 Issue 26, item 5: the layers and acyclic contracts in ``pyproject.toml`` hold with no
 ``ignore_imports``; ``f1.variant``'s choices come from the ``conf/f1`` presets, and
 ``judge.protocol`` / ``data.format`` are checked by the protocol and layout registries
-(:func:`locomo_exp.experiment.registry_name_problems`), which the command line and the sweep
+(:func:`locomo_exp.benchmarks.names.registry_name_problems`), which the command line and the sweep
 pass to :func:`locomo_exp.config.to_experiment_config`.
 """
 
@@ -19,9 +19,9 @@ from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 
 from locomo_exp import sweep
+from locomo_exp.benchmarks.names import registry_name_problems
 from locomo_exp.config import ConfigValueError, register_configs, to_experiment_config
 from locomo_exp.config.schema import f1_preset_variants
-from locomo_exp.experiment import registry_name_problems
 
 if sys.version_info >= (3, 11):
     import tomllib

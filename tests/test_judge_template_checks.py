@@ -15,8 +15,8 @@ from fake_anthropic import FakeAnthropicServer, make_judge_config, text
 from judge_helpers import make_records
 
 from locomo_exp.judge import run_judge
-from locomo_exp.judge.errors import JudgeError
 from locomo_exp.judge.protocols.templates import TemplateError, load_template
+from locomo_exp.llm.errors import JudgeError
 
 HEAD = "name: t\nversion: '1'\n"
 USER = "user: 'Q {question} G {gold_answer} P {predicted_answer}'\n"

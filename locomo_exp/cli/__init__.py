@@ -50,10 +50,10 @@ def run_from_hydra(cfg: DictConfig) -> ExperimentResult | None:
     exits 130 or 143; the MLflow run ends KILLED. Multirun: see :func:`run_sweep_job` (a
     failed job does not stop the sweep).
     """
+    from locomo_exp.benchmarks.names import registry_name_problems
     from locomo_exp.data import DataValidationError
     from locomo_exp.experiment import (
         JudgeErrorRateExceeded,
-        registry_name_problems,
         run_experiment,
     )
     from locomo_exp.judge import JudgeBatchPending

@@ -35,10 +35,10 @@ def run_sweep_job(cfg: DictConfig) -> ExperimentResult | None:
         The :class:`ExperimentResult`, or ``None`` when the job failed.
     """
     from locomo_exp import sweep, tracking
+    from locomo_exp.benchmarks.names import registry_name_problems
     from locomo_exp.data import DataValidationError
     from locomo_exp.experiment import (
         JudgeErrorRateExceeded,
-        registry_name_problems,
         run_experiment,
     )
     from locomo_exp.judge import JudgeBatchPending

@@ -321,7 +321,7 @@ def unused_judge_settings(cfg: ExperimentConfig) -> list[str]:
 
 NameCheck = Callable[[ExperimentConfig], list[str]]
 """Checks names against a registry above the config layer (judge protocols, file layouts):
-one line per unknown name, e.g. :func:`locomo_exp.experiment.registry_name_problems`."""
+one line per unknown name, e.g. :func:`locomo_exp.benchmarks.names.registry_name_problems`."""
 
 
 def validate_values(cfg: ExperimentConfig, check_names: NameCheck | None = None) -> None:
@@ -330,7 +330,7 @@ def validate_values(cfg: ExperimentConfig, check_names: NameCheck | None = None)
     Args:
         cfg: the typed config.
         check_names: the names' check by the registries that resolve them
-            (:func:`locomo_exp.experiment.registry_name_problems`); its lines come first in
+            (:func:`locomo_exp.benchmarks.names.registry_name_problems`); its lines come first in
             the error. The config layer imports no registry; ``None`` leaves the names to
             the code that resolves them, which refuses an unknown one with the same line.
 
@@ -401,7 +401,7 @@ def to_experiment_config(
     Args:
         cfg: the composed config (or an already typed one, returned as is).
         check_names: passed to :func:`validate_values` (the command line and the sweep
-            pass :func:`locomo_exp.experiment.registry_name_problems`).
+            pass :func:`locomo_exp.benchmarks.names.registry_name_problems`).
 
     Returns:
         An :class:`ExperimentConfig` instance with enums and nested dataclasses.

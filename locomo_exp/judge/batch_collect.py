@@ -1,7 +1,7 @@
 """A realtime run on a cache whose batches are still processing: collect, never pay twice.
 
 A ``judge.mode=batch judge.batch.wait=false`` run leaves calls in submitted batches (the
-ledger, :class:`~locomo_exp.judge.cache.BatchLedger`). A later ``judge.mode=realtime`` run
+ledger, :class:`~locomo_exp.llm.cache.BatchLedger`). A later ``judge.mode=realtime`` run
 on the same cache must not send those calls again: before its first call it names the
 batches and how many of its calls each holds, then
 

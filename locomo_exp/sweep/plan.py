@@ -220,14 +220,14 @@ def compose_job(master: DictConfig, overrides: list[str], job_num: int = 0) -> A
         hydra.errors.HydraException, omegaconf.errors.OmegaConfBaseException: when the
             overrides do not compose (unknown key, wrong type).
         locomo_exp.config.ConfigValueError: a value out of range or a name no registry
-            knows (:func:`locomo_exp.experiment.registry_name_problems`).
+            knows (:func:`locomo_exp.benchmarks.names.registry_name_problems`).
     """
     from hydra.core.global_hydra import GlobalHydra
     from hydra.core.hydra_config import HydraConfig
 
+    from locomo_exp.benchmarks.names import registry_name_problems
     from locomo_exp.config import to_experiment_config
     from locomo_exp.config.checks import keep_typed_text
-    from locomo_exp.experiment import registry_name_problems
 
     loader = GlobalHydra.instance().config_loader()
     job_cfg = loader.load_sweep_config(master_config=master, sweep_overrides=list(overrides))
