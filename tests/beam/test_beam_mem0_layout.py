@@ -118,5 +118,5 @@ def test_the_command_line_prints_a_bad_record_as_one_error_line(tmp_path: Path) 
     assert done.returncode == 1
     assert done.stderr.strip().splitlines() == [
         f"error: {path}: record [2]: field 'question_type': 'memory_magic' is not one of "
-        "BEAM's ten abilities"]
+        "BEAM's ten abilities. Fix the file: a BEAM run scores every question."]
     assert "Traceback" not in done.stderr

@@ -23,6 +23,9 @@ from locomo_exp.data.input_file import DataValidationError, ParsedFile, RecordPr
 LAYOUT = "mem0-memory-benchmarks"
 """The layout's name in every output."""
 
+FIX_HINT = "Fix the file: a BEAM run scores every question."
+"""The advice after a bad record (``data.on_invalid=skip`` does not apply to BEAM)."""
+
 _POSITION = re.compile(r"_q(\d+)_")
 
 
@@ -84,7 +87,8 @@ def _row(row: Any, index: int, setting: str, path: str) -> BeamQuestion:
     """One row, checked; the first problem raises with file, record and field."""
 
     def bad(field: str, message: str) -> DataValidationError:
-        return DataValidationError([RecordProblem(path, f"[{index}]", field, message, index)])
+        return DataValidationError([RecordProblem(path, f"[{index}]", field, message, index)],
+                                   hint=FIX_HINT)
 
     if not isinstance(row, Mapping):
         raise bad("", f"expected an object, got {type(row).__name__}")
@@ -169,7 +173,7 @@ def read_mem0_beam(parsed: ParsedFile, setting: str | None = None) -> BeamInput:
         if q.question_id in seen:
             raise DataValidationError([RecordProblem(
                 path, f"[{i}]", "question_id",
-                f"{q.question_id!r} repeats record [{seen[q.question_id]}]", i)])
+                f"{q.question_id!r} repeats record [{seen[q.question_id]}]", i)], hint=FIX_HINT)
         seen[q.question_id] = i
     system = {k: str(meta[k]) for k in ("project_name", "answerer_model", "provider",
                                         "timestamp") if meta.get(k) is not None}
