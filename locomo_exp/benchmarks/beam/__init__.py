@@ -1,11 +1,15 @@
 """BEAM ("Beyond a Million Tokens") as a benchmark plug-in: ``PLUGIN``.
 
-Modules, one concern each: :mod:`.abilities` (BEAM's facts), :mod:`.rows` (the typed
-rows), :mod:`.mem0_layout` and :mod:`.load` (reading), :mod:`.profiles` (the two scoring
-profiles, rule by rule), :mod:`.figures` (figures and cluster intervals), :mod:`.baselines`
-(published figures), :mod:`.summary` (``summary.json``, ``card.json``, ``scores.jsonl``),
-:mod:`.report` (markdown and console), :mod:`.tracking` (MLflow names), :mod:`.job` (the
-run). See docs/beam.md.
+Modules, one concern each:
+
+- :mod:`.abilities`: BEAM's facts; :mod:`.rows`: the typed rows.
+- :mod:`.mem0_layout`, :mod:`.authors_layout`, :mod:`.load`: reading the layouts.
+- :mod:`.profiles`: the two scoring profiles, rule by rule.
+- :mod:`.figures`: figures and cluster intervals; :mod:`.baselines`: published figures.
+- :mod:`.summary`: ``summary.json``, ``card.json``, ``scores.jsonl``.
+- :mod:`.report`: markdown and console; :mod:`.tracking`: MLflow names; :mod:`.job`: the run.
+
+See docs/beam.md.
 """
 
 from __future__ import annotations

@@ -129,7 +129,10 @@ def run_beam(cfg: ExperimentConfig, output_dir: Path, start_dir: Path | None = N
     if path is None:
         raise ValueError("a BEAM run scores one answers file: give one data.path")
     check_regular_file(path)
-    inp = read_beam(path, setting=cfg.data.setting)
+    reference = expand_paths(cfg.data.reference, start_dir)[0] if cfg.data.reference else None
+    if reference is not None and not reference.exists():
+        raise ValueError(f"data.reference={cfg.data.reference}: no such file or folder")
+    inp = read_beam(path, setting=cfg.data.setting, reference=reference)
     prepare_output_dir(output_dir, cfg.overwrite)  # an old run is removed only for valid input
     summary = build_summary(inp, samples=cfg.report.bootstrap_samples, seed=cfg.report.seed)
     tracking_uri = None

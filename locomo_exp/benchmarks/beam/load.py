@@ -5,6 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from locomo_exp.benchmarks.beam.authors_layout import (
+    looks_like_authors_answers,
+    looks_like_probing_questions,
+    read_authors_answers,
+)
 from locomo_exp.benchmarks.beam.mem0_layout import looks_like_mem0_beam, read_mem0_beam
 from locomo_exp.benchmarks.beam.rows import BeamInput
 from locomo_exp.data.input_file import check_regular_file, read_results_file
@@ -12,13 +17,19 @@ from locomo_exp.data.input_file import check_regular_file, read_results_file
 PEEK_BYTES = 1 << 16
 """Bytes of ``data.path`` looked at before parsing it (detection stays cheap)."""
 
-PEEK_MARKERS = (b'"beam"', b'"rubric"')
-"""A BEAM file names its ``eval_type`` or its rubrics near the start."""
+PEEK_MARKERS = (b'"beam"', b'"rubric"', b'"llm_response"')
+"""A BEAM file names its ``eval_type``, its rubrics or its answers near the start."""
+
+NO_REFERENCE = (
+    "{path}: answers in the BEAM authors' layout need their chat's questions: add "
+    "data.reference=<probing_questions.json, or a folder of them>"
+)
 
 
 def looks_like_beam(obj: Any) -> bool:
-    """Whether a parsed file is one of BEAM's layouts."""
-    return looks_like_mem0_beam(obj)
+    """Whether a parsed file is one of BEAM's layouts (a probing file too, to say how to use it)."""
+    return (looks_like_mem0_beam(obj) or looks_like_authors_answers(obj)
+            or looks_like_probing_questions(obj))
 
 
 def peek_is_beam(path: Path) -> bool:
@@ -37,12 +48,15 @@ def peek_is_beam(path: Path) -> bool:
         return False
 
 
-def read_beam(path: Path, *, setting: str | None = None) -> BeamInput:
+def read_beam(path: Path, *, setting: str | None = None, reference: Path | None = None
+              ) -> BeamInput:
     """Read a BEAM answers file in any supported layout.
 
     Args:
         path: the answers file.
         setting: ``data.setting`` (mem0's cutoff key), or ``None``.
+        reference: ``data.reference`` (the authors' probing file or a folder of them), or
+            ``None``; needed by the authors' layout only.
 
     Returns:
         The checked :class:`BeamInput`.
@@ -50,15 +64,26 @@ def read_beam(path: Path, *, setting: str | None = None) -> BeamInput:
     Raises:
         DataValidationError: the file is unreadable, not a BEAM layout, or a record is bad
             (one line naming the file, the record and the field).
+        ValueError: authors' answers without ``data.reference``, or a probing file given as
+            the answers.
     """
     from locomo_exp.data.input_file import DataValidationError, RecordProblem
 
     parsed = read_results_file(path)
     if looks_like_mem0_beam(parsed.obj):
         return read_mem0_beam(parsed, setting)
+    if looks_like_authors_answers(parsed.obj):
+        if reference is None:
+            raise ValueError(NO_REFERENCE.format(path=parsed.path))
+        return read_authors_answers(parsed, reference)
+    if looks_like_probing_questions(parsed.obj):
+        raise ValueError(
+            f"{parsed.path} is a BEAM probing-questions file (no answers): give it as "
+            "data.reference=<it> and the answers file as data.path")
     raise DataValidationError([RecordProblem(
         str(parsed.path), "", None,
-        "not a BEAM answers file (mem0's {metadata: {eval_type: beam}, evaluations})")])
+        "not a BEAM answers file (mem0's {metadata: {eval_type: beam}, evaluations}, or the "
+        "authors' {ability: [{question, llm_response}]})")])
 
 
 __all__ = ["PEEK_BYTES", "looks_like_beam", "peek_is_beam", "read_beam"]

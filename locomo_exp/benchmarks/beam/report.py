@@ -14,6 +14,7 @@ from locomo_exp.benchmarks.beam import profiles as p
 from locomo_exp.benchmarks.beam.abilities import ABILITIES, TITLE, ability_title
 from locomo_exp.benchmarks.beam.baselines import BEAM_BASELINES, BeamBaseline
 from locomo_exp.report.provenance import provenance_lines
+from locomo_exp.results.words import counted
 
 PROFILE_TITLES = {
     p.NUGGET: "mem0 memory-benchmarks: items 0/0.5/1, question score = item mean rounded to 4 "
@@ -103,8 +104,10 @@ def _heading(summary: Mapping[str, Any]) -> str:
     verdicts = summary["verdicts"]
     judge = (f"item verdicts stored by the run (judge {verdicts['judge_model'] or 'not named'}); "
              "no judge called" if verdicts["source"] == "stored" else "no item verdicts")
-    return (f"{TITLE}: {inp['questions']} questions in {inp['chats']} chats, "
-            f"{inp['rubric_items']} rubric items ({inp['layout']} layout{setting}); {judge}")
+    items = counted(inp["rubric_items"], "rubric item")
+    return (f"{TITLE}: {counted(inp['questions'], 'question')} in "
+            f"{counted(inp['chats'], 'chat')}, {items} ({inp['layout']} layout{setting}); "
+            f"{judge}")
 
 
 def render_console(summary: Mapping[str, Any]) -> list[str]:
