@@ -105,6 +105,13 @@ def test_locomo_only_settings_and_a_judge_are_refused_in_one_line(tmp_path: Path
     assert not (tmp_path / "out").exists()
 
 
+def test_a_reference_given_for_mem0_rows_is_refused_not_ignored(tmp_path: Path) -> None:
+    path = mem0_file(tmp_path / "run.json", five_chats())
+    with pytest.raises(ValueError, match="not read for .*mem0's layout"):
+        run_beam(config(path, reference=str(path)), tmp_path / "out", tmp_path)
+    assert not list((tmp_path / "out").iterdir())
+
+
 def test_a_locomo_file_is_not_claimed(tmp_path: Path) -> None:
     assert plugin_for(config(EXAMPLE), tmp_path) is None
 

@@ -64,13 +64,17 @@ def read_beam(path: Path, *, setting: str | None = None, reference: Path | None 
     Raises:
         DataValidationError: the file is unreadable, not a BEAM layout, or a record is bad
             (one line naming the file, the record and the field).
-        ValueError: authors' answers without ``data.reference``, or a probing file given as
-            the answers.
+        ValueError: authors' answers without ``data.reference``, a ``data.reference`` for
+            mem0's layout (which it would not read), or a probing file given as the answers.
     """
     from locomo_exp.data.input_file import DataValidationError, RecordProblem
 
     parsed = read_results_file(path)
     if looks_like_mem0_beam(parsed.obj):
+        if reference is not None:  # never silently ignored
+            raise ValueError(
+                f"data.reference={reference}: not read for {parsed.path}, whose rows carry "
+                "their questions and rubrics (mem0's layout); drop the setting")
         return read_mem0_beam(parsed, setting)
     if looks_like_authors_answers(parsed.obj):
         if reference is None:
