@@ -1,0 +1,72 @@
+"""BEAM ("Beyond a Million Tokens") as a benchmark plug-in: ``PLUGIN``.
+
+Modules, one concern each:
+
+- :mod:`.abilities`: BEAM's facts; :mod:`.rows`: the typed rows.
+- :mod:`.mem0_layout`, :mod:`.authors_layout`, :mod:`.load`: reading the layouts.
+- :mod:`.profiles`: the two scoring profiles, rule by rule.
+- :mod:`.figures`: figures and cluster intervals; :mod:`.baselines`: published figures.
+- :mod:`.summary`: ``summary.json``, ``card.json``, ``scores.jsonl``.
+- :mod:`.report`: markdown and console; :mod:`.tracking`: MLflow names; :mod:`.job`: the run.
+
+See docs/beam.md.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from locomo_exp.benchmarks.beam.abilities import NAME, TITLE
+from locomo_exp.benchmarks.plugin import PluginRun
+
+if TYPE_CHECKING:
+    from locomo_exp.config import ExperimentConfig
+
+
+class BeamPlugin:
+    """BEAM's :class:`~locomo_exp.benchmarks.plugin.BenchmarkPlugin`."""
+
+    @property
+    def name(self) -> str:
+        """``beam``."""
+        return NAME
+
+    @property
+    def title(self) -> str:
+        """``BEAM``."""
+        return TITLE
+
+    @property
+    def formats(self) -> tuple[str, ...]:
+        """``data.format=beam``."""
+        return (NAME,)
+
+    def claims(self, cfg: ExperimentConfig, start_dir: Path) -> bool:
+        """Whether ``data.format=beam``, or (``auto``) the one ``data.path`` is a BEAM file.
+
+        Never raises: an unreadable file is not claimed.
+        """
+        from locomo_exp.benchmarks.beam.job import data_file
+        from locomo_exp.benchmarks.beam.load import peek_is_beam
+
+        fmt = str(cfg.data.format)
+        if fmt in self.formats:
+            return True
+        if fmt != "auto":
+            return False
+        path = data_file(cfg, start_dir)
+        return path is not None and peek_is_beam(path)
+
+    def run(self, cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -> PluginRun:
+        """Score the BEAM answers (:func:`locomo_exp.benchmarks.beam.job.run_beam`)."""
+        from locomo_exp.benchmarks.beam.job import run_beam
+
+        result = run_beam(cfg, output_dir, start_dir)
+        return PluginRun(console="\n".join(result.console), output_dir=result.output_dir)
+
+
+PLUGIN = BeamPlugin()
+"""The plug-in the registry loads."""
+
+__all__ = ["PLUGIN", "BeamPlugin"]

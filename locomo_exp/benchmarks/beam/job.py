@@ -1,0 +1,170 @@
+"""One BEAM job: answers file -> both profiles' figures -> outputs -> MLflow.
+
+Stored rubric-item verdicts (mem0's memory-benchmarks layout) are scored with no judge
+call. Outputs: ``report.md``, ``summary.json``, ``scores.jsonl``, ``card.json``,
+``config.yaml`` (docs/beam.md).
+"""
+
+from __future__ import annotations
+
+import json
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from omegaconf import OmegaConf
+
+from locomo_exp import tracking
+from locomo_exp.benchmarks.beam import tracking as beam_tracking
+from locomo_exp.benchmarks.beam.load import read_beam
+from locomo_exp.benchmarks.beam.report import render_console, render_report
+from locomo_exp.benchmarks.beam.summary import build_card, build_summary, score_rows
+from locomo_exp.config import ExperimentConfig
+from locomo_exp.data.input_file import check_regular_file
+from locomo_exp.data.load import expand_paths
+from locomo_exp.report.run_dir import (
+    atomic_write_jsonl,
+    atomic_write_text,
+    check_writable,
+    prepare_output_dir,
+)
+
+LOCOMO_ONLY_DATA = ("limit", "runs", "errata", "categories_from")
+"""``data.*`` settings a BEAM run does not read: refused when set, never silently ignored."""
+
+NO_JUDGE_YET = (
+    "scorer={scorer}: judged BEAM runs (a judge call per rubric item) are not available in "
+    "this version; BEAM files with stored item verdicts are scored with the default scorer"
+)
+
+
+@dataclass
+class BeamRunResult:
+    """What one BEAM job produced.
+
+    Attributes:
+        output_dir: where the outputs are.
+        summary: the content of ``summary.json``.
+        metrics: the MLflow metrics.
+        files: the output files written.
+        console: the lines the command line prints.
+        run_id: the MLflow run id, or ``None`` with ``tracking=none``.
+        tracking_uri: the MLflow store, or ``None``.
+    """
+
+    output_dir: Path
+    summary: dict[str, Any]
+    metrics: dict[str, float]
+    files: list[Path] = field(default_factory=list)
+    console: list[str] = field(default_factory=list)
+    run_id: str | None = None
+    tracking_uri: str | None = None
+
+
+def data_file(cfg: ExperimentConfig, start_dir: Path) -> Path | None:
+    """The single ``data.path`` of the job, or ``None`` (none, several, or ``data.runs``)."""
+    if cfg.data.runs or not cfg.data.path or cfg.data.path == "???":
+        return None
+    try:
+        paths = expand_paths(cfg.data.path, start_dir)
+    except (ValueError, OSError):
+        return None
+    return paths[0] if len(paths) == 1 else None
+
+
+def _check_settings(cfg: ExperimentConfig) -> None:
+    given = [f"data.{name}={getattr(cfg.data, name)}" for name in LOCOMO_ONLY_DATA
+             if getattr(cfg.data, name) is not None]
+    if given:
+        raise ValueError(f"{', '.join(given)}: not available for BEAM answers, which are scored "
+                         "whole; drop the setting")
+    if cfg.scorer.uses_judge:
+        raise ValueError(NO_JUDGE_YET.format(scorer=cfg.scorer.name.value))
+
+
+def _write(output_dir: Path, cfg: ExperimentConfig, summary: dict[str, Any],
+           rows: list[dict[str, Any]]) -> list[Path]:
+    card = build_card(summary)
+    files = {
+        "report.md": render_report(summary, card),
+        "summary.json": json.dumps(summary, indent=2, ensure_ascii=False) + "\n",
+        "card.json": json.dumps(card, indent=2, ensure_ascii=False) + "\n",
+        "config.yaml": OmegaConf.to_yaml(OmegaConf.structured(cfg)),
+    }
+    paths = [atomic_write_jsonl(output_dir / "scores.jsonl", rows)]
+    for name, text in files.items():
+        paths.append(atomic_write_text(output_dir / name, text))
+    return paths
+
+
+def run_beam(cfg: ExperimentConfig, output_dir: Path, start_dir: Path | None = None
+             ) -> BeamRunResult:
+    """Score a BEAM answers file with both profiles.
+
+    Args:
+        cfg: the typed config (``data.path``, ``data.setting``, ``report``, ``tracking``).
+        output_dir: where to write the outputs.
+        start_dir: the directory relative paths are resolved against (default: cwd).
+
+    Returns:
+        :class:`BeamRunResult`.
+
+    Raises:
+        DataValidationError: a bad answers file (one line: file, record, field).
+        ValueError: several files, LoCoMo-only settings, or a judge asked for.
+        locomo_exp.report.run_dir.OutputDirInUse / OutputDirNotWritable: as for LoCoMo runs.
+        locomo_exp.tracking.TrackingStoreError: a ``tracking.uri`` MLflow cannot use.
+    """
+    start_dir = (start_dir or Path.cwd()).resolve()
+    output_dir = Path(output_dir).resolve()
+    _check_settings(cfg)
+    if cfg.tracking.enabled:  # one line before any work
+        tracking.check_tracking_uri(
+            tracking.resolve_tracking_uri(cfg.tracking.uri, start_dir),
+            connect_timeout_s=cfg.tracking.connect_timeout_s,
+        )
+    check_writable(output_dir)
+    path = data_file(cfg, start_dir)
+    if path is None:
+        raise ValueError("a BEAM run scores one answers file: give one data.path")
+    check_regular_file(path)
+    reference = expand_paths(cfg.data.reference, start_dir)[0] if cfg.data.reference else None
+    if reference is not None and not reference.exists():
+        raise ValueError(f"data.reference={cfg.data.reference}: no such file or folder")
+    inp = read_beam(path, setting=cfg.data.setting, reference=reference)
+    prepare_output_dir(output_dir, cfg.overwrite)  # an old run is removed only for valid input
+    summary = build_summary(inp, samples=cfg.report.bootstrap_samples, seed=cfg.report.seed)
+    tracking_uri = None
+    run_context: Any = nullcontext()
+    if cfg.tracking.enabled:
+        tracking_uri = tracking.resolve_tracking_uri(cfg.tracking.uri, start_dir)
+        spec = tracking.RunSpec(
+            tracking_uri=tracking_uri,
+            experiment=cfg.tracking.experiment,
+            run_name=cfg.tracking.run_name or f"{path.stem} · beam",
+            tags=beam_tracking.run_tags(summary),
+        )
+        run_context = tracking.mlflow_run(spec, log_file=output_dir / "locomo_exp.log")
+    with run_context as run:
+        files = _write(output_dir, cfg, summary, score_rows(inp))
+        metrics = beam_tracking.run_metrics(summary)
+        if run is not None:
+            tracking.log_params(beam_tracking.run_params(summary))
+            tracking.log_metrics(metrics)
+            tracking.set_tags(tracking.warning_tags(summary["warnings"]))
+            tracking.log_artifacts(files)
+    console = render_console(summary)
+    console += ["", f"Report: {output_dir / 'report.md'}"]
+    if run is not None and tracking_uri is not None:
+        console.append(
+            f"MLflow: run {run.info.run_id} in experiment '{cfg.tracking.experiment}'.\n"
+            f"{tracking.open_ui_hint(tracking_uri, run.info.experiment_id)}"
+        )
+    return BeamRunResult(
+        output_dir=output_dir, summary=summary, metrics=metrics, files=files, console=console,
+        run_id=run.info.run_id if run is not None else None, tracking_uri=tracking_uri,
+    )
+
+
+__all__ = ["BeamRunResult", "data_file", "run_beam"]
