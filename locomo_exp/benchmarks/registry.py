@@ -17,7 +17,7 @@ from locomo_exp.benchmarks.plugin import BenchmarkPlugin
 if TYPE_CHECKING:
     from locomo_exp.config import ExperimentConfig
 
-PLUGINS: tuple[str, ...] = ("locomo_exp.benchmarks.beam",)
+PLUGINS: tuple[str, ...] = ("locomo_exp.benchmarks.beam", "locomo_exp.benchmarks.locomo_plus")
 """Module paths of the registered plug-in packages, in detection order (each has ``PLUGIN``)."""
 
 

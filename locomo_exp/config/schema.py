@@ -295,6 +295,9 @@ class JudgeConfig:
     protocol: str = "rubric"
     # judge.protocol=template: the YAML file with your prompt and reply rule (docs/judge.md)
     template: Optional[str] = None
+    # LoCoMo-Plus: ours (the judge's conclusion; a failed call is no verdict) or authors (the
+    # authors' three-step parser, to reproduce their figures); docs/locomo_plus.md
+    parser: str = "ours"
     temperature: Optional[float] = 0.5
     max_tokens: int = 256
     runs: int = 10

@@ -1,0 +1,150 @@
+"""LoCoMo-Plus's ``report.md`` and console lines, rendered from ``summary.json`` (pure)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from locomo_exp.benchmarks.locomo_plus.facts import COGNITIVE, FACTUAL
+from locomo_exp.benchmarks.locomo_plus.parsing import AUTHORS
+
+NOT_MEASURED = "not measured"
+
+
+def fig(value: float | None) -> str:
+    """A 0-1 figure as ``0.9327 (93.3%)``; ``not measured`` for ``None``."""
+    return NOT_MEASURED if value is None else f"{value:.4f} ({value * 100:.1f}%)"
+
+
+def _ci(interval: list[float] | None) -> str:
+    if not interval:
+        return ""
+    return f", 95% CI {interval[0] * 100:.1f}-{interval[1] * 100:.1f}% (by conversation)"
+
+
+def _reading_title(summary: dict[str, Any], name: str) -> str:
+    if name == AUTHORS:
+        return "the authors' reading (judge.parser=authors: stored labels at face value)"
+    return "our reading (judge.parser=ours: a failed call is not a verdict)"
+
+
+def headline_lines(summary: dict[str, Any], name: str) -> list[str]:
+    """The figures of one reading, one line each (console and report share them).
+
+    Args:
+        summary: the run's ``summary.json``.
+        name: ``ours`` or ``authors``.
+
+    Returns:
+        Lines: status or overall, Cognitive with its relation types, the factual averages
+        with their definitions, the gap.
+    """
+    f = summary["readings"][name]
+    if f["status"] != "measured":
+        return [f["status"]]
+    lines = [f"Caveat: this {f['caveat']}"] if f.get("caveat") else []
+    lines.append(f"Overall: {fig(f['overall'])} over {f['n_scored']:,} items"
+                 f"{_ci(f['overall_ci'])}")
+    if f["n_unscored"]:
+        lines.append(f"  ({f['n_unscored']:,} of {f['n_items']:,} items unscored: "
+                     + "; ".join(f"{n:,} {why}" for why, n in f["unscored_reasons"].items())
+                     + ")")
+    for cat in (*FACTUAL, COGNITIVE):
+        group = f["by_category"].get(cat)
+        if group:
+            lines.append(f"  {cat}: {fig(group['mean'])} (n={group['n_scored']})")
+    for rel, group in f["by_relation"].items():
+        lines.append(f"    Cognitive/{rel}: {fig(group['mean'])} (n={group['n_scored']})")
+    if f["cognitive"] is not None and f["cognitive_ci"]:
+        lines.append(f"  Cognitive{_ci(f['cognitive_ci'])}")
+    fact, gap = f["factual"], f["gap"]
+    if fact["item_weighted"] is None:
+        lines.append(f"Factual average: {NOT_MEASURED} (no LoCoMo items in the file)")
+    else:
+        for key in ("unweighted", "item_weighted"):
+            lines.append(f"Factual average, {key.replace('_', '-')}: {fig(fact[key])} "
+                         f"[{fact['definitions'][key]}]; gap (factual - Cognitive): "
+                         f"{NOT_MEASURED if gap[key] is None else f'{gap[key]:+.4f}'}")
+    return lines
+
+
+def parser_lines(summary: dict[str, Any]) -> list[str]:
+    """What ``judge.parser=authors`` derived from non-verdicts (empty for ours)."""
+    p = summary["parser"]
+    if p["name"] != AUTHORS:
+        return []
+    no_label = ("how many came from replies that held no label is not recorded in a stored "
+                "file" if p["derived_from_no_label"] is None
+                else f"{p['derived_from_no_label']:,} from replies that held no label")
+    return [f"judge.parser=authors: {p['derived_from_api_errors']:,} verdicts derived from API "
+            f"errors; {no_label}"]
+
+
+def aggregate_lines(summary: dict[str, Any]) -> list[str]:
+    """The authors' own aggregate, labelled as theirs and with what it rests on."""
+    agg = summary.get("authors_aggregate")
+    if not agg:
+        return []
+    line = f"The authors' aggregate: overall_avg {agg['overall_avg']} ({agg['source']})"
+    if agg["resting_on_api_errors"]:
+        line += (f", resting on {agg['resting_on_api_errors']:,} API errors of "
+                 f"{agg['n']:,} stored verdicts (each scored 'correct' by their parser): "
+                 "not a measurement")
+    return [line]
+
+
+def render_console(summary: dict[str, Any]) -> list[str]:
+    """The lines the command line prints for a run."""
+    inp = summary["input"]
+    head = summary["headline"]
+    lines = [f"{summary['title']} · {inp['layout_title']} · {inp['rows']:,} items · "
+             f"{summary['verdicts']['label']}",
+             f"Figures, {_reading_title(summary, head)}:"]
+    lines += [f"  {line}" for line in headline_lines(summary, head)]
+    if head == AUTHORS and "ours" in summary["readings"]:
+        lines += ["Our reading: " + headline_lines(summary, "ours")[0]]
+    lines += parser_lines(summary) + aggregate_lines(summary)
+    return lines
+
+
+def render_report(summary: dict[str, Any], card: dict[str, Any]) -> str:
+    """``report.md`` of a LoCoMo-Plus run.
+
+    Args:
+        summary: the run's ``summary.json``.
+        card: its ``card.json`` (provenance).
+
+    Returns:
+        Markdown: the input, the verdicts' source, each reading's figures, the authors'
+        aggregate (labelled as theirs), the definitions, how it was measured.
+    """
+    inp = summary["input"]
+    out = [f"# {summary['title']}: {inp['layout_title']}", ""]
+    for warning in summary["warnings"]:
+        out += [f"> **Warning:** {warning}.", ""]
+    out += ["## Input", "",
+            f"- File: `{inp['path']}` (sha256 `{inp['sha256'][:16]}`), {inp['rows']:,} items",
+            "- Per category: " + ", ".join(f"{c} {n:,}" for c, n in inp["per_category"].items()),
+            f"- Answering model: {', '.join(inp['answer_models']) or 'not recorded'}",
+            f"- Verdicts: {summary['verdicts']['label']}; no judge was called", ""]
+    for name in summary["readings"]:
+        marker = " (headline)" if name == summary["headline"] else ""
+        out += [f"## Figures: {_reading_title(summary, name)}{marker}", ""]
+        out += [f"- {line.strip()}" for line in headline_lines(summary, name)] + [""]
+    extra = parser_lines(summary) + aggregate_lines(summary)
+    if extra:
+        out += ["## The authors' scoring", ""] + [f"- {line}" for line in extra] + [""]
+    out += ["## Definitions", "",
+            "- Label map (the authors'): correct 1, partial 0.5, wrong 0; overall is the mean "
+            "over items, rounded to 4 decimals.",
+            "- Factual average, unweighted: " + summary["readings"]["ours"]["factual"][
+                "definitions"]["unweighted"] + ".",
+            "- Factual average, item-weighted: " + summary["readings"]["ours"]["factual"][
+                "definitions"]["item_weighted"] + ".",
+            "- Gap: factual average minus the Cognitive mean.",
+            "- Intervals: 95% percentile cluster bootstrap over LoCoMo conversations, only "
+            "where every item's conversation is recorded.", "",
+            "## How this was measured", "",
+            f"- locomo_exp {card.get('tool', {}).get('version') or 'unknown'}, "
+            f"metric version {summary['versions']['metrics']}, {card.get('date')}",
+            f"- Command: `{card.get('command_line')}`", ""]
+    return "\n".join(out)

@@ -1,0 +1,157 @@
+"""What a LoCoMo-Plus run writes: ``summary.json``, ``card.json``, ``scores.jsonl`` rows.
+
+Pure builders (numbers and words; markdown is :mod:`.report`). Two readings of the same
+stored verdicts are kept: ``ours`` (a failed call is not a verdict) and, for the authors'
+layout, ``authors`` (every stored label at face value, as their summary counts it). The
+``headline`` is the reading ``judge.parser`` asks for.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from locomo_exp.benchmarks.locomo_plus.facts import CATEGORIES, NAME, TITLE
+from locomo_exp.benchmarks.locomo_plus.figures import compute_figures, read_stored
+from locomo_exp.benchmarks.locomo_plus.parsing import AUTHORS, OURS
+from locomo_exp.benchmarks.locomo_plus.runs import AUTHORS as AUTHORS_LAYOUT
+from locomo_exp.benchmarks.locomo_plus.runs import LAYOUT_TITLES, StoredRun
+from locomo_exp.report.provenance import provenance
+from locomo_exp.results import SCHEMA_VERSION
+
+METRIC_VERSION = "locomo_plus-1"
+"""Version of the figures' semantics (label map, means, factual and gap definitions)."""
+
+
+def parser_section(run: StoredRun, parser: str) -> dict[str, Any]:
+    """What ``judge.parser`` did to a stored run, in numbers.
+
+    Args:
+        run: the stored run.
+        parser: ``ours`` or ``authors``.
+
+    Returns:
+        ``{name, api_errors, derived_from_api_errors, derived_from_no_label, note}``:
+        with ``authors``, the verdicts it took from API errors (every stored label whose
+        reason is an error text) and from replies with no label (``None``: a stored file
+        does not record which replies held one).
+    """
+    errors = sum(row.api_error for row in run.rows)
+    if parser == AUTHORS:
+        return {"name": AUTHORS, "api_errors": errors, "derived_from_api_errors": errors,
+                "derived_from_no_label": None,
+                "note": "stored labels taken at face value, as the authors' summary counts "
+                        "them; which stored replies held no label is not recorded"}
+    return {"name": OURS, "api_errors": errors, "derived_from_api_errors": 0,
+            "derived_from_no_label": 0,
+            "note": "a stored API error is a failed call, not a verdict"}
+
+
+def build_summary(run: StoredRun, *, parser: str, samples: int, seed: int) -> dict[str, Any]:
+    """The ``summary.json`` content of a stored LoCoMo-Plus run.
+
+    Args:
+        run: the stored run.
+        parser: ``judge.parser`` (``ours`` or ``authors``): the headline reading.
+        samples: bootstrap resamples of the intervals.
+        seed: their seed.
+
+    Returns:
+        ``{schema_version, benchmark, title, scales, versions, input, verdicts, parser,
+        readings: {ours, authors?}, headline, authors_aggregate, warnings}``; figures are
+        0-1 (:mod:`.figures`).
+    """
+    readings = {OURS: compute_figures(read_stored(run.rows, OURS), samples=samples, seed=seed)}
+    if run.layout == AUTHORS_LAYOUT or parser == AUTHORS:
+        readings[AUTHORS] = compute_figures(read_stored(run.rows, AUTHORS), samples=samples,
+                                            seed=seed)
+    errors = sum(row.api_error for row in run.rows)
+    if AUTHORS in readings and errors:
+        readings[AUTHORS]["caveat"] = (
+            f"rests on {errors:,} API errors of {len(run.rows):,} stored verdicts, each "
+            "scored 'correct' by the authors' parser: not a measurement of accuracy")
+    aggregate = None
+    if run.layout == AUTHORS_LAYOUT:
+        theirs = run.authors_summary
+        aggregate = {
+            "overall_avg": theirs["overall_avg"] if theirs else readings[AUTHORS]["overall"],
+            "source": (f"the authors' {theirs['path']}" if theirs
+                       else "recomputed from the stored labels with the authors' rule"),
+            "recomputed_from_labels": readings[AUTHORS]["overall"],
+            "n": len(run.rows),
+            "resting_on_api_errors": errors,
+        }
+    warnings = []
+    if errors:
+        warnings.append(f"{errors:,} of {len(run.rows):,} stored verdicts are API errors"
+                        + ("; accuracy not measured" if not readings[OURS]["n_scored"] else ""))
+    counts = Counter(row.category for row in run.rows)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "benchmark": NAME,
+        "title": TITLE,
+        "scales": {"figures": "0-1 (mean label score: correct 1, partial 0.5, wrong 0)"},
+        "versions": {"metrics": METRIC_VERSION},
+        "input": {
+            "path": str(run.path), "sha256": run.sha256, "layout": run.layout,
+            "layout_title": LAYOUT_TITLES[run.layout], "rows": len(run.rows),
+            "per_category": {c: counts[c] for c in CATEGORIES if counts[c]},
+            "answer_models": run.answer_models,
+            "conversations_known": all(r.conversation is not None for r in run.rows),
+        },
+        "verdicts": {"source": "stored", "judge": run.judge,
+                     "label": f"stored J ({run.judge})"},
+        "parser": parser_section(run, parser),
+        "readings": readings,
+        "headline": parser,
+        "authors_aggregate": aggregate,
+        "warnings": warnings,
+    }
+
+
+def build_card(summary: dict[str, Any], *, argv: list[str] | None = None) -> dict[str, Any]:
+    """The ``card.json`` of a LoCoMo-Plus run: provenance, input, verdicts, the headline.
+
+    Args:
+        summary: the run's ``summary.json``.
+        argv: the command line (default ``sys.argv``).
+
+    Returns:
+        The provenance fields (:func:`locomo_exp.report.provenance.provenance`), then
+        ``benchmark``, ``input`` (path, sha256, layout), ``verdicts``, ``parser``,
+        ``metric_version``, ``headline`` (overall, Cognitive, both factual averages, status).
+    """
+    head = summary["readings"][summary["headline"]]
+    return {
+        **provenance(argv=argv),
+        "benchmark": summary["benchmark"],
+        "input": {k: summary["input"][k] for k in ("path", "sha256", "layout")},
+        "verdicts": summary["verdicts"]["label"],
+        "parser": summary["parser"]["name"],
+        "metric_version": summary["versions"]["metrics"],
+        "headline": {"status": head["status"], "caveat": head.get("caveat"),
+                     "overall": head["overall"],
+                     "cognitive": head["cognitive"], "factual": {
+                         k: head["factual"][k] for k in ("unweighted", "item_weighted")}},
+    }
+
+
+def score_rows(run: StoredRun) -> list[dict[str, Any]]:
+    """One ``scores.jsonl`` row per item: the stored verdict and both readings' scores.
+
+    Args:
+        run: the stored run.
+
+    Returns:
+        Rows ``{item_id, category, relation, conversation, question, prediction,
+        stored_label, api_error, score, unscored, score_authors}``.
+    """
+    ours = read_stored(run.rows, OURS)
+    theirs = read_stored(run.rows, AUTHORS)
+    return [
+        {"item_id": row.item_id, "category": row.category, "relation": row.relation,
+         "conversation": row.conversation, "question": row.question,
+         "prediction": row.prediction, "stored_label": row.label, "api_error": row.api_error,
+         "score": o.score, "unscored": o.unscored or None, "score_authors": a.score}
+        for row, o, a in zip(run.rows, ours, theirs, strict=True)
+    ]
