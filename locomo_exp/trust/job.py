@@ -344,6 +344,8 @@ def run_trust(
         check_agreement(labels, "the human labels"),
         check_agreement(stored, "the stored verdicts"),
     )
+    if plan.audit_unmeasured is not None:  # J was not checked: said wherever J is
+        warnings += (plan.audit_unmeasured,)
     return TrustSummary(
         total_cost_usd=_add_costs(total, 0.0 if panel is None else panel.estimated_cost_usd),
         audit=audit,
