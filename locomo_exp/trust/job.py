@@ -129,7 +129,7 @@ def _dry_run(
                 calls_cached=part.calls_total,
                 calls_to_make=0,
                 estimated_cost_usd=0.0,
-                max_cost_usd=0.0,
+                cost_upper_bound_usd=0.0,
             )
         else:
             add_tokens(member_run.summary["dry_run_estimate"])
