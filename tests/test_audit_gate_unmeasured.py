@@ -10,8 +10,11 @@ import pytest
 from conftest import EXAMPLE, run_job
 from fake_anthropic import FakeAnthropicServer, accept_all, make_judge_config
 
+from locomo_exp.cli.jobs import print_result
 from locomo_exp.config import ScorerName
 from locomo_exp.config.schema import JudgeAuditConfig
+from locomo_exp.results import RunSummary
+from locomo_exp.tracking.headline import run_description
 from locomo_exp.tracking.metrics import judge_tags
 from locomo_exp.trust.job import JudgeAuditFailed
 
@@ -70,3 +73,52 @@ def test_no_gate_and_no_control_judged_stays_silent_about_a_gate(
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["judge"]["trust"].get("audit") is None
     assert "judge_audit" not in summary["status"]
+
+
+def test_an_audit_capped_to_no_control_says_not_measured_wherever_j_is(
+    fake_anthropic: FakeAnthropicServer, tmp_path: Path
+) -> None:
+    # 16 answer calls x 25% = 4 audit calls < 7 kinds: the cap leaves 0 controls per kind
+    fake_anthropic.responder = accept_all()
+    judge = make_judge_config(fake_anthropic, tmp_path, runs=1)
+    run_job(tmp_path, scorer=ScorerName.judge, judge=judge, path=EXAMPLE)
+    warning = "audit: not measured (0 controls: judge.audit.max_share of 16 calls)"
+    assert len(fake_anthropic.messages_requests()) == 16
+
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["judge"]["j"]["overall"]["mean"] == pytest.approx(100.0)
+    assert summary["judge"]["trust"]["warnings"] == [warning]
+    assert summary["status"]["judge"] == f"warning: {warning}"
+    run = RunSummary.from_json(summary)
+    assert run.warnings == [warning]  # the console prints "WARNING: <each>"
+
+    report = (tmp_path / "out" / "report.md").read_text()
+    head = report.split("\n## ", 2)[:2]
+    assert f"- **Warning: {warning}.**" in "\n## ".join(head)
+
+    card = json.loads((tmp_path / "out" / "card.json").read_text())
+    description = run_description({"j/overall": 100.0}, card, summary["status"], warnings=run.warnings)
+    assert description.splitlines()[0] == f"**⚠ Run status: WARNING — {warning}**"
+
+
+def test_the_console_prints_the_unmeasured_audit(
+    fake_anthropic: FakeAnthropicServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake_anthropic.responder = accept_all()
+    judge = make_judge_config(fake_anthropic, tmp_path, runs=1)
+    result = run_job(tmp_path, scorer=ScorerName.judge, judge=judge, path=EXAMPLE)
+    capsys.readouterr()
+    print_result(result)
+    out = capsys.readouterr().out
+    assert "WARNING: audit: not measured (0 controls: judge.audit.max_share of 16 calls)\n" in out
+
+
+def test_an_audit_asked_off_is_not_a_warning(
+    fake_anthropic: FakeAnthropicServer, tmp_path: Path
+) -> None:
+    fake_anthropic.responder = accept_all()
+    judge = make_judge_config(fake_anthropic, tmp_path, runs=1, audit=JudgeAuditConfig(n=0))
+    run_job(tmp_path, scorer=ScorerName.judge, judge=judge, path=EXAMPLE)
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert "warnings" not in summary["judge"]["trust"]
+    assert summary["status"]["judge"] == "ok"

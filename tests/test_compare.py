@@ -195,7 +195,9 @@ def test_compare_writes_markdown_json_and_forest_plot(known_runs, tmp_path):
     assert len(doc["rows"]) == len(result.rows) == 2 * 6  # f1_locomo and j x (1, 2, 3, 4, overall_1_4, overall)
     md = (out / "compare.md").read_text()
     assert "- Questions: 60 shared, 0 only in A, 0 only in B (overlap 100.0%, matched by question_id)" in md
-    assert "| J | overall | 60 | 6 | 70.00 | 45.00 | +25.00 |" in md
+    # no category-5 question: overall is overall 1-4, shown once (compare.json keeps both)
+    assert "| J | overall 1-4 | 60 | 6 | 70.00 | 45.00 | +25.00 |" in md
+    assert "| J | overall |" not in md
     assert (out / "compare_forest.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert result.mlflow_metrics()["compare/A_vs_B/j/overall/diff"] == pytest.approx(25.0)
     assert result.mlflow_tags() == {"compare.run.0": str(tmp_path / "A"), "compare.run.1": str(tmp_path / "B")}

@@ -14,6 +14,7 @@ from test_compare import _questions, write_run
 from locomo_exp.cli import run_compare_from_cli
 from locomo_exp.compare import CompareConfig
 from locomo_exp.compare.job import headline_table, run_compare_job
+from locomo_exp.compare.render import SAME_AS_1_4
 from locomo_exp.config import ExperimentConfig, Mode, register_configs, to_experiment_config
 from locomo_exp.experiment import run_experiment
 
@@ -31,6 +32,38 @@ def _two_runs(tmp_path: Path) -> tuple[Path, Path]:
     f1_a = [1.0 if k % 3 else 0.0 for k in range(60)]
     f1_b = [0.0] * 60
     return (write_run(tmp_path / "A", questions, f1_a), write_run(tmp_path / "B", questions, f1_b))
+
+
+def test_both_overall_rows_are_shown_when_category_5_is_compared(tmp_path):
+    questions = _questions()
+    for question in questions[::10]:  # one category-5 question per conversation
+        question["category"] = 5
+    f1_a = [1.0 if k % 3 else 0.0 for k in range(60)]
+    a = write_run(tmp_path / "A", questions, f1_a)
+    b = write_run(tmp_path / "B", questions, [0.0] * 60)
+    job = run_compare_job(
+        CompareConfig(runs=[str(a), str(b)], bootstrap_samples=100), tmp_path / "o", tmp_path,
+        tracking_uri=None,
+    )
+    lines = headline_table(job.result).splitlines()
+    assert [x[22:36].strip() for x in lines[3:]] == ["overall 1-4", "overall"]
+    assert SAME_AS_1_4 not in lines
+    markdown = (tmp_path / "o" / "compare.md").read_text()
+    assert "| overall 1-4 |" in markdown and "| overall |" in markdown
+    assert SAME_AS_1_4 not in markdown
+
+
+def test_compare_md_shows_overall_once_without_category_5(tmp_path):
+    a, b = _two_runs(tmp_path)
+    run_compare_job(
+        CompareConfig(runs=[str(a), str(b)], bootstrap_samples=100), tmp_path / "o", tmp_path,
+        tracking_uri=None,
+    )
+    markdown = (tmp_path / "o" / "compare.md").read_text()
+    assert "| overall 1-4 |" in markdown and "| overall |" not in markdown
+    assert markdown.count(f"- {SAME_AS_1_4}.") == 1
+    saved = json.loads((tmp_path / "o" / "compare.json").read_text())
+    assert {r["group"] for r in saved["rows"]} >= {"overall_1_4", "overall"}
 
 
 def test_compare_node_is_typed_and_mode_defaults_to_run():
@@ -160,8 +193,12 @@ def test_headline_table_lists_overall_rows_only(tmp_path):
         "Holm",
         "verdict",
     ]
-    assert [x[22:36].strip() for x in lines[3:]] == ["overall 1-4", "overall"]
-    assert all(x.endswith("A higher") for x in lines[3:])
+    # no category-5 question: "overall" is "overall 1-4" again, shown once and said so
+    assert [x[22:36].strip() for x in lines[3:-1]] == ["overall 1-4"]
+    assert lines[-1] == SAME_AS_1_4
+    assert all(x.endswith("A higher") for x in lines[3:-1])
+    assert [r.group for r in job.result.rows if r.group.startswith("overall")] == [
+        "overall_1_4", "overall"]  # compare.json keeps both
 
 
 @pytest.mark.slow

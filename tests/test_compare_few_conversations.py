@@ -81,7 +81,7 @@ def test_two_conversations_give_the_question_level_interval_and_say_so(tmp_path:
     assert "(question-level)" in markdown
     # console: the row's interval is the question-level one, marked q, and one line says why
     lines = headline_table(result).splitlines()
-    f1_line = next(x for x in lines if x.startswith("F1") and "overall 1-4" not in x)
+    f1_line = next(x for x in lines if x.startswith("F1") and "overall 1-4" in x)
     assert f"[{low:+.2f}, {high:+.2f}] q" in f1_line
     assert lines.count(
         "q: question-level paired interval (fewer than 5 conversations: a conversation-cluster "

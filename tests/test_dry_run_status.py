@@ -16,7 +16,9 @@ from conftest import Composer
 
 from locomo_exp.experiment import run_experiment
 from locomo_exp.report.card import render_card_markdown
+from locomo_exp.report.console import dry_run_lines
 from locomo_exp.results import JUDGE_DRY_RUN, RunSummary
+from locomo_exp.results.trust import CallEstimate
 
 
 def test_a_locomo_dry_run_is_a_dry_run_in_summary_card_report_and_mlflow(
@@ -66,3 +68,29 @@ def test_a_real_runs_card_and_status_are_unchanged(typed_config: Composer, tmp_p
     assert summary["status"] == {"f1": "ok"}
     assert not RunSummary.from_json(summary).judge_dry_run
     assert "## Run status" not in (out / "report.md").read_text()
+
+
+def test_the_estimates_upper_bound_is_not_named_like_the_spend_cap(
+    typed_config: Composer, tmp_path: Path
+) -> None:
+    out = tmp_path / "dry"
+    run_experiment(typed_config("scorer=judge", "judge.dry_run=true", "tracking=none"), out, tmp_path)
+    judge = json.loads((out / "summary.json").read_text())["judge"]
+    estimate = judge["dry_run_estimate"]
+    assert "max_cost_usd" not in estimate  # judge.max_cost_usd is the spend cap, a setting
+    assert estimate["cost_upper_bound_usd"] > estimate["estimated_cost_usd"] > 0
+    audit = judge["trust"]["dry_run"]["audit"]
+    assert set(audit) == {
+        "calls_total", "calls_cached", "calls_to_make", "estimated_cost_usd", "cost_upper_bound_usd"
+    }
+    lines = dry_run_lines(estimate, judge)
+    assert f"  cost_upper_bound_usd: {estimate['cost_upper_bound_usd']}" in lines
+    assert not any("max_cost" in line for line in lines)
+
+
+def test_an_older_summarys_max_cost_usd_is_read_as_the_upper_bound() -> None:
+    older = {"calls_total": 4, "calls_cached": 1, "calls_to_make": 3,
+             "estimated_cost_usd": 0.01, "max_cost_usd": 0.05}  # fmt: skip
+    part = CallEstimate.from_json(older)
+    assert part.cost_upper_bound_usd == 0.05
+    assert part.to_json()["cost_upper_bound_usd"] == 0.05 and "max_cost_usd" not in part.to_json()

@@ -514,7 +514,7 @@ def test_dry_run_makes_no_call_and_estimates_calls_tokens_and_cost(
     assert estimate is not None and result.summary["dry_run_estimate"] == estimate
     assert estimate["calls_to_make"] == 16 * 10
     assert estimate["estimated_input_tokens"] > 16 * 10 * 300
-    assert 0 < estimate["estimated_cost_usd"] <= estimate["max_cost_usd"]
+    assert 0 < estimate["estimated_cost_usd"] <= estimate["cost_upper_bound_usd"]
     assert result.summary["j"] == {} and result.per_question == {}
     assert judge_metrics(result.summary, {})["judge/dry_run_calls"] == 160
 

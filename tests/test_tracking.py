@@ -232,6 +232,7 @@ def test_judge_run_logs_judge_params_and_j_overall_1_4(
         "tracking.experiment=with_judge",
         "scorer=both",
         "judge.runs=1",
+        "judge.audit.n=0",  # off on purpose: capped to 0 controls it would lead with a warning
         "judge.progress=false",
         f"judge.base_url={fake_anthropic.url}",
         f"judge.cache_path={tmp_path / 'cache.sqlite'}",

@@ -10,7 +10,7 @@ from pathlib import Path
 from locomo_exp.compare.comparison import CompareResult, run_compare
 from locomo_exp.compare.engine import QUESTION
 from locomo_exp.compare.metrics import COMPARED_BY_NAME
-from locomo_exp.compare.render import group_label
+from locomo_exp.compare.render import SAME_AS_1_4, group_label, without_copies
 from locomo_exp.compare.run_dirs import CompareError
 from locomo_exp.config.compare import CompareConfig
 from locomo_exp.stats.bootstrap import MIN_RUN_CLUSTERS
@@ -103,7 +103,7 @@ def headline_table(result: CompareResult) -> str:
             header,
             "-" * len(header),
         ]
-        for row in result.rows:
+        for row in without_copies(result.rows):
             if (row.run_a, row.run_b) != (
                 pair.run_a,
                 pair.run_b,
@@ -120,6 +120,8 @@ def headline_table(result: CompareResult) -> str:
                 + (" ⚠ " + "; ".join(row.marks) if row.marks else "")
             )
         few = [r for r in result.rows if (r.run_a, r.run_b) == (pair.run_a, pair.run_b)]
+        if len(without_copies(few)) < len(few):
+            lines.append(SAME_AS_1_4)
         if any(r.interval == QUESTION for r in few):
             lines.append(
                 f"q: question-level paired interval (fewer than {MIN_RUN_CLUSTERS} conversations: "

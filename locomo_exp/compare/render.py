@@ -55,6 +55,33 @@ def row_label(row: CompareRow, names: dict[str, str] | None = None) -> str:
     return label
 
 
+SAME_AS_1_4 = (
+    "overall is not shown: no compared question is in category 5, so it is overall 1-4 "
+    "(compare.json and MLflow keep both)"
+)
+"""The line under a table whose ``overall`` row was left out as a copy of ``overall 1-4``."""
+
+
+def without_copies(rows: list[CompareRow]) -> list[CompareRow]:
+    """The rows to show: an ``overall`` row that repeats its ``overall_1_4`` row is left out.
+
+    Without category-5 questions both groups hold the same questions (``overall`` holds
+    ``overall_1_4``'s and more, so the same ``n`` means the same questions) and the same
+    numbers; two rows would suggest category 5 was compared.
+
+    Args:
+        rows: comparison rows (any pairs and metrics).
+
+    Returns:
+        ``rows`` in order, less those copies.
+    """
+    n_1_4 = {(r.run_a, r.run_b, r.metric): r.n for r in rows if r.group == "overall_1_4"}
+    return [
+        r for r in rows
+        if r.group != "overall" or n_1_4.get((r.run_a, r.run_b, r.metric)) != r.n
+    ]
+
+
 def pair_table(rows: list[CompareRow], names: dict[str, str] | None = None) -> str:
     """Markdown table of one pair's rows (all metrics), values in points.
 
@@ -63,14 +90,16 @@ def pair_table(rows: list[CompareRow], names: dict[str, str] | None = None) -> s
         names: category display names keyed by ``"1"``..``"5"``.
 
     Returns:
-        The table text; a marked row ends with its marks.
+        The table text; a marked row ends with its marks. An ``overall`` row that repeats
+        ``overall 1-4`` is left out, with one line saying so (:func:`without_copies`).
     """
+    shown = without_copies(rows)
     lines = [
         "| metric | group | n | conv | mean A | mean B | A - B | 95% CI (conversations) "
         "| 95% CI (questions) | test | p | p Holm | MDE | verdict |",
         "|---|---|---:|---:|---:|---:|---:|---|---|---|---:|---:|---:|---|",
     ]
-    for row in rows:
+    for row in shown:
         verdict = row.verdict + (" (question-level)" if row.note else "")
         verdict += " ⚠ " + "; ".join(row.marks) if row.marks else ""
         lines.append(
@@ -79,7 +108,9 @@ def pair_table(rows: list[CompareRow], names: dict[str, str] | None = None) -> s
             f"| {_ci(row.cluster_ci)} | {_ci(row.question_ci)} | {row.test} | {_p(row.p)} "
             f"| {_p(row.p_holm)} | {_num(row.mde)} | {verdict} |"
         )
-    notes = list(dict.fromkeys(row.note for row in rows if row.note))
+    notes = list(dict.fromkeys(row.note for row in shown if row.note))
+    if len(shown) < len(rows):
+        notes.append(SAME_AS_1_4)
     lines += [f"\n- {note}." for note in notes]
     return "\n".join(lines)
 

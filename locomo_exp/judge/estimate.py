@@ -58,8 +58,10 @@ def dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) -
 
     Returns:
         ``calls_total``, ``calls_cached``, ``calls_to_make``, estimated input and output
-        tokens, ``max_output_tokens``, ``estimated_cost_usd`` and ``max_cost_usd`` (USD,
-        ``None`` without a price), ``assumptions``; ``calls_in_flight`` in batch mode;
+        tokens, ``max_output_tokens``, ``estimated_cost_usd`` and ``cost_upper_bound_usd``
+        (USD, every reply at ``judge.max_tokens``: an upper bound, not the spend cap
+        ``judge.max_cost_usd``; ``None`` without a price), ``assumptions``;
+        ``calls_in_flight`` in batch mode;
         ``prompts_over_max_prompt_tokens`` and ``calls_not_priced_too_long`` when some
         prompts exceed ``judge.max_prompt_tokens`` (the API refuses them with a 400,
         unbilled, so they are not priced).
@@ -102,7 +104,7 @@ def dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) -
         "estimated_output_tokens": output_typical,
         "max_output_tokens": output_max,
         "estimated_cost_usd": cost_usd(price, input_tokens, output_typical, factor),
-        "max_cost_usd": cost_usd(price, input_tokens, output_max, factor),
+        "cost_upper_bound_usd": cost_usd(price, input_tokens, output_max, factor),
         "assumptions": (
             f"{CHARS_PER_TOKEN} characters per input token + {REQUEST_OVERHEAD_TOKENS} per "
             f"request; {per_reply} output tokens per reply typical (the lower of "
@@ -139,7 +141,7 @@ def announce_cost(estimate: dict[str, Any], cfg: JudgeConfig) -> None:
     cap = cfg.max_cost_usd
     money = (
         "cost not estimated (no price for the model)" if cost is None
-        else f"est. ${cost:.4f} {price_words} (at most ${estimate['max_cost_usd']:.4f})"
+        else f"est. ${cost:.4f} {price_words} (at most ${estimate['cost_upper_bound_usd']:.4f})"
     )
     logger.info(
         "judge: about to make %d calls (%d of %d cached), %s%s",

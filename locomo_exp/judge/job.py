@@ -337,7 +337,7 @@ def run_judge(
             estimate["estimated_output_tokens"],
             estimate["max_output_tokens"],
             fmt_cost(estimate["estimated_cost_usd"]),
-            fmt_cost(estimate["max_cost_usd"]),
+            fmt_cost(estimate["cost_upper_bound_usd"]),
         )
         summary = {
             **_summary_header(cfg, api_version),

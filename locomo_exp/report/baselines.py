@@ -241,6 +241,13 @@ LATENCY_ROWS: tuple[tuple[str, str, str, str], ...] = (
 """Rows of the latency table: (title, input field, statistic, baseline value key)."""
 
 
+def _latency_value(summary: RunSummary, field_name: str, stat: str) -> float | None:
+    """One statistic of one latency field of the run, or ``None`` when the input lacks it."""
+    stats = summary.latency.get(field_name)
+    value = getattr(stats, stat) if stats is not None else None
+    return None if value is None else float(value)
+
+
 def render_latency_comparison(summary: RunSummary, baselines: Sequence[BaselineSet]) -> str:
     """Latency (seconds) and context tokens of this run vs latency baselines.
 
@@ -249,9 +256,21 @@ def render_latency_comparison(summary: RunSummary, baselines: Sequence[BaselineS
         baselines: latency baseline sets.
 
     Returns:
-        A markdown section ("not in input" where the input lacks a field).
+        A markdown section ("not in input" where the input lacks a field); when the input
+        has none of the fields, no table but one line saying so (a table whose every row
+        reads "not in input" compares nothing).
     """
     systems = [(b, s) for b in baselines for s in b.systems]
+    fields = list(dict.fromkeys(field_name for _, field_name, _, _ in LATENCY_ROWS))
+    values = [_latency_value(summary, field_name, stat) for _, field_name, stat, _ in LATENCY_ROWS]
+    if all(value is None for value in values):
+        against = ", ".join(f"{s.name} ({b.source.split(',')[0]})" for b, s in systems)
+        return (
+            "Latency and context tokens: not in input (no question has "
+            + ", ".join(f"`{name}`" for name in fields)
+            + ")"
+            + (f", so nothing is compared with {against}." if against else ".")
+        )
     header = ["measure", "this run"] + [f"{s.name} ({b.source.split(',')[0]})" for b, s in systems]
     lines = [
         "## Latency and context tokens",
@@ -259,9 +278,7 @@ def render_latency_comparison(summary: RunSummary, baselines: Sequence[BaselineS
         "| " + " | ".join(header) + " |",
         "|---|" + "---:|" * (len(header) - 1),
     ]
-    for title, field_name, stat, baseline_key in LATENCY_ROWS:
-        stats = summary.latency.get(field_name)
-        value = getattr(stats, stat) if stats is not None else None
+    for (title, field_name, _, baseline_key), value in zip(LATENCY_ROWS, values, strict=True):
         digits = 0 if field_name == "context_tokens" else 3
         ours = "not in input" if value is None else f"{value:.{digits}f}"
         theirs = [

@@ -6,6 +6,8 @@ from locomo_exp.report.format import fmt_num, table_cell
 from locomo_exp.results import QuestionBrief, RunSummary
 
 _TITLES = {"f1": "F1", "j_mean": "J"}
+CATEGORY_5 = 5
+"""LoCoMo's adversarial category, whose ground truth is the trap answer."""
 
 
 def _percent(value: float | None) -> str:
@@ -26,18 +28,26 @@ def render_error_analysis(summary: RunSummary) -> str:
         summary: run summary with an ``analysis``.
 
     Returns:
-        A markdown section (F1 in percent, J 0-100), or ``""`` without extremes.
+        A markdown section (F1 in percent, J 0-100), or ``""`` without extremes. The J
+        column holds this project's J, or the file's stored verdicts (titled "stored J")
+        when no judge ran; the note on category 5's trap answers appears only when a
+        category 5 question is listed.
     """
     analysis = summary.analysis
     if analysis is None or not analysis.extremes:
         return ""
-    lines = [
-        "## Error analysis",
-        "",
-        "For category 5 (adversarial) the ground truth column holds the *trap* answer: LoCoMo's "
-        'scorer gives 1 only when the prediction says "no information available" or "not '
-        'mentioned", so repeating the trap answer scores 0.',
-    ]
+    listed = [row for ends in analysis.extremes.values() for row in (*ends.bottom, *ends.top)]
+    listed += list(analysis.disagreements or ())
+    j_key = "j_mean" if "j_mean" in analysis.extremes else "stored_judge_score"
+    j_title = "J" if j_key == "j_mean" or summary.stored_judge is None else "stored J"
+    lines = ["## Error analysis"]
+    if any(str(row.category) == str(CATEGORY_5) for row in listed):
+        lines += [
+            "",
+            "For category 5 (adversarial) the ground truth column holds the *trap* answer: "
+            "LoCoMo's scorer gives 1 only when the prediction says \"no information available\" "
+            'or "not mentioned", so repeating the trap answer scores 0.',
+        ]
     for metric, ends in analysis.extremes.items():
         title = _TITLES.get(metric, metric)
         for end, rows in (("bottom", ends.bottom), ("top", ends.top)):
@@ -45,13 +55,13 @@ def render_error_analysis(summary: RunSummary) -> str:
                 "",
                 f"### {'Lowest' if end == 'bottom' else 'Highest'} 5 by {title}",
                 "",
-                "| id | cat | question | ground truth | prediction | F1 | J |",
+                f"| id | cat | question | ground truth | prediction | F1 | {j_title} |",
                 "|---|---:|---|---|---|---:|---:|",
             ]
             for row in rows:
                 lines.append(
                     _question_cells(row)
-                    + f"| {_percent(row.score('f1'))} | {fmt_num(row.score('j_mean'))} |"
+                    + f"| {_percent(row.score('f1'))} | {fmt_num(row.score(j_key))} |"
                 )
     if analysis.disagreements:
         lines += [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from locomo_exp.benchmark.locomo import CATEGORY_GROUPS
 from locomo_exp.report.format import MISSING, fmt_num
 from locomo_exp.results import BootstrapCI, JudgeSummary, Reliability, RunSummary
 from locomo_exp.results.analysis import CONVERSATION
@@ -18,6 +19,27 @@ def _cell(interval: BootstrapCI | None, scale: float) -> str:
     return f"{interval.low * scale:.2f} – {interval.high * scale:.2f}"
 
 
+def unjudged_categories(summary: RunSummary, key: str) -> list[int]:
+    """Categories of group ``key`` that have questions but were not judged.
+
+    J of such a group is n/a in the J table and the console (its questions were not all
+    judged), so its interval is n/a too; the bootstrap pooled only the judged ones.
+
+    Args:
+        summary: the run summary.
+        key: a group key (``"1"``..``"5"``, ``overall_1_4``, ``overall``).
+
+    Returns:
+        The category ids, sorted; ``[]`` when the judge did not run or judged them all.
+    """
+    judge = summary.judge
+    if judge is None or not judge.categories:
+        return []
+    present = {int(k) for k, n in summary.counts.items() if k.isdigit() and n}
+    judged = {int(c) for c in judge.categories}
+    return sorted((set(CATEGORY_GROUPS.get(key, ())) & present) - judged)
+
+
 def render_uncertainty(summary: RunSummary) -> str:
     """Bootstrap 95% confidence intervals of F1 (percent) and J (0-100) per category.
 
@@ -29,7 +51,9 @@ def render_uncertainty(summary: RunSummary) -> str:
         summary: run summary with an ``analysis``.
 
     Returns:
-        A markdown section, or ``""`` when nothing was bootstrapped.
+        A markdown section, or ``""`` when nothing was bootstrapped. J's interval of a group
+        with unjudged questions (overall (1-5) when category 5 was not judged) is n/a, as
+        its J is, with one line saying why.
     """
     analysis = summary.analysis
     if analysis is None or not analysis.bootstrap:
@@ -61,14 +85,25 @@ def render_uncertainty(summary: RunSummary) -> str:
         "| " + " | ".join(header) + " |",
         "|---|" + "---:|" * (len(header) - 1),
     ]
+    notes: list[str] = []
     for key in summary.shown_groups:
         cells = [str(analysis.clusters.get(key, 0))] if clustered else []
+        unjudged = unjudged_categories(summary, key)
         for metric, _, scale in metrics:
+            if metric == "j_mean" and unjudged:
+                cells += [MISSING] * (2 if clustered else 1)
+                continue
             if clustered:
                 cells.append(_cell(analysis.cluster_bootstrap.get(metric, {}).get(key), scale))
             cells.append(_cell(analysis.bootstrap[metric].get(key), scale))
         lines.append(f"| {summary.category_label(key)} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+        if unjudged and key.startswith("overall") and "j_mean" in analysis.bootstrap:
+            notes.append(
+                f"J of {summary.category_label(key)} is n/a, and so is its interval: category "
+                + ", ".join(str(c) for c in unjudged)
+                + " was not judged (judge.categories)."
+            )
+    return "\n".join(lines + ([""] + notes if notes else []))
 
 
 def render_reliability(reliability: Reliability | None, judge: JudgeSummary | None) -> str:

@@ -217,7 +217,7 @@ _ESTIMATE_KEYS = (
     "calls_cached",
     "calls_to_make",
     "estimated_cost_usd",
-    "max_cost_usd",
+    "cost_upper_bound_usd",
 )
 
 
@@ -230,14 +230,17 @@ class CallEstimate:
         calls_cached: of those, already in the judge cache.
         calls_to_make: calls that would be paid.
         estimated_cost_usd: their estimated cost (USD), or ``None`` without a price.
-        max_cost_usd: the cost if every reply used ``judge.max_tokens`` (USD), or ``None``.
+        cost_upper_bound_usd: the cost if every reply used ``judge.max_tokens`` (USD), or
+            ``None``: an upper bound of the estimate, not the spend cap
+            ``judge.max_cost_usd`` (summaries written before it was renamed call it
+            ``max_cost_usd``; :meth:`from_json` reads both).
     """
 
     calls_total: int
     calls_cached: int
     calls_to_make: int
     estimated_cost_usd: float | None
-    max_cost_usd: float | None
+    cost_upper_bound_usd: float | None
 
     def to_json(self) -> dict[str, Any]:
         """The five counts and costs, keyed by field name."""
@@ -245,13 +248,17 @@ class CallEstimate:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> CallEstimate:
-        """Inverse of :meth:`to_json` (absent counts are 0)."""
+        """Inverse of :meth:`to_json` (absent counts are 0; an older ``max_cost_usd`` is read)."""
         return cls(
             calls_total=int(data.get("calls_total") or 0),
             calls_cached=int(data.get("calls_cached") or 0),
             calls_to_make=int(data.get("calls_to_make") or 0),
             estimated_cost_usd=opt_float(data.get("estimated_cost_usd")),
-            max_cost_usd=opt_float(data.get("max_cost_usd")),
+            cost_upper_bound_usd=opt_float(
+                data["cost_upper_bound_usd"]
+                if "cost_upper_bound_usd" in data
+                else data.get("max_cost_usd")
+            ),
         )
 
 

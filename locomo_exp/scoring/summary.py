@@ -386,12 +386,19 @@ def analyse(
 
     Returns:
         :class:`~locomo_exp.results.Analysis`: intervals of ``f1`` (0-1) and ``j_mean``
-        (0-100) for the metrics present, extremes per metric, F1-J disagreements when both
-        ran, and judge reliability when the judge ran.
+        (0-100) for the metrics present, extremes per metric (carrying the file's stored
+        verdict ``stored_judge_score``, 0-100, when no judge ran), F1-J disagreements when
+        both ran, and judge reliability when the judge ran.
     """
     has_f1 = any(row.get("f1") is not None for row in rows)
     has_j = any(row.get("j_mean") is not None for row in rows)
     metrics = [m for m, present in (("f1", has_f1), ("j_mean", has_j)) if present]
+    # without this project's judge, the file's own verdicts fill the error analysis' J column
+    stored = (
+        ["stored_judge_score"]
+        if not has_j and any(row.get("stored_judge_score") is not None for row in rows)
+        else []
+    )
     note = question_level_reason(rows)
     clusters: dict[str, int] = {}
     cluster: dict[str, dict[str, BootstrapCI | None]] = {}
@@ -408,7 +415,9 @@ def analyse(
         bootstrap_samples=bootstrap_samples,
         seed=seed,
         bootstrap={m: bootstrap_by_category(rows, m, bootstrap_samples, seed) for m in metrics},
-        extremes={m: extremes(rows, m, also=[o for o in metrics if o != m]) for m in metrics},
+        extremes={
+            m: extremes(rows, m, also=[*(o for o in metrics if o != m), *stored]) for m in metrics
+        },
         disagreements=f1_j_disagreements(rows) if has_f1 and has_j else None,
         reliability=(
             Reliability.from_json(judge_reliability(rows, protocol)) if has_j and protocol else None

@@ -129,7 +129,7 @@ def _dry_run(
                 calls_cached=part.calls_total,
                 calls_to_make=0,
                 estimated_cost_usd=0.0,
-                max_cost_usd=0.0,
+                cost_upper_bound_usd=0.0,
             )
         else:
             add_tokens(member_run.summary["dry_run_estimate"])
@@ -345,6 +345,8 @@ def run_trust(
         check_agreement(labels, "the human labels"),
         check_agreement(stored, "the stored verdicts"),
     )
+    if plan.audit_unmeasured is not None:  # J was not checked: said wherever J is
+        warnings += (plan.audit_unmeasured,)
     return TrustSummary(
         total_cost_usd=_add_costs(total, 0.0 if panel is None else panel.estimated_cost_usd),
         audit=audit,

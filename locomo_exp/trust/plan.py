@@ -48,6 +48,10 @@ class TrustPlan:
             the main judge alone (1.0 without a panel; by list price when known, else by
             count); calls of a panel member that is the main judge are cache hits.
         audit_note: how the audit was sized (runs per control, the cap), for the log.
+        audit_unmeasured: the warning of an audit asked for (``judge.audit.n`` > 0) that
+            judges no control, e.g. ``"audit: not measured (0 controls:
+            judge.audit.max_share of 10 calls)"``; ``None`` otherwise. The run's J was not
+            checked, so the report, the console, summary.json and MLflow say so.
     """
 
     controls: list[AuditControl] = field(default_factory=list)
@@ -57,6 +61,7 @@ class TrustPlan:
     panel_calls: int = 0
     panel_cost_multiplier: float = 1.0
     audit_note: str = ""
+    audit_unmeasured: str | None = None
 
     def part_calls(self, main: JudgeConfig) -> list[int]:
         """The calls of each part after the answers, in the order they are made.
@@ -216,6 +221,9 @@ def plan_trust(records: list[QARecord], cfg: JudgeConfig, *, start_dir: Path) ->
         panel=panel,
         audit_calls=len(controls) * runs_per_control,
         audit_note=audit_note(cfg, n_judged, n_used),
+        audit_unmeasured=unmeasured_audit_warning(n_judged * cfg.runs, n_used)
+        if audit.n != 0 and not controls
+        else None,
         panel_calls=len(panel) * n_judged * cfg.runs,
         panel_cost_multiplier=_panel_multiplier(cfg, panel) if panel else 1.0,
     )
@@ -249,6 +257,27 @@ def plan_trust(records: list[QARecord], cfg: JudgeConfig, *, start_dir: Path) ->
     return plan
 
 
+def unmeasured_audit_warning(answer_calls: int, n_used: int) -> str:
+    """The warning of an audit that was asked for but judges no control.
+
+    Args:
+        answer_calls: the judge calls for the answers (judged questions x ``judge.runs``),
+            the base of ``judge.audit.max_share``.
+        n_used: controls per kind left after the cap (0 when the cap took them all).
+
+    Returns:
+        ``"audit: not measured (0 controls: judge.audit.max_share of 10 calls)"`` when the
+        cap left none, else ``"audit: not measured (0 controls: no record could be made a
+        control)"``.
+    """
+    why = (
+        f"judge.audit.max_share of {answer_calls} calls"
+        if n_used == 0
+        else "no record could be made a control"
+    )
+    return f"audit: not measured (0 controls: {why})"
+
+
 def short_kinds_line(controls: list[AuditControl], kinds: list[str], n: int) -> str | None:
     """One line naming the built-in kinds with fewer eligible records than ``n``, or ``None``.
 
@@ -274,4 +303,4 @@ def short_kinds_line(controls: list[AuditControl], kinds: list[str], n: int) -> 
 
 __all__ = [
     "UNIT_CALL_TOKENS", "TrustPlan", "judge_name", "panel_preset_config", "plan_trust",
-    "short_kinds_line"]
+    "short_kinds_line", "unmeasured_audit_warning"]
