@@ -238,15 +238,18 @@ def run_experiment(
 
         preflight_judge(cfg.judge, [], start_dir=start_dir)
     loaded = _load(cfg, start_dir)  # validated before any MLflow run or removal
-    trust_plan = None
+    trust_plan = spend = None
     if cfg.scorer.uses_judge:  # the records, control files, labels, panel: before any write
         from locomo_exp.judge import preflight_judge
-        from locomo_exp.judge.estimate import check_spend_cap
-        from locomo_exp.trust.job import plan_trust
+        from locomo_exp.judge.spend import plan_job_spend
+        from locomo_exp.trust.job import plan_trust, spend_parts
 
         preflight_judge(cfg.judge, loaded.records)
         trust_plan = plan_trust(loaded.records, cfg.judge, start_dir=start_dir)
-        check_spend_cap(loaded.records, cfg.judge, start_dir)  # judge.max_cost_usd
+        spend = plan_job_spend(  # judge.max_cost_usd over answers, audit and panel
+            spend_parts(trust_plan, loaded.records, cfg.judge), cfg.judge.max_cost_usd,
+            start_dir, dry_run=cfg.judge.dry_run,
+        )
     if cfg.overwrite and dir_state != "empty":
         clear_output_dir(output_dir)  # the old run goes only once the new input is good
 
@@ -349,6 +352,8 @@ def run_experiment(
             from locomo_exp.trust.job import run_trust
 
             assert trust_plan is not None  # planned above whenever the judge runs
+            if spend is not None:  # one stop for the cap and the MLflow run
+                calls_stop = spend.share_stop(calls_stop)
             try:
                 try:
                     judge_result = run_judge(
@@ -358,6 +363,7 @@ def run_experiment(
                         category_names=cfg.category_names,
                         on_calls_start=functools.partial(_calls_start, later, long_lived),
                         calls_stop=calls_stop,
+                        spend=spend,
                     )
                 except CallsStopped as stopped:  # the audit's and panel's calls are left too
                     later_calls = sum(trust_plan.part_calls(cfg.judge))
@@ -365,6 +371,7 @@ def run_experiment(
                 trust = run_trust(
                     trust_plan, loaded.records, cfg.judge, judge_result,
                     start_dir=start_dir, category_names=cfg.category_names, calls_stop=calls_stop,
+                    spend=spend,
                 )
                 # numbers and words: the report renders them, tracking names them
                 judge_result.summary["trust"] = trust.to_json()

@@ -451,6 +451,7 @@ async def judge_batch_async(
     cache: JudgeCache | None,
     client: JudgeClient | None = None,
     calls_stop: CallsStop | None = None,
+    before_batch: Callable[[int], object] | None = None,
 ) -> tuple[dict[tuple[str, int], JudgeResult], BatchRunInfo]:
     """Run specs through :class:`BatchJudge`, creating (and closing) a client if needed.
 
@@ -460,6 +461,9 @@ async def judge_batch_async(
         cache: the open cache (required: it holds the batch ledger).
         client: a client with the batch methods, or ``None`` for the SDK client.
         calls_stop: set by another thread to stop paying (see :meth:`BatchJudge.run`).
+        before_batch: called with a batch's request count before it is created (the
+            spend cap, :meth:`~locomo_exp.judge.spend.JobSpend.before_batch`: it may set
+            ``calls_stop``).
 
     Returns:
         ``(results, info)``.
@@ -482,6 +486,7 @@ async def judge_batch_async(
         raise JudgeError(f"{type(client).__name__} cannot submit Message Batches")
     async with judge_client(cfg, client) as active:
         judge = BatchJudge(active, cfg, cache, calls_stop=calls_stop)  # type: ignore[arg-type]
+        judge.before_batch = before_batch
         results = await judge.run(specs)
     return results, judge.info
 

@@ -72,6 +72,8 @@ class BatchSubmitter:
         self.info = BatchRunInfo()
         self._sleep = sleep
         self.calls_stop = calls_stop
+        # called with a batch's request count before it is created (the spend cap)
+        self.before_batch: Callable[[int], object] | None = None
 
     @property
     def told_to_stop(self) -> bool:
@@ -245,6 +247,8 @@ class BatchSubmitter:
         also_in_flight = self.ledger.in_flight(taken) if taken else {}
         created: list[Submission] = []
         for index, sub in enumerate(submissions):
+            if self.before_batch is not None and not self.told_to_stop:  # may set the stop
+                self.before_batch(sub.request_count)
             if self.told_to_stop:  # nothing more paid; the next run submits these calls
                 for later in submissions[index:]:
                     self.ledger.set_status(later.submission_id, FAILED)

@@ -31,7 +31,6 @@ from locomo_exp.judge.cache import JudgeCache, resolve_cache_path
 from locomo_exp.judge.cache.health import check_cache
 from locomo_exp.judge.errors import JudgeInterrupted
 from locomo_exp.judge.estimate import (
-    SpendCap,
     announce_cost,
     dry_run_estimate,
     fmt_cost,
@@ -49,7 +48,8 @@ from locomo_exp.judge.protocols.template import template_card
 from locomo_exp.judge.providers import api_version as provider_api_version
 from locomo_exp.judge.providers import endpoint
 from locomo_exp.judge.session import judge_calls_async
-from locomo_exp.judge.stop import CallsStop
+from locomo_exp.judge.spend import JobSpend
+from locomo_exp.judge.stop import CallsStop, CallsStopped
 from locomo_exp.results import QARecord
 from locomo_exp.results.template_note import parse_failure_words
 from locomo_exp.results.words import counted
@@ -280,6 +280,7 @@ def run_judge(
     client: JudgeClient | None = None,
     on_calls_start: Callable[[], object] | None = None,
     calls_stop: CallsStop | None = None,
+    spend: JobSpend | None = None,
 ) -> JudgeRunResult:
     """Judge every record in ``judge.categories``, ``judge.runs`` times each.
 
@@ -297,6 +298,9 @@ def run_judge(
             that can overlap the wait on the network (its MLflow run).
         calls_stop: set by another thread (the MLflow run's) to stop paying: no new
             realtime call, no new batch (batches already submitted keep processing).
+        spend: the job's ``judge.max_cost_usd`` over all its parts
+            (:func:`~locomo_exp.judge.spend.plan_job_spend`); ``None``: this call alone is
+            capped (when ``judge.max_cost_usd`` is set). Its stop replaces ``calls_stop``.
 
     Returns:
         A :class:`JudgeRunResult`. With ``judge.dry_run`` no call is made; the result has
@@ -311,9 +315,10 @@ def run_judge(
             already exceed ``judge.max_error_rate``; completed calls are cached.
         JudgeInterrupted: SIGINT/SIGTERM; calls in flight were waited for (up to
             ``judge.drain_s``) and cached.
-        CallsStopped: ``calls_stop`` was set; realtime calls in flight were waited for and
-            cached, batches submitted are collected by the next run; one line with the
-            reason and the calls made and left.
+        CallsStopped: ``calls_stop`` was set, or the spend cap stopped the job (before
+            this part's first call when something was paid already); realtime calls in
+            flight were waited for and cached, batches submitted are collected by the
+            next run; one line with the reason and the calls made and left.
         JudgeBatchPending: ``judge.mode=batch`` with ``judge.batch.wait=false`` and
             batches still processing (submitted and recorded; not an error). Running the
             same call again collects them.
@@ -361,7 +366,21 @@ def run_judge(
 
     if cfg.cache:  # opened, written, read back, free space: before the first paid call
         check_cache(resolve_cache_path(cfg.cache_path, start_dir), specs, int(cfg.max_tokens))
-    announce_cost(dry_run_estimate(specs, cfg, start_dir), cfg)  # may refuse: max_cost_usd
+    estimate = dry_run_estimate(specs, cfg, start_dir)
+    if spend is None and cfg.max_cost_usd is not None:  # this call is the whole job
+        spend = JobSpend(cfg.max_cost_usd, stop=calls_stop)
+    if spend is not None:  # paid so far + this part + the later parts: the whole job
+        calls_stop = spend.stop
+        refused = spend.begin(cfg, estimate)  # raises when nothing was paid yet
+        if refused is not None:
+            calls_stop.set(refused)
+            raise CallsStopped(
+                refused,
+                calls_made=0,
+                calls_left=estimate["calls_to_make"],
+                calls_total=len(specs),
+            )
+    announce_cost(estimate, cfg)  # may refuse: max_cost_usd
     cache = open_cache(cfg, start_dir)
     if on_calls_start is not None:
         on_calls_start()
@@ -370,8 +389,13 @@ def run_judge(
     try:
         if JudgeMode(cfg.mode) is JudgeMode.batch:
             results, batch_info = asyncio.run(
-                judge_batch_async(specs, cfg, cache=cache, client=client, calls_stop=calls_stop)
+                judge_batch_async(
+                    specs, cfg, cache=cache, client=client, calls_stop=calls_stop,
+                    before_batch=None if spend is None else spend.before_batch,
+                )
             )
+            if spend is not None:  # collected: paid at batch prices (the canary at list)
+                spend.add(results.values())
             calls_made = batch_info.requests_submitted + batch_info.realtime_calls
         else:
             if cache is not None and calls_in_batches(specs, cache):  # never pay twice
@@ -380,10 +404,6 @@ def run_judge(
                         specs, cfg, cache=cache, client=client, calls_stop=calls_stop
                     )
                 )
-            spend_cap = None
-            if cfg.max_cost_usd is not None:  # stops new calls once the paid cost reaches it
-                calls_stop = calls_stop if calls_stop is not None else CallsStop()
-                spend_cap = SpendCap(cfg, calls_stop)
             results, calls_made = asyncio.run(
                 judge_calls_async(
                     specs,
@@ -392,7 +412,7 @@ def run_judge(
                     client=client,
                     stop_on_error_rate=True,
                     calls_stop=calls_stop,
-                    on_paid=spend_cap,
+                    on_paid=None if spend is None else spend.on_paid,
                 )
             )
     except PoolInterrupted as stop:

@@ -62,7 +62,7 @@ async def judge_calls_async(
         stop_on_error_rate: see :class:`JudgePool`.
         calls_stop: set by another thread to stop new calls (see :class:`JudgePool`).
         on_paid: called with each call's result as it is made (not cached ones): the spend
-            cap (:class:`~locomo_exp.judge.estimate.SpendCap`).
+            cap (:meth:`~locomo_exp.judge.spend.JobSpend.on_paid`).
 
     Returns:
         ``(results, calls_made)``; ``calls_made`` counts API requests sent, retries included.
