@@ -373,6 +373,8 @@ class BatchJudge(BatchSubmitter):
                 canary = await pool.call(pending[digest][0])
             finally:
                 self.info.realtime_calls += pool.calls_made
+            if self.on_paid is not None:  # paid now, at list price: the spend cap counts it
+                self.on_paid(canary)
             if canary.outcome != "api_error":
                 to_submit = to_submit[1:]
                 for spec in pending.pop(digest):
@@ -451,7 +453,8 @@ async def judge_batch_async(
     cache: JudgeCache | None,
     client: JudgeClient | None = None,
     calls_stop: CallsStop | None = None,
-    before_batch: Callable[[int], object] | None = None,
+    before_batch: Callable[[int, int], object] | None = None,
+    on_paid: Callable[[JudgeResult], object] | None = None,
 ) -> tuple[dict[tuple[str, int], JudgeResult], BatchRunInfo]:
     """Run specs through :class:`BatchJudge`, creating (and closing) a client if needed.
 
@@ -461,9 +464,10 @@ async def judge_batch_async(
         cache: the open cache (required: it holds the batch ledger).
         client: a client with the batch methods, or ``None`` for the SDK client.
         calls_stop: set by another thread to stop paying (see :meth:`BatchJudge.run`).
-        before_batch: called with a batch's request count before it is created (the
-            spend cap, :meth:`~locomo_exp.judge.spend.JobSpend.before_batch`: it may set
-            ``calls_stop``).
+        before_batch: called before each batch is created with its requests and the
+            requests of it and the batches after it (the spend cap,
+            :meth:`~locomo_exp.judge.spend.JobSpend.before_batch`: it may set ``calls_stop``).
+        on_paid: called with the canary's result (a realtime call, paid now).
 
     Returns:
         ``(results, info)``.
@@ -486,7 +490,7 @@ async def judge_batch_async(
         raise JudgeError(f"{type(client).__name__} cannot submit Message Batches")
     async with judge_client(cfg, client) as active:
         judge = BatchJudge(active, cfg, cache, calls_stop=calls_stop)  # type: ignore[arg-type]
-        judge.before_batch = before_batch
+        judge.before_batch, judge.on_paid = before_batch, on_paid
         results = await judge.run(specs)
     return results, judge.info
 

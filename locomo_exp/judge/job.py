@@ -392,10 +392,11 @@ def run_judge(
                 judge_batch_async(
                     specs, cfg, cache=cache, client=client, calls_stop=calls_stop,
                     before_batch=None if spend is None else spend.before_batch,
+                    on_paid=None if spend is None else spend.on_paid,
                 )
             )
-            if spend is not None:  # collected: paid at batch prices (the canary at list)
-                spend.add(results.values())
+            if spend is not None:  # collected, paid at batch prices (the canary counted)
+                spend.add(r for r in results.values() if r.batch_id)
             calls_made = batch_info.requests_submitted + batch_info.realtime_calls
         else:
             if cache is not None and calls_in_batches(specs, cache):  # never pay twice

@@ -188,22 +188,30 @@ class JobSpend:
                 self.calls[self._kind] = self.calls.get(self._kind, 0) + 1
             self._committed = 0.0
 
-    def before_batch(self, requests: int) -> None:
-        """Batch mode, before a batch is created: stop when it would pass the cap.
+    def before_batch(self, batch_requests: int, requests_left: int) -> None:
+        """Batch mode, before a batch is created: stop when the job would pass the cap.
+
+        The whole job's estimate then: paid + the batches submitted and not collected +
+        this batch and the later ones of the part + the later parts.
 
         Args:
-            requests: the batch's requests.
+            batch_requests: the batch's requests.
+            requests_left: the requests of this batch and the part's later batches.
         """
-        cost = requests * self._per_call
+        cost = requests_left * self._per_call
         with self._lock:
-            if self.paid + self._committed + cost + self.later_cost() <= self.cap:
-                self._committed += cost
-                return
             committed = self._committed
+            if self.paid + committed + cost + self.later_cost() <= self.cap:
+                self._committed += batch_requests * self._per_call
+                return
         batches = f" and ${committed:.4f} in batches submitted" if committed else ""
+        later = self.later_cost()
+        rest = f" (and ${later:.4f} for the parts after it)" if later else ""
         self.stop.set(
-            f"spend cap {usd(self.cap)} would be passed: {self.paid_words()}{batches}; the next "
-            f"batch of {counted(requests, f'{self._kind} call')} is estimated at ${cost:.4f}"
+            f"spend cap {usd(self.cap)} would be passed: {self.paid_words()}{batches}; the "
+            f"{counted(requests_left, f'{self._kind} call')} left to submit are estimated at "
+            f"${cost:.4f}{rest}, above the {usd(max(self.cap - self.paid - committed, 0.0))} "
+            "left; no batch created for them"
         )
 
 
