@@ -373,8 +373,7 @@ class BatchJudge(BatchSubmitter):
                 canary = await pool.call(pending[digest][0])
             finally:
                 self.info.realtime_calls += pool.calls_made
-            if self.on_paid is not None:  # paid now, at list price: the spend cap counts it
-                self.on_paid(canary)
+            self.paid(canary)  # paid now, at list price: the spend cap counts it
             if canary.outcome != "api_error":
                 to_submit = to_submit[1:]
                 for spec in pending.pop(digest):
@@ -453,8 +452,7 @@ async def judge_batch_async(
     cache: JudgeCache | None,
     client: JudgeClient | None = None,
     calls_stop: CallsStop | None = None,
-    before_batch: Callable[[int, int], object] | None = None,
-    on_paid: Callable[[JudgeResult], object] | None = None,
+    spend: Any = None,
 ) -> tuple[dict[tuple[str, int], JudgeResult], BatchRunInfo]:
     """Run specs through :class:`BatchJudge`, creating (and closing) a client if needed.
 
@@ -464,10 +462,8 @@ async def judge_batch_async(
         cache: the open cache (required: it holds the batch ledger).
         client: a client with the batch methods, or ``None`` for the SDK client.
         calls_stop: set by another thread to stop paying (see :meth:`BatchJudge.run`).
-        before_batch: called before each batch is created with its requests and the
-            requests of it and the batches after it (the spend cap,
-            :meth:`~locomo_exp.judge.spend.JobSpend.before_batch`: it may set ``calls_stop``).
-        on_paid: called with the canary's result (a realtime call, paid now).
+        spend: the spend cap (a :class:`~locomo_exp.judge.spend.JobSpend`): its
+            ``before_batch`` before each batch is created, its ``on_paid`` for the canary.
 
     Returns:
         ``(results, info)``.
@@ -490,7 +486,8 @@ async def judge_batch_async(
         raise JudgeError(f"{type(client).__name__} cannot submit Message Batches")
     async with judge_client(cfg, client) as active:
         judge = BatchJudge(active, cfg, cache, calls_stop=calls_stop)  # type: ignore[arg-type]
-        judge.before_batch, judge.on_paid = before_batch, on_paid
+        if spend is not None:
+            judge.before_batch, judge.on_paid = spend.before_batch, spend.on_paid
         results = await judge.run(specs)
     return results, judge.info
 

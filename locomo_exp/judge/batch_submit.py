@@ -77,6 +77,11 @@ class BatchSubmitter:
         self.before_batch: Callable[[int, int], object] | None = None
         self.on_paid: Callable[[Any], object] | None = None  # a JudgeResult
 
+    def paid(self, result: Any) -> None:
+        """Tell the spend cap of a realtime call paid now (the canary's ``JudgeResult``)."""
+        if self.on_paid is not None:
+            self.on_paid(result)
+
     @property
     def told_to_stop(self) -> bool:
         """Whether another thread stopped the paid calls (:attr:`calls_stop` set)."""

@@ -391,8 +391,7 @@ def run_judge(
             results, batch_info = asyncio.run(
                 judge_batch_async(
                     specs, cfg, cache=cache, client=client, calls_stop=calls_stop,
-                    before_batch=None if spend is None else spend.before_batch,
-                    on_paid=None if spend is None else spend.on_paid,
+                    spend=spend,
                 )
             )
             if spend is not None:  # collected, paid at batch prices (the canary counted)
