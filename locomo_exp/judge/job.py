@@ -413,6 +413,7 @@ def run_judge(
                     stop_on_error_rate=True,
                     calls_stop=calls_stop,
                     on_paid=None if spend is None else spend.on_paid,
+                    before_call=None if spend is None else spend.before_call,
                 )
             )
     except PoolInterrupted as stop:

@@ -134,6 +134,8 @@ class JudgePool:
         self._claims: CallClaims | None = None
         self.calls_stop = calls_stop
         self.on_paid: Callable[[JudgeResult], object] | None = None  # each call made (spend cap)
+        # before each call is sent, with the calls in flight (spend cap: may set calls_stop)
+        self.before_call: Callable[[int], object] | None = None
 
     @property
     def halted(self) -> bool:
@@ -291,6 +293,8 @@ class JudgePool:
         while True:
             await self._wait_for_pause()
             await self.limiter.acquire()
+            if self.before_call is not None:  # the spend cap: would this call pass it?
+                self.before_call(self.limiter.in_flight)
             if self.calls_stop is not None and self.calls_stop.is_set:  # not sent, not paid
                 error = f"not sent: {self.calls_stop.reason}"
                 return JudgeResult(score=None, outcome="api_error", run=spec.run, error=error)

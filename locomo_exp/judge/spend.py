@@ -12,9 +12,11 @@ controls and each panel member (LongMemEval: the panel before the audit). A
    cache read again) + the later parts' estimates must fit; otherwise the job stops with a
    line saying what was paid, for what, and what is left.
 3. As calls are made: each paid call adds its tokens at the model's price (batch replies at
-   ``judge.batch.price_factor``); once one more call of the usual cost would pass the cap,
-   the :class:`~locomo_exp.judge.stop.CallsStop` is set: no new call, the calls in flight
-   finish (the overshoot is at most one concurrency window of calls).
+   ``judge.batch.price_factor``). Before each call is sent, what was paid + this call and
+   the calls in flight, each at the part's mean cost per call paid so far (its estimate
+   before the first), must fit; otherwise the :class:`~locomo_exp.judge.stop.CallsStop` is
+   set: no new call, the calls in flight finish. Only calls dearer than the mean of those
+   before them can pass the cap, so the overshoot is at most one concurrency window.
 4. Batch mode: before each batch is created, paid + the estimate of the batches submitted
    and not collected + this batch's estimate + the later parts' must fit.
 """
@@ -77,6 +79,7 @@ class JobSpend:
         self._price: dict[str, float] | None = None
         self._factor = 1.0
         self._per_call = 0.0  # estimated USD of one call of the current part
+        self._part = [0.0, 0]  # USD paid and calls paid in the current part
         self._committed = 0.0  # estimated USD of batch requests submitted, not collected
         self._lock = threading.Lock()
 
@@ -152,6 +155,7 @@ class JobSpend:
         cost = estimate.get("estimated_cost_usd")
         to_make = int(estimate.get("calls_to_make") or 0)
         self._per_call = (cost or 0.0) / to_make if to_make else 0.0
+        self._part = [0.0, 0]
         if cost is None or to_make == 0:
             return None
         later = self.later_cost()
@@ -167,10 +171,29 @@ class JobSpend:
             f"above the {usd(max(self.cap - self.paid, 0.0))} left"
         )
 
+    def next_call_cost(self) -> float:
+        """USD one more call of the current part is expected to cost.
+
+        Returns:
+            The mean cost of the part's calls paid so far, or its estimate per call before
+            the first is paid.
+        """
+        paid, calls = self._part
+        return paid / calls if calls else self._per_call
+
+    def before_call(self, in_flight: int) -> None:
+        """The pool, before it sends a call: stop when it and those in flight would pass the cap.
+
+        Args:
+            in_flight: calls sent and not answered yet (they will be paid).
+        """
+        if self.paid + (in_flight + 1) * self.next_call_cost() > self.cap:
+            self.stop.set(self.reached_words)
+
     def on_paid(self, result: JudgeResult) -> None:
         """Add one call made (the pool's callback); set the stop before the cap is passed."""
         self.add([result])
-        if self.paid + self._per_call >= self.cap:  # one more call would pass it
+        if self.paid + self.next_call_cost() > self.cap:  # one more call would pass it
             self.stop.set(self.reached_words)
 
     def add(self, results: Iterable[JudgeResult]) -> None:
@@ -184,8 +207,10 @@ class JobSpend:
                     continue
                 factor = self._factor if result.batch_id else 1.0
                 cost = cost_usd(self._price, result.input_tokens, result.output_tokens, factor)
-                self.paid += self._per_call if cost is None or not result.usage_known else cost
+                cost = self._per_call if cost is None or not result.usage_known else cost
+                self.paid += cost
                 self.calls[self._kind] = self.calls.get(self._kind, 0) + 1
+                self._part = [self._part[0] + cost, self._part[1] + 1]
             self._committed = 0.0
 
     def before_batch(self, batch_requests: int, requests_left: int) -> None:
