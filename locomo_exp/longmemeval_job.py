@@ -312,7 +312,34 @@ def _run_judge(
     try:
         result = run_judge(records, judge_cfg, start_dir=start_dir,
                            category_names=dict(lme.KIND_OF_CODE), spend=spend)
-    except BaseException as error:  # the outputs say the judge did not finish
+        section = judge_section(result)
+        audit = judge_cfg.audit
+        controls = build_lme_controls(
+            records, n=audit.n, seed=audit.seed, kinds=tuple(str(k) for k in audit.kinds)
+        )
+
+        def judge(recs: list[QARecord], c: JudgeConfig) -> JudgeRunResult:
+            return run_judge(recs, c, start_dir=start_dir, category_names=dict(lme.KIND_OF_CODE),
+                             spend=None if cfg.judge.dry_run else spend)
+
+        if result.dry_run_estimate is not None:  # the audit's and panel's calls counted too
+            estimate = with_trust_calls(result.dry_run_estimate, judge_cfg, records,
+                                        [c.record for c in controls], judge)
+            summary = build_lme_summary(
+                **common, dry_run=(section, estimate), judge_status=JUDGE_DRY_RUN
+            )
+            return result, summary
+        status = result.finished_status(judge_cfg.max_error_rate)
+        verdicts = judge_verdicts(result, matched)
+        summary = build_lme_summary(**common, judged=(verdicts, section), judge_status=status)
+        if judge_cfg.panel:
+            summary["panel"] = _run_panel(judge_cfg, records, matched, verdicts, start_dir,
+                                          seed=cfg.report.seed, spend=spend)
+        if controls:  # judged like the real answers, never part of the accuracies
+            audited = judge([c.record for c in controls], judge_cfg)
+            summary["audit"] = audit_section(controls, audited, verdicts, seed=cfg.report.seed)
+        return result, summary
+    except BaseException as error:  # the outputs say the judge (answers, panel, audit) did not end
         status = judge_status(error)  # "failed: ...", "interrupted" or "pending: ..."
         try:
             _write(output_dir, cfg, build_lme_summary(**common, judge_status=status),
@@ -320,33 +347,6 @@ def _run_judge(
         except Exception:  # never hide the judge's own error
             log.exception("could not record the judge status in %s", output_dir)
         raise
-    section = judge_section(result)
-    audit = judge_cfg.audit
-    controls = build_lme_controls(
-        records, n=audit.n, seed=audit.seed, kinds=tuple(str(k) for k in audit.kinds)
-    )
-
-    def judge(recs: list[QARecord], c: JudgeConfig) -> JudgeRunResult:
-        return run_judge(recs, c, start_dir=start_dir, category_names=dict(lme.KIND_OF_CODE),
-                         spend=None if cfg.judge.dry_run else spend)
-
-    if result.dry_run_estimate is not None:  # the audit's and panel's calls counted too
-        estimate = with_trust_calls(result.dry_run_estimate, judge_cfg, records,
-                                    [c.record for c in controls], judge)
-        summary = build_lme_summary(
-            **common, dry_run=(section, estimate), judge_status=JUDGE_DRY_RUN
-        )
-        return result, summary
-    status = result.finished_status(judge_cfg.max_error_rate)
-    verdicts = judge_verdicts(result, matched)
-    summary = build_lme_summary(**common, judged=(verdicts, section), judge_status=status)
-    if judge_cfg.panel:
-        summary["panel"] = _run_panel(judge_cfg, records, matched, verdicts, start_dir,
-                                      seed=cfg.report.seed, spend=spend)
-    if controls:  # judged like the real answers, never part of the accuracies
-        audited = judge([c.record for c in controls], judge_cfg)
-        summary["audit"] = audit_section(controls, audited, verdicts, seed=cfg.report.seed)
-    return result, summary
 
 
 def run_longmemeval(

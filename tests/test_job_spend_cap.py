@@ -193,6 +193,9 @@ def test_the_longmemeval_job_counts_its_audit_against_the_cap(
         f"judge stopped: spend cap {usd(cap)} reached after {usd(10 * one)} paid (8 answer "
         "calls, 2 audit calls); 2 calls made"
     )
+    # the outputs say the judge stopped, not that it is still running
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["status"]["judge"] == f"failed: {stopped.value}"
 
 
 @pytest.mark.parametrize("concurrency", [pytest.param(8, id="8"), pytest.param(32, id="32")])
