@@ -300,7 +300,7 @@ def run_judge(
             realtime call, no new batch (batches already submitted keep processing).
         spend: the job's ``judge.max_cost_usd`` over all its parts
             (:func:`~locomo_exp.judge.spend.plan_job_spend`); ``None``: this call alone is
-            capped (when ``judge.max_cost_usd`` is set). Its stop replaces ``calls_stop``.
+            capped (when ``judge.max_cost_usd`` is set). It sets ``calls_stop`` at the cap.
 
     Returns:
         A :class:`JudgeRunResult`. With ``judge.dry_run`` no call is made; the result has
@@ -370,7 +370,7 @@ def run_judge(
     if spend is None and cfg.max_cost_usd is not None:  # this call is the whole job
         spend = JobSpend(cfg.max_cost_usd, stop=calls_stop)
     if spend is not None:  # paid so far + this part + the later parts: the whole job
-        calls_stop = spend.stop
+        calls_stop = spend.share_stop(calls_stop)  # one signal: the cap's and the caller's
         refused = spend.begin(cfg, estimate)  # raises when nothing was paid yet
         if refused is not None:
             calls_stop.set(refused)
