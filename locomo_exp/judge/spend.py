@@ -96,6 +96,9 @@ class JobSpend:
     def share_stop(self, stop: CallsStop | None) -> CallsStop:
         """Use the job's other stop signal (its MLflow run's) for the cap too.
 
+        Args:
+            stop: the caller's signal, or ``None`` (the cap's own is kept).
+
         Returns:
             The one signal the calls check.
         """
