@@ -25,6 +25,7 @@ from locomo_exp.report.outputs import CARD_FILE, config_tree, write_outputs
 from locomo_exp.report.run_dir import check_output_dir, check_writable
 from locomo_exp.report.run_swap import RunReplacement, recover_cut_swap, replacing_run
 from locomo_exp.results import RunSummary, interrupts
+from locomo_exp.results.status import JUDGE_RUNNING, judge_status
 from locomo_exp.scoring import F1_VERSIONS, score_lexical
 from locomo_exp.scoring.repeated_runs import runs_section
 
@@ -36,32 +37,6 @@ log = logging.getLogger(__name__)
 
 LOG_FILE = "locomo_exp.log"
 """The job's log, written by Hydra into the output dir (``hydra.job.name``); uploaded to MLflow."""
-
-
-JUDGE_RUNNING = "running: not finished (the job stopped before the judge ended)"
-"""``summary["status"]["judge"]`` while the judge runs; stays if the process is killed."""
-
-
-def judge_status(error: BaseException) -> str:
-    """The ``summary["status"]["judge"]`` text for a judge that did not finish.
-
-    Args:
-        error: what stopped the judge. An exception with a ``run_status`` attribute
-            (e.g. ``"interrupted"``) gives that text; ``KeyboardInterrupt`` gives
-            ``"interrupted"``; a pending batch gives ``"pending: <message>"``.
-
-    Returns:
-        ``"interrupted"``, ``"pending: ..."`` or ``"failed: <message>"``.
-    """
-    given = getattr(error, "run_status", None)
-    if isinstance(given, str) and given:
-        return given
-    if isinstance(error, KeyboardInterrupt):
-        return "interrupted"
-    message = str(error).strip() or type(error).__name__
-    if type(error).__name__ == "JudgeBatchPending":
-        return f"pending: {message}"
-    return f"failed: {message}"
 
 
 class JudgeErrorRateExceeded(RuntimeError):
@@ -238,19 +213,22 @@ def run_experiment(
 
         preflight_judge(cfg.judge, [], start_dir=start_dir)
     loaded = _load(cfg, start_dir)  # validated before any MLflow run or removal
-    trust_plan = None
+    trust_plan = spend = None
     if cfg.scorer.uses_judge:  # the records, control files, labels, panel: before any write
         from locomo_exp.judge import preflight_judge
-        from locomo_exp.judge.estimate import check_spend_cap
-        from locomo_exp.trust.job import plan_trust
+        from locomo_exp.judge.spend import plan_job_spend
+        from locomo_exp.trust.job import plan_trust, spend_parts
 
         preflight_judge(cfg.judge, loaded.records)
         trust_plan = plan_trust(loaded.records, cfg.judge, start_dir=start_dir)
-        check_spend_cap(loaded.records, cfg.judge, start_dir)  # judge.max_cost_usd
+        spend = plan_job_spend(  # judge.max_cost_usd over answers, audit and panel
+            spend_parts(trust_plan, loaded.records, cfg.judge), cfg.judge.max_cost_usd,
+            start_dir, dry_run=cfg.judge.dry_run,
+        )
     # overwrite=true: the new run is built beside the old one, swapped in once finished
     with replacing_run(output_dir, cfg.overwrite and dir_state != "empty") as replacement:
         return _score_and_write(
-            cfg, output_dir, replacement, start_dir, loaded, data_path, trust_plan,
+            cfg, output_dir, replacement, start_dir, loaded, data_path, trust_plan, spend,
             parent_run_id=parent_run_id, extra_tags=extra_tags, run_name=run_name,
             swept_keys=swept_keys, long_lived=long_lived,
         )
@@ -258,7 +236,8 @@ def run_experiment(
 
 def _score_and_write(
     cfg: ExperimentConfig, output_dir: Path, replacement: RunReplacement, start_dir: Path,
-    loaded: LoadedResults, data_path: Path, trust_plan: Any, *, parent_run_id: str | None,
+    loaded: LoadedResults, data_path: Path, trust_plan: Any, spend: Any, *,
+    parent_run_id: str | None,
     extra_tags: dict[str, str] | None, run_name: str | None, swept_keys: Sequence[str],
     long_lived: bool,
 ) -> ExperimentResult:
@@ -363,6 +342,8 @@ def _score_and_write(
             from locomo_exp.trust.job import run_trust
 
             assert trust_plan is not None  # planned above whenever the judge runs
+            if spend is not None:  # one stop for the cap and the MLflow run
+                calls_stop = spend.share_stop(calls_stop)
             try:
                 try:
                     judge_result = run_judge(
@@ -372,6 +353,7 @@ def _score_and_write(
                         category_names=cfg.category_names,
                         on_calls_start=functools.partial(_calls_start, later, long_lived),
                         calls_stop=calls_stop,
+                        spend=spend,
                     )
                 except CallsStopped as stopped:  # the audit's and panel's calls are left too
                     later_calls = sum(trust_plan.part_calls(cfg.judge))
@@ -379,6 +361,7 @@ def _score_and_write(
                 trust = run_trust(
                     trust_plan, loaded.records, cfg.judge, judge_result,
                     start_dir=start_dir, category_names=cfg.category_names, calls_stop=calls_stop,
+                    spend=spend,
                 )
                 # numbers and words: the report renders them, tracking names them
                 judge_result.summary["trust"] = trust.to_json()

@@ -31,10 +31,10 @@ from locomo_exp.data.lme_answers import (
 )
 from locomo_exp.data.lme_reference import read_lme_reference
 from locomo_exp.data.load import expand_paths
-from locomo_exp.experiment import judge_status
 from locomo_exp.judge.aggregate import JudgeRunResult
 from locomo_exp.judge.protocols import get_protocol
 from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL
+from locomo_exp.judge.spend import JobSpend, plan_job_spend
 from locomo_exp.llm.errors import JudgeBatchPending
 from locomo_exp.report.lme import render_lme_report
 from locomo_exp.report.lme_baselines import LME_BASELINES
@@ -54,10 +54,11 @@ from locomo_exp.report.run_dir import (
 )
 from locomo_exp.results import JUDGE_DRY_RUN, QARecord
 from locomo_exp.results.money import round_money
+from locomo_exp.results.status import judge_status
 from locomo_exp.tracking import lme as lme_tracking
 from locomo_exp.trust.lme_checks import with_lme_checks
 from locomo_exp.trust.lme_controls import build_lme_controls
-from locomo_exp.trust.lme_dry_run import lme_member_config, with_trust_calls
+from locomo_exp.trust.lme_dry_run import lme_member_config, lme_spend_parts, with_trust_calls
 
 log = logging.getLogger(__name__)
 
@@ -270,6 +271,7 @@ def _run_panel(
     start_dir: Path,
     *,
     seed: int,
+    spend: JobSpend | None = None,
 ) -> list[dict[str, Any]]:
     """Judge the same answers with each ``judge.panel`` preset, under LongMemEval's protocol.
 
@@ -282,7 +284,7 @@ def _run_panel(
     for preset in judge_cfg.panel:
         member_cfg = lme_member_config(judge_cfg, str(preset))
         result = run_judge(records, member_cfg, start_dir=start_dir,
-                           category_names=dict(lme.KIND_OF_CODE))
+                           category_names=dict(lme.KIND_OF_CODE), spend=spend)
         members.append(panel_member(str(preset), member_cfg.model, matched,
                                     judge_verdicts(result, matched), main, seed=seed))
     return members
@@ -298,16 +300,46 @@ def _run_judge(
     common: dict[str, Any],
     start_dir: Path,
     output_dir: Path,
+    spend: JobSpend | None = None,
 ) -> tuple[JudgeRunResult, dict[str, Any]]:
-    """Judge every answered question; on failure record the status in the outputs and raise."""
+    """Judge every answered question; on failure record the status in the outputs and raise.
+
+    ``spend``: the job's ``judge.max_cost_usd`` over the answers, the panel and the audit.
+    """
     from locomo_exp.judge import run_judge
 
     records = judge_records(matched)
     try:
-        result = run_judge(
-            records, judge_cfg, start_dir=start_dir, category_names=dict(lme.KIND_OF_CODE)
+        result = run_judge(records, judge_cfg, start_dir=start_dir,
+                           category_names=dict(lme.KIND_OF_CODE), spend=spend)
+        section = judge_section(result)
+        audit = judge_cfg.audit
+        controls = build_lme_controls(
+            records, n=audit.n, seed=audit.seed, kinds=tuple(str(k) for k in audit.kinds)
         )
-    except BaseException as error:  # the outputs say the judge did not finish
+
+        def judge(recs: list[QARecord], c: JudgeConfig) -> JudgeRunResult:
+            return run_judge(recs, c, start_dir=start_dir, category_names=dict(lme.KIND_OF_CODE),
+                             spend=None if cfg.judge.dry_run else spend)
+
+        if result.dry_run_estimate is not None:  # the audit's and panel's calls counted too
+            estimate = with_trust_calls(result.dry_run_estimate, judge_cfg, records,
+                                        [c.record for c in controls], judge)
+            summary = build_lme_summary(
+                **common, dry_run=(section, estimate), judge_status=JUDGE_DRY_RUN
+            )
+            return result, summary
+        status = result.finished_status(judge_cfg.max_error_rate)
+        verdicts = judge_verdicts(result, matched)
+        summary = build_lme_summary(**common, judged=(verdicts, section), judge_status=status)
+        if judge_cfg.panel:
+            summary["panel"] = _run_panel(judge_cfg, records, matched, verdicts, start_dir,
+                                          seed=cfg.report.seed, spend=spend)
+        if controls:  # judged like the real answers, never part of the accuracies
+            audited = judge([c.record for c in controls], judge_cfg)
+            summary["audit"] = audit_section(controls, audited, verdicts, seed=cfg.report.seed)
+        return result, summary
+    except BaseException as error:  # the outputs say the judge (answers, panel, audit) did not end
         status = judge_status(error)  # "failed: ...", "interrupted" or "pending: ..."
         try:
             _write(output_dir, cfg, build_lme_summary(**common, judge_status=status),
@@ -315,32 +347,6 @@ def _run_judge(
         except Exception:  # never hide the judge's own error
             log.exception("could not record the judge status in %s", output_dir)
         raise
-    section = judge_section(result)
-    audit = judge_cfg.audit
-    controls = build_lme_controls(
-        records, n=audit.n, seed=audit.seed, kinds=tuple(str(k) for k in audit.kinds)
-    )
-
-    def judge(recs: list[QARecord], c: JudgeConfig) -> JudgeRunResult:
-        return run_judge(recs, c, start_dir=start_dir, category_names=dict(lme.KIND_OF_CODE))
-
-    if result.dry_run_estimate is not None:  # the audit's and panel's calls counted too
-        estimate = with_trust_calls(result.dry_run_estimate, judge_cfg, records,
-                                    [c.record for c in controls], judge)
-        summary = build_lme_summary(
-            **common, dry_run=(section, estimate), judge_status=JUDGE_DRY_RUN
-        )
-        return result, summary
-    status = result.finished_status(judge_cfg.max_error_rate)
-    verdicts = judge_verdicts(result, matched)
-    summary = build_lme_summary(**common, judged=(verdicts, section), judge_status=status)
-    if judge_cfg.panel:
-        summary["panel"] = _run_panel(judge_cfg, records, matched, verdicts, start_dir,
-                                      seed=cfg.report.seed)
-    if controls:  # judged like the real answers, never part of the accuracies
-        audited = judge([c.record for c in controls], judge_cfg)
-        summary["audit"] = audit_section(controls, audited, verdicts, seed=cfg.report.seed)
-    return result, summary
 
 
 def run_longmemeval(
@@ -406,6 +412,13 @@ def run_longmemeval(
     reference_path = expand_paths(cfg.data.reference, start_dir)[0]
     reference = read_lme_reference(reference_path)
     matched = match_reference(answers, reference)
+    spend = None  # judge.max_cost_usd over the whole job, refused before anything is written
+    if judge_cfg is not None and judge_cfg.max_cost_usd is not None and not judge_cfg.dry_run:
+        records, audit = judge_records(matched), judge_cfg.audit
+        controls = build_lme_controls(records, n=audit.n, seed=audit.seed,
+                                      kinds=tuple(str(k) for k in audit.kinds))
+        spend = plan_job_spend(lme_spend_parts(judge_cfg, records, [c.record for c in controls]),
+                               judge_cfg.max_cost_usd, start_dir)
     prepare_output_dir(output_dir, cfg.overwrite)  # an old run is removed only for valid input
     common: dict[str, Any] = {
         "answers_path": answers.path,
@@ -437,7 +450,7 @@ def run_longmemeval(
         if judge_cfg is not None:
             try:
                 judge_result, summary = _run_judge(cfg, judge_cfg, matched, common, start_dir,
-                                                   output_dir)
+                                                   output_dir, spend)
             except JudgeBatchPending as waiting:  # judge.batch.wait=false: collected later
                 pending = waiting
                 summary = build_lme_summary(**common, judge_status=judge_status(waiting))

@@ -257,7 +257,10 @@ def test_a_run_over_its_spend_cap_writes_nothing(
         f"judge.base_url={fake_anthropic.url}", f"judge.cache_path={tmp_path}/c.sqlite",
         "judge.max_cost_usd=0.01",
     )
-    with pytest.raises(JudgeError, match=r"^judge.max_cost_usd=0.01: the 48 calls to make are "):
+    # the whole job's estimate: the 16 answers x 3 runs and the audit's 9 controls (issue 27 §1)
+    with pytest.raises(
+        JudgeError, match=r"^judge.max_cost_usd=0.01: the 57 calls to make \(48 answer, 9 audit\) "
+    ):
         run_experiment(cfg, tmp_path / "out", tmp_path)
     out = tmp_path / "out"
     assert not out.exists() or not list(out.iterdir())  # no report, no scores: nothing
@@ -268,18 +271,27 @@ def test_the_spend_cap_stops_new_calls_once_the_paid_cost_reaches_it(
     fake_anthropic: FakeAnthropicServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An estimate below the cap, replies dearer than estimated: the pool stops at the cap."""
-    from locomo_exp.judge import estimate
+    from fake_server import Reply
+
+    from locomo_exp.llm.models import model_price
     from locomo_exp.llm.stop import CallsStopped
 
-    monkeypatch.setattr(estimate, "refuse_over_cap", lambda *_: None)  # as if under the cap
+    fake_anthropic.responder = lambda request: Reply(input_tokens=100_000)  # ~250x the estimate
     records = [QARecord(f"q{k}", f"When did {k} happen?", "May 2023", "In May 2023", 1)
                for k in range(6)]
-    cfg = make_judge_config(fake_anthropic, tmp_path, runs=2, max_cost_usd=1e-9)
+    cfg = make_judge_config(fake_anthropic, tmp_path, runs=2, max_cost_usd=0.05)
+    price = model_price(cfg)
+    assert price is not None
+    one_call = (100_000 * price["input"] + 24 * price["output"]) / 1e6
+    assert one_call > 0.05
     with pytest.raises(CallsStopped) as stopped:
         run_judge(records, cfg, start_dir=tmp_path)
     assert stopped.value.calls_made == 1  # the first call goes alone; it reached the cap
     assert stopped.value.calls_left == 11 and stopped.value.calls_total == 12
-    assert str(stopped.value).startswith("judge stopped: judge.max_cost_usd=1e-09 reached: $")
+    assert str(stopped.value).startswith(
+        f"judge stopped: spend cap $0.05 reached after ${one_call:.4f} paid (1 answer call); "
+        "1 call made, 11 of 12 left")
+    fake_anthropic.responder = lambda request: Reply()
     assert len(fake_anthropic.messages_requests()) == 1
     # the paid call is cached: a higher cap pays only for the 11 left
     roomy = make_judge_config(fake_anthropic, tmp_path, runs=2, max_cost_usd=10.0)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from conftest import Composer
 
-from locomo_exp.experiment import JUDGE_RUNNING, judge_status, run_experiment
+from locomo_exp.experiment import run_experiment
 from locomo_exp.report import run_dir as outputs
 from locomo_exp.report.run_dir import (
     OutputDirInUse,
@@ -19,6 +19,7 @@ from locomo_exp.report.run_dir import (
     atomic_write_text,
     prepare_output_dir,
 )
+from locomo_exp.results.status import JUDGE_RUNNING, judge_status
 
 
 def _litter(directory: Path) -> list[str]:

@@ -13,23 +13,17 @@ from pathlib import Path
 from typing import Any
 
 from locomo_exp.config import JudgeConfig, JudgeMode
-from locomo_exp.judge.aggregate import JudgeResult
-from locomo_exp.judge.calls import build_call_specs
 from locomo_exp.judge.preflight import (
     CHARS_PER_TOKEN,
     REQUEST_OVERHEAD_TOKENS,
     estimate_prompt_tokens,
-    judged_records,
 )
 from locomo_exp.llm.cache import BatchLedger, JudgeCache, resolve_cache_path
 from locomo_exp.llm.calls import CallSpec
 from locomo_exp.llm.errors import JudgeError
 from locomo_exp.llm.models import model_price, prompt_limit
-from locomo_exp.llm.providers import api_version as provider_api_version
 from locomo_exp.llm.providers import endpoint
 from locomo_exp.llm.spend import cost_usd
-from locomo_exp.llm.stop import CallsStop
-from locomo_exp.results import QARecord
 
 logger = logging.getLogger(__name__)
 
@@ -137,11 +131,11 @@ def announce_cost(estimate: dict[str, Any], cfg: JudgeConfig) -> None:
             is known for the model (the cap cannot be checked); no call was made.
     """
     cost = estimate["estimated_cost_usd"]
-    price_words = _price_words(cfg)
+    words = price_words(cfg)
     cap = cfg.max_cost_usd
     money = (
         "cost not estimated (no price for the model)" if cost is None
-        else f"est. ${cost:.4f} {price_words} (at most ${estimate['cost_upper_bound_usd']:.4f})"
+        else f"est. ${cost:.4f} {words} (at most ${estimate['cost_upper_bound_usd']:.4f})"
     )
     logger.info(
         "judge: about to make %d calls (%d of %d cached), %s%s",
@@ -175,63 +169,14 @@ def refuse_over_cap(estimate: dict[str, Any], cfg: JudgeConfig) -> None:
     if cost > cap:
         raise JudgeError(
             f"judge.max_cost_usd={cap:g}: the {estimate['calls_to_make']} calls to make are "
-            f"estimated at ${cost:.4f} {_price_words(cfg)}, above the cap; no call was made "
+            f"estimated at ${cost:.4f} {price_words(cfg)}, above the cap; no call was made "
             "(judge.dry_run=true shows the estimate; raise the cap, lower judge.runs or "
             "data.limit)"
         )
 
 
-def check_spend_cap(records: list[QARecord], cfg: JudgeConfig, start_dir: Path) -> None:
-    """:func:`refuse_over_cap` for a job's records, before its run directory is written.
-
-    Args:
-        records: the answered questions (those in ``judge.categories`` are judged).
-        cfg: the judge config; nothing is checked without ``judge.max_cost_usd`` or with
-            ``judge.dry_run``.
-        start_dir: where a relative ``judge.cache_path`` is resolved.
-
-    Raises:
-        JudgeError: see :func:`refuse_over_cap`.
-    """
-    if cfg.max_cost_usd is None or cfg.dry_run:
-        return
-    specs = build_call_specs(
-        judged_records(records, cfg), cfg, api_version=provider_api_version(cfg)
-    )
-    refuse_over_cap(dry_run_estimate(specs, cfg, start_dir), cfg)
-
-
-class SpendCap:
-    """``judge.max_cost_usd`` during the calls: stops new calls once the paid cost reaches it.
-
-    Each call made adds its tokens at the model's list price (:func:`cost_usd`; realtime
-    calls); when the sum reaches the cap, :class:`~locomo_exp.llm.stop.CallsStop` is set:
-    the pool sends no new call, the calls in flight finish and are cached, and the job stops
-    with :class:`~locomo_exp.llm.stop.CallsStopped` naming the cap (the same command,
-    with a higher cap, pays only for the calls left).
-
-    Args:
-        cfg: the judge config (``max_cost_usd`` set, a price known).
-        stop: the stop signal the pool checks.
-    """
-
-    def __init__(self, cfg: JudgeConfig, stop: CallsStop) -> None:
-        self.cap = float(cfg.max_cost_usd or 0.0)
-        self.price = model_price(cfg)
-        self.stop = stop
-        self.paid = 0.0
-        self._words = _price_words(cfg)
-
-    def __call__(self, result: JudgeResult) -> None:
-        """Add one call's cost (USD); set the stop once the cap is reached."""
-        self.paid += cost_usd(self.price, result.input_tokens, result.output_tokens) or 0.0
-        if self.paid >= self.cap:
-            self.stop.set(
-                f"judge.max_cost_usd={self.cap:g} reached: ${self.paid:.4f} paid {self._words}"
-            )
-
-
-def _price_words(cfg: JudgeConfig) -> str:
+def price_words(cfg: JudgeConfig) -> str:
+    """``at list price``, or a warning that a custom endpoint's price may differ."""
     if endpoint(cfg)["endpoint_kind"] == "custom":
         return "at the model's list price (custom endpoint judge.base_url: it may not apply)"
     return "at list price"
@@ -244,11 +189,10 @@ def fmt_cost(cost: float | None) -> str:
 
 __all__ = [
     "ESTIMATED_OUTPUT_TOKENS",
-    "SpendCap",
     "announce_cost",
-    "check_spend_cap",
     "dry_run_estimate",
     "fmt_cost",
+    "price_words",
     "refuse_over_cap",
     "typical_output_tokens",
 ]

@@ -27,7 +27,6 @@ from locomo_exp.judge.aggregate import (
 from locomo_exp.judge.batch_collect import calls_in_batches, collect_batches_async
 from locomo_exp.judge.calls import build_call_specs, verdict_reader
 from locomo_exp.judge.estimate import (
-    SpendCap,
     announce_cost,
     dry_run_estimate,
     fmt_cost,
@@ -39,6 +38,7 @@ from locomo_exp.judge.preflight import (
 )
 from locomo_exp.judge.protocols import protocol_spec
 from locomo_exp.judge.protocols.template import template_card
+from locomo_exp.judge.spend import JobSpend
 from locomo_exp.llm.batch import BatchRunInfo, judge_batch_async
 from locomo_exp.llm.cache import JudgeCache, resolve_cache_path
 from locomo_exp.llm.cache.health import check_cache
@@ -50,7 +50,7 @@ from locomo_exp.llm.providers import api_version as provider_api_version
 from locomo_exp.llm.providers import endpoint
 from locomo_exp.llm.session import judge_calls_async
 from locomo_exp.llm.spend import cost_usd
-from locomo_exp.llm.stop import CallsStop
+from locomo_exp.llm.stop import CallsStop, CallsStopped
 from locomo_exp.results import QARecord
 from locomo_exp.results.template_note import parse_failure_words
 from locomo_exp.results.words import counted
@@ -281,6 +281,7 @@ def run_judge(
     client: JudgeClient | None = None,
     on_calls_start: Callable[[], object] | None = None,
     calls_stop: CallsStop | None = None,
+    spend: JobSpend | None = None,
 ) -> JudgeRunResult:
     """Judge every record in ``judge.categories``, ``judge.runs`` times each.
 
@@ -298,6 +299,9 @@ def run_judge(
             that can overlap the wait on the network (its MLflow run).
         calls_stop: set by another thread (the MLflow run's) to stop paying: no new
             realtime call, no new batch (batches already submitted keep processing).
+        spend: the job's ``judge.max_cost_usd`` over all its parts
+            (:func:`~locomo_exp.judge.spend.plan_job_spend`); ``None``: this call alone is
+            capped (when ``judge.max_cost_usd`` is set). It sets ``calls_stop`` at the cap.
 
     Returns:
         A :class:`JudgeRunResult`. With ``judge.dry_run`` no call is made; the result has
@@ -312,9 +316,10 @@ def run_judge(
             already exceed ``judge.max_error_rate``; completed calls are cached.
         JudgeInterrupted: SIGINT/SIGTERM; calls in flight were waited for (up to
             ``judge.drain_s``) and cached.
-        CallsStopped: ``calls_stop`` was set; realtime calls in flight were waited for and
-            cached, batches submitted are collected by the next run; one line with the
-            reason and the calls made and left.
+        CallsStopped: ``calls_stop`` was set, or the spend cap stopped the job (before
+            this part's first call when something was paid already); realtime calls in
+            flight were waited for and cached, batches submitted are collected by the
+            next run; one line with the reason and the calls made and left.
         JudgeBatchPending: ``judge.mode=batch`` with ``judge.batch.wait=false`` and
             batches still processing (submitted and recorded; not an error). Running the
             same call again collects them.
@@ -362,7 +367,21 @@ def run_judge(
 
     if cfg.cache:  # opened, written, read back, free space: before the first paid call
         check_cache(resolve_cache_path(cfg.cache_path, start_dir), specs, int(cfg.max_tokens))
-    announce_cost(dry_run_estimate(specs, cfg, start_dir), cfg)  # may refuse: max_cost_usd
+    estimate = dry_run_estimate(specs, cfg, start_dir)
+    if spend is None and cfg.max_cost_usd is not None:  # this call is the whole job
+        spend = JobSpend(cfg.max_cost_usd, stop=calls_stop)
+    if spend is not None:  # paid so far + this part + the later parts: the whole job
+        calls_stop = spend.share_stop(calls_stop)  # one signal: the cap's and the caller's
+        refused = spend.begin(cfg, estimate)  # raises when nothing was paid yet
+        if refused is not None:
+            calls_stop.set(refused)
+            raise CallsStopped(
+                refused,
+                calls_made=0,
+                calls_left=estimate["calls_to_make"],
+                calls_total=len(specs),
+            )
+    announce_cost(estimate, cfg)  # may refuse: max_cost_usd
     cache = open_cache(cfg, start_dir)
     if on_calls_start is not None:
         on_calls_start()
@@ -373,9 +392,11 @@ def run_judge(
             results, batch_info = asyncio.run(
                 judge_batch_async(
                     specs, cfg, cache=cache, reader=verdict_reader(cfg), client=client,
-                    calls_stop=calls_stop,
+                    calls_stop=calls_stop, spend=spend,
                 )
             )
+            if spend is not None:  # collected, paid at batch prices (the canary counted)
+                spend.add(r for r in results.values() if r.batch_id)
             calls_made = batch_info.requests_submitted + batch_info.realtime_calls
         else:
             if cache is not None and calls_in_batches(specs, cache):  # never pay twice
@@ -384,10 +405,6 @@ def run_judge(
                         specs, cfg, cache=cache, client=client, calls_stop=calls_stop
                     )
                 )
-            spend_cap = None
-            if cfg.max_cost_usd is not None:  # stops new calls once the paid cost reaches it
-                calls_stop = calls_stop if calls_stop is not None else CallsStop()
-                spend_cap = SpendCap(cfg, calls_stop)
             results, calls_made = asyncio.run(
                 judge_calls_async(
                     specs,
@@ -397,7 +414,8 @@ def run_judge(
                     client=client,
                     stop_on_error_rate=True,
                     calls_stop=calls_stop,
-                    on_paid=spend_cap,
+                    on_paid=None if spend is None else spend.on_paid,
+                    before_call=None if spend is None else spend.before_call,
                 )
             )
     except PoolInterrupted as stop:

@@ -39,6 +39,7 @@ from locomo_exp.llm.batch_plan import (
     BatchRunInfo,
     batch_error_lines,
     split_batches,
+    sum_counts,
 )
 from locomo_exp.llm.batch_submit import BatchSubmitter
 from locomo_exp.llm.cache import (
@@ -52,7 +53,6 @@ from locomo_exp.llm.cache import (
 from locomo_exp.llm.calls import CallSpec, R, ReplyReader, split_cached
 from locomo_exp.llm.errors import JudgeBatchPending, JudgeCallError, JudgeError
 from locomo_exp.llm.messages import (
-    BATCH_COUNT_KINDS,
     BatchItemResult,
     BatchStatus,
     JudgeBatchClient,
@@ -67,10 +67,6 @@ from locomo_exp.llm.stop import CallsStop, CallsStopped
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-
-def _sum_counts(statuses: list[BatchStatus]) -> dict[str, int]:
-    return {kind: sum(s.counts.get(kind, 0) for s in statuses) for kind in BATCH_COUNT_KINDS}
 
 
 class BatchJudge(BatchSubmitter, Generic[R]):
@@ -191,7 +187,7 @@ class BatchJudge(BatchSubmitter, Generic[R]):
 
     # -- polling ---------------------------------------------------------------------
     def _progress_line(self, statuses: list[BatchStatus], total: int, started: float) -> str:
-        counts = _sum_counts(statuses)
+        counts = sum_counts(statuses)
         ended = sum(s.ended for s in statuses)
         return (
             f"judge batch: {ended}/{total} batches ended | succeeded {counts['succeeded']} "
@@ -270,7 +266,7 @@ class BatchJudge(BatchSubmitter, Generic[R]):
                     or False
                 )
             if bar:
-                counts = _sum_counts(statuses)
+                counts = sum_counts(statuses)
                 bar.update(max(0, requests_total - counts["processing"] - bar.n))
                 bar.set_postfix_str(f"{line.split(' | ')[0]} | next poll in {interval:.3g}s")
             elif self.cfg.progress:
@@ -294,7 +290,7 @@ class BatchJudge(BatchSubmitter, Generic[R]):
     ) -> None:
         ids = [s.batch_id for s in active.values() if s.batch_id]
         pending_requests = sum(s.request_count for s in active.values())
-        counts = _sum_counts([s for s in statuses if s.batch_id in ids])
+        counts = sum_counts([s for s in statuses if s.batch_id in ids])
         submitted_now = [i for i in self.info.submitted_batch_ids if i in ids]
         shown = ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
         message = (
@@ -373,6 +369,7 @@ class BatchJudge(BatchSubmitter, Generic[R]):
                 canary = await pool.call(pending[digest][0])
             finally:
                 self.info.realtime_calls += pool.calls_made
+            self.paid(canary)  # paid now, at list price: the spend cap counts it
             if canary.outcome != "api_error":
                 to_submit = to_submit[1:]
                 for spec in pending.pop(digest):
@@ -452,6 +449,7 @@ async def judge_batch_async(
     reader: ReplyReader[R],
     client: JudgeClient | None = None,
     calls_stop: CallsStop | None = None,
+    spend: Any = None,
 ) -> tuple[dict[tuple[str, int], R], BatchRunInfo]:
     """Run specs through :class:`BatchJudge`, creating (and closing) a client if needed.
 
@@ -462,6 +460,8 @@ async def judge_batch_async(
         reader: turns replies and failures into results.
         client: a client with the batch methods, or ``None`` for the SDK client.
         calls_stop: set by another thread to stop paying (see :meth:`BatchJudge.run`).
+        spend: the job's spend cap (``before_batch`` before each batch is created,
+            ``on_paid`` for the canary), or ``None``.
 
     Returns:
         ``(results, info)``.
@@ -484,6 +484,8 @@ async def judge_batch_async(
         raise JudgeError(f"{type(client).__name__} cannot submit Message Batches")
     async with judge_client(cfg, client) as active:
         judge = BatchJudge(active, cfg, cache, reader=reader, calls_stop=calls_stop)  # type: ignore[arg-type]
+        if spend is not None:
+            judge.before_batch, judge.on_paid = spend.before_batch, spend.on_paid
         results = await judge.run(specs)
     return results, judge.info
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from locomo_exp.llm.errors import JudgeError
-from locomo_exp.llm.messages import BatchItemResult
+from locomo_exp.llm.messages import BATCH_COUNT_KINDS, BatchItemResult, BatchStatus
 
 BATCH_BODY_OVERHEAD_BYTES = 1024
 """Bytes reserved in each batch body besides the requests (``{"requests": [...]}``)."""
@@ -135,3 +135,8 @@ def batch_error_lines(
         for text, n in errored.most_common()
     ]
     return lines
+
+
+def sum_counts(statuses: list[BatchStatus]) -> dict[str, int]:
+    """Request counts by kind (``succeeded``, ``errored``, ...) summed over batches."""
+    return {kind: sum(s.counts.get(kind, 0) for s in statuses) for kind in BATCH_COUNT_KINDS}

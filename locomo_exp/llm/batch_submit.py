@@ -72,6 +72,15 @@ class BatchSubmitter:
         self.info = BatchRunInfo()
         self._sleep = sleep
         self.calls_stop = calls_stop
+        # the spend cap: before each batch (its requests, and those of it and the later
+        # batches), and the canary's result (paid at once)
+        self.before_batch: Callable[[int, int], object] | None = None
+        self.on_paid: Callable[[Any], object] | None = None  # a JudgeResult
+
+    def paid(self, result: Any) -> None:
+        """Tell the spend cap of a realtime call paid now (the canary's ``JudgeResult``)."""
+        if self.on_paid is not None:
+            self.on_paid(result)
 
     @property
     def told_to_stop(self) -> bool:
@@ -245,6 +254,10 @@ class BatchSubmitter:
         also_in_flight = self.ledger.in_flight(taken) if taken else {}
         created: list[Submission] = []
         for index, sub in enumerate(submissions):
+            if self.before_batch is not None and not self.told_to_stop:  # may set the stop
+                self.before_batch(
+                    sub.request_count, sum(s.request_count for s in submissions[index:])
+                )
             if self.told_to_stop:  # nothing more paid; the next run submits these calls
                 for later in submissions[index:]:
                     self.ledger.set_status(later.submission_id, FAILED)

@@ -136,6 +136,8 @@ class JudgePool(Generic[R]):
         self._claims: CallClaims | None = None
         self.calls_stop = calls_stop
         self.on_paid: Callable[[R], object] | None = None  # each call made (spend cap)
+        # before each call is sent, with the calls in flight (spend cap: may set calls_stop)
+        self.before_call: Callable[[int], object] | None = None
 
     @property
     def halted(self) -> bool:
@@ -293,6 +295,8 @@ class JudgePool(Generic[R]):
         while True:
             await self._wait_for_pause()
             await self.limiter.acquire()
+            if self.before_call is not None:  # the spend cap: would this call pass it?
+                self.before_call(self.limiter.in_flight)
             if self.calls_stop is not None and self.calls_stop.is_set:  # not sent, not paid
                 error = f"not sent: {self.calls_stop.reason}"
                 return self.reader.failed(spec.run, error)

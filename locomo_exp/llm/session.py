@@ -51,6 +51,7 @@ async def judge_calls_async(
     stop_on_error_rate: bool = False,
     calls_stop: CallsStop | None = None,
     on_paid: Callable[[R], object] | None = None,
+    before_call: Callable[[int], object] | None = None,
 ) -> tuple[dict[tuple[str, int], R], int]:
     """Run specs through a :class:`JudgePool`, creating (and closing) a client if needed.
 
@@ -63,7 +64,10 @@ async def judge_calls_async(
         stop_on_error_rate: see :class:`JudgePool`.
         calls_stop: set by another thread to stop new calls (see :class:`JudgePool`).
         on_paid: called with each call's result as it is made (not cached ones): the spend
-            cap (:class:`~locomo_exp.judge.estimate.SpendCap`).
+            cap (:meth:`~locomo_exp.judge.spend.JobSpend.on_paid`).
+        before_call: called before each call is sent with the calls in flight (the spend
+            cap, :meth:`~locomo_exp.judge.spend.JobSpend.before_call`; it may set
+            ``calls_stop``).
 
     Returns:
         ``(results, calls_made)``; ``calls_made`` counts API requests sent, retries included.
@@ -80,6 +84,6 @@ async def judge_calls_async(
             active, cfg, cache, reader=reader, stop_on_error_rate=stop_on_error_rate,
             calls_stop=calls_stop,
         )
-        pool.on_paid = on_paid
+        pool.on_paid, pool.before_call = on_paid, before_call
         results = await pool.run(specs)
     return results, pool.calls_made

@@ -11,6 +11,7 @@ raises :class:`CallsStopped`, one line naming the reason and the calls made and 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 from locomo_exp.llm.errors import JudgeJobStopped
 from locomo_exp.results.words import counted
@@ -25,14 +26,15 @@ class CallsStop:
     def __init__(self) -> None:
         self._event = threading.Event()
         self._lock = threading.Lock()
-        self._reason = ""
+        self._reason: str | Callable[[], str] = ""
         self._error: BaseException | None = None
 
-    def set(self, reason: str, error: BaseException | None = None) -> None:
+    def set(self, reason: str | Callable[[], str], error: BaseException | None = None) -> None:
         """Stop new calls.
 
         Args:
-            reason: one line saying why (shown to the user as it is).
+            reason: one line saying why (shown to the user as it is), or a function giving
+                it when it is read (the spend cap's line: the figures when the job stops).
             error: the exception behind it, if any (chained to :class:`CallsStopped`).
         """
         with self._lock:
@@ -50,7 +52,8 @@ class CallsStop:
     @property
     def reason(self) -> str:
         """Why the calls stop (empty until set)."""
-        return self._reason
+        reason = self._reason
+        return reason if isinstance(reason, str) else reason()
 
     @property
     def error(self) -> BaseException | None:

@@ -158,7 +158,8 @@ def build_card(
         ``dataset_reference_sha256``, ``question_set``, ``counts``,
         ``category_5_policy``, ``f1`` (variant, version) or ``None``, ``bleu1``
         (version) or ``None``, ``judge`` (model, snapshot, protocol, prompt and parser
-        versions, temperature, runs, aggregation) or ``None``, ``stored_judge`` (bool),
+        versions, temperature, runs, aggregation) or ``None`` (then ``judge_status``, the
+        status of a judge that did not finish, if one ran), ``stored_judge`` (bool),
         ``stored_judge_source`` (the field read and what is known of that judge) or ``None``,
         ``answer_key`` (``original`` or ``errata`` with the file's sha256).
     """
@@ -173,6 +174,7 @@ def build_card(
         variant = f1_cfg.get("variant")
         f1 = {"variant": variant, "version": versions.get(f"f1_{variant}") if variant else None}
     judge = _judge_section(summary)
+    status = (summary.get("status") or {}).get("judge")
     return {
         **provenance(argv=argv, now=now, package_dir=package_dir),
         "scales": dict(summary.get("scales") or {}),
@@ -196,6 +198,7 @@ def build_card(
         "f1": f1,
         "bleu1": {"version": versions["bleu1"]} if "bleu1" in versions else None,
         "judge": judge,
+        **({"judge_status": status} if judge is None and status else {}),  # did not finish
         "stored_judge": bool(summary.get("stored_judge")),
         "stored_judge_source": input_info.get("stored_judge_source")
         if summary.get("stored_judge")
@@ -285,8 +288,9 @@ def render_card_markdown(card: Mapping[str, Any]) -> str:
                 f"{_fmt(judge.get('endpoint'))}"
             )
         lines += [f"- Judge check: WARNING: {warning}" for warning in judge.get("warnings") or ()]
-    else:
-        lines.append("- Judge: not run")
+    else:  # a judge that stopped (a spend cap, an error) may have paid: never "not run"
+        status = card.get("judge_status")
+        lines.append(f"- Judge: did not finish ({status})" if status else "- Judge: not run")
     note = template_note(judge) if judge else None
     if note:
         lines.append(f"- Judge prompt: {note}")

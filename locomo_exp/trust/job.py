@@ -22,6 +22,7 @@ from locomo_exp.config import JudgeConfig
 from locomo_exp.judge.aggregate import JudgeRunResult
 from locomo_exp.judge.preflight import judged_records
 from locomo_exp.judge.protocols import protocol_spec
+from locomo_exp.judge.spend import JobSpend, Part
 from locomo_exp.llm.errors import JudgeError
 from locomo_exp.llm.messages import JudgeClient
 from locomo_exp.llm.models import model_price
@@ -194,6 +195,21 @@ def _corrected(
         return None, f"{source}: {error}"
 
 
+def spend_parts(plan: TrustPlan, records: list[QARecord], cfg: JudgeConfig) -> list[Part]:
+    """The parts of a LoCoMo judge job, in the order they run, for its spend cap.
+
+    Returns:
+        The answers, the audit's controls (when it has some), then each panel member:
+        ``(kind, records, config)`` for :func:`~locomo_exp.judge.spend.plan_job_spend`.
+    """
+    parts: list[Part] = [("answer", records, cfg)]
+    if plan.controls:
+        controls = [c.record for c in plan.controls]
+        parts.append(("audit", controls, audit_judge_config(cfg, plan.controls)))
+    parts += [("panel", records, member) for _, member in plan.panel]
+    return parts
+
+
 def run_trust(
     plan: TrustPlan,
     records: list[QARecord],
@@ -204,6 +220,7 @@ def run_trust(
     category_names: Mapping[int, str] | None = None,
     client: JudgeClient | None = None,
     calls_stop: CallsStop | None = None,
+    spend: JobSpend | None = None,
 ) -> TrustSummary:
     """Judge the controls and the panel, compare with labels/stored verdicts, summarise.
 
@@ -218,6 +235,8 @@ def run_trust(
         client: the judge client (tests); ``None`` builds the SDK client per config.
         calls_stop: set by another thread (the MLflow run's) to stop paying: no control or
             panel call is sent after it.
+        spend: the job's spend cap (:func:`spend_parts`), which the answers began; the
+            audit's and the panel's calls count against it too.
 
     Returns:
         The :class:`~locomo_exp.results.TrustSummary`: audit, agreement with labels and
@@ -250,7 +269,7 @@ def run_trust(
         left_after[0] -= next(planned, 0)  # the calls of the parts after this one
         try:
             result = run_judge(recs, c, start_dir=start_dir, category_names=names,
-                               client=client, calls_stop=calls_stop)
+                               client=client, calls_stop=calls_stop, spend=spend)
         except CallsStopped as stopped:  # one line for the whole job, not this part alone
             raise stopped.widened(made_before=done[1], done_before=done[0],
                                   later=left_after[0]) from stopped.__cause__
@@ -368,4 +387,5 @@ __all__ = [
     "panel_preset_config",
     "plan_trust",
     "run_trust",
+    "spend_parts",
 ]

@@ -14,6 +14,7 @@ from typing import Any
 
 from locomo_exp.config import JudgeConfig
 from locomo_exp.judge.aggregate import JudgeRunResult
+from locomo_exp.judge.spend import Part
 from locomo_exp.results import QARecord
 from locomo_exp.trust.plan import judge_name, panel_preset_config
 
@@ -112,4 +113,23 @@ def with_trust_calls(
     return out
 
 
-__all__ = ["lme_member_config", "with_trust_calls"]
+def lme_spend_parts(
+    judge_cfg: JudgeConfig, records: list[QARecord], controls: list[QARecord]
+) -> list[Part]:
+    """The parts of a LongMemEval judge job, in the order they run, for its spend cap.
+
+    Args:
+        judge_cfg: the run's judge config (LongMemEval's protocol).
+        records: the answered questions.
+        controls: the audit controls' records (empty: no audit).
+
+    Returns:
+        The answers, each panel member, then the audit: ``(kind, records, config)`` for
+        :func:`~locomo_exp.judge.spend.plan_job_spend`.
+    """
+    parts: list[Part] = [("answer", records, judge_cfg)]
+    parts += [("panel", records, lme_member_config(judge_cfg, str(p))) for p in judge_cfg.panel]
+    return parts + ([("audit", controls, judge_cfg)] if controls else [])
+
+
+__all__ = ["lme_member_config", "lme_spend_parts", "with_trust_calls"]
