@@ -406,6 +406,10 @@ def run_longmemeval(
     reference_path = expand_paths(cfg.data.reference, start_dir)[0]
     reference = read_lme_reference(reference_path)
     matched = match_reference(answers, reference)
+    if judge_cfg is not None:  # judge.max_cost_usd: refused before any write or removal
+        from locomo_exp.judge.estimate import check_spend_cap
+
+        check_spend_cap(judge_records(matched), judge_cfg, start_dir)
     prepare_output_dir(output_dir, cfg.overwrite)  # an old run is removed only for valid input
     common: dict[str, Any] = {
         "answers_path": answers.path,
