@@ -56,7 +56,7 @@ from locomo_exp.results import JUDGE_DRY_RUN, QARecord
 from locomo_exp.results.money import round_money
 from locomo_exp.tracking import lme as lme_tracking
 from locomo_exp.trust.lme_checks import with_lme_checks
-from locomo_exp.trust.lme_controls import build_lme_controls
+from locomo_exp.trust.lme_controls import lme_audit_config, size_lme_audit
 from locomo_exp.trust.lme_dry_run import lme_member_config, with_trust_calls
 
 log = logging.getLogger(__name__)
@@ -316,17 +316,14 @@ def _run_judge(
             log.exception("could not record the judge status in %s", output_dir)
         raise
     section = judge_section(result)
-    audit = judge_cfg.audit
-    controls = build_lme_controls(
-        records, n=audit.n, seed=audit.seed, kinds=tuple(str(k) for k in audit.kinds)
-    )
+    controls, sizing = size_lme_audit(records, judge_cfg)  # judge.audit.max_share, as LoCoMo's
 
     def judge(recs: list[QARecord], c: JudgeConfig) -> JudgeRunResult:
         return run_judge(recs, c, start_dir=start_dir, category_names=dict(lme.KIND_OF_CODE))
 
     if result.dry_run_estimate is not None:  # the audit's and panel's calls counted too
         estimate = with_trust_calls(result.dry_run_estimate, judge_cfg, records,
-                                    [c.record for c in controls], judge)
+                                    [c.record for c in controls], judge, audit_sizing=sizing)
         summary = build_lme_summary(
             **common, dry_run=(section, estimate), judge_status=JUDGE_DRY_RUN
         )
@@ -338,8 +335,11 @@ def _run_judge(
         summary["panel"] = _run_panel(judge_cfg, records, matched, verdicts, start_dir,
                                       seed=cfg.report.seed)
     if controls:  # judged like the real answers, never part of the accuracies
-        audited = judge([c.record for c in controls], judge_cfg)
+        audited = judge([c.record for c in controls], lme_audit_config(judge_cfg))
         summary["audit"] = audit_section(controls, audited, verdicts, seed=cfg.report.seed)
+        summary["audit"]["sizing"] = sizing
+    elif int(judge_cfg.audit.n) > 0:  # asked for, capped to none: the report says why
+        summary["audit"] = {"kinds": {}, "sizing": sizing}
     return result, summary
 
 

@@ -4,10 +4,14 @@ removal, the audit's share of the calls, and several runs of a yes/no judge (iss
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import run_cli
+from fake_anthropic import text
 from lme_helpers import dataset_item, write_json, write_jsonl
+
+from locomo_exp.longmemeval_job import run_longmemeval
 
 TYPES = ("single-session-user", "multi-session", "temporal-reasoning", "knowledge-update")
 
@@ -52,3 +56,66 @@ def test_the_spend_cap_refuses_before_an_overwritten_run_is_removed(tmp_path, fa
     assert "above the cap; no call was made" in line
     assert _snapshot(tmp_path / "out") == before  # the old run is untouched
     assert fake_anthropic.messages_requests() == []
+
+
+def _judged(typed_config: Any, tmp_path: Path, fake: Any, n: int, *extra: str) -> Any:
+    ref, hyp = _files(tmp_path, n)
+    cfg = typed_config(
+        "data=file", "tracking=none", "benchmark=longmemeval", "scorer=judge",
+        f"data.path={hyp}", f"data.reference={ref}", f"judge.base_url={fake.url}",
+        "judge.progress=false", *extra,
+    )
+    return run_longmemeval(cfg, tmp_path / "out", tmp_path)
+
+
+CAPPED = (
+    "each control judged 1x (judge.audit.runs); capped at 25% of the 16 answer calls "
+    "(judge.audit.max_share; null for no cap): 1 control(s) per kind instead of judge.audit.n=50"
+)
+
+
+def test_the_audit_is_capped_by_its_share_of_the_answer_calls(
+    typed_config, tmp_path, fake_anthropic, caplog
+):
+    """16 answers, one run each: at most 25% of 16 = 4 audit calls, so 1 control per kind."""
+    fake_anthropic.responder = lambda request: text("yes")
+    caplog.set_level("INFO")
+    result = _judged(typed_config, tmp_path, fake_anthropic, 16)
+    assert len(fake_anthropic.messages_requests()) == 16 + 3  # before: 16 + 48
+    audit = result.summary["audit"]
+    assert {kind: row["n"] for kind, row in audit["kinds"].items()} == {
+        "gold_as_answer": 1, "other_gold": 1, "non_answer": 1}
+    assert audit["sizing"] == CAPPED
+    assert f"judge audit: 3 controls x 1 run(s) = 3 extra judge calls (19% of the 16 calls for " \
+        f"the answers); {CAPPED}" in caplog.messages  # LoCoMo's words (trust/plan.py)
+    assert f"Audit size: {CAPPED}." in result.report_path.read_text()
+
+
+def test_the_audit_cap_is_lifted_with_null_and_counted_in_a_dry_run(
+    typed_config, tmp_path, fake_anthropic
+):
+    fake_anthropic.responder = lambda request: text("yes")
+    lifted = _judged(typed_config, tmp_path, fake_anthropic, 16, "judge.audit.max_share=null")
+    assert len(fake_anthropic.messages_requests()) == 16 + 48
+    assert lifted.summary["audit"]["sizing"] == (
+        "each control judged 1x (judge.audit.runs); no cap (judge.audit.max_share=null)")
+    (tmp_path / "dry").mkdir()
+    dry = _judged(typed_config, tmp_path / "dry", fake_anthropic, 16, "judge.dry_run=true",
+                  "judge.cache=false")
+    estimate = dry.summary["judge"]["dry_run_estimate"]
+    assert (estimate["audit_calls_to_make"], estimate["audit_sizing"]) == (3, CAPPED)
+    assert estimate["total_calls_to_make"] == 19
+
+
+def test_a_small_run_whose_cap_leaves_no_control_says_why(typed_config, tmp_path, fake_anthropic):
+    """8 answers: 25% is 2 calls, fewer than one control for each of the 3 kinds."""
+    fake_anthropic.responder = lambda request: text("yes")
+    result = _judged(typed_config, tmp_path, fake_anthropic, 8)
+    assert len(fake_anthropic.messages_requests()) == 8  # before: 8 + 24
+    assert result.summary["audit"] == {
+        "kinds": {},
+        "sizing": "each control judged 1x (judge.audit.runs); capped at 25% of the 8 answer calls "
+        "(judge.audit.max_share; null for no cap): 0 control(s) per kind instead of "
+        "judge.audit.n=50",
+    }
+    assert "No control was judged: each control judged 1x" in result.report_path.read_text()
