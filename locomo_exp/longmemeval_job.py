@@ -231,13 +231,21 @@ def lme_judge_config(judge: JudgeConfig) -> JudgeConfig:
     return replace(judge, categories=sorted(lme.KIND_OF_CODE))
 
 
-def judge_verdicts(result: JudgeRunResult, matched: LmeMatched) -> dict[str, bool | None]:
-    """Question id -> correct (mean verdict >= :data:`lme.ACCEPT_AT`), ``None`` when unscored."""
-    out: dict[str, bool | None] = {}
+def judge_verdicts(result: JudgeRunResult, matched: LmeMatched) -> dict[str, float | None]:
+    """Question id -> the mean of its judge runs' verdicts on 0-1, ``None`` when unscored.
+
+    Each run's verdict is yes (1) or no (0) by the authors' rule; with ``judge.runs > 1`` a
+    question's verdict is the mean over its valid runs, so one yes and one no give 0.5, and
+    the accuracies are means of these (:func:`locomo_exp.scoring.lme.lme_accuracies`).
+    Yes/no comparisons (agreement, kappa, corrected accuracy) take a question as accepted
+    when this mean is at least :data:`lme.ACCEPT_AT` / 100
+    (:func:`locomo_exp.report.lme_summary.accepted`).
+    """
+    out: dict[str, float | None] = {}
     for item in matched.items:
         agg = result.per_question.get(item.question.question_id)
         mean = agg.mean_score if agg is not None else None
-        out[item.question.question_id] = None if mean is None else mean >= lme.ACCEPT_AT
+        out[item.question.question_id] = None if mean is None else mean / 100.0
     return out
 
 
@@ -266,7 +274,7 @@ def _run_panel(
     judge_cfg: JudgeConfig,
     records: list[QARecord],
     matched: LmeMatched,
-    main: dict[str, bool | None],
+    main: dict[str, float | None],
     start_dir: Path,
     *,
     seed: int,

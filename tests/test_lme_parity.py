@@ -3,12 +3,16 @@ removal, the audit's share of the calls, and several runs of a yes/no judge (iss
 
 from __future__ import annotations
 
+import json
+import math
+import threading
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import run_cli
-from fake_anthropic import text
+from fake_anthropic import judged_item, text
 from lme_helpers import dataset_item, write_json, write_jsonl
 
 from locomo_exp.longmemeval_job import run_longmemeval
@@ -119,3 +123,59 @@ def test_a_small_run_whose_cap_leaves_no_control_says_why(typed_config, tmp_path
         "judge.audit.n=50",
     }
     assert "No control was judged: each control judged 1x" in result.report_path.read_text()
+
+
+RUN_REPLIES = {  # question -> the judge's reply to its first and second run
+    "q0": ("yes", "no"), "q1": ("yes", "yes"), "q2": ("no", "no"), "q3": ("no", "yes"),
+    "q4": ("yes", "yes"), "q5": ("yes", "no"), "q6": ("yes", "no"), "q7": ("yes", "no"),
+}
+
+
+def test_several_runs_of_the_yes_no_judge_count_a_split_question_half(
+    typed_config, tmp_path, fake_anthropic
+):
+    """judge.runs=2: a question's verdict is the mean of its runs, the accuracy their mean.
+
+    Per type (two questions each): single-session-user 0.5 + 1 = 1.5, multi-session 1 + 0.5,
+    temporal-reasoning 0 + 0.5, knowledge-update 0.5 + 0.5: overall 4.5 / 8 = 0.5625 (a split
+    question counted as a yes, as before, gave 7 / 8 = 0.875).
+    """
+    lock, seen = threading.Lock(), Counter[str]()
+
+    def alternate(request: Any) -> Any:
+        qid = judged_item(request).question.removeprefix("question ").rstrip("?")
+        with lock:
+            reply = RUN_REPLIES[qid][seen[qid]]
+            seen[qid] += 1
+        return text(reply)
+
+    fake_anthropic.responder = alternate
+    result = _judged(typed_config, tmp_path, fake_anthropic, 8, "judge.runs=2",
+                     "judge.audit.n=0")
+    assert seen == dict.fromkeys(RUN_REPLIES, 2)
+    figures = result.summary["headline"]["figures"]
+    assert (figures["overall"]["correct"], figures["overall"]["n"]) == (4.5, 8)
+    assert figures["overall"]["accuracy"] == 0.5625
+    low, high = _wilson_by_hand(4.5, 8)
+    assert figures["overall"]["ci_low"] == pytest.approx(low, abs=1e-12)
+    assert figures["overall"]["ci_high"] == pytest.approx(high, abs=1e-12)
+    assert {t: row["accuracy"] for t, row in figures["per_type"].items() if row["n"]} == {
+        "single-session-user": 0.75, "multi-session": 0.75, "temporal-reasoning": 0.25,
+        "knowledge-update": 0.5,
+    }
+    assert figures["task_avg"]["accuracy"] == 0.5625
+    rows = {r["question_id"]: r for r in map(json.loads, (tmp_path / "out" / "scores.jsonl").open())}
+    assert [rows[f"q{i}"]["j_mean"] for i in range(8)] == [50, 100, 0, 50, 100, 50, 50, 50]
+    assert result.metrics["lme_j/overall"] == pytest.approx(56.25)
+    # against the stored verdicts (right for even ids) a question is a yes at >= half its runs
+    agreement = result.summary["judge"]["agreement_with_stored"]
+    assert (agreement["n"], agreement["stored_no_judge_yes"], agreement["stored_yes_judge_no"]) \
+        == (8, 4, 1)
+
+
+def _wilson_by_hand(k: float, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """Wilson (1927) at p = k / n: (p + z²/2n ± z sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n)."""
+    p = k / n
+    centre = p + z * z / (2 * n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return (centre - half) / (1 + z * z / n), (centre + half) / (1 + z * z / n)
