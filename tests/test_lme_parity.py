@@ -15,6 +15,7 @@ from conftest import run_cli
 from fake_anthropic import judged_item, text
 from lme_helpers import dataset_item, write_json, write_jsonl
 
+from locomo_exp.compare.lme import compare_lme_runs
 from locomo_exp.longmemeval_job import run_longmemeval
 
 TYPES = ("single-session-user", "multi-session", "temporal-reasoning", "knowledge-update")
@@ -171,6 +172,15 @@ def test_several_runs_of_the_yes_no_judge_count_a_split_question_half(
     agreement = result.summary["judge"]["agreement_with_stored"]
     assert (agreement["n"], agreement["stored_no_judge_yes"], agreement["stored_yes_judge_no"]) \
         == (8, 4, 1)
+    # mode=compare against the file's stored verdicts (4 / 8): the run's own 56.25, McNemar
+    # on yes/no at half the runs (judge yes, stored no: q1 q3 q5 q7; stored yes, judge no: q2)
+    stored_cfg = typed_config("data=file", "tracking=none", f"data.path={tmp_path / 'h.jsonl'}",
+                              f"data.reference={tmp_path / 'ref.json'}")
+    run_longmemeval(stored_cfg, tmp_path / "stored", tmp_path)
+    (pair,) = compare_lme_runs([tmp_path / "out", tmp_path / "stored"], bootstrap_samples=200)
+    overall = pair.rows[0]
+    assert (overall.figure, overall.a, overall.b) == ("overall", 0.5625, 0.5)
+    assert overall.diff == pytest.approx(6.25) and overall.discordant == (4, 1)
 
 
 def _wilson_by_hand(k: float, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
