@@ -22,13 +22,13 @@ from omegaconf import OmegaConf
 from locomo_exp import __version__, tracking
 from locomo_exp.benchmark import longmemeval as lme
 from locomo_exp.config import ExperimentConfig, JudgeConfig
-from locomo_exp.data.input_file import DataValidationError, check_regular_file, read_results_file
+from locomo_exp.data.input_file import check_regular_file
 from locomo_exp.data.lme_answers import (
     LmeMatched,
-    looks_like_lme,
     match_reference,
     read_lme_answers,
 )
+from locomo_exp.data.lme_detect import is_longmemeval, lme_data_file
 from locomo_exp.data.lme_reference import read_lme_reference
 from locomo_exp.data.load import expand_paths
 from locomo_exp.experiment import judge_status
@@ -60,9 +60,6 @@ from locomo_exp.trust.lme_controls import lme_audit_config, size_lme_audit
 from locomo_exp.trust.lme_dry_run import lme_member_config, with_trust_calls
 
 log = logging.getLogger(__name__)
-
-PEEK_BYTES = 1 << 16
-"""Bytes of ``data.path`` looked at for a ``hypothesis`` field before parsing it."""
 
 NO_REFERENCE = (
     "LongMemEval answers need the dataset file for each question's type: add "
@@ -124,49 +121,6 @@ class LmeRunResult:
     def report_path(self) -> Path:
         """``report.md`` of the run."""
         return self.output_dir / "report.md"
-
-
-def _data_file(cfg: ExperimentConfig, start_dir: Path) -> Path | None:
-    if cfg.data.runs or not cfg.data.path or cfg.data.path == "???":
-        return None
-    paths = expand_paths(cfg.data.path, start_dir)
-    return paths[0] if len(paths) == 1 else None
-
-
-def is_longmemeval(cfg: ExperimentConfig, start_dir: Path) -> bool:
-    """Whether the job is a LongMemEval one.
-
-    ``benchmark=longmemeval`` (``data.format=longmemeval``) says so; with ``data.format=auto``
-    a single ``data.path`` whose rows are ``{question_id, hypothesis, ...}`` is one (no
-    LoCoMo layout has a ``hypothesis`` field).
-
-    Args:
-        cfg: the typed config.
-        start_dir: the directory relative paths are resolved against.
-
-    Returns:
-        True for a LongMemEval job; False otherwise, and whenever the file cannot be read
-        (the LoCoMo job then reports the problem in its own words).
-    """
-    from locomo_exp.data.layouts import AUTO
-    from locomo_exp.data.lme_layout import LAYOUT
-
-    fmt = str(cfg.data.format)
-    if fmt == LAYOUT.name:
-        return True
-    if fmt != AUTO:
-        return False
-    try:
-        path = _data_file(cfg, start_dir)
-        if path is None:
-            return False
-        check_regular_file(path)
-        with path.open("rb") as handle:  # a cheap look first: LoCoMo runs parse nothing twice
-            if b"hypothesis" not in handle.read(PEEK_BYTES):
-                return False
-        return looks_like_lme(read_results_file(path).obj)
-    except (DataValidationError, ValueError, OSError):
-        return False
 
 
 def _write(
@@ -357,6 +311,8 @@ def run_longmemeval(
     start_dir: Path | None = None,
     *,
     run_name: str | None = None,
+    parent_run_id: str | None = None,
+    extra_tags: dict[str, str] | None = None,
 ) -> LmeRunResult:
     """Score a LongMemEval answer file against its dataset file.
 
@@ -366,6 +322,8 @@ def run_longmemeval(
         start_dir: directory relative paths are resolved against (default: cwd).
         run_name: the MLflow run name (default ``tracking.run_name``, else
             ``<file> · longmemeval``).
+        parent_run_id: nest the MLflow run under this one (a sweep's parent run).
+        extra_tags: more MLflow tags (a sweep job's number and swept values).
 
     Returns:
         :class:`LmeRunResult`.
@@ -385,7 +343,7 @@ def run_longmemeval(
             connect_timeout_s=cfg.tracking.connect_timeout_s,
         )
     check_writable(output_dir)
-    path = _data_file(cfg, start_dir)
+    path = lme_data_file(cfg, start_dir)
     if path is None:
         raise ValueError("benchmark=longmemeval scores one answer file: give one data.path")
     refused = locomo_only_settings(cfg)
@@ -438,7 +396,8 @@ def run_longmemeval(
             experiment=cfg.tracking.experiment,
             run_name=run_name or cfg.tracking.run_name or f"{path.stem} · longmemeval",
             tags={"locomo_exp.version": __version__, "benchmark": lme.NAME,
-                  "data.file": path.name, "scorer": cfg.scorer.name.value},
+                  "data.file": path.name, "scorer": cfg.scorer.name.value, **(extra_tags or {})},
+            parent_run_id=parent_run_id,
         )
         run_context = tracking.mlflow_run(spec, log_file=output_dir / "locomo_exp.log")
     with run_context as run:
