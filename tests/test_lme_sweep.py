@@ -74,3 +74,26 @@ def test_a_sweep_mixing_longmemeval_and_locomo_files_is_refused_in_one_line(tmp_
         "error: a sweep's jobs must be of one benchmark: jobs [0] are LongMemEval answer files, "
         "jobs [1] LoCoMo ones; run one sweep per benchmark\n")
     assert sorted(tmp_path.rglob("*")) == before  # no multirun/, no mlflow.db
+
+
+def test_a_judged_sweep_of_one_hypothesis_file_shows_this_judges_figures(tmp_path, fake_anthropic):
+    from fake_anthropic import text
+
+    fake_anthropic.responder = lambda request: text("yes")
+    items = [dataset_item(f"q{i}", "multi-session", answer=f"answer {i}") for i in range(4)]
+    ref = write_json(tmp_path / "ref.json", items)
+    hyp = write_jsonl(tmp_path / "h.jsonl", [{"question_id": f"q{i}", "hypothesis": "x"}
+                                             for i in range(4)])
+    done = run_cli(
+        "-m", "benchmark=longmemeval", "scorer=judge", "data=file", f"data.path={hyp}",
+        f"data.reference={ref}", "judge.audit.n=0", "judge.progress=false", "judge.runs=1,2",
+        "tracking=none", "hydra.sweep.dir=sw", cwd=tmp_path, server=fake_anthropic,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = json.loads((tmp_path / "sw" / "sweep_summary.json").read_text())["rows"]
+    assert [(r["swept"], r["lme"]["overall"], r["j_overall"], r["parse_failures"]) for r in rows] \
+        == [({"judge.runs": "1"}, 100.0, 100.0, 0), ({"judge.runs": "2"}, 100.0, 100.0, 0)]
+    assert all(r["lme"]["verdicts"].startswith("judge (claude-sonnet-4-6, protocol longmemeval")
+               for r in rows)
+    assert all(r["input_tokens_in_all"] > 0 for r in rows)
+    assert rows[1]["vs_baseline"]["lme"]["diff"] == 0.0
