@@ -22,13 +22,13 @@ from omegaconf import OmegaConf
 from locomo_exp import __version__, tracking
 from locomo_exp.benchmark import longmemeval as lme
 from locomo_exp.config import ExperimentConfig, JudgeConfig
-from locomo_exp.data.input_file import DataValidationError, check_regular_file, read_results_file
+from locomo_exp.data.input_file import check_regular_file
 from locomo_exp.data.lme_answers import (
     LmeMatched,
-    looks_like_lme,
     match_reference,
     read_lme_answers,
 )
+from locomo_exp.data.lme_detect import is_longmemeval, lme_data_file
 from locomo_exp.data.lme_reference import read_lme_reference
 from locomo_exp.data.load import expand_paths
 from locomo_exp.judge.aggregate import JudgeRunResult
@@ -57,13 +57,10 @@ from locomo_exp.results.money import round_money
 from locomo_exp.results.status import judge_status
 from locomo_exp.tracking import lme as lme_tracking
 from locomo_exp.trust.lme_checks import with_lme_checks
-from locomo_exp.trust.lme_controls import build_lme_controls
+from locomo_exp.trust.lme_controls import lme_audit_config, size_lme_audit
 from locomo_exp.trust.lme_dry_run import lme_member_config, lme_spend_parts, with_trust_calls
 
 log = logging.getLogger(__name__)
-
-PEEK_BYTES = 1 << 16
-"""Bytes of ``data.path`` looked at for a ``hypothesis`` field before parsing it."""
 
 NO_REFERENCE = (
     "LongMemEval answers need the dataset file for each question's type: add "
@@ -125,49 +122,6 @@ class LmeRunResult:
     def report_path(self) -> Path:
         """``report.md`` of the run."""
         return self.output_dir / "report.md"
-
-
-def _data_file(cfg: ExperimentConfig, start_dir: Path) -> Path | None:
-    if cfg.data.runs or not cfg.data.path or cfg.data.path == "???":
-        return None
-    paths = expand_paths(cfg.data.path, start_dir)
-    return paths[0] if len(paths) == 1 else None
-
-
-def is_longmemeval(cfg: ExperimentConfig, start_dir: Path) -> bool:
-    """Whether the job is a LongMemEval one.
-
-    ``benchmark=longmemeval`` (``data.format=longmemeval``) says so; with ``data.format=auto``
-    a single ``data.path`` whose rows are ``{question_id, hypothesis, ...}`` is one (no
-    LoCoMo layout has a ``hypothesis`` field).
-
-    Args:
-        cfg: the typed config.
-        start_dir: the directory relative paths are resolved against.
-
-    Returns:
-        True for a LongMemEval job; False otherwise, and whenever the file cannot be read
-        (the LoCoMo job then reports the problem in its own words).
-    """
-    from locomo_exp.data.layouts import AUTO
-    from locomo_exp.data.lme_layout import LAYOUT
-
-    fmt = str(cfg.data.format)
-    if fmt == LAYOUT.name:
-        return True
-    if fmt != AUTO:
-        return False
-    try:
-        path = _data_file(cfg, start_dir)
-        if path is None:
-            return False
-        check_regular_file(path)
-        with path.open("rb") as handle:  # a cheap look first: LoCoMo runs parse nothing twice
-            if b"hypothesis" not in handle.read(PEEK_BYTES):
-                return False
-        return looks_like_lme(read_results_file(path).obj)
-    except (DataValidationError, ValueError, OSError):
-        return False
 
 
 def _write(
@@ -232,13 +186,21 @@ def lme_judge_config(judge: JudgeConfig) -> JudgeConfig:
     return replace(judge, categories=sorted(lme.KIND_OF_CODE))
 
 
-def judge_verdicts(result: JudgeRunResult, matched: LmeMatched) -> dict[str, bool | None]:
-    """Question id -> correct (mean verdict >= :data:`lme.ACCEPT_AT`), ``None`` when unscored."""
-    out: dict[str, bool | None] = {}
+def judge_verdicts(result: JudgeRunResult, matched: LmeMatched) -> dict[str, float | None]:
+    """Question id -> the mean of its judge runs' verdicts on 0-1, ``None`` when unscored.
+
+    Each run's verdict is yes (1) or no (0) by the authors' rule; with ``judge.runs > 1`` a
+    question's verdict is the mean over its valid runs, so one yes and one no give 0.5, and
+    the accuracies are means of these (:func:`locomo_exp.scoring.lme.lme_accuracies`).
+    Yes/no comparisons (agreement, kappa, corrected accuracy) take a question as accepted
+    when this mean is at least :data:`lme.ACCEPT_AT` / 100
+    (:func:`locomo_exp.report.lme_summary.accepted`).
+    """
+    out: dict[str, float | None] = {}
     for item in matched.items:
         agg = result.per_question.get(item.question.question_id)
         mean = agg.mean_score if agg is not None else None
-        out[item.question.question_id] = None if mean is None else mean >= lme.ACCEPT_AT
+        out[item.question.question_id] = None if mean is None else mean / 100.0
     return out
 
 
@@ -267,7 +229,7 @@ def _run_panel(
     judge_cfg: JudgeConfig,
     records: list[QARecord],
     matched: LmeMatched,
-    main: dict[str, bool | None],
+    main: dict[str, float | None],
     start_dir: Path,
     *,
     seed: int,
@@ -313,10 +275,7 @@ def _run_judge(
         result = run_judge(records, judge_cfg, start_dir=start_dir,
                            category_names=dict(lme.KIND_OF_CODE), spend=spend)
         section = judge_section(result)
-        audit = judge_cfg.audit
-        controls = build_lme_controls(
-            records, n=audit.n, seed=audit.seed, kinds=tuple(str(k) for k in audit.kinds)
-        )
+        controls, sizing = size_lme_audit(records, judge_cfg)  # judge.audit.max_share
 
         def judge(recs: list[QARecord], c: JudgeConfig) -> JudgeRunResult:
             return run_judge(recs, c, start_dir=start_dir, category_names=dict(lme.KIND_OF_CODE),
@@ -324,7 +283,7 @@ def _run_judge(
 
         if result.dry_run_estimate is not None:  # the audit's and panel's calls counted too
             estimate = with_trust_calls(result.dry_run_estimate, judge_cfg, records,
-                                        [c.record for c in controls], judge)
+                                        [c.record for c in controls], judge, audit_sizing=sizing)
             summary = build_lme_summary(
                 **common, dry_run=(section, estimate), judge_status=JUDGE_DRY_RUN
             )
@@ -336,8 +295,11 @@ def _run_judge(
             summary["panel"] = _run_panel(judge_cfg, records, matched, verdicts, start_dir,
                                           seed=cfg.report.seed, spend=spend)
         if controls:  # judged like the real answers, never part of the accuracies
-            audited = judge([c.record for c in controls], judge_cfg)
+            audited = judge([c.record for c in controls], lme_audit_config(judge_cfg))
             summary["audit"] = audit_section(controls, audited, verdicts, seed=cfg.report.seed)
+            summary["audit"]["sizing"] = sizing
+        elif int(judge_cfg.audit.n) > 0:  # asked for, capped to none: the report says why
+            summary["audit"] = {"kinds": {}, "sizing": sizing}
         return result, summary
     except BaseException as error:  # the outputs say the judge (answers, panel, audit) did not end
         status = judge_status(error)  # "failed: ...", "interrupted" or "pending: ..."
@@ -355,6 +317,8 @@ def run_longmemeval(
     start_dir: Path | None = None,
     *,
     run_name: str | None = None,
+    parent_run_id: str | None = None,
+    extra_tags: dict[str, str] | None = None,
 ) -> LmeRunResult:
     """Score a LongMemEval answer file against its dataset file.
 
@@ -364,6 +328,8 @@ def run_longmemeval(
         start_dir: directory relative paths are resolved against (default: cwd).
         run_name: the MLflow run name (default ``tracking.run_name``, else
             ``<file> · longmemeval``).
+        parent_run_id: nest the MLflow run under this one (a sweep's parent run).
+        extra_tags: more MLflow tags (a sweep job's number and swept values).
 
     Returns:
         :class:`LmeRunResult`.
@@ -383,7 +349,7 @@ def run_longmemeval(
             connect_timeout_s=cfg.tracking.connect_timeout_s,
         )
     check_writable(output_dir)
-    path = _data_file(cfg, start_dir)
+    path = lme_data_file(cfg, start_dir)
     if path is None:
         raise ValueError("benchmark=longmemeval scores one answer file: give one data.path")
     refused = locomo_only_settings(cfg)
@@ -414,9 +380,8 @@ def run_longmemeval(
     matched = match_reference(answers, reference)
     spend = None  # judge.max_cost_usd over the whole job, refused before anything is written
     if judge_cfg is not None and judge_cfg.max_cost_usd is not None and not judge_cfg.dry_run:
-        records, audit = judge_records(matched), judge_cfg.audit
-        controls = build_lme_controls(records, n=audit.n, seed=audit.seed,
-                                      kinds=tuple(str(k) for k in audit.kinds))
+        records = judge_records(matched)
+        controls, _ = size_lme_audit(records, judge_cfg)  # judge.audit.max_share applied
         spend = plan_job_spend(lme_spend_parts(judge_cfg, records, [c.record for c in controls]),
                                judge_cfg.max_cost_usd, start_dir)
     prepare_output_dir(output_dir, cfg.overwrite)  # an old run is removed only for valid input
@@ -439,7 +404,8 @@ def run_longmemeval(
             experiment=cfg.tracking.experiment,
             run_name=run_name or cfg.tracking.run_name or f"{path.stem} · longmemeval",
             tags={"locomo_exp.version": __version__, "benchmark": lme.NAME,
-                  "data.file": path.name, "scorer": cfg.scorer.name.value},
+                  "data.file": path.name, "scorer": cfg.scorer.name.value, **(extra_tags or {})},
+            parent_run_id=parent_run_id,
         )
         run_context = tracking.mlflow_run(spec, log_file=output_dir / "locomo_exp.log")
     with run_context as run:

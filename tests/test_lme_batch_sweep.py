@@ -1,5 +1,5 @@
-"""LongMemEval runs in batch mode (``judge.mode=batch``) against the fake Message Batches API;
-LongMemEval sweeps (``-m``) are refused in one line before anything is written."""
+"""LongMemEval runs in batch mode (``judge.mode=batch``) against the fake Message Batches API
+(LongMemEval sweeps: tests/test_lme_sweep.py)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import run_cli
 from fake_anthropic import judged_item, text
 from lme_helpers import dataset_item, write_json, write_jsonl
 
 from locomo_exp.longmemeval_job import run_longmemeval
-from locomo_exp.sweep.plan import LME_SWEEP_REFUSAL
 
 TYPES = ("single-session-user", "multi-session", "temporal-reasoning", "knowledge-update")
 BATCH = ("judge.mode=batch", "judge.batch.poll_interval_s=0.01", "judge.batch.max_poll_interval_s=0.01")
@@ -83,19 +81,3 @@ def test_wait_false_records_pending_and_the_same_command_collects(
     assert result.summary["status"]["judge"] == "ok"
     assert result.summary["headline"]["figures"]["overall"]["accuracy"] == 0.5
     assert fake_anthropic.batch_requests_submitted() == submitted  # nothing submitted again
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize(
-    "how", [("benchmark=longmemeval",), ()], ids=["benchmark=longmemeval", "detected"]
-)
-def test_a_longmemeval_sweep_is_refused_in_one_line_before_anything_is_written(tmp_path, how):
-    ref, hyp = _files(tmp_path)
-    before = sorted(tmp_path.rglob("*"))
-    done = run_cli(
-        "-m", *how, "data=file", f"data.path={hyp}", f"data.reference={ref}", "scorer=judge",
-        "judge.dry_run=true", "judge.temperature=0,0.5", cwd=tmp_path,
-    )
-    assert done.returncode == 2
-    assert done.stderr == f"error: {LME_SWEEP_REFUSAL}\n"
-    assert sorted(tmp_path.rglob("*")) == before  # no multirun/, no mlflow.db

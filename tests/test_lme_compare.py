@@ -60,6 +60,25 @@ def test_the_two_shared_files_compare_question_by_question(two_runs):
     ]
 
 
+def test_the_handed_files_give_todays_numbers_at_the_default_settings(two_runs, tmp_path):
+    """``mode=compare`` at its defaults (2,000 resamples, seed 0): the figures pinned as printed."""
+    from locomo_exp.compare.lme_job import run_lme_compare
+    from locomo_exp.config import CompareConfig
+    from locomo_exp.report.lme_compare import console_lines
+
+    cfg = CompareConfig(runs=[str(d) for d in two_runs], labels=["gpt-4o", "hunk-mini"])
+    job = run_lme_compare(cfg, two_runs, tmp_path / "cmp")
+    lines = console_lines(job.pairs).splitlines()
+    assert lines[2:] == [
+        "  overall                72.40   62.00  A-B +10.40 [+5.40, +15.60]  McNemar p 0.0001",
+        "  task-averaged          72.75   65.96  A-B  +6.79 [+1.75, +11.87]  McNemar p n/a",
+        "  abstention (_abs)      70.00   90.00  A-B -20.00 [-36.67, -3.33]  McNemar p 0.0703",
+    ]
+    overall = job.pairs[0]["rows"][0]
+    assert [round(v, 2) for v in overall["ci"]] == [5.40, 15.60]
+    assert round(overall["mcnemar_p"], 4) == 0.0001
+
+
 def test_task_average_interval_by_hand_when_every_pair_agrees():
     a = np.array([1, 0, 1, 1], dtype=float)
     row = task_avg_row(a, a.copy(), ["multi-session"] * 2 + ["knowledge-update"] * 2, 200, 0)

@@ -23,7 +23,9 @@ def _cfg(typed_config: Any, server: FakeAnthropicServer, tmp_path: Path, *extra:
     return typed_config(
         "data=file", "tracking=none", "benchmark=longmemeval", "scorer=judge",
         f"data.path={hyp}", f"data.reference={ref}", f"judge.base_url={server.url}",
-        "judge.progress=false", "judge.audit.n=2", "judge.panel=[sonnet-4-6,haiku-4-5]", *extra,
+        "judge.progress=false", "judge.audit.n=2", "judge.panel=[sonnet-4-6,haiku-4-5]",
+        "judge.audit.max_share=null",  # 8 answers: the 25% cap would leave no control
+        *extra,
     )
 
 

@@ -39,9 +39,10 @@ from locomo_exp.results import interrupts
 
 if TYPE_CHECKING:  # the jobs are imported where they run: --help loads none of them
     from locomo_exp.experiment import ExperimentResult
+    from locomo_exp.longmemeval_job import LmeRunResult
 
 
-def run_from_hydra(cfg: DictConfig) -> ExperimentResult | None:
+def run_from_hydra(cfg: DictConfig) -> ExperimentResult | LmeRunResult | None:
     """Entry point called by ``locomo_exp/__main__.py``.
 
     Single run: expected errors (bad input, judge configuration, API failures) are

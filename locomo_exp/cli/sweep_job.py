@@ -18,11 +18,12 @@ from locomo_exp.results import interrupts
 
 if TYPE_CHECKING:  # the jobs are imported where they run: --help loads none of them
     from locomo_exp.experiment import ExperimentResult
+    from locomo_exp.longmemeval_job import LmeRunResult
 
 log = logging.getLogger(__name__)
 
 
-def run_sweep_job(cfg: DictConfig) -> ExperimentResult | None:
+def run_sweep_job(cfg: DictConfig) -> ExperimentResult | LmeRunResult | None:
     """One job of a multirun (``python -m locomo_exp -m ...``); never raises for a failed job.
 
     The job is a child of the sweep's MLflow parent run (read from the sweep dir's
@@ -31,8 +32,12 @@ def run_sweep_job(cfg: DictConfig) -> ExperimentResult | None:
     FAILED (the error is raised inside it), the error is printed, and ``sweep_job.json``
     records it for the sweep summary; the sweep's exit status is then 1.
 
+    A LongMemEval job (:func:`locomo_exp.longmemeval_job.is_longmemeval`) runs
+    :func:`~locomo_exp.longmemeval_job.run_longmemeval` the same way.
+
     Returns:
-        The :class:`ExperimentResult`, or ``None`` when the job failed.
+        The :class:`ExperimentResult` (``LmeRunResult`` for a LongMemEval job), or ``None``
+        when the job failed.
     """
     from locomo_exp import sweep, tracking
     from locomo_exp.benchmarks.names import registry_name_problems
@@ -43,6 +48,7 @@ def run_sweep_job(cfg: DictConfig) -> ExperimentResult | None:
     )
     from locomo_exp.judge import JudgeBatchPending
     from locomo_exp.judge.protocols.templates.settings import apply_template_settings
+    from locomo_exp.longmemeval_job import is_longmemeval, run_longmemeval
 
     hydra_cfg = HydraConfig.get()
     start_dir = Path(hydra_cfg.runtime.cwd or Path.cwd()).resolve()
@@ -78,12 +84,13 @@ def run_sweep_job(cfg: DictConfig) -> ExperimentResult | None:
         keep_typed_text(cfg, overrides)
         apply_template_settings(cfg, overrides)
         typed = to_experiment_config(cfg, registry_name_problems)
-        record.f1_variant = typed.f1.variant.value
+        lme_job = is_longmemeval(typed, start_dir)
+        record.f1_variant = None if lme_job else typed.f1.variant.value
         if swept:
             run_name = record.run_name = tracking.child_run_name(
                 swept,
                 model=typed.judge.model if typed.scorer.uses_judge else None,
-                scorer=typed.scorer.name.value,
+                scorer="longmemeval" if lme_job else typed.scorer.name.value,
             )
         if context is not None and context.tracking_uri and typed.tracking.enabled:
             uri = tracking.resolve_tracking_uri(typed.tracking.uri, start_dir)
@@ -93,15 +100,21 @@ def run_sweep_job(cfg: DictConfig) -> ExperimentResult | None:
                     f"this job would log to {shown(uri)} / {experiment}, the sweep's parent run "
                     f"is in {shown(context.tracking_uri)} / {context.experiment}"
                 )
-        result = run_experiment(
-            typed,
-            output_dir,
-            start_dir,
-            parent_run_id=context.parent_run_id if context is not None else None,
-            extra_tags=tags,
-            run_name=run_name,
-            swept_keys=list(swept),
-        )
+        parent_run_id = context.parent_run_id if context is not None else None
+        result: ExperimentResult | LmeRunResult
+        if lme_job:
+            result = run_longmemeval(typed, output_dir, start_dir, run_name=run_name,
+                                     parent_run_id=parent_run_id, extra_tags=tags)
+        else:
+            result = run_experiment(
+                typed,
+                output_dir,
+                start_dir,
+                parent_run_id=parent_run_id,
+                extra_tags=tags,
+                run_name=run_name,
+                swept_keys=list(swept),
+            )
         interrupts.raise_if_received()  # not COMPLETED: the sweep stops (exit 130)
     except JudgeBatchPending as waiting:  # judge.batch.wait=false: not a failure
         record.status = sweep.PENDING

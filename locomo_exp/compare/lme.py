@@ -1,4 +1,4 @@
-"""Comparing LongMemEval runs: questions paired by ``question_id``, verdicts 0/1.
+"""Comparing LongMemEval runs: questions paired by ``question_id``, verdicts on 0-1.
 
 LongMemEval's questions are not nested in a few conversations as LoCoMo's are, so the unit of
 resampling is the question: each figure's difference (A - B, percentage points) has a paired
@@ -8,8 +8,11 @@ each accuracy an exact McNemar test (:func:`locomo_exp.stats.paired.mcnemar_exac
 per-type tests are one family: their p-values are Holm-adjusted (Holm 1979); overall, task
 average and abstention are reported with their raw p-values.
 
-A run's verdict per question is this project's judge when it ran (``j_mean`` >= 50), else the
-answer file's stored ``autoeval_label``.
+A run's verdict per question is this project's judge when it ran (``j_mean`` / 100: the mean of
+its runs' yes/no verdicts, 0.5 for one yes and one no, as the run's own accuracies count it),
+else the answer file's stored ``autoeval_label`` (0 or 1). The accuracies and their differences
+are means of these; McNemar's test takes a question as a yes when at least half its runs said
+yes (``j_mean`` >= 50).
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ class LmeRun:
         name: its display name (the directory's name when loaded; the comparison names it
             by its answer file, :func:`compare_lme_runs`).
         summary: its ``summary.json``.
-        verdicts: question id -> correct.
+        verdicts: question id -> verdict on 0-1 (a mean of judge runs, or 0/1).
         types: question id -> ``question_type``.
         source: ``judge`` or ``stored``, with the judge model.
     """
@@ -46,7 +49,7 @@ class LmeRun:
     path: Path
     name: str
     summary: dict[str, Any]
-    verdicts: dict[str, bool]
+    verdicts: dict[str, float]
     types: dict[str, str]
     source: str
 
@@ -74,7 +77,7 @@ def load_lme_run(run_dir: Path) -> LmeRun:
     headline = summary.get("headline")
     if not headline:
         raise CompareError(f"{run_dir}: has no verdicts (J not measured); nothing to compare")
-    verdicts: dict[str, bool] = {}
+    verdicts: dict[str, float] = {}
     types: dict[str, str] = {}
     for line in lines:
         if not line.strip():
@@ -84,9 +87,9 @@ def load_lme_run(run_dir: Path) -> LmeRun:
         types[qid] = str(row["question_type"])
         if headline["source"] == "judge":
             if row.get("j_mean") is not None:
-                verdicts[qid] = float(row["j_mean"]) >= lme.ACCEPT_AT
+                verdicts[qid] = float(row["j_mean"]) / 100.0
         elif row.get("stored_label") is not None:
-            verdicts[qid] = bool(row["stored_label"])
+            verdicts[qid] = float(bool(row["stored_label"]))
     source = f"{headline['source']} ({headline['judge_model']})"
     return LmeRun(run_dir, run_dir.name, summary, verdicts, types, source)
 
@@ -153,7 +156,8 @@ class LmePairComparison:
 
 def _row(figure: str, a: np.ndarray, b: np.ndarray, samples: int, seed: int) -> LmeCompareRow:
     interval = question_bootstrap_mean_diff(a * 100.0, b * 100.0, n_resamples=samples, seed=seed)
-    test = mcnemar_exact(a, b)
+    yes = lme.ACCEPT_AT / 100.0  # McNemar's outcomes are yes/no: at least half the runs
+    test = mcnemar_exact(a >= yes, b >= yes)
     return LmeCompareRow(
         figure, int(a.size), float(a.mean()), float(b.mean()), interval.estimate,
         (interval.low, interval.high), test.pvalue, test.discordant,

@@ -259,13 +259,18 @@ def _audit_lines(audit: Mapping[str, Any] | None) -> list[str]:
     """The judge audit: controls by kind, sensitivity/specificity, the corrected accuracy."""
     if not audit:
         return []
+    head = ["## Judge audit (controls with a known verdict)", ""]
+    sizing = f"Audit size: {audit['sizing']}." if audit.get("sizing") else None
+    if not audit["kinds"]:
+        return [*head, f"No control was judged: {audit.get('sizing')}; "
+                "judge.audit.max_share=null (or a larger share) judges the controls.", ""]
     lines = [
-        "## Judge audit (controls with a known verdict)",
-        "",
+        *head,
         "Controls are the run's own questions with a response whose verdict is known (gold as "
         "answer: yes; another question's gold of the same type: no; a non-answer: no, and yes "
         "for abstention questions). They are judged like the answers and never counted in the "
         "accuracies. Rates with 95% Wilson intervals.",
+        *([sizing] if sizing else []),
         "",
         "| control | n | expected yes | agreed with expected | false accept | false reject |",
         "|---|---:|---:|---|---|---|",

@@ -25,6 +25,16 @@ from locomo_exp.stats.correction import corrected_j
 from locomo_exp.trust.lme_controls import LmeControl
 
 
+def accepted(verdict: float) -> bool:
+    """Whether a question's verdict (0-1: a run's yes/no, or the mean of its runs) is a yes.
+
+    For the yes/no comparisons (agreement with stored verdicts, labels or the panel, Cohen's
+    kappa, the corrected accuracy): yes when at least half its runs said yes
+    (:data:`lme.ACCEPT_AT` on 0-100). The accuracies use the mean itself.
+    """
+    return float(verdict) * 100.0 >= lme.ACCEPT_AT
+
+
 def _verdicts(items: list[LmeItem], source: str) -> list[tuple[str, str, bool | None]]:
     return [
         (
@@ -80,7 +90,7 @@ def build_lme_summary(
     null_hypotheses: int,
     stored_models: list[str],
     seed: int,
-    judged: tuple[dict[str, bool | None], dict[str, Any]] | None = None,
+    judged: tuple[dict[str, float | None], dict[str, Any]] | None = None,
     dry_run: tuple[dict[str, Any], dict[str, Any]] | None = None,
     judge_status: str | None = None,
 ) -> dict[str, Any]:
@@ -95,8 +105,8 @@ def build_lme_summary(
         null_hypotheses: rows whose hypothesis was null.
         stored_models: judge models of the stored verdicts (empty: none stored).
         seed: seed of the task average's bootstrap interval.
-        judged: this project's verdicts (question id -> correct or ``None``) and the judge
-            section (:func:`judge_section`), when the judge ran.
+        judged: this project's verdicts (question id -> the mean of its runs' verdicts on
+            0-1, or ``None``) and the judge section (:func:`judge_section`), when the judge ran.
         dry_run: the judge section and the estimate of a judge dry run (nothing judged).
         judge_status: the judge's status text when it was asked for.
 
@@ -247,10 +257,10 @@ def dry_run_of(summary: Mapping[str, Any]) -> tuple[Mapping[str, Any], Mapping[s
     return None
 
 
-def _agreement(matched: LmeMatched, verdicts: dict[str, bool | None]) -> dict[str, Any] | None:
+def _agreement(matched: LmeMatched, verdicts: dict[str, float | None]) -> dict[str, Any] | None:
     """This judge's verdicts against the file's stored ones (Cohen's kappa, Wilson agreement)."""
     pairs = [
-        (bool(i.answer.label), verdict)
+        (bool(i.answer.label), accepted(verdict))
         for i in matched.items
         if i.answer.label is not None
         and (verdict := verdicts.get(i.question.question_id)) is not None
@@ -278,7 +288,7 @@ def _rate(successes: int, n: int) -> dict[str, Any]:
 def audit_section(
     controls: list[LmeControl],
     result: JudgeRunResult,
-    verdicts: dict[str, bool | None],
+    verdicts: dict[str, float | None],
     *,
     seed: int = 0,
 ) -> dict[str, Any]:
@@ -322,7 +332,7 @@ def audit_section(
         "specificity": _rate(len(negatives) - sum(negatives), len(negatives)),
         "corrected_overall": None,
     }
-    accepts = [v for v in verdicts.values() if v is not None]
+    accepts = [accepted(v) for v in verdicts.values() if v is not None]
     if accepts and positives and negatives:
         corrected = corrected_j(
             accepts, [c.expected for c, _ in judged], [v for _, v in judged],
@@ -343,7 +353,7 @@ def labels_section(
     summary: dict[str, Any],
     labels: Any,
     *,
-    judge_verdicts: dict[str, bool | None] | None = None,
+    judge_verdicts: dict[str, float | None] | None = None,
     seed: int = 0,
 ) -> dict[str, Any] | None:
     """The headline verdicts (judge or stored) against human correctness labels.
@@ -401,7 +411,7 @@ def labels_section(
         sensitivity=_rate(agreement.tp, agreement.tp + agreement.fn),
         specificity=_rate(agreement.tn, agreement.tn + agreement.fp),
     )
-    accepts = [bool(v) for v in verdicts.values() if v is not None]
+    accepts = [accepted(v) for v in verdicts.values() if v is not None]
     if agreement.tp + agreement.fn and agreement.tn + agreement.fp:
         corrected = corrected_j(
             accepts, list(found.reference), list(found.judge), source="labels", seed=seed
@@ -419,8 +429,8 @@ def panel_member(
     preset: str,
     model: str,
     matched: LmeMatched,
-    member: dict[str, bool | None],
-    main: dict[str, bool | None],
+    member: dict[str, float | None],
+    main: dict[str, float | None],
     *,
     seed: int = 0,
 ) -> dict[str, Any]:
@@ -430,8 +440,8 @@ def panel_member(
         preset: the member's preset (``judge.panel`` entry).
         model: its model id.
         matched: the run's answers.
-        member: its verdicts by question id (``None``: unscored).
-        main: the run's judge verdicts.
+        member: its verdicts by question id (mean of its runs on 0-1; ``None``: unscored).
+        main: the run's judge verdicts (the same scale).
         seed: seed of the task average's interval.
 
     Returns:
@@ -443,10 +453,14 @@ def panel_member(
          for i in matched.items],
         seed=seed,
     ).to_json()
-    pairs = [(main[q], v) for q, v in member.items() if v is not None and main.get(q) is not None]
+    pairs = [
+        (accepted(a), accepted(v))
+        for q, v in member.items()
+        if v is not None and (a := main.get(q)) is not None
+    ]
     agreement = None
     if pairs:
-        found = binary_agreement([bool(a) for a, _ in pairs], [bool(b) for _, b in pairs])
+        found = binary_agreement([a for a, _ in pairs], [b for _, b in pairs])
         agreement = {
             "n": found.n,
             "agreement": _rate(found.tp + found.tn, found.n),
@@ -458,6 +472,7 @@ def panel_member(
 
 __all__ = [
     "CARD_JUDGE",
+    "accepted",
     "dry_run_of",
     "panel_member",
     "labels_section",

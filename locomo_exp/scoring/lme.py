@@ -8,8 +8,15 @@ on 0-1:
 * task-averaged accuracy -- the unweighted mean of the type accuracies;
 * abstention accuracy -- the mean verdict over the ``_abs`` questions.
 
+A question's verdict is 1 (correct) or 0; with several judge runs (``judge.runs > 1``,
+where LongMemEval's authors judge once) it is the mean of its runs' verdicts, so a question
+judged yes once and no once counts 0.5, never 1, and each accuracy is the mean of those.
+
 Intervals: each accuracy of a count (per type, overall, abstention) has a Wilson score
-interval (Wilson 1927; :func:`locomo_exp.stats.agreement.wilson_interval`). The task average
+interval (Wilson 1927; :func:`locomo_exp.stats.agreement.wilson_interval`); a sum of mean
+verdicts that is not a whole number gets Wilson's interval at its rate over the same number of
+questions (``statsmodels.stats.proportion.proportion_confint(method="wilson")``, which takes a
+fractional count). The task average
 is a mean of six proportions, not one proportion, so it has no Wilson interval: its interval
 is a stratified percentile bootstrap -- each resample draws every type's correct count from
 ``Binomial(n_t, p_t)`` (which is what resampling that type's questions with replacement
@@ -18,7 +25,7 @@ gives) and averages the six rates (Efron & Tibshirani 1993, ch. 13 and §13.3).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +39,56 @@ METRIC_VERSION = "lme-accuracy-v1"
 
 TASK_AVG_RESAMPLES = 10_000
 """Bootstrap resamples of the task-averaged accuracy's interval."""
+
+
+@dataclass(frozen=True)
+class MeanRate:
+    """An accuracy as the mean of per-question verdicts, with a Wilson interval.
+
+    Attributes:
+        successes: the sum of the verdicts: a count of correct questions, or fractional when
+            some question's judge runs disagree (0.5 for one yes and one no).
+        n: the questions scored; 0 means nothing was scored (rate and interval ``None``).
+        rate: ``successes / n`` on 0-1, or ``None``.
+        ci_low: lower bound of the Wilson interval on 0-1, or ``None``.
+        ci_high: upper bound on 0-1, or ``None``.
+        confidence: the interval's level.
+    """
+
+    successes: float
+    n: int
+    rate: float | None
+    ci_low: float | None
+    ci_high: float | None
+    confidence: float = 0.95
+
+
+def mean_rate(total: float, n: int, confidence: float = 0.95) -> MeanRate:
+    """The accuracy of ``n`` questions whose verdicts add up to ``total``.
+
+    Args:
+        total: the sum of the questions' verdicts (0-1 each), ``0 <= total <= n``.
+        n: questions scored.
+        confidence: interval level in (0, 1).
+
+    Returns:
+        :class:`MeanRate`; a whole ``total`` is stored as an ``int`` with
+        :func:`~locomo_exp.stats.agreement.wilson_interval`'s interval, a fractional one
+        with statsmodels' Wilson interval at ``total / n``.
+
+    Raises:
+        ValueError: ``total`` outside ``[0, n]`` or ``confidence`` outside (0, 1).
+    """
+    total = round(float(total), 9)  # a sum of thirds adds float dust: 2.9999999999999996
+    if total.is_integer():
+        p = wilson_interval(int(total), n, confidence)
+        return MeanRate(p.successes, p.n, p.rate, p.ci_low, p.ci_high, p.confidence)
+    if not 0.0 < total < n or not 0.0 < confidence < 1.0:
+        raise ValueError(f"need 0 <= total <= n and 0 < confidence < 1, got {total}, {n}")
+    from statsmodels.stats.proportion import proportion_confint
+
+    low, high = proportion_confint(total, n, alpha=1.0 - confidence, method="wilson")
+    return MeanRate(float(total), n, total / n, float(low), float(high), confidence)
 
 
 @dataclass(frozen=True)
@@ -68,16 +125,16 @@ class LmeAccuracies:
         unscored: questions without a verdict (left out of every figure).
     """
 
-    overall: Proportion
-    per_type: dict[str, Proportion]
+    overall: MeanRate
+    per_type: dict[str, MeanRate]
     task_avg: TaskAverage
-    abstention: Proportion
+    abstention: MeanRate
     unscored: int = 0
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready figures: ``{"overall": {...}, "task_avg": {...}, ...}`` on 0-1."""
 
-        def prop(p: Proportion) -> dict[str, Any]:
+        def prop(p: MeanRate) -> dict[str, Any]:
             return {
                 "correct": p.successes,
                 "n": p.n,
@@ -105,7 +162,7 @@ class LmeAccuracies:
 
 
 def task_average(
-    per_type: dict[str, Proportion],
+    per_type: Mapping[str, Proportion | MeanRate],
     *,
     confidence: float = 0.95,
     n_resamples: int = TASK_AVG_RESAMPLES,
@@ -114,7 +171,8 @@ def task_average(
     """The task-averaged accuracy and its stratified bootstrap interval.
 
     Args:
-        per_type: each type's count of correct verdicts out of its scored questions.
+        per_type: each type's count of correct verdicts (or sum of mean verdicts) out of its
+            scored questions.
         confidence: interval level in (0, 1).
         n_resamples: resamples (at least 1).
         seed: seed of :func:`numpy.random.default_rng`.
@@ -139,7 +197,7 @@ def task_average(
 
 
 def lme_accuracies(
-    verdicts: Iterable[tuple[str, str, bool | None]],
+    verdicts: Iterable[tuple[str, str, bool | float | None]],
     *,
     confidence: float = 0.95,
     seed: int = 0,
@@ -148,7 +206,9 @@ def lme_accuracies(
 
     Args:
         verdicts: ``(question_id, question_type, correct)`` per question; ``correct`` is
-            ``None`` for a question without a verdict (left out, counted in ``unscored``).
+            a bool, or the mean of its judge runs' verdicts on 0-1 (0.5 for one yes and one
+            no), or ``None`` for a question without a verdict (left out, counted in
+            ``unscored``).
         confidence: level of every interval.
         seed: seed of the task average's bootstrap.
 
@@ -159,8 +219,8 @@ def lme_accuracies(
     Raises:
         ValueError: for a ``question_type`` that is not one of LongMemEval's six.
     """
-    counts = {name: [0, 0] for name in lme.QUESTION_TYPES}
-    abstention = [0, 0]
+    counts: dict[str, list[float]] = {name: [0, 0] for name in lme.QUESTION_TYPES}
+    abstention: list[float] = [0, 0]
     unscored = 0
     for question_id, question_type, correct in verdicts:
         if question_type not in counts:
@@ -168,20 +228,22 @@ def lme_accuracies(
         if correct is None:
             unscored += 1
             continue
-        counts[question_type][0] += int(correct)
+        counts[question_type][0] += float(correct)
         counts[question_type][1] += 1
         if lme.is_abstention(question_id):
-            abstention[0] += int(correct)
+            abstention[0] += float(correct)
             abstention[1] += 1
-    per_type = {name: wilson_interval(c, n, confidence) for name, (c, n) in counts.items()}
+    per_type = {name: mean_rate(c, int(n), confidence) for name, (c, n) in counts.items()}
     total = [sum(c for c, _ in counts.values()), sum(n for _, n in counts.values())]
     return LmeAccuracies(
-        overall=wilson_interval(total[0], total[1], confidence),
+        overall=mean_rate(total[0], int(total[1]), confidence),
         per_type=per_type,
         task_avg=task_average(per_type, confidence=confidence, seed=seed),
-        abstention=wilson_interval(abstention[0], abstention[1], confidence),
+        abstention=mean_rate(abstention[0], int(abstention[1]), confidence),
         unscored=unscored,
     )
 
 
-__all__ = ["METRIC_VERSION", "LmeAccuracies", "TaskAverage", "lme_accuracies", "task_average"]
+__all__ = [
+    "METRIC_VERSION", "LmeAccuracies", "MeanRate", "TaskAverage", "lme_accuracies", "mean_rate",
+    "task_average"]

@@ -30,10 +30,11 @@ from locomo_exp.sweep.job_files import (
     SweepContext,
     read_job_records,
 )
+from locomo_exp.sweep.lme_rows import lme_vs_baseline
 from locomo_exp.sweep.plan import (
     SweepPlan,
     job_label,
-    longmemeval_refusal,
+    mixed_benchmark_refusal,
     plan_sweep,
     swept_values,
     validate_jobs,
@@ -109,7 +110,7 @@ class SweepCallback(Callback):
     def _start(self, config: DictConfig) -> None:
         start_dir = Path(str(config.hydra.runtime.cwd or Path.cwd())).resolve()
         plan = plan_sweep(config)
-        refused = longmemeval_refusal(config, plan, start_dir)
+        refused = mixed_benchmark_refusal(config, plan, start_dir)
         if refused:
             sys.stderr.write(f"error: {refused}\n")
             raise SystemExit(EXIT_INVALID_SWEEP)
@@ -273,7 +274,10 @@ class SweepCallback(Callback):
                     )
             rows.append(summary_row(record, _job_summary(record)))
         try:  # each job vs the baseline job (sweep.baseline); never loses the summary
-            baseline = compare_with_baseline(rows, self._baseline, sweep_dir)
+            if any(r.get("lme") for r in rows):  # LongMemEval jobs: paired by question_id
+                baseline = lme_vs_baseline(rows, self._baseline, sweep_dir)
+            else:
+                baseline = compare_with_baseline(rows, self._baseline, sweep_dir)
         except Exception:
             log.exception("sweep: could not compare the jobs with the baseline job")
             baseline = {"error": "comparison with the baseline job failed (see the log)"}

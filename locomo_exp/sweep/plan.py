@@ -191,13 +191,41 @@ def job_problems(cfg: Any, start_dir: Path) -> list[str]:
             )
         except ValueError as error:
             problems.append(str(error))
+    lme_job = _is_lme(cfg, start_dir)
+    if lme_job:  # its dataset file too; the judge under LongMemEval's kinds
+        problems += _lme_problems(cfg, start_dir)
     if cfg.scorer.uses_judge:
         from locomo_exp.judge import preflight_judge
 
         try:
-            preflight_judge(cfg.judge, [])
+            judge = cfg.judge
+            if lme_job:
+                from locomo_exp.longmemeval_job import lme_judge_config
+
+                judge = lme_judge_config(cfg.judge)
+            preflight_judge(judge, [])
         except ValueError as error:
             problems.append(str(error))
+    return problems
+
+
+def _is_lme(cfg: Any, start_dir: Path) -> bool:
+    from locomo_exp.data.lme_detect import is_longmemeval
+
+    return is_longmemeval(cfg, start_dir)
+
+
+def _lme_problems(cfg: Any, start_dir: Path) -> list[str]:
+    """A LongMemEval job's settings that would fail it: no dataset file, LoCoMo-only keys."""
+    from locomo_exp.data import expand_paths
+    from locomo_exp.longmemeval_job import NO_REFERENCE, locomo_only_settings
+
+    problems = [p for p in (locomo_only_settings(cfg),) if p]
+    if not cfg.data.reference:
+        return [*problems, NO_REFERENCE]
+    for path in expand_paths(cfg.data.reference, start_dir)[:1]:
+        if not path.is_file():
+            problems.append(f"data.reference: no such file ({path})")
     return problems
 
 
@@ -303,8 +331,10 @@ def validate_jobs(
             "tracking must be the same for every job of a sweep (one store, one experiment); "
             f"do not sweep tracking.*: {shown}"
         )
-    if not problems:
-        problems = every_input_invalid(composed, start_dir)
+    if not problems:  # a LongMemEval job's input is read and checked by the job
+        problems = every_input_invalid(
+            [(label, cfg) for label, cfg in composed if not _is_lme(cfg, start_dir)], start_dir
+        )
     target = next(iter(targets)) if len(targets) == 1 else None
     return problems, target
 
@@ -345,21 +375,14 @@ def every_input_invalid(composed: list[tuple[str, Any]], start_dir: Path) -> lis
     return problems
 
 
-LME_SWEEP_REFUSAL = (
-    "sweeps (-m) are not supported for LongMemEval answer files: run one command per "
-    "setting and compare the runs with mode=compare (docs/longmemeval.md); the sweep was "
-    "not started and nothing was written"
-)
-"""The one line refusing a multirun over LongMemEval jobs."""
+def mixed_benchmark_refusal(master: DictConfig, plan: SweepPlan, start_dir: Path) -> str | None:
+    """One line refusing a sweep that mixes LongMemEval and LoCoMo jobs, else ``None``.
 
-
-def longmemeval_refusal(master: DictConfig, plan: SweepPlan, start_dir: Path) -> str | None:
-    """:data:`LME_SWEEP_REFUSAL` when any job of the sweep is a LongMemEval one, else ``None``.
-
-    A sweep's jobs, summary, MLflow child runs and baseline comparison are LoCoMo's;
-    a LongMemEval job (``benchmark=longmemeval``, or a hypothesis file detected by
-    :func:`locomo_exp.longmemeval_job.is_longmemeval`) is refused before anything runs.
-    A job whose config does not compose is left to :func:`validate_jobs`.
+    A LongMemEval sweep (``-m data.path=a,b`` over answer files, or a judge setting swept
+    over one) runs like a LoCoMo one: one MLflow parent, its jobs as children, a summary
+    with LongMemEval's figures and each job against the baseline job as ``mode=compare``
+    compares LongMemEval runs. Its jobs must all be LongMemEval ones (a summary has one kind
+    of figure). A job whose config does not compose is left to :func:`validate_jobs`.
 
     Args:
         master: the multirun's master config.
@@ -369,14 +392,17 @@ def longmemeval_refusal(master: DictConfig, plan: SweepPlan, start_dir: Path) ->
     Returns:
         The refusal line, or ``None``.
     """
-    from locomo_exp.longmemeval_job import is_longmemeval
-
     jobs = plan.jobs if plan.jobs is not None else [plan.fixed_overrides]
+    kinds: dict[bool, list[int]] = {}
     for num, overrides in enumerate(jobs):
         try:
             cfg = compose_job(master, overrides, num)
         except Exception:  # noqa: BLE001 - validate_jobs reports it
             continue
-        if is_longmemeval(cfg, start_dir):
-            return LME_SWEEP_REFUSAL
+        kinds.setdefault(_is_lme(cfg, start_dir), []).append(num)
+    if len(kinds) > 1:
+        return (
+            f"a sweep's jobs must be of one benchmark: jobs {kinds[True]} are LongMemEval "
+            f"answer files, jobs {kinds[False]} LoCoMo ones; run one sweep per benchmark"
+        )
     return None

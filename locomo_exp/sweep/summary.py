@@ -25,6 +25,7 @@ from locomo_exp.sweep.job_files import (
     JobRecord,
     SweepContext,
 )
+from locomo_exp.sweep.lme_rows import is_lme_summary, lme_row_fields, lme_table
 from locomo_exp.sweep.plan import job_label
 from locomo_exp.sweep.vs_baseline import f1_unchanged_by, vs_baseline_cells
 
@@ -113,6 +114,9 @@ def summary_row(record: JobRecord, summary: dict[str, Any] | None) -> dict[str, 
     row["warnings"] = run_warnings(summary)
     row["run_status"] = status_with_warnings(record.status, row["warnings"])
     row["dry_run_estimate"] = (summary.get("judge") or {}).get("dry_run_estimate")
+    if is_lme_summary(summary):  # LongMemEval's accuracies, no F1 (sweep/lme_rows.py)
+        row.update(lme_row_fields(summary))
+        return row
     row["ci_unit"], bootstrap = headline_intervals_json(summary.get("analysis"))
     row["f1_ci"] = _interval(bootstrap.get("f1"))
     row["j_ci"] = _interval(bootstrap.get("j_mean"))
@@ -306,6 +310,9 @@ def render_sweep_summary(summary: dict[str, Any]) -> str:
             f"- MLflow: parent run `{summary['parent_run_id']}` in experiment "
             f"`{summary['experiment']}` of `{summary['tracking_uri']}`"
         )
+    if any(r.get("lme") for r in rows):  # a LongMemEval sweep: its own figures
+        table = lme_table(summary, _spending_cells)
+        return "\n".join([*lines, *table, *_tail_lines(summary)]) + "\n"
     f1_text = (
         f"F1 in percent ({', '.join(variants)} variant{'s' if len(variants) > 1 else ''})"
         if variants
@@ -402,6 +409,12 @@ def render_sweep_summary(summary: dict[str, Any]) -> str:
         lines += ["", "Warnings of the comparisons with the baseline job (as `mode=compare` "
                   "prints them; vs_baseline/<job>/compare.md):", ""]
         lines += [f"- job {job}: ⚠ {warning}" for job, warning in warned]
+    return "\n".join(lines + _tail_lines(summary)) + "\n"
+
+
+def _tail_lines(summary: dict[str, Any]) -> list[str]:
+    """The jobs with judge-check warnings and the failed jobs, under the table."""
+    lines: list[str] = []
     if summary.get("warned_jobs"):
         lines += ["", "## Jobs with judge-check warnings", ""]
         for warned_job in summary["warned_jobs"]:
@@ -413,7 +426,7 @@ def render_sweep_summary(summary: dict[str, Any]) -> str:
             label = job_label(failed["swept"])
             error_text = (failed["error"] or "no error recorded").replace("\n", "\n  ")
             lines.append(f"- job {failed['job']} ({label}): {error_text}")
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _stopped_text(summary: dict[str, Any]) -> str:

@@ -395,14 +395,24 @@ PARENT_HEADLINES = (
 
 
 def sweep_headlines(row: Mapping[str, Any]) -> dict[str, float | None]:
-    """A sweep summary row's headline numbers (:data:`PARENT_HEADLINES`), F1 in percent."""
+    """A sweep summary row's headline numbers (:data:`PARENT_HEADLINES`), F1 in percent.
+
+    A LongMemEval job's row adds its accuracies, percent, named by whose verdicts they are
+    as its own run names them: ``lme_j/overall``, ``lme_j/task_avg``, ``lme_j/abstention``
+    for this project's judge, ``lme_stored/...`` for the answer file's stored verdicts.
+    """
     f1 = (row.get("f1") or {}).get("overall")
-    return {
+    out: dict[str, float | None] = {
         "f1_overall": _scaled(f1, PERCENT),
         "j_overall": row.get("j_overall"),
         "j_std_across_runs": row.get("j_std_across_runs"),
         "estimated_cost_usd": row.get("estimated_cost_usd"),
     }
+    lme = row.get("lme")
+    if lme:
+        prefix = "lme_j" if row.get("j_overall") is not None else "lme_stored"
+        out.update({f"{prefix}/{k}": lme.get(k) for k in ("overall", "task_avg", "abstention")})
+    return out
 
 
 def parent_metrics(rows: Iterable[Mapping[str, Any]]) -> dict[str, float]:

@@ -11,9 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import TypeVar
 
 from locomo_exp.config import JudgeAuditConfig, JudgeConfig
 from locomo_exp.trust.controls import AuditControl
+
+Control = TypeVar("Control")
+"""A control of any benchmark (LoCoMo's :class:`AuditControl`, LongMemEval's ``LmeControl``)."""
 
 
 def audit_runs(cfg: JudgeConfig) -> int:
@@ -66,8 +70,8 @@ def audit_budget(cfg: JudgeConfig, n_judged: int) -> int | None:
 
 
 def cap_controls(
-    build: Callable[[int], list[AuditControl]], n: int, budget: int | None
-) -> tuple[list[AuditControl], int]:
+    build: Callable[[int], list[Control]], n: int, budget: int | None
+) -> tuple[list[Control], int]:
     """The controls of the largest ``n' <= n`` per kind whose number fits ``budget``.
 
     The number of controls never decreases with ``n`` (each kind takes up to ``n``
@@ -75,7 +79,8 @@ def cap_controls(
 
     Args:
         build: ``n -> controls`` (:func:`~locomo_exp.trust.controls.build_controls` with
-            the run's settings).
+            the run's settings, or LongMemEval's
+            :func:`~locomo_exp.trust.lme_controls.build_lme_controls`).
         n: controls asked per kind (``judge.audit.n``).
         budget: most controls allowed, or ``None`` for no cap.
 
@@ -116,4 +121,27 @@ def audit_note(cfg: JudgeConfig, n_judged: int, n_used: int) -> str:
     return f"{each}; {cap}"
 
 
-__all__ = ["audit_budget", "audit_judge_config", "audit_note", "audit_runs", "cap_controls"]
+def audit_size_line(n_controls: int, runs_per_control: int, answer_calls: int, note: str) -> str:
+    """The log line that says how many calls the audit adds (LoCoMo and LongMemEval alike).
+
+    Args:
+        n_controls: controls to judge.
+        runs_per_control: judge runs per control (:func:`audit_runs`).
+        answer_calls: the answers' calls (questions judged x ``judge.runs``).
+        note: how the audit was sized (:func:`audit_note`).
+
+    Returns:
+        e.g. ``"judge audit: 4 controls x 1 run(s) = 4 extra judge calls (25% of the 16 calls
+        for the answers); each control judged 1x ..."``.
+    """
+    calls = n_controls * runs_per_control
+    return (
+        f"judge audit: {n_controls} controls x {runs_per_control} run(s) = {calls} extra judge "
+        f"calls ({100.0 * calls / max(1, answer_calls):.0f}% of the {answer_calls} calls for the "
+        f"answers); {note}"
+    )
+
+
+__all__ = [
+    "audit_budget", "audit_judge_config", "audit_note", "audit_runs", "audit_size_line",
+    "cap_controls"]

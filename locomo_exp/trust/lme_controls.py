@@ -19,13 +19,24 @@ questions allow, each drawn with ``random.Random(f"{seed}:{kind}:{type}")`` in f
 
 from __future__ import annotations
 
+import logging
 import random
 import re
 import zlib
 from dataclasses import dataclass, replace
 
 from locomo_exp.benchmark import longmemeval as lme
+from locomo_exp.config import JudgeAuditConfig, JudgeConfig
 from locomo_exp.results import QARecord
+from locomo_exp.trust.budget import (
+    audit_budget,
+    audit_note,
+    audit_runs,
+    audit_size_line,
+    cap_controls,
+)
+
+logger = logging.getLogger(__name__)
 
 GOLD_AS_ANSWER = "gold_as_answer"
 OTHER_GOLD = "other_gold"
@@ -134,4 +145,59 @@ def build_lme_controls(
     return out
 
 
-__all__ = ["LME_KINDS", "LmeControl", "build_lme_controls"]
+def size_lme_audit(
+    records: list[QARecord], cfg: JudgeConfig
+) -> tuple[list[LmeControl], str]:
+    """The controls of a LongMemEval run, capped by ``judge.audit.max_share`` as LoCoMo's are.
+
+    The audit's calls (controls x :func:`~locomo_exp.trust.budget.audit_runs`) may be at most
+    ``judge.audit.max_share`` of the answers' calls (questions x ``judge.runs``); when the
+    controls would exceed it, fewer controls per kind are judged (the largest ``n`` that fits,
+    :func:`~locomo_exp.trust.budget.cap_controls`). The same lines as a LoCoMo run's are logged:
+    the calls the audit adds and how it was sized, or a warning when no control fits.
+
+    Args:
+        records: the judge engine's records of the run (every one is judged).
+        cfg: the run's judge config (``judge.audit.n``, ``seed``, ``kinds``, ``max_share``).
+
+    Returns:
+        ``(controls, sizing)``: the controls to judge and how the audit was sized
+        (:func:`~locomo_exp.trust.budget.audit_note`); ``([], "judge.audit.n=0")`` when the
+        audit is off.
+
+    Raises:
+        ValueError: ``judge.audit.max_share`` outside 0-1 or ``judge.audit.runs`` below 1 (the
+            config check refuses both first).
+    """
+    audit = cfg.audit
+    if int(audit.n) <= 0:
+        return [], "judge.audit.n=0"
+    kinds, seed = tuple(str(k) for k in audit.kinds), int(audit.seed)
+    controls, n_used = cap_controls(
+        lambda n: build_lme_controls(records, n=n, seed=seed, kinds=kinds),
+        int(audit.n),
+        audit_budget(cfg, len(records)),
+    )
+    sizing = audit_note(cfg, len(records), n_used)
+    if controls:
+        logger.info(
+            "%s", audit_size_line(len(controls), audit_runs(cfg), len(records) * cfg.runs, sizing)
+        )
+    else:
+        logger.warning("judge audit: no control judged; %s", sizing)
+    return controls, sizing
+
+
+def lme_audit_config(cfg: JudgeConfig) -> JudgeConfig:
+    """The judge config for a LongMemEval run's controls.
+
+    The run's model, protocol and settings, ``judge.audit.runs`` runs
+    (:func:`~locomo_exp.trust.budget.audit_runs`: 1 by default, ``null`` = ``judge.runs``),
+    and no audit, labels or panel of its own.
+    """
+    return replace(
+        cfg, runs=audit_runs(cfg), audit=JudgeAuditConfig(n=0), labels=None, panel=[]
+    )
+
+
+__all__ = ["LME_KINDS", "LmeControl", "build_lme_controls", "lme_audit_config", "size_lme_audit"]

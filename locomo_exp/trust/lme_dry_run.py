@@ -16,6 +16,7 @@ from locomo_exp.config import JudgeConfig
 from locomo_exp.judge.aggregate import JudgeRunResult
 from locomo_exp.judge.spend import Part
 from locomo_exp.results import QARecord
+from locomo_exp.trust.lme_controls import lme_audit_config
 from locomo_exp.trust.plan import judge_name, panel_preset_config
 
 Judge = Callable[[list[QARecord], JudgeConfig], JudgeRunResult]
@@ -59,6 +60,7 @@ def with_trust_calls(
     records: list[QARecord],
     controls: list[QARecord],
     judge: Judge,
+    audit_sizing: str | None = None,
 ) -> dict[str, Any]:
     """The answers' dry-run estimate with the audit's and the panel's calls added.
 
@@ -66,11 +68,14 @@ def with_trust_calls(
         estimate: the answers' estimate (``calls_to_make``, ``estimated_cost_usd`` in USD).
         judge_cfg: the run's judge config (``dry_run`` true).
         records: the answers' records.
-        controls: the audit controls' records (empty: no audit).
+        controls: the audit controls' records (empty: no audit), judged with
+            :func:`~locomo_exp.trust.lme_controls.lme_audit_config` (``judge.audit.runs``).
         judge: runs a judge dry run over records with a config.
+        audit_sizing: how the audit was sized (``judge.audit.max_share``), kept as
+            ``audit_sizing`` as a LoCoMo run's dry run keeps it.
 
     Returns:
-        A copy of ``estimate``; with controls, ``audit_calls_to_make`` and
+        A copy of ``estimate``; with controls, ``audit_calls_to_make``, ``audit_sizing`` and
         ``audit_estimated_cost_usd``; with a panel, ``panel_members`` (``<provider> <model>``
         each, ``at <endpoint>`` when not the default) and ``panel_calls_to_make`` (a member
         with the run's own model costs nothing: its calls are the answers', cache hits once
@@ -84,9 +89,11 @@ def with_trust_calls(
     cost: float | None = estimate.get("estimated_cost_usd")
     tokens = {k: int(estimate.get(k) or 0) for k in TOKEN_KEYS}
     if controls:
-        audit = judge(controls, judge_cfg).dry_run_estimate or {}
+        audit = judge(controls, lme_audit_config(judge_cfg)).dry_run_estimate or {}
         tokens = {k: v + int(audit.get(k) or 0) for k, v in tokens.items()}
         out["audit_calls_to_make"] = audit.get("calls_to_make", 0)
+        if audit_sizing is not None:
+            out["audit_sizing"] = audit_sizing
         out["audit_estimated_cost_usd"] = audit.get("estimated_cost_usd")
         calls += int(out["audit_calls_to_make"])
         cost = _add(cost, out["audit_estimated_cost_usd"])
@@ -129,7 +136,7 @@ def lme_spend_parts(
     """
     parts: list[Part] = [("answer", records, judge_cfg)]
     parts += [("panel", records, lme_member_config(judge_cfg, str(p))) for p in judge_cfg.panel]
-    return parts + ([("audit", controls, judge_cfg)] if controls else [])
+    return parts + ([("audit", controls, lme_audit_config(judge_cfg))] if controls else [])
 
 
 __all__ = ["lme_member_config", "lme_spend_parts", "with_trust_calls"]

@@ -24,7 +24,13 @@ from locomo_exp.llm.errors import JudgeError
 from locomo_exp.llm.models import model_price
 from locomo_exp.llm.providers import AUTO_KEY_ENV
 from locomo_exp.results import QARecord
-from locomo_exp.trust.budget import audit_budget, audit_note, audit_runs, cap_controls
+from locomo_exp.trust.budget import (
+    audit_budget,
+    audit_note,
+    audit_runs,
+    audit_size_line,
+    cap_controls,
+)
 from locomo_exp.trust.controls import AuditControl, build_controls, user_controls
 from locomo_exp.trust.labels import LabelsError, LabelSet, load_labels, match_labels
 
@@ -229,14 +235,8 @@ def plan_trust(records: list[QARecord], cfg: JudgeConfig, *, start_dir: Path) ->
     )
     if controls:
         logger.info(
-            "judge audit: %d controls x %d run(s) = %d extra judge calls (%.0f%% of the %d "
-            "calls for the answers); %s",
-            len(controls),
-            runs_per_control,
-            plan.audit_calls,
-            100.0 * plan.audit_calls / max(1, n_judged * cfg.runs),
-            n_judged * cfg.runs,
-            plan.audit_note,
+            "%s",
+            audit_size_line(len(controls), runs_per_control, n_judged * cfg.runs, plan.audit_note),
         )
     elif audit.max_false_accept is not None or audit.max_false_reject is not None:
         logger.warning(

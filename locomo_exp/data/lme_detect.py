@@ -1,0 +1,64 @@
+"""Whether a job is a LongMemEval one, from its config and a look at its ``data.path``.
+
+Used by the command line, the sweep's plan (before any job runs) and the LongMemEval job
+(:mod:`locomo_exp.longmemeval_job`); it reads no more than it must.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from locomo_exp.config import ExperimentConfig
+from locomo_exp.data.input_file import DataValidationError, check_regular_file, read_results_file
+from locomo_exp.data.lme_answers import looks_like_lme
+from locomo_exp.data.load import expand_paths
+
+PEEK_BYTES = 1 << 16
+"""Bytes of ``data.path`` looked at for a ``hypothesis`` field before parsing it."""
+
+
+def lme_data_file(cfg: ExperimentConfig, start_dir: Path) -> Path | None:
+    """The one answer file of ``data.path``, or ``None`` (``data.runs``, none, or several)."""
+    if cfg.data.runs or not cfg.data.path or cfg.data.path == "???":
+        return None
+    paths = expand_paths(cfg.data.path, start_dir)
+    return paths[0] if len(paths) == 1 else None
+
+
+def is_longmemeval(cfg: ExperimentConfig, start_dir: Path) -> bool:
+    """Whether the job is a LongMemEval one.
+
+    ``benchmark=longmemeval`` (``data.format=longmemeval``) says so; with ``data.format=auto``
+    a single ``data.path`` whose rows are ``{question_id, hypothesis, ...}`` is one (no
+    LoCoMo layout has a ``hypothesis`` field).
+
+    Args:
+        cfg: the typed config.
+        start_dir: the directory relative paths are resolved against.
+
+    Returns:
+        True for a LongMemEval job; False otherwise, and whenever the file cannot be read
+        (the LoCoMo job then reports the problem in its own words).
+    """
+    from locomo_exp.data.layouts import AUTO
+    from locomo_exp.data.lme_layout import LAYOUT
+
+    fmt = str(cfg.data.format)
+    if fmt == LAYOUT.name:
+        return True
+    if fmt != AUTO:
+        return False
+    try:
+        path = lme_data_file(cfg, start_dir)
+        if path is None:
+            return False
+        check_regular_file(path)
+        with path.open("rb") as handle:  # a cheap look first: LoCoMo runs parse nothing twice
+            if b"hypothesis" not in handle.read(PEEK_BYTES):
+                return False
+        return looks_like_lme(read_results_file(path).obj)
+    except (DataValidationError, ValueError, OSError):
+        return False
+
+
+__all__ = ["PEEK_BYTES", "is_longmemeval", "lme_data_file"]
