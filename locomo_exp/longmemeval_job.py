@@ -381,7 +381,7 @@ def run_longmemeval(
     spend = None  # judge.max_cost_usd over the whole job, refused before anything is written
     if judge_cfg is not None and judge_cfg.max_cost_usd is not None and not judge_cfg.dry_run:
         records = judge_records(matched)
-        controls, _ = size_lme_audit(records, judge_cfg)  # judge.audit.max_share applied
+        controls, _ = size_lme_audit(records, judge_cfg, quiet=True)  # max_share applied
         spend = plan_job_spend(lme_spend_parts(judge_cfg, records, [c.record for c in controls]),
                                judge_cfg.max_cost_usd, start_dir)
     prepare_output_dir(output_dir, cfg.overwrite)  # an old run is removed only for valid input

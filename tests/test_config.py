@@ -276,7 +276,8 @@ def test_unknown_key_added_with_plus_is_refused_with_a_suggestion() -> None:
         ),
         (
             "data.format=xml",
-            "data.format=xml must be one of auto, qa_results, locomo, mem0, fields, longmemeval",
+            "data.format=xml must be one of auto, qa_results, locomo, mem0, fields, longmemeval, "
+            "beam, locomo_plus",
         ),
     ],
 )

@@ -90,7 +90,8 @@ def test_config_alone_leaves_registry_names_to_the_code_that_resolves_them() -> 
     with pytest.raises(ConfigValueError) as refused:
         to_experiment_config(cfg, registry_name_problems)  # type: ignore[arg-type]
     assert str(refused.value) == (
-        "data.format=xml must be one of auto, qa_results, locomo, mem0, fields, longmemeval; "
+        "data.format=xml must be one of auto, qa_results, locomo, mem0, fields, longmemeval, "
+        "beam, locomo_plus; "
         "judge.protocol: unknown judge protocol 'likert'. "
         "Available: binary, longmemeval, rubric, template"
     )

@@ -180,7 +180,8 @@ def test_the_longmemeval_job_counts_its_audit_against_the_cap(
     args = (
         "data=file", "tracking=none", "benchmark=longmemeval", "scorer=judge",
         f"data.path={hyp}", f"data.reference={ref}", f"judge.base_url={fake_anthropic.url}",
-        "judge.progress=false", "judge.audit.n=2", "judge.max_concurrency=1",
+        "judge.progress=false", "judge.audit.n=2", "judge.audit.max_share=null",
+        "judge.max_concurrency=1",
         f"judge.cache_path={tmp_path / 'c.sqlite'}",
     )
     one = _cost(lme_judge_config(typed_config(*args).judge), output_tokens=24)

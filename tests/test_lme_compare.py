@@ -70,9 +70,13 @@ def test_the_handed_files_give_todays_numbers_at_the_default_settings(two_runs, 
     job = run_lme_compare(cfg, two_runs, tmp_path / "cmp")
     lines = console_lines(job.pairs).splitlines()
     assert lines[2:] == [
-        "  overall                72.40   62.00  A-B +10.40 [+5.40, +15.60]  McNemar p 0.0001",
-        "  task-averaged          72.75   65.96  A-B  +6.79 [+1.75, +11.87]  McNemar p n/a",
-        "  abstention (_abs)      70.00   90.00  A-B -20.00 [-36.67, -3.33]  McNemar p 0.0703",
+        "  overall                72.40   62.00  A-B +10.40 [+5.40, +15.60]  McNemar p 0.0001"
+        "  A higher (McNemar p 0.0001)",
+        "  task-averaged          72.75   65.96  A-B  +6.79 [+1.75, +11.87]  McNemar p n/a"
+        "  A higher (interval excludes 0; no McNemar test)",
+        "  abstention (_abs)      70.00   90.00  A-B -20.00 [-36.67, -3.33]  McNemar p 0.0703"
+        "  no difference shown (McNemar p 0.0703 ≥ 0.05 decides; the interval"
+        " [-36.67, -3.33] excludes 0)",
     ]
     overall = job.pairs[0]["rows"][0]
     assert [round(v, 2) for v in overall["ci"]] == [5.40, 15.60]

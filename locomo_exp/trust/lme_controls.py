@@ -146,7 +146,7 @@ def build_lme_controls(
 
 
 def size_lme_audit(
-    records: list[QARecord], cfg: JudgeConfig
+    records: list[QARecord], cfg: JudgeConfig, *, quiet: bool = False
 ) -> tuple[list[LmeControl], str]:
     """The controls of a LongMemEval run, capped by ``judge.audit.max_share`` as LoCoMo's are.
 
@@ -159,6 +159,8 @@ def size_lme_audit(
     Args:
         records: the judge engine's records of the run (every one is judged).
         cfg: the run's judge config (``judge.audit.n``, ``seed``, ``kinds``, ``max_share``).
+        quiet: log nothing (the spend cap's check before the run directory is touched:
+            Hydra's log file there may still be a finished run's).
 
     Returns:
         ``(controls, sizing)``: the controls to judge and how the audit was sized
@@ -179,6 +181,8 @@ def size_lme_audit(
         audit_budget(cfg, len(records)),
     )
     sizing = audit_note(cfg, len(records), n_used)
+    if quiet:
+        return controls, sizing
     if controls:
         logger.info(
             "%s", audit_size_line(len(controls), audit_runs(cfg), len(records) * cfg.runs, sizing)
