@@ -420,6 +420,26 @@ class SweepSettings:
     baseline: Optional[str] = None
 
 
+class BeamProfile(str, Enum):
+    """``beam.profile``: the BEAM scoring profile a judged run's prompt follows (docs/beam.md)."""
+
+    nugget = "nugget"
+    official = "official"
+
+
+@dataclass
+class BeamConfig:
+    """``beam.*``: judged BEAM runs (docs/beam.md).
+
+    ``profile``: ``nugget`` (mem0's: the judge sees the question) or ``official`` (the
+    authors': it does not; event ordering by Kendall tau-b over aligned lines). ``strict``
+    fixes the official profile's quirks (0.5 kept, question shown); never on by default.
+    """
+
+    profile: BeamProfile = BeamProfile.nugget
+    strict: bool = False
+
+
 @dataclass
 class ExperimentConfig:
     """The whole run configuration; ``conf/config.yaml`` fills in the values."""
@@ -438,6 +458,7 @@ class ExperimentConfig:
     mode: Mode = Mode.run
     compare: CompareConfig = field(default_factory=CompareConfig)
     sweep: SweepSettings = field(default_factory=SweepSettings)
+    beam: BeamConfig = field(default_factory=BeamConfig)
 
 
 def register_configs() -> None:

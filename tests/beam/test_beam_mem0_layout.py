@@ -94,13 +94,17 @@ def test_an_unknown_cutoff_names_the_ones_the_file_has(tmp_path: Path) -> None:
         run_beam(config(path, setting="top_5"), tmp_path / "out", tmp_path)
 
 
-def test_locomo_only_settings_and_a_judge_are_refused_in_one_line(tmp_path: Path) -> None:
+def test_locomo_only_settings_are_refused_and_a_judge_without_key_stops_before_writing(
+    tmp_path: Path,
+) -> None:
     path = mem0_file(tmp_path / "run.json", five_chats())
     with pytest.raises(ValueError, match="data.limit=5: not available for BEAM"):
         run_beam(config(path, limit=5), tmp_path / "out", tmp_path)
     judged = config(path)
     judged.scorer = ScorerConfig(name=ScorerName.judge)
-    with pytest.raises(ValueError, match="scorer=judge: judged BEAM runs"):
+    from locomo_exp.judge import JudgeError
+
+    with pytest.raises(JudgeError, match="ANTHROPIC_API_KEY"):  # judged runs exist now
         run_beam(judged, tmp_path / "out", tmp_path)
     assert not (tmp_path / "out").exists()
 

@@ -23,23 +23,38 @@ EO_NOT_MEASURED = (
 )
 """Why beam-official's event-ordering figure cannot come from stored item verdicts."""
 
+TAU_UNDEFINED = "tau-b undefined: one rank vector is constant (e.g. one line, no item matched)"
+"""Why a judged event-ordering question has no beam-official score."""
+
 MEAN_NOT_AUTHORS = "mean of the ability figures: not the authors' figure (they report none)"
 """The label of beam-official's mean over abilities."""
 
 
-def question_scores(q: BeamQuestion) -> dict[str, Any]:
-    """Both profiles' score of one question, from its stored item verdicts.
+def question_scores(q: BeamQuestion, *, strict: bool = False) -> dict[str, Any]:
+    """Both profiles' score of one question, from its item verdicts.
+
+    Args:
+        q: the question with its item verdicts (stored or judged).
+        strict: ``beam.strict``: beam-official keeps a 0.5 verdict (mem0's clamp) instead
+            of truncating it to 0.
 
     Returns:
         ``{"beam-nugget": {"score", "pass"}, "beam-official": {"score", "reason"}}``; the
-        official score is ``None`` with a reason for event ordering and for a failed judging.
+        official score of event ordering is the aligned lines' normalised tau-b when a judged
+        run aligned them, else ``None`` with a reason, as for a failed judging.
     """
     nugget = p.nugget_question_score(q.item_scores)
     if q.ability == EVENT_ORDERING:
-        official: float | None = None
-        reason: str | None = EO_NOT_MEASURED
+        official: float | None = q.order_score if q.order_aligned else None
+        reason: str | None = None if official is not None else (
+            TAU_UNDEFINED if q.order_aligned else EO_NOT_MEASURED)
     else:
-        official = p.official_question_score(q.item_scores)
+        items = q.item_scores
+        if strict and items:
+            items = tuple(p.clamp_item(s) for s in items)
+            official = fmean(items)
+        else:
+            official = p.official_question_score(items)
         reason = None if official is not None else "no item verdicts (the judging failed)"
     return {
         p.NUGGET: {"score": nugget, "pass": p.nugget_passes(nugget)},
@@ -159,6 +174,7 @@ def interval_note(samples: int) -> str:
 __all__ = [
     "EO_NOT_MEASURED",
     "MEAN_NOT_AUTHORS",
+    "TAU_UNDEFINED",
     "interval_note",
     "nugget_figures",
     "official_figures",

@@ -17,25 +17,29 @@ from omegaconf import OmegaConf
 
 from locomo_exp import tracking
 from locomo_exp.benchmarks.beam import tracking as beam_tracking
+from locomo_exp.benchmarks.beam.judged import BeamJudged, item_config, judge_beam
 from locomo_exp.benchmarks.beam.load import read_beam
 from locomo_exp.benchmarks.beam.report import render_console, render_report
 from locomo_exp.benchmarks.beam.summary import build_card, build_summary, score_rows
-from locomo_exp.config import ExperimentConfig
+from locomo_exp.config import BeamProfile, ExperimentConfig
 from locomo_exp.data.input_file import check_regular_file
 from locomo_exp.data.load import expand_paths
+from locomo_exp.llm.messages import JudgeClient
+from locomo_exp.llm.stop import CallsStop
 from locomo_exp.report.run_dir import (
     atomic_write_jsonl,
     atomic_write_text,
     check_writable,
     prepare_output_dir,
 )
+from locomo_exp.results.money import round_money
 
 LOCOMO_ONLY_DATA = ("limit", "runs", "errata", "categories_from")
 """``data.*`` settings a BEAM run does not read: refused when set, never silently ignored."""
 
-NO_JUDGE_YET = (
-    "scorer={scorer}: judged BEAM runs (a judge call per rubric item) are not available in "
-    "this version; BEAM files with stored item verdicts are scored with the default scorer"
+JUDGE_ONLY = (
+    "{setting}: read by judged BEAM runs only (scorer=judge); stored item verdicts are scored "
+    "under both profiles with no option"
 )
 
 
@@ -79,17 +83,25 @@ def _check_settings(cfg: ExperimentConfig) -> None:
     if given:
         raise ValueError(f"{', '.join(given)}: not available for BEAM answers, which are scored "
                          "whole; drop the setting")
-    if cfg.scorer.uses_judge:
-        raise ValueError(NO_JUDGE_YET.format(scorer=cfg.scorer.name.value))
+    official = BeamProfile(cfg.beam.profile) is BeamProfile.official
+    if not cfg.scorer.uses_judge:
+        if official or cfg.beam.strict:
+            raise ValueError(JUDGE_ONLY.format(
+                setting="beam.strict=true" if cfg.beam.strict else "beam.profile=official"))
+        return
+    if cfg.beam.strict and not official:
+        raise ValueError("beam.strict=true fixes the quirks of beam.profile=official; add "
+                         "beam.profile=official (beam-nugget has none to fix)")
 
 
 def _write(output_dir: Path, cfg: ExperimentConfig, summary: dict[str, Any],
            rows: list[dict[str, Any]]) -> list[Path]:
+    """Write the run's files (the judge cost rounded as money)."""
     card = build_card(summary)
     files = {
         "report.md": render_report(summary, card),
-        "summary.json": json.dumps(summary, indent=2, ensure_ascii=False) + "\n",
-        "card.json": json.dumps(card, indent=2, ensure_ascii=False) + "\n",
+        "summary.json": json.dumps(round_money(summary), indent=2, ensure_ascii=False) + "\n",
+        "card.json": json.dumps(round_money(card), indent=2, ensure_ascii=False) + "\n",
         "config.yaml": OmegaConf.to_yaml(OmegaConf.structured(cfg)),
     }
     paths = [atomic_write_jsonl(output_dir / "scores.jsonl", rows)]
@@ -98,27 +110,38 @@ def _write(output_dir: Path, cfg: ExperimentConfig, summary: dict[str, Any],
     return paths
 
 
-def run_beam(cfg: ExperimentConfig, output_dir: Path, start_dir: Path | None = None
+def run_beam(cfg: ExperimentConfig, output_dir: Path, start_dir: Path | None = None, *,
+             client: JudgeClient | None = None, calls_stop: CallsStop | None = None
              ) -> BeamRunResult:
-    """Score a BEAM answers file with both profiles.
+    """Score a BEAM answers file with both profiles; ``scorer=judge`` judges every item first.
 
     Args:
-        cfg: the typed config (``data.path``, ``data.setting``, ``report``, ``tracking``).
+        cfg: the typed config (``data.path``, ``data.setting``, ``report``, ``tracking``;
+            ``judge`` and ``beam`` for a judged run).
         output_dir: where to write the outputs.
         start_dir: the directory relative paths are resolved against (default: cwd).
+        client: a judge client to use instead of the provider's SDK (tests).
+        calls_stop: set by another thread to stop paying (judged runs; calls stay cached).
 
     Returns:
         :class:`BeamRunResult`.
 
     Raises:
         DataValidationError: a bad answers file (one line: file, record, field).
-        ValueError: several files, LoCoMo-only settings, or a judge asked for.
+        ValueError: several files, LoCoMo-only settings, ``beam.*`` without a judge, or a
+            LoCoMo ``judge.protocol``.
+        JudgeError, JudgeInterrupted, CallsStopped, JudgeBatchPending: from the judge
+            (:func:`locomo_exp.benchmarks.beam.judged.judge_beam`); completed calls are cached.
         locomo_exp.report.run_dir.OutputDirInUse / OutputDirNotWritable: as for LoCoMo runs.
         locomo_exp.tracking.TrackingStoreError: a ``tracking.uri`` MLflow cannot use.
     """
     start_dir = (start_dir or Path.cwd()).resolve()
     output_dir = Path(output_dir).resolve()
     _check_settings(cfg)
+    if cfg.scorer.uses_judge:  # settings, key, template: one line before anything is written
+        from locomo_exp.judge import preflight_judge
+
+        preflight_judge(item_config(cfg.judge, cfg.beam), [], start_dir=start_dir)
     if cfg.tracking.enabled:  # one line before any work
         tracking.check_tracking_uri(
             tracking.resolve_tracking_uri(cfg.tracking.uri, start_dir),
@@ -133,8 +156,15 @@ def run_beam(cfg: ExperimentConfig, output_dir: Path, start_dir: Path | None = N
     if reference is not None and not reference.exists():
         raise ValueError(f"data.reference={cfg.data.reference}: no such file or folder")
     inp = read_beam(path, setting=cfg.data.setting, reference=reference)
+    judged: BeamJudged | None = None
+    if cfg.scorer.uses_judge:  # every call cached: a re-run or a resumed run pays nothing twice
+        judged = judge_beam(inp, cfg.judge, cfg.beam, start_dir=start_dir, client=client,
+                            calls_stop=calls_stop)
+        inp = judged.inp or inp
     prepare_output_dir(output_dir, cfg.overwrite)  # an old run is removed only for valid input
-    summary = build_summary(inp, samples=cfg.report.bootstrap_samples, seed=cfg.report.seed)
+    section = judged.section() if judged is not None else None
+    summary = build_summary(inp, samples=cfg.report.bootstrap_samples, seed=cfg.report.seed,
+                            judged=section)
     tracking_uri = None
     run_context: Any = nullcontext()
     if cfg.tracking.enabled:
@@ -147,7 +177,9 @@ def run_beam(cfg: ExperimentConfig, output_dir: Path, start_dir: Path | None = N
         )
         run_context = tracking.mlflow_run(spec, log_file=output_dir / "locomo_exp.log")
     with run_context as run:
-        files = _write(output_dir, cfg, summary, score_rows(inp))
+        strict = bool(judged and judged.strict)
+        rows = score_rows(inp, strict=strict) if judged is None or judged.inp else []
+        files = _write(output_dir, cfg, summary, rows)
         metrics = beam_tracking.run_metrics(summary)
         if run is not None:
             tracking.log_params(beam_tracking.run_params(summary))

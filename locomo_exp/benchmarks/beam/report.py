@@ -102,12 +102,40 @@ def _heading(summary: Mapping[str, Any]) -> str:
     inp = summary["input"]
     setting = f", cutoff {inp['setting']}" if inp["setting"] else ""
     verdicts = summary["verdicts"]
-    judge = (f"item verdicts stored by the run (judge {verdicts['judge_model'] or 'not named'}); "
-             "no judge called" if verdicts["source"] == "stored" else "no item verdicts")
+    judged = summary.get("judge")
+    if verdicts["source"] == "stored":
+        judge = (f"item verdicts stored by the run (judge {verdicts['judge_model'] or 'not named'}"
+                 "); no judge called")
+    elif judged:
+        judge = judge_words(judged)
+    else:
+        judge = "no item verdicts"
     items = counted(inp["rubric_items"], "rubric item")
     return (f"{TITLE}: {counted(inp['questions'], 'question')} in "
             f"{counted(inp['chats'], 'chat')}, {items} ({inp['layout']} layout{setting}); "
             f"{judge}")
+
+
+def judge_words(judged: Mapping[str, Any]) -> str:
+    """What a judged run's judge did, in one clause: profile, model, calls, cache, cost."""
+    strict = " strict" if judged.get("strict") else ""
+    where = f"judged under the {judged['profile']}{strict} prompt by {judged.get('model')}"
+    estimate = judged.get("dry_run_estimate")
+    if estimate is not None:
+        cost = estimate.get("estimated_cost_usd")
+        return (f"{where}: DRY RUN, {estimate['calls_total']} calls would be made "
+                f"({estimate['rubric_items']} rubric items, {estimate['alignment_calls']} "
+                f"alignment calls; {estimate['calls_cached']} cached), estimated cost "
+                + ("unknown" if cost is None else f"{cost:.4f} USD"))
+    counts = judged.get("counts") or {}
+    align = (judged.get("alignment") or {}).get("counts") or {}
+    made = counts.get("calls_made", 0) + align.get("calls_made", 0)
+    hits = counts.get("cache_hits", 0) + align.get("cache_hits", 0)
+    cost = judged.get("estimated_cost_usd")
+    return (f"{where}: {counts.get('runs_total', 0)} rubric items"
+            + (f" + {align.get('runs_total', 0)} alignment calls" if align else "")
+            + f"; {made} calls made, {hits} cache hits"
+            + ("" if cost is None else f", cost {cost:.4f} USD"))
 
 
 def render_console(summary: Mapping[str, Any]) -> list[str]:
@@ -166,4 +194,5 @@ def render_report(summary: Mapping[str, Any], card: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["PROFILE_TITLES", "nugget_table", "official_table", "render_console", "render_report"]
+__all__ = ["PROFILE_TITLES", "judge_words", "nugget_table", "official_table", "render_console",
+           "render_report"]

@@ -26,6 +26,10 @@ class BeamQuestion:
         judge_failed: the stored run's judging of this question failed (no item verdicts):
             mem0's profile scores it 0, the official profile leaves it unscored.
         stored_score: the question score the file itself stores, if any (checked, never used).
+        order_score: beam-official's event-ordering figure (normalised Kendall tau-b) of a
+            judged run, or ``None`` (not aligned, or tau-b undefined).
+        order_aligned: whether a judged run aligned the answer's lines (``order_score`` is
+            then the measured figure, ``None`` meaning tau-b undefined).
     """
 
     question_id: str
@@ -39,6 +43,8 @@ class BeamQuestion:
     item_scores: tuple[float, ...] | None = None
     judge_failed: bool = False
     stored_score: float | None = None
+    order_score: float | None = None
+    order_aligned: bool = False
 
 
 @dataclass(frozen=True)
@@ -55,6 +61,7 @@ class BeamInput:
         system: what the file says produced the answers (project, answerer), for the card.
         reference: the probing-questions file(s) read (authors' layout), else empty.
         other_settings: settings the file also holds that this run did not score.
+        verdicts_source: ``stored`` (the file's item verdicts) or ``judge`` (this run's).
     """
 
     path: Path
@@ -66,6 +73,7 @@ class BeamInput:
     system: dict[str, str] = field(default_factory=dict)
     reference: tuple[Path, ...] = ()
     other_settings: tuple[str, ...] = ()
+    verdicts_source: str = "stored"
 
     @property
     def stored(self) -> bool:

@@ -30,12 +30,15 @@ SCALES = {
 """The unit of each figure, written into summary.json and card.json."""
 
 NOT_SCORED = (
-    "not measured: the answers carry no stored rubric-item verdicts, and judged BEAM runs are "
-    "not available in this version"
+    "not measured: the answers carry no stored rubric-item verdicts; judge them with "
+    "scorer=judge (benchmark=beam sets the authors' judge settings)"
 )
 
+DRY_RUN = "judge dry run: no call made, nothing scored (judge.dry_run_estimate has the count)"
 
-def _warnings(inp: BeamInput, scored: Sequence[tuple[BeamQuestion, dict[str, Any]]]) -> list[str]:
+
+def _warnings(inp: BeamInput, scored: Sequence[tuple[BeamQuestion, dict[str, Any]]],
+              judged: dict[str, Any] | None) -> list[str]:
     warnings = []
     differ = [q.question_id for q, s in scored
               if q.stored_score is not None and abs(q.stored_score - s[p.NUGGET]["score"]) > 1e-9]
@@ -47,7 +50,13 @@ def _warnings(inp: BeamInput, scored: Sequence[tuple[BeamQuestion, dict[str, Any
         warnings.append(
             f"scored cutoff {inp.setting} only; the file also holds "
             f"{', '.join(inp.other_settings)} (choose one with data.setting=<cutoff>)")
-    if inp.stored:
+    if inp.stored and inp.verdicts_source == "judge" and judged:
+        other = p.OFFICIAL if judged["profile"] == p.NUGGET else p.NUGGET
+        warnings.append(
+            f"the judge gave these item verdicts under the {judged['profile']} prompt"
+            f"{' (strict)' if judged.get('strict') else ''}; the {other} figures re-aggregate "
+            f"them: not comparable with {other} figures of a run judged under its own prompt")
+    elif inp.stored:
         warnings.append(
             f"{p.OFFICIAL} figures here re-aggregate item verdicts judged under the stored run's "
             "own prompt (question shown, 0.5 allowed before truncation); the authors' judge "
@@ -56,20 +65,27 @@ def _warnings(inp: BeamInput, scored: Sequence[tuple[BeamQuestion, dict[str, Any
     return warnings
 
 
-def build_summary(inp: BeamInput, *, samples: int, seed: int) -> dict[str, Any]:
+def build_summary(inp: BeamInput, *, samples: int, seed: int,
+                  judged: dict[str, Any] | None = None) -> dict[str, Any]:
     """The ``summary.json`` of a BEAM run.
 
     Args:
-        inp: the read answers.
+        inp: the read answers (with this run's judged verdicts, if any).
         samples: bootstrap resamples per interval (``report.bootstrap_samples``).
         seed: the bootstrap seed (``report.seed``).
+        judged: the judge section of a judged run (:meth:`.judged.BeamJudged.section`:
+            profile, strict, settings, counts, cost; ``dry_run_estimate`` for a dry run),
+            else ``None``.
 
     Returns:
         ``{"schema_version", "benchmark", "profiles", "scales", "input", "verdicts",
         "figures": {profile: ...}, "baselines", "intervals", "warnings", "status"}``;
         ``figures`` is empty when nothing could be scored (``status.scoring`` says why).
     """
-    scored = [(q, question_scores(q)) for q in inp.questions] if inp.stored else []
+    dry_run = bool(judged and "dry_run_estimate" in judged)
+    strict = bool(judged and judged.get("strict"))
+    scored = ([(q, question_scores(q, strict=strict)) for q in inp.questions]
+              if inp.stored and not dry_run else [])
     figures: dict[str, Any] = {}
     if scored:
         figures = {
@@ -77,6 +93,8 @@ def build_summary(inp: BeamInput, *, samples: int, seed: int) -> dict[str, Any]:
             p.OFFICIAL: official_figures(scored, samples=samples, seed=seed),
         }
     judge = inp.stored_judge if inp.stored else None
+    if judged and scored:
+        judge = str(judged.get("model_snapshot") or judged.get("model") or "") or None
     return {
         "schema_version": SCHEMA_VERSION,
         "benchmark": NAME,
@@ -95,7 +113,7 @@ def build_summary(inp: BeamInput, *, samples: int, seed: int) -> dict[str, Any]:
             "system": dict(inp.system),
         },
         "verdicts": {
-            "source": "stored" if scored else "none",
+            "source": inp.verdicts_source if scored else "none",
             "judge_model": judge,
         },
         "figures": figures,
@@ -112,8 +130,9 @@ def build_summary(inp: BeamInput, *, samples: int, seed: int) -> dict[str, Any]:
             for b in BEAM_BASELINES
         ],
         "intervals": {"samples": samples, "seed": seed, "method": interval_note(samples)},
-        "warnings": _warnings(inp, scored),
-        "status": {"scoring": "ok" if scored else NOT_SCORED},
+        "judge": judged,
+        "warnings": _warnings(inp, scored, judged),
+        "status": {"scoring": "ok" if scored else DRY_RUN if dry_run else NOT_SCORED},
     }
 
 
@@ -130,26 +149,40 @@ def build_card(summary: dict[str, Any], *, argv: list[str] | None = None) -> dic
         ``verdicts`` (``stored (gpt-5)`` or ``none``), ``judge``.
     """
     verdicts = summary["verdicts"]
+    judged = summary.get("judge")
+    headline = None
+    if summary["figures"]:
+        headline = judged["profile"] if judged else p.NUGGET
+    words = {"stored": "stored", "judge": "judged by this run"}
     return {
         **provenance(argv=argv),
         "benchmark": NAME,
         "profiles": summary["profiles"],
-        "headline_profile": p.NUGGET if summary["figures"] else None,
+        "headline_profile": headline,
         "scales": summary["scales"],
         "input": {k: summary["input"][k] for k in ("path", "sha256", "layout", "setting")},
         "verdicts": (
-            f"stored ({verdicts['judge_model'] or 'judge not named in the file'})"
-            if verdicts["source"] == "stored" else "none"
+            f"{words[verdicts['source']]} "
+            f"({verdicts['judge_model'] or 'judge not named in the file'})"
+            if verdicts["source"] in words else "none"
         ),
-        "judge": None,  # no judge was called by this run
+        "judge": ({k: judged.get(k) for k in ("profile", "strict", "protocol", "prompt_version",
+                                              "template", "provider", "endpoint", "model",
+                                              "temperature", "max_tokens", "mode")}
+                  if judged else None),
     }
 
 
-def score_rows(inp: BeamInput) -> list[dict[str, Any]]:
-    """One ``scores.jsonl`` row per question: ids, item verdicts and both profiles' scores."""
+def score_rows(inp: BeamInput, *, strict: bool = False) -> list[dict[str, Any]]:
+    """One ``scores.jsonl`` row per question: ids, item verdicts and both profiles' scores.
+
+    Args:
+        inp: the answers with their item verdicts (stored or judged).
+        strict: ``beam.strict`` of a judged official run (0.5 kept).
+    """
     rows = []
     for q in inp.questions:
-        scores = question_scores(q) if inp.stored else None
+        scores = question_scores(q, strict=strict) if inp.stored else None
         rows.append({
             "question_id": q.question_id,
             "chat": q.chat,
@@ -161,10 +194,12 @@ def score_rows(inp: BeamInput) -> list[dict[str, Any]]:
             "item_scores": list(q.item_scores) if q.item_scores is not None else None,
             "judge_failed": q.judge_failed,
             "stored_score": q.stored_score,
+            "verdicts": inp.verdicts_source if scores else None,
+            "order_tau_norm": q.order_score if q.order_aligned else None,
             p.NUGGET: scores[p.NUGGET] if scores else None,
             p.OFFICIAL: scores[p.OFFICIAL] if scores else None,
         })
     return rows
 
 
-__all__ = ["NOT_SCORED", "SCALES", "build_card", "build_summary", "score_rows"]
+__all__ = ["DRY_RUN", "NOT_SCORED", "SCALES", "build_card", "build_summary", "score_rows"]

@@ -1,0 +1,144 @@
+"""A 100-question judged BEAM run against the fake API, per judged unit, beside a LoCoMo run's.
+
+Both jobs run in this process, against one fake Messages API served from a separate process
+(``tests/fake_anthropic.py --latency L --reply ...``; the reply is valid for both: a BEAM item
+score of 1, a LoCoMo rubric score of 1), with ``tracking=none``, each with a new judge cache,
+after one warm-up pass of both (imports) that is not counted:
+
+- BEAM: the first 100 rows of ``../shared/data/beam/beam_10m_results.json`` written to a
+  temporary file, ``benchmark=beam scorer=judge``: one call per rubric item.
+- LoCoMo: Zep's published answers (``../shared/data/predictions/zep_locomo_grades.json``,
+  ``data=zep``), ``scorer=judge judge.runs=1 judge.audit.n=0``: one call per question.
+
+Three phases each: the dry run (``judge.dry_run=true``), the judged run (every unit paid), and
+the re-run from the cache (the report: no call). Printed: seconds, units and milliseconds per
+unit of each phase, and the ratio BEAM / LoCoMo per unit (target <= 1). Run from the project
+root: ``.venv/bin/python benchmarks/beam_judged.py [--latency 0.02] [--repeats 3]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from _common import REPO
+
+SHARED = REPO.parent / "shared" / "data"
+BEAM_FILE = SHARED / "beam" / "beam_10m_results.json"
+ZEP_FILE = SHARED / "predictions" / "zep_locomo_grades.json"
+REPLY = json.dumps({"score": 1, "reason": "same", "explanation": "same"})
+
+
+def _compose(*overrides: str) -> Any:
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+
+    from locomo_exp.benchmarks.names import registry_name_problems
+    from locomo_exp.config import register_configs, to_experiment_config
+
+    register_configs()
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(version_base="1.3", config_dir=str(REPO / "locomo_exp" / "conf")):
+        composed = compose(config_name="config", overrides=list(overrides))
+        return to_experiment_config(composed, registry_name_problems)
+
+
+def _timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    start = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - start, out
+
+
+def beam_phases(work: Path, url: str, n: int) -> tuple[int, dict[str, float]]:
+    from locomo_exp.benchmarks.beam.job import run_beam
+
+    data = json.loads(BEAM_FILE.read_text(encoding="utf-8"))
+    data["evaluations"] = data["evaluations"][:n]
+    path = work / "beam_100.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    units = sum(len(row["rubric"]) for row in data["evaluations"])
+    common = ("data=file", f"data.path={path}", "tracking=none", "benchmark=beam",
+              "scorer=judge", f"judge.base_url={url}", "judge.progress=false",
+              f"judge.cache_path={work / 'beam.sqlite'}", "overwrite=true")
+    times = {}
+    for phase, extra in (("dry run", ("judge.dry_run=true",)), ("judged", ()), ("report", ())):
+        cfg = _compose(*common, *extra)
+        times[phase], result = _timed(lambda cfg=cfg: run_beam(cfg, work / "beam_out", work))
+        if phase != "dry run":
+            counts = result.summary["judge"]["counts"]
+            made = counts["calls_made"]
+            assert made == (units if phase == "judged" else 0), (phase, made, units)
+    return units, times
+
+
+def locomo_phases(work: Path, url: str) -> tuple[int, dict[str, float]]:
+    from locomo_exp.experiment import run_experiment
+
+    common = ("data=zep", f"data.path={ZEP_FILE}", "tracking=none", "scorer=judge",
+              "judge.runs=1", "judge.audit.n=0", f"judge.base_url={url}",
+              "judge.progress=false", f"judge.cache_path={work / 'locomo.sqlite'}",
+              "overwrite=true")
+    times = {}
+    units = 0
+    for phase, extra in (("dry run", ("judge.dry_run=true",)), ("judged", ()), ("report", ())):
+        cfg = _compose(*common, *extra)
+        times[phase], result = _timed(
+            lambda cfg=cfg: run_experiment(cfg, work / "locomo_out", work))
+        if phase == "judged":
+            units = int(result.summary["judge"]["counts"]["runs_total"])
+    return units, times
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--latency", type=float, default=0.02, help="fake API latency, s")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--questions", type=int, default=100)
+    args = parser.parse_args()
+    for needed in (BEAM_FILE, ZEP_FILE):
+        if not needed.exists():
+            print(f"needs {needed}", file=sys.stderr)
+            return 2
+    os.environ["ANTHROPIC_API_KEY"] = "fake-key-for-benchmark"
+    proc = subprocess.Popen(
+        [sys.executable, str(REPO / "tests" / "fake_anthropic.py"), "--latency",
+         str(args.latency), "--reply", REPLY], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    url = proc.stdout.readline().strip()
+    ratios: dict[str, list[float]] = {}
+    try:
+        for repeat in range(-1, args.repeats):  # repeat -1 warms imports up: not counted
+            with tempfile.TemporaryDirectory() as tmp:
+                work = Path(tmp)
+                b_units, b_times = beam_phases(work, url, args.questions)
+                l_units, l_times = locomo_phases(work, url)
+            if repeat < 0:
+                continue
+            print(f"repeat {repeat + 1}: BEAM {args.questions} questions = {b_units} rubric "
+                  f"items; LoCoMo (Zep) = {l_units} judged questions (1 run)")
+            for phase in b_times:
+                b_ms = 1000 * b_times[phase] / b_units
+                l_ms = 1000 * l_times[phase] / l_units
+                ratios.setdefault(phase, []).append(b_ms / l_ms)
+                print(f"  {phase:8s} BEAM {b_times[phase]:6.2f} s = {b_ms:6.3f} ms/unit | "
+                      f"LoCoMo {l_times[phase]:6.2f} s = {l_ms:6.3f} ms/unit | "
+                      f"ratio {b_ms / l_ms:5.2f}")
+    finally:
+        proc.kill()
+        proc.wait()
+    print("median ratio BEAM / LoCoMo per judged unit: " + ", ".join(
+        f"{phase} {statistics.median(values):.2f}" for phase, values in ratios.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
