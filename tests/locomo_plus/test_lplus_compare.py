@@ -39,17 +39,17 @@ COG_B = [1, 1, 1, 1, 1, 1, 0, 1, 1, 1]
 
 
 def runs(tmp_path: Path) -> tuple[Path, Path]:
-    a = [(FACTUAL[n % 5], c, s) for n, (c, s) in enumerate(zip(FACT_CONV, FACT_A))]
-    b = [(FACTUAL[n % 5], c, s) for n, (c, s) in enumerate(zip(FACT_CONV, FACT_B))]
-    a += [("Cognitive", c, s) for c, s in zip(COG_CONV, COG_A)]
-    b += [("Cognitive", c, s) for c, s in zip(COG_CONV, COG_B)]
+    a = [(FACTUAL[n % 5], c, s) for n, (c, s) in enumerate(zip(FACT_CONV, FACT_A, strict=True))]
+    b = [(FACTUAL[n % 5], c, s) for n, (c, s) in enumerate(zip(FACT_CONV, FACT_B, strict=True))]
+    a += [("Cognitive", c, s) for c, s in zip(COG_CONV, COG_A, strict=True)]
+    b += [("Cognitive", c, s) for c, s in zip(COG_CONV, COG_B, strict=True)]
     b.append(("Cognitive", 0, None))  # unscored in B, absent from A: not a pair
     return make_run(tmp_path / "runA", a), make_run(tmp_path / "runB", b)
 
 
 def exact_sign_flip(diff: list[float]) -> float:
     observed = abs(np.mean(diff))
-    hits = [abs(np.mean([s * d for s, d in zip(signs, diff)])) >= observed - 1e-12
+    hits = [abs(np.mean([s * d for s, d in zip(signs, diff, strict=True)])) >= observed - 1e-12
             for signs in itertools.product([1, -1], repeat=len(diff))]
     return float(np.mean(hits))
 
@@ -57,7 +57,7 @@ def exact_sign_flip(diff: list[float]) -> float:
 def cluster_ci(diff: list[float], clusters: list[int], draws: int = 40000) -> tuple[float, float]:
     rng = np.random.default_rng(12345)
     ids = sorted(set(clusters))
-    sums = {c: sum(d for d, k in zip(diff, clusters) if k == c) for c in ids}
+    sums = {c: sum(d for d, k in zip(diff, clusters, strict=True) if k == c) for c in ids}
     counts = {c: clusters.count(c) for c in ids}
     picks = rng.integers(0, len(ids), size=(draws, len(ids)))
     total = np.array([[sums[ids[j]] for j in row] for row in picks]).sum(axis=1)
@@ -79,7 +79,7 @@ def test_two_runs_compare_cognitive_and_factual_against_an_independent_computati
     for name, xa, xb, conv in (("factual", FACT_A, FACT_B, FACT_CONV),
                                ("Cognitive", COG_A, COG_B, COG_CONV)):
         g = result["groups"][name]
-        diff = [x - y for x, y in zip(xa, xb)]
+        diff = [x - y for x, y in zip(xa, xb, strict=True)]
         assert g["n_pairs"] == len(xa)
         assert g["mean_a"] == pytest.approx(np.mean(xa))
         assert g["mean_b"] == pytest.approx(np.mean(xb))
