@@ -267,12 +267,12 @@ def test_unknown_key_added_with_plus_is_refused_with_a_suggestion() -> None:
         (
             "judge.protocol=likert",
             "judge.protocol: unknown judge protocol 'likert'. "
-            "Available: binary, longmemeval, rubric, template",
+            "Available: binary, locomo_plus, longmemeval, rubric, template",
         ),
         (
             "baselines.mem0_paper_j.j_protocol=likert",
             "baselines.mem0_paper_j.j_protocol: unknown judge protocol 'likert'. "
-            "Available: binary, longmemeval, rubric, template",
+            "Available: binary, locomo_plus, longmemeval, rubric, template",
         ),
         (
             "data.format=xml",

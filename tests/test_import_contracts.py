@@ -93,7 +93,7 @@ def test_config_alone_leaves_registry_names_to_the_code_that_resolves_them() -> 
         "data.format=xml must be one of auto, qa_results, locomo, mem0, fields, longmemeval, "
         "beam, locomo_plus; "
         "judge.protocol: unknown judge protocol 'likert'. "
-        "Available: binary, longmemeval, rubric, template"
+        "Available: binary, locomo_plus, longmemeval, rubric, template"
     )
 
 
@@ -102,7 +102,7 @@ def test_registry_names_come_first_then_the_ranges_in_one_line(typed_config: Com
         typed_config("judge.protocol=likert", "judge.runs=101")
     assert str(refused.value) == (
         "judge.protocol: unknown judge protocol 'likert'. "
-        "Available: binary, longmemeval, rubric, template; "
+        "Available: binary, locomo_plus, longmemeval, rubric, template; "
         "judge.runs=101 must be between 1 and 100"
     )
 
@@ -123,5 +123,5 @@ def test_a_sweep_job_with_an_unknown_protocol_is_refused_when_composed() -> None
         GlobalHydra.instance().clear()
     assert str(refused.value) == (
         "baselines.mem0_paper_j.j_protocol: unknown judge protocol 'likert'. "
-        "Available: binary, longmemeval, rubric, template"
+        "Available: binary, locomo_plus, longmemeval, rubric, template"
     )

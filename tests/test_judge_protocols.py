@@ -13,10 +13,10 @@ from locomo_exp.scoring.summary import judge_reliability
 
 
 def test_registry_lists_protocols_sorted_and_unknown_names_fail_lm_eval_style() -> None:
-    assert available_protocols() == ["binary", "longmemeval", "rubric", "template"]
+    assert available_protocols() == ["binary", "locomo_plus", "longmemeval", "rubric", "template"]
     with pytest.raises(ValueError) as raised:
         get_protocol("x")
-    assert str(raised.value) == "unknown judge protocol 'x'. Available: binary, longmemeval, rubric, template"
+    assert str(raised.value) == "unknown judge protocol 'x'. Available: binary, locomo_plus, longmemeval, rubric, template"
 
 
 @pytest.mark.parametrize(
@@ -53,7 +53,7 @@ def test_reliability_takes_its_level_from_the_protocol_spec() -> None:
 
 def test_an_unknown_protocol_in_the_config_fails_before_any_call(monkeypatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-    with pytest.raises(JudgeError, match="unknown judge protocol 'likert'. Available: binary, longmemeval, rubric, template"):
+    with pytest.raises(JudgeError, match="unknown judge protocol 'likert'. Available: binary, locomo_plus, longmemeval, rubric, template"):
         check_config(JudgeConfig(protocol="likert"))
 
 

@@ -10,7 +10,8 @@ plug-in's detection, in registry order); a job no plug-in claims is a LoCoMo job
 
 from __future__ import annotations
 
-from locomo_exp.benchmarks.plugin import BenchmarkPlugin, PluginRun
-from locomo_exp.benchmarks.registry import PLUGINS, get_plugin, plugin_for
+from locomo_exp.benchmarks.plugin import BenchmarkPlugin, ComparePlugin, PluginRun
+from locomo_exp.benchmarks.registry import PLUGINS, compare_plugin_for, get_plugin, plugin_for
 
-__all__ = ["PLUGINS", "BenchmarkPlugin", "PluginRun", "get_plugin", "plugin_for"]
+__all__ = ["PLUGINS", "BenchmarkPlugin", "ComparePlugin", "PluginRun", "compare_plugin_for",
+           "get_plugin", "plugin_for"]

@@ -83,3 +83,30 @@ class BenchmarkPlugin(Protocol):
             KeyboardInterrupt: Ctrl-C or SIGTERM during the job.
         """
         ...
+
+
+@runtime_checkable
+class ComparePlugin(Protocol):
+    """The optional ``mode=compare`` hook of a benchmark plug-in.
+
+    A plug-in that also has these two methods compares its own runs; the command line asks
+    each registered plug-in, in order, whether it claims the compared run directories
+    (:func:`locomo_exp.benchmarks.registry.compare_plugin_for`) before the LoCoMo and
+    LongMemEval comparisons.
+    """
+
+    def claims_runs(self, cfg: ExperimentConfig, start_dir: Path) -> bool:
+        """Whether every directory of ``compare.runs`` is one of this benchmark's runs.
+
+        Cheap and never raises: a directory that cannot be read is not claimed.
+        """
+        ...
+
+    def compare(self, cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -> PluginRun:
+        """Compare the runs of ``compare.runs``; write the outputs in ``output_dir``.
+
+        Raises:
+            ValueError: runs that cannot be compared (one line naming the run and why).
+            OSError: an unreadable run or an unwritable output directory.
+        """
+        ...

@@ -12,7 +12,7 @@ import importlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from locomo_exp.benchmarks.plugin import BenchmarkPlugin
+from locomo_exp.benchmarks.plugin import BenchmarkPlugin, ComparePlugin
 
 if TYPE_CHECKING:
     from locomo_exp.config import ExperimentConfig
@@ -58,5 +58,21 @@ def plugin_for(cfg: ExperimentConfig, start_dir: Path) -> BenchmarkPlugin | None
     """
     for plugin in registered():
         if plugin.claims(cfg, start_dir):
+            return plugin
+    return None
+
+
+def compare_plugin_for(cfg: ExperimentConfig, start_dir: Path) -> ComparePlugin | None:
+    """The plug-in that claims the runs of ``compare.runs`` (``mode=compare``), or ``None``.
+
+    Only plug-ins with the optional hook (:class:`~locomo_exp.benchmarks.plugin.ComparePlugin`)
+    are asked, in registry order.
+
+    Args:
+        cfg: the typed config.
+        start_dir: the directory relative run paths are resolved against.
+    """
+    for plugin in registered():
+        if isinstance(plugin, ComparePlugin) and plugin.claims_runs(cfg, start_dir):
             return plugin
     return None

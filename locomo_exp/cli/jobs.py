@@ -84,9 +84,21 @@ def run_compare_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir: Pat
         SystemExit: with status 1 on a refused comparison.
     """
     from locomo_exp import tracking
+    from locomo_exp.benchmarks import compare_plugin_for
     from locomo_exp.compare import CompareError
     from locomo_exp.compare.job import headline_table, run_compare_job
     from locomo_exp.compare.lme_job import lme_run_dirs, run_lme_compare
+
+    plugin = compare_plugin_for(cfg, start_dir)  # a benchmark plug-in's own runs
+    if plugin is not None:
+        try:
+            done = plugin.compare(cfg, output_dir, start_dir)
+        except (CompareError, ValueError, OSError) as error:
+            fail(error)
+        print(done.console)
+        if done.exit_status:
+            raise SystemExit(done.exit_status)
+        return
 
     lme_dirs = lme_run_dirs(cfg.compare, start_dir)
     if lme_dirs is not None:  # LongMemEval runs: paired by question_id (docs/longmemeval.md)

@@ -13,10 +13,9 @@ import os
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from locomo_exp.benchmark import longmemeval as lme
 from locomo_exp.benchmark.locomo import CATEGORY_IDS
 from locomo_exp.config import JudgeConfig, JudgeMode
-from locomo_exp.judge.protocols import get_protocol, protocol_spec
+from locomo_exp.judge.protocols import PROTOCOLS, get_protocol, protocol_spec
 from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL
 from locomo_exp.llm.errors import JudgeError
 from locomo_exp.llm.models import accepts_temperature, prompt_limit
@@ -41,6 +40,15 @@ def _protocol_kinds(protocol: str) -> dict[int, str]:
         return {}
     kinds = getattr(spec, "kinds", None)
     return dict(kinds) if kinds else {}
+
+
+def _kind_code_sets() -> list[set[int]]:
+    """The kind codes of every registered protocol that judges its own kinds.
+
+    LongMemEval's kinds (1-7) and LoCoMo-Plus's categories (1-6): a template's ``by_kind``
+    texts may judge exactly one of these sets.
+    """
+    return [set(kinds) for spec in PROTOCOLS.values() if (kinds := getattr(spec, "kinds", None))]
 
 
 def judged_records(records: list[QARecord], cfg: JudgeConfig) -> list[QARecord]:
@@ -150,8 +158,10 @@ def check_config(cfg: JudgeConfig) -> None:
             "judge.protocol=rubric or binary"
         )
     allowed = set(kinds or CATEGORY_IDS)
-    if cfg.protocol == TEMPLATE_PROTOCOL and sorted(cfg.categories) == sorted(lme.KIND_OF_CODE):
-        allowed = set(lme.KIND_OF_CODE)  # a template judging LongMemEval's kinds (by_kind)
+    if cfg.protocol == TEMPLATE_PROTOCOL and sorted(int(c) for c in cfg.categories) in [
+        sorted(codes) for codes in _kind_code_sets()
+    ]:
+        allowed = {int(c) for c in cfg.categories}  # a template judging a protocol's kinds
     unknown_categories = sorted({int(c) for c in cfg.categories} - allowed)
     if not kinds and (unknown_categories or not cfg.categories):
         problems.append(

@@ -65,6 +65,20 @@ class LocomoPlusPlugin:
         return PluginRun(console="\n".join(result.console), output_dir=result.output_dir)
 
 
+    def claims_runs(self, cfg: ExperimentConfig, start_dir: Path) -> bool:
+        """Whether every ``compare.runs`` directory is a LoCoMo-Plus run (``mode=compare``)."""
+        from locomo_exp.benchmarks.locomo_plus.compare import claims_runs
+
+        return claims_runs(cfg, start_dir)
+
+    def compare(self, cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -> PluginRun:
+        """Compare two LoCoMo-Plus runs (:mod:`locomo_exp.benchmarks.locomo_plus.compare`)."""
+        from locomo_exp.benchmarks.locomo_plus.compare import run_plus_compare
+
+        lines = run_plus_compare(cfg, output_dir, start_dir)
+        return PluginRun(console="\n".join(lines), output_dir=output_dir)
+
+
 PLUGIN = LocomoPlusPlugin()
 """The plug-in the registry loads."""
 

@@ -18,11 +18,23 @@ from omegaconf import OmegaConf
 from locomo_exp import tracking
 from locomo_exp.benchmarks.locomo_plus import tracking as plus_tracking
 from locomo_exp.benchmarks.locomo_plus.facts import NAME
+from locomo_exp.benchmarks.locomo_plus.judged import (
+    judge_config,
+    judge_records,
+    judge_section,
+    judged_score_rows,
+    read_judged,
+)
 from locomo_exp.benchmarks.locomo_plus.parsing import PARSERS
 from locomo_exp.benchmarks.locomo_plus.report import render_console, render_report
-from locomo_exp.benchmarks.locomo_plus.runs import read_stored_run
-from locomo_exp.benchmarks.locomo_plus.summary import build_card, build_summary, score_rows
-from locomo_exp.config import ExperimentConfig
+from locomo_exp.benchmarks.locomo_plus.runs import StoredRun, read_stored_run
+from locomo_exp.benchmarks.locomo_plus.summary import (
+    build_card,
+    build_judged_summary,
+    build_summary,
+    score_rows,
+)
+from locomo_exp.config import ExperimentConfig, JudgeConfig, ScorerName
 from locomo_exp.data.input_file import check_regular_file
 from locomo_exp.data.load import expand_paths
 from locomo_exp.report.run_dir import (
@@ -35,9 +47,9 @@ from locomo_exp.report.run_dir import (
 LOCOMO_ONLY_DATA = ("limit", "runs", "errata", "categories_from", "setting", "reference")
 """``data.*`` settings a stored LoCoMo-Plus run does not read: refused, never ignored."""
 
-NO_JUDGE_YET = (
-    "scorer={scorer}: judged LoCoMo-Plus runs are not available in this version; a stored "
-    "LoCoMo-Plus run (judged.json, all_results.json) is read with the default scorer"
+NO_F1 = (
+    "scorer=both: F1 is not computed for LoCoMo-Plus runs in this version; use scorer=judge "
+    "(a judge call per item) or the default scorer (stored verdicts)"
 )
 
 
@@ -77,8 +89,8 @@ def check_settings(cfg: ExperimentConfig) -> None:
     """Refuse settings a stored LoCoMo-Plus run cannot honour, in one line.
 
     Raises:
-        ValueError: an unknown ``judge.parser``, a LoCoMo-only ``data.*`` setting, or a
-            judge asked for.
+        ValueError: an unknown ``judge.parser``, a LoCoMo-only ``data.*`` setting, or
+            ``scorer=both``.
     """
     parser = str(cfg.judge.parser)
     if parser not in PARSERS:
@@ -89,8 +101,8 @@ def check_settings(cfg: ExperimentConfig) -> None:
     if given:
         raise ValueError(f"{', '.join(given)}: not available for a stored LoCoMo-Plus run, "
                          "which is scored whole; drop the setting")
-    if cfg.scorer.uses_judge:
-        raise ValueError(NO_JUDGE_YET.format(scorer=cfg.scorer.name.value))
+    if cfg.scorer.name is ScorerName.both:
+        raise ValueError(NO_F1)
 
 
 def _write(output_dir: Path, cfg: ExperimentConfig, summary: dict[str, Any],
@@ -108,9 +120,32 @@ def _write(output_dir: Path, cfg: ExperimentConfig, summary: dict[str, Any],
     return paths
 
 
+def _judge(cfg: ExperimentConfig, judge_cfg: JudgeConfig, run: StoredRun, start_dir: Path
+           ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Judge every item (or count the calls: ``judge.dry_run``); the summary and rows."""
+    from locomo_exp.judge import run_judge
+
+    result = run_judge(judge_records(run.rows), judge_cfg, start_dir=start_dir)
+    section = judge_section(result)
+    readings = None
+    if result.dry_run_estimate is not None:
+        section["dry_run"] = dict(result.dry_run_estimate)
+    else:
+        readings = read_judged(run.rows, result)
+    summary = build_judged_summary(
+        run, parser=str(cfg.judge.parser), samples=cfg.report.bootstrap_samples,
+        seed=cfg.report.seed, judge=section, readings=readings)
+    if readings is None:
+        return summary, score_rows(run)
+    return summary, judged_score_rows(run.rows, result, readings)
+
+
 def run_locomo_plus(cfg: ExperimentConfig, output_dir: Path, start_dir: Path | None = None
                     ) -> PlusRunResult:
-    """Score a stored LoCoMo-Plus run: no judge call.
+    """Score a LoCoMo-Plus run: its stored verdicts (no judge call), or judge it.
+
+    With ``scorer=judge`` each item of the answers file gets ``judge.runs`` judge calls
+    (:mod:`.judged`), read by both parsers; ``judge.dry_run`` counts and prices them.
 
     Args:
         cfg: the typed config (``data.path``, ``judge.parser``, ``report``, ``tracking``).
@@ -134,15 +169,28 @@ def run_locomo_plus(cfg: ExperimentConfig, output_dir: Path, start_dir: Path | N
             tracking.resolve_tracking_uri(cfg.tracking.uri, start_dir),
             connect_timeout_s=cfg.tracking.connect_timeout_s,
         )
+    judge_cfg = judge_config(cfg.judge) if cfg.scorer.uses_judge else None
+    if judge_cfg is not None:
+        from locomo_exp.judge import preflight_judge
+
+        preflight_judge(judge_cfg, [], start_dir=start_dir)  # settings, key: before reading
     check_writable(output_dir)
     path = data_file(cfg, start_dir)
     if path is None:
         raise ValueError("a LoCoMo-Plus run scores one run file: give one data.path")
     check_regular_file(path)
-    run = read_stored_run(path)
+    run = read_stored_run(path, judging=judge_cfg is not None)
+    if judge_cfg is not None:
+        from locomo_exp.judge import preflight_judge
+
+        preflight_judge(judge_cfg, judge_records(run.rows), start_dir=start_dir)
     prepare_output_dir(output_dir, cfg.overwrite)  # an old run is removed only for valid input
-    summary = build_summary(run, parser=str(cfg.judge.parser),
-                            samples=cfg.report.bootstrap_samples, seed=cfg.report.seed)
+    judged_rows: list[dict[str, Any]] | None = None
+    if judge_cfg is None:
+        summary = build_summary(run, parser=str(cfg.judge.parser),
+                                samples=cfg.report.bootstrap_samples, seed=cfg.report.seed)
+    else:
+        summary, judged_rows = _judge(cfg, judge_cfg, run, start_dir)
     console = render_console(summary)
     run_context: Any = nullcontext()
     tracking_uri = None
@@ -156,7 +204,8 @@ def run_locomo_plus(cfg: ExperimentConfig, output_dir: Path, start_dir: Path | N
         )
         run_context = tracking.mlflow_run(spec, log_file=output_dir / "locomo_exp.log")
     with run_context as mlrun:
-        files = _write(output_dir, cfg, summary, score_rows(run))
+        files = _write(output_dir, cfg, summary,
+                       score_rows(run) if judged_rows is None else judged_rows)
         metrics = plus_tracking.run_metrics(summary)
         if mlrun is not None:
             tracking.log_params(plus_tracking.run_params(summary))

@@ -19,17 +19,15 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from locomo_exp.benchmarks.locomo_plus.facts import LABEL_SCORES, is_api_error, label_score
+from locomo_exp.judge.protocols.locomo_plus import Step, find_conclusion
 
 OURS = "ours"
 AUTHORS = "authors"
 PARSERS: tuple[str, ...] = (OURS, AUTHORS)
 """The ``judge.parser`` values."""
-
-Step = Literal["block", "json", "words", "none"]
-
 
 @dataclass(frozen=True)
 class Reading:
@@ -57,29 +55,6 @@ class Reading:
         return self.step in ("words", "none") and not self.api_error
 
 
-_WORD = re.compile(
-    r"\b(?P<neg>not\s+)?(?P<word>partially\s+correct|incorrect|correct|partial|wrong)\b",
-    re.IGNORECASE,
-)
-_OBJECT = re.compile(r"\{[^{}]*\}", re.DOTALL)
-
-
-def _our_label(value: str) -> str | None:
-    """The last verdict word of a text, read whole (incorrect and not correct -> wrong)."""
-    found = [m for m in _WORD.finditer(value)]
-    if not found:
-        return None
-    last = found[-1]
-    word = re.sub(r"\s+", " ", last.group("word").lower())
-    if word == "partially correct":
-        word = "partial"
-    if word == "incorrect":
-        word = "wrong"
-    if last.group("neg") and word == "correct":
-        word = "wrong"
-    return word
-
-
 def parse_ours(reply: str) -> Reading:
     """Our reading of a judge reply: its conclusion, whole words only.
 
@@ -87,7 +62,9 @@ def parse_ours(reply: str) -> Reading:
     the last JSON object holding a ``label`` gives the verdict (its value read whole, as
     below); else the last verdict word of the reply (``correct``, ``partial``,
     ``partially correct``, ``wrong``, ``incorrect``, ``not correct``; the last one is the
-    conclusion, ``incorrect`` and ``not correct`` are *wrong*); else no verdict.
+    conclusion, ``incorrect`` and ``not correct`` are *wrong*); else no verdict. The same
+    rule reads the judge's replies in a judged run
+    (:func:`locomo_exp.judge.protocols.locomo_plus.find_conclusion`).
 
     Args:
         reply: the judge's reply text.
@@ -97,21 +74,10 @@ def parse_ours(reply: str) -> Reading:
     """
     if is_api_error(reply):
         return Reading(None, None, True, "none", "failed call (API error), not a verdict")
-    for match in reversed(list(_OBJECT.finditer(reply))):
-        try:
-            obj = json.loads(match.group(0))
-        except ValueError:
-            continue
-        if isinstance(obj, dict) and isinstance(obj.get("label"), str):
-            label = _our_label(obj["label"])
-            if label is None:
-                return Reading(None, None, False, "block",
-                               f"label {obj['label']!r} is not a verdict")
-            return Reading(label, LABEL_SCORES[label], False, "block")
-    label = _our_label(reply)
+    label, step, reason = find_conclusion(reply)
     if label is None:
-        return Reading(None, None, False, "none", "no verdict in the reply")
-    return Reading(label, LABEL_SCORES[label], False, "words")
+        return Reading(None, None, False, step, reason)
+    return Reading(label, LABEL_SCORES[label], False, step)
 
 
 _BLOCK = re.compile(r"\{[^{}]*?\"label\"[^{}]*?\"reason\"[^{}]*?\}", re.DOTALL)

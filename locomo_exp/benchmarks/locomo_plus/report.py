@@ -92,6 +92,24 @@ def aggregate_lines(summary: dict[str, Any]) -> list[str]:
     return [line]
 
 
+def judge_lines(summary: dict[str, Any]) -> list[str]:
+    """What the judge did (calls, cache, cost) or, for a dry run, would do; empty when stored."""
+    judge = summary.get("judge")
+    if not judge:
+        return []
+    estimate = judge.get("dry_run")
+    if estimate is not None:
+        return [f"Dry run: {estimate['calls_total']:,} judge calls ({estimate['calls_cached']:,}"
+                f" cached, {estimate['calls_to_make']:,} to make), estimated cost "
+                f"${estimate['estimated_cost_usd']:.4f} (at most "
+                f"${estimate['cost_upper_bound_usd']:.4f}); no call made"]
+    counts = judge.get("counts", {})
+    cost = judge.get("estimated_cost_usd")
+    return [f"Judge: {counts.get('calls_made', 0):,} calls made, {counts.get('cache_hits', 0):,}"
+            f" answered from the cache, {counts.get('api_error', 0):,} failed; cost "
+            + ("not known" if cost is None else f"${cost:.4f}") + " (list price)"]
+
+
 def render_console(summary: dict[str, Any]) -> list[str]:
     """The lines the command line prints for a run."""
     inp = summary["input"]
@@ -102,7 +120,7 @@ def render_console(summary: dict[str, Any]) -> list[str]:
     lines += [f"  {line}" for line in headline_lines(summary, head)]
     if head == AUTHORS and "ours" in summary["readings"]:
         lines += ["Our reading: " + headline_lines(summary, "ours")[0]]
-    lines += parser_lines(summary) + aggregate_lines(summary)
+    lines += parser_lines(summary) + aggregate_lines(summary) + judge_lines(summary)
     return lines
 
 
@@ -125,7 +143,9 @@ def render_report(summary: dict[str, Any], card: dict[str, Any]) -> str:
             f"- File: `{inp['path']}` (sha256 `{inp['sha256'][:16]}`), {inp['rows']:,} items",
             "- Per category: " + ", ".join(f"{c} {n:,}" for c, n in inp["per_category"].items()),
             f"- Answering model: {', '.join(inp['answer_models']) or 'not recorded'}",
-            f"- Verdicts: {summary['verdicts']['label']}; no judge was called", ""]
+            f"- Verdicts: {summary['verdicts']['label']}"
+            + ("" if summary.get("judge") else "; no judge was called"),
+            *[f"- {line}" for line in judge_lines(summary)], ""]
     for name in summary["readings"]:
         marker = " (headline)" if name == summary["headline"] else ""
         out += [f"## Figures: {_reading_title(summary, name)}{marker}", ""]

@@ -24,6 +24,7 @@ from typing import Any
 from locomo_exp.benchmarks.locomo_plus.facts import (
     CATEGORIES,
     COGNITIVE,
+    CONVERSATIONS,
     RELATIONS,
     is_api_error,
 )
@@ -111,7 +112,8 @@ def peek_layout(path: Path) -> str | None:
         path: the candidate file.
 
     Returns:
-        :data:`AUTHORS` when the head holds ``"question_input"`` and ``"judge_label"``,
+        :data:`AUTHORS` when the head holds ``"question_input"`` and ``"judge_label"`` or
+        ``"prediction"`` (an answers file: the authors' rows before judging),
         :data:`KUMIHO` when it holds ``"question_type"`` with a ``"cognitive/`` value,
         else ``None`` (also for an unreadable file).
     """
@@ -121,7 +123,7 @@ def peek_layout(path: Path) -> str | None:
             head = handle.read(PEEK_BYTES)
     except (ValueError, OSError):
         return None
-    if b'"question_input"' in head and b'"judge_label"' in head:
+    if b'"question_input"' in head and (b'"judge_label"' in head or b'"prediction"' in head):
         return AUTHORS
     if b'"question_type"' in head and b'"cognitive/' in head:
         return KUMIHO
@@ -137,8 +139,19 @@ def _text(raw: dict[str, Any], key: str) -> str:
     return "" if value is None else str(value)
 
 
-def _authors_row(parsed: ParsedFile, i: int, raw: Any, problems: list[RecordProblem]
-                 ) -> StoredRow | None:
+def _conversation(parsed: ParsedFile, i: int, value: Any, problems: list[RecordProblem]
+                  ) -> tuple[bool, int | None]:
+    if value is None:
+        return True, None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < CONVERSATIONS:
+        problems.append(_bad(parsed, i, "conversation", f"{value!r} is not a LoCoMo "
+                             f"conversation index 0-{CONVERSATIONS - 1}"))
+        return False, None
+    return True, value
+
+
+def _authors_row(parsed: ParsedFile, i: int, raw: Any, problems: list[RecordProblem],
+                 judging: bool) -> StoredRow | None:
     if not isinstance(raw, dict):
         problems.append(_bad(parsed, i, None, "not an object"))
         return None
@@ -148,20 +161,39 @@ def _authors_row(parsed: ParsedFile, i: int, raw: Any, problems: list[RecordProb
                              f"{category!r} is not one of {', '.join(CATEGORIES)}"))
         return None
     label = raw.get("judge_label")
-    if not isinstance(label, str):
-        problems.append(_bad(parsed, i, "judge_label", "missing or not a string"))
+    if not judging and not isinstance(label, str):
+        problems.append(_bad(parsed, i, "judge_label", "missing or not a string (an answers "
+                             "file without verdicts is judged: add scorer=judge "
+                             "benchmark=locomo_plus)"))
+        return None
+    if judging and not isinstance(raw.get("prediction"), str):
+        problems.append(_bad(parsed, i, "prediction", "missing or not a string"))
+        return None
+    if judging and category == COGNITIVE and not _text(raw, "evidence").strip():
+        problems.append(_bad(parsed, i, "evidence", "empty: a Cognitive item is judged "
+                             "against its cue"))
+        return None
+    relation = raw.get("relation_type")
+    if relation is not None and (category != COGNITIVE or relation not in RELATIONS):
+        problems.append(_bad(parsed, i, "relation_type", f"{relation!r} is not one of "
+                             f"{', '.join(RELATIONS)} on a Cognitive item"))
+        return None
+    ok, conv = _conversation(parsed, i, raw.get("conversation"), problems)
+    if not ok:
         return None
     reason = _text(raw, "judge_reason")
     return StoredRow(
-        item_id=f"#{i}", category=str(category), relation=None, conversation=None,
+        item_id=_text(raw, "item_id") or f"#{i}", category=str(category),
+        relation=None if relation is None else str(relation), conversation=conv,
         question=_text(raw, "question_input"), evidence=_text(raw, "evidence"),
         ground_truth=_text(raw, "ground_truth"), prediction=_text(raw, "prediction"),
-        label=label, reason=reason, api_error=is_api_error(reason),
+        label=label if isinstance(label, str) else "", reason=reason,
+        api_error=is_api_error(reason),
     )
 
 
-def _kumiho_row(parsed: ParsedFile, i: int, raw: Any, problems: list[RecordProblem]
-                ) -> StoredRow | None:
+def _kumiho_row(parsed: ParsedFile, i: int, raw: Any, problems: list[RecordProblem],
+                judging: bool) -> StoredRow | None:
     if not isinstance(raw, dict):
         problems.append(_bad(parsed, i, None, "not an object"))
         return None
@@ -172,7 +204,10 @@ def _kumiho_row(parsed: ParsedFile, i: int, raw: Any, problems: list[RecordProbl
                              f"<{'|'.join(RELATIONS)}>"))
         return None
     verdict = raw.get("judge_score")
-    if not isinstance(verdict, bool):
+    if judging and not isinstance(raw.get("prediction"), str):
+        problems.append(_bad(parsed, i, "prediction", "missing or not a string"))
+        return None
+    if not judging and not isinstance(verdict, bool):
         problems.append(_bad(parsed, i, "judge_score", f"{verdict!r} is not true or false"))
         return None
     found = raw.get("metadata")
@@ -207,11 +242,14 @@ def _authors_summary(path: Path) -> dict[str, Any] | None:
                             (obj.get("by_category") or {}).items() if isinstance(v, dict)}}
 
 
-def read_stored_run(path: Path) -> StoredRun:
+def read_stored_run(path: Path, *, judging: bool = False) -> StoredRun:
     """Read and check a stored LoCoMo-Plus run of either layout.
 
     Args:
-        path: ``judged.json`` (authors) or ``all_results.json`` (kumiho).
+        path: ``judged.json`` (authors) or ``all_results.json`` (kumiho), or an answers
+            file of the authors' rows before judging.
+        judging: the rows are to be judged now: stored verdicts are not needed (and are
+            ignored), a ``prediction`` is; a Cognitive row needs its cue (``evidence``).
 
     Returns:
         :class:`StoredRun`.
@@ -230,7 +268,13 @@ def read_stored_run(path: Path) -> StoredRun:
     reader = _authors_row if layout == AUTHORS else _kumiho_row
     problems: list[RecordProblem] = []
     rows = [row for i, raw in enumerate(rows_raw)
-            if (row := reader(parsed, i, raw, problems)) is not None]
+            if (row := reader(parsed, i, raw, problems, judging)) is not None]
+    seen: dict[str, int] = {}
+    for i, row in enumerate(rows):
+        if not problems and row.item_id in seen:
+            problems.append(_bad(parsed, i, "item_id", f"{row.item_id!r} repeats record "
+                                 f"{seen[row.item_id]}; each item needs its own id"))
+        seen.setdefault(row.item_id, i)
     if problems:
         raise DataValidationError(problems, hint="Fix the file; no item was scored.")
     if layout == AUTHORS:

@@ -13,6 +13,7 @@ from typing import Any
 
 from locomo_exp.benchmarks.locomo_plus.facts import CATEGORIES, NAME, TITLE
 from locomo_exp.benchmarks.locomo_plus.figures import compute_figures, read_stored
+from locomo_exp.benchmarks.locomo_plus.judged import JudgedReadings
 from locomo_exp.benchmarks.locomo_plus.parsing import AUTHORS, OURS
 from locomo_exp.benchmarks.locomo_plus.runs import AUTHORS as AUTHORS_LAYOUT
 from locomo_exp.benchmarks.locomo_plus.runs import LAYOUT_TITLES, StoredRun
@@ -45,6 +46,74 @@ def parser_section(run: StoredRun, parser: str) -> dict[str, Any]:
     return {"name": OURS, "api_errors": errors, "derived_from_api_errors": 0,
             "derived_from_no_label": 0,
             "note": "a stored API error is a failed call, not a verdict"}
+
+
+def judged_parser_section(readings: JudgedReadings, parser: str) -> dict[str, Any]:
+    """What ``judge.parser`` did to a judged run's replies, in numbers.
+
+    Args:
+        readings: both parsers' readings of the replies.
+        parser: ``ours`` or ``authors``.
+
+    Returns:
+        ``{name, api_errors, derived_from_api_errors, derived_from_no_label, note}``; the
+        derived counts are judge runs (calls), 0 for ours, which derives no verdict.
+    """
+    errors = readings.derived_from_api_errors  # every failed call is one the authors read
+    if parser == AUTHORS:
+        return {"name": AUTHORS, "api_errors": errors, "derived_from_api_errors": errors,
+                "derived_from_no_label": readings.derived_from_no_label,
+                "note": "the authors' three steps on each raw reply; a failed call read as "
+                        "their wrapper's '[API Error: ...]' text"}
+    return {"name": OURS, "api_errors": errors, "derived_from_api_errors": 0,
+            "derived_from_no_label": 0,
+            "note": "a failed call is not a verdict; a reply with no label is unscored"}
+
+
+def build_judged_summary(run: StoredRun, *, parser: str, samples: int, seed: int,
+                         judge: dict[str, Any], readings: JudgedReadings | None
+                         ) -> dict[str, Any]:
+    """The ``summary.json`` content of a judged LoCoMo-Plus run (or its dry run).
+
+    Args:
+        run: the answers file, read.
+        parser: ``judge.parser``: the headline reading.
+        samples: bootstrap resamples of the intervals.
+        seed: their seed.
+        judge: the judge section (settings, counts, cost; with ``dry_run`` the estimate).
+        readings: both parsers' readings, ``None`` for a dry run (no call made).
+
+    Returns:
+        The layout of :func:`build_summary`, with ``verdicts.source`` ``judged`` (or
+        ``dry run``) and a ``judge`` section; both readings are always present.
+    """
+    summary = build_summary(run, parser=parser, samples=0, seed=seed)
+    if readings is None:
+        for name in (OURS, AUTHORS):
+            figures = compute_figures([], samples=0, seed=seed)
+            figures["status"] = "dry run: no judge call made; accuracy not measured"
+            summary["readings"][name] = figures
+        summary["parser"] = {"name": parser, "api_errors": 0, "derived_from_api_errors": 0,
+                             "derived_from_no_label": 0, "note": "dry run: no reply read"}
+        source = "dry run"
+    else:
+        summary["readings"] = {
+            OURS: compute_figures(readings.ours, samples=samples, seed=seed),
+            AUTHORS: compute_figures(readings.authors, samples=samples, seed=seed),
+        }
+        summary["parser"] = judged_parser_section(readings, parser)
+        source = "judged"
+    words = (f"{judge.get('model')} ({judge.get('provider')}), protocol "
+             f"{judge.get('protocol')} {judge.get('prompt_version')}, temperature "
+             f"{judge.get('temperature')}, max_tokens {judge.get('max_tokens')}, "
+             f"{judge.get('runs')} run(s) per item")
+    summary["verdicts"] = {"source": source, "judge": words, "label": f"J judged now: {words}"}
+    summary["judge"] = judge
+    summary["authors_aggregate"] = None
+    failed = summary["parser"]["api_errors"]
+    summary["warnings"] = ([f"{failed:,} of {readings.calls:,} judge calls failed (API errors)"]
+                           if readings is not None and failed else [])
+    return summary
 
 
 def build_summary(run: StoredRun, *, parser: str, samples: int, seed: int) -> dict[str, Any]:

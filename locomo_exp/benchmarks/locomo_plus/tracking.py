@@ -37,6 +37,10 @@ def run_metrics(summary: dict[str, Any]) -> dict[str, float]:
     out["stored/api_errors"] = parser["api_errors"]
     out["parser/derived_from_api_errors"] = parser["derived_from_api_errors"]
     out["parser/derived_from_no_label"] = parser["derived_from_no_label"]
+    counts = (summary.get("judge") or {}).get("counts") or {}
+    for key in ("calls_made", "cache_hits", "api_error"):
+        if key in counts:
+            out[f"judge/{key}"] = counts[key]
     return finite_metrics(out)
 
 
@@ -53,6 +57,9 @@ def run_params(summary: dict[str, Any]) -> dict[str, str]:
         "judge.parser": str(summary["parser"]["name"]),
         "verdicts": str(summary["verdicts"]["label"])[:500],
         "metric_version": str(summary["versions"]["metrics"]),
+        **{f"judge.{key}": str(value) for key, value in (summary.get("judge") or {}).items()
+           if key in ("model", "provider", "protocol", "prompt_version", "temperature",
+                      "max_tokens", "runs", "mode")},
     }
 
 

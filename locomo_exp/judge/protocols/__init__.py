@@ -21,6 +21,7 @@ from locomo_exp.judge.protocols.base import (
     escape_untrusted,
 )
 from locomo_exp.judge.protocols.binary import BINARY
+from locomo_exp.judge.protocols.locomo_plus import LOCOMO_PLUS
 from locomo_exp.judge.protocols.longmemeval import LONGMEMEVAL
 from locomo_exp.judge.protocols.rubric import RUBRIC
 from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL, load_template_protocol
@@ -34,6 +35,7 @@ PROTOCOLS: dict[str, ProtocolSpec] = {
         RUBRIC,
         BINARY,
         LONGMEMEVAL,
+        LOCOMO_PLUS,
     )
 }
 """Every judge protocol, by name."""
@@ -52,7 +54,7 @@ def protocol_name_problems(cfg: ExperimentConfig) -> list[str]:
 
     Returns:
         One line per unknown name, e.g. ``judge.protocol: unknown judge protocol 'likert'.
-        Available: binary, longmemeval, rubric, template`` (empty when all are known).
+        Available: binary, locomo_plus, longmemeval, rubric, template`` (empty when all are known).
     """
     names = available_protocols()
     protocols: dict[str, str | None] = {"judge.protocol": cfg.judge.protocol}

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from locomo_exp.benchmark import locomo
 from locomo_exp.benchmark import longmemeval as lme
 from locomo_exp.judge.protocols.base import CATEGORY_LABELS
+from locomo_exp.judge.protocols.locomo_plus import KINDS as LOCOMO_PLUS_KINDS
 
 
 @dataclass(frozen=True)
@@ -111,9 +112,11 @@ def known_kinds() -> list[str]:
     """Every ``by_kind`` key a record can answer to, as written in the console and report.
 
     LoCoMo category ids (``1``-``5``), their prompt labels (``multi-hop``) and display names
-    (``multi_hop``), LongMemEval's question types and ``abstention``.
+    (``multi_hop``), LongMemEval's question types and ``abstention``, LoCoMo-Plus's
+    category strings (``common-sense``, ``Cognitive``).
     """
     names = [str(i) for i in locomo.CATEGORY_IDS]
     names += list(CATEGORY_LABELS.values()) + list(locomo.DEFAULT_CATEGORY_NAMES.values())
     names += list(lme.JUDGE_KINDS)
+    names += list(LOCOMO_PLUS_KINDS.values())
     return list(dict.fromkeys(names))

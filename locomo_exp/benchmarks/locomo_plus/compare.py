@@ -1,0 +1,204 @@
+"""``mode=compare`` of two LoCoMo-Plus runs: paired by item, clustered by conversation.
+
+Each run directory is one this package wrote (``summary.json`` with ``benchmark:
+locomo_plus``, ``scores.jsonl``). Items are paired by ``item_id``, with each run's headline
+reading (``judge.parser`` of the run: ``score`` or ``score_authors``); an item unscored in
+either run is left out of the pairs and counted. Two groups are compared separately, the
+Cognitive items and the factual ones (the five LoCoMo categories, item-weighted), each with:
+
+- the mean of each run and the paired difference A - B (0-1);
+- a 95% percentile interval of the difference by the cluster bootstrap over LoCoMo
+  conversations (:func:`locomo_exp.stats.bootstrap.cluster_bootstrap_mean_diff`), or, when
+  a run does not record every item's conversation, by the question bootstrap (said so);
+- a paired sign-flip test (:func:`locomo_exp.stats.paired.sign_flip_test`; exact when
+  ``2**n`` is within ``compare.permutation_samples``), Holm-adjusted over the two groups.
+
+Outputs: ``compare.json`` and ``compare.md`` in the output directory.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from locomo_exp.benchmarks.locomo_plus.facts import COGNITIVE, FACTUAL, NAME
+from locomo_exp.benchmarks.locomo_plus.parsing import AUTHORS
+from locomo_exp.config import ExperimentConfig
+from locomo_exp.report.run_dir import atomic_write_text, check_writable, prepare_output_dir
+from locomo_exp.stats.bootstrap import cluster_bootstrap_mean_diff, question_bootstrap_mean_diff
+from locomo_exp.stats.paired import holm_adjust, sign_flip_test
+
+GROUPS: dict[str, tuple[str, ...]] = {"Cognitive": (COGNITIVE,), "factual": FACTUAL}
+"""The compared groups: Cognitive, and the five LoCoMo categories together."""
+
+PEEK_BYTES = 4096
+
+
+@dataclass(frozen=True)
+class PlusRunScores:
+    """One run's scores, as the comparison reads them.
+
+    Attributes:
+        path: the run directory.
+        reading: the run's headline reading (``ours`` or ``authors``).
+        scores: item id -> ``(category, conversation, score)``; score ``None`` when unscored.
+    """
+
+    path: Path
+    reading: str
+    scores: dict[str, tuple[str, int | None, float | None]]
+
+
+def _run_dirs(cfg: ExperimentConfig, start_dir: Path) -> list[Path]:
+    return [(start_dir / run).resolve() for run in cfg.compare.runs]
+
+
+def is_plus_run(path: Path) -> bool:
+    """Whether ``path`` is a LoCoMo-Plus run directory (its ``summary.json`` says so).
+
+    Never raises: an unreadable directory is not one.
+    """
+    try:
+        with (path / "summary.json").open("rb") as handle:
+            head = handle.read(PEEK_BYTES)
+    except OSError:
+        return False
+    return f'"benchmark": "{NAME}"'.encode() in head
+
+
+def claims_runs(cfg: ExperimentConfig, start_dir: Path) -> bool:
+    """Whether every ``compare.runs`` entry is a LoCoMo-Plus run directory."""
+    dirs = _run_dirs(cfg, start_dir)
+    return bool(dirs) and all(is_plus_run(path) for path in dirs)
+
+
+def read_run(path: Path) -> PlusRunScores:
+    """Read a LoCoMo-Plus run directory's headline scores.
+
+    Raises:
+        ValueError: a missing or malformed ``scores.jsonl`` (one line naming the file and
+            the line).
+    """
+    summary = json.loads((path / "summary.json").read_text(encoding="utf-8"))
+    reading = str(summary.get("headline", "ours"))
+    field = "score_authors" if reading == AUTHORS else "score"
+    scores: dict[str, tuple[str, int | None, float | None]] = {}
+    file = path / "scores.jsonl"
+    if not file.is_file():
+        raise ValueError(f"{file}: missing; compare needs the run's scores.jsonl")
+    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+        try:
+            row = json.loads(line)
+            score = row[field]
+            scores[str(row["item_id"])] = (
+                str(row["category"]), row.get("conversation"),
+                None if score is None else float(score))
+        except (ValueError, KeyError, TypeError) as error:
+            raise ValueError(f"{file}: line {number}: not a LoCoMo-Plus score row "
+                             f"({error})") from None
+    return PlusRunScores(path, reading, scores)
+
+
+def compare_group(a: PlusRunScores, b: PlusRunScores, categories: tuple[str, ...], *,
+                  samples: int, permutations: int, seed: int) -> dict[str, Any]:
+    """The paired comparison of one group of items.
+
+    Args:
+        a: run A.
+        b: run B.
+        categories: the group's category strings.
+        samples: bootstrap resamples.
+        permutations: the sign-flip test's Monte Carlo budget.
+        seed: the seed of both.
+
+    Returns:
+        ``{n_pairs, unpaired, mean_a, mean_b, difference, ci, unit, clusters, test,
+        pvalue}`` (0-1 figures); ``n_pairs`` 0 and ``None`` figures when nothing pairs.
+    """
+    ids = [i for i, (cat, _, _) in a.scores.items() if cat in categories]
+    ids_b = {i for i, (cat, _, _) in b.scores.items() if cat in categories}
+    pairs = [i for i in ids if i in ids_b and a.scores[i][2] is not None
+             and b.scores[i][2] is not None]
+    unpaired = len(set(ids) | ids_b) - len(pairs)
+    out: dict[str, Any] = {"n_pairs": len(pairs), "unpaired": unpaired, "mean_a": None,
+                           "mean_b": None, "difference": None, "ci": None, "unit": None,
+                           "clusters": None, "test": None, "pvalue": None}
+    if not pairs:
+        return out
+    xa = [float(a.scores[i][2]) for i in pairs]  # type: ignore[arg-type]
+    xb = [float(b.scores[i][2]) for i in pairs]  # type: ignore[arg-type]
+    convs = [a.scores[i][1] if a.scores[i][1] is not None else b.scores[i][1] for i in pairs]
+    if all(c is not None for c in convs):
+        interval = cluster_bootstrap_mean_diff(xa, xb, convs, n_resamples=samples, seed=seed)
+    else:
+        interval = question_bootstrap_mean_diff(xa, xb, n_resamples=samples, seed=seed)
+    test = sign_flip_test(xa, xb, n_resamples=permutations, seed=seed)
+    out.update(mean_a=sum(xa) / len(xa), mean_b=sum(xb) / len(xb),
+               difference=interval.estimate, ci=[interval.low, interval.high],
+               unit=interval.unit, clusters=interval.n_units, test=test.test,
+               pvalue=test.pvalue)
+    return out
+
+
+def compare_runs(a: PlusRunScores, b: PlusRunScores, *, samples: int, permutations: int,
+                 seed: int) -> dict[str, Any]:
+    """Both groups' comparisons, Holm-adjusted over the two (``compare.json``'s content)."""
+    groups = {name: compare_group(a, b, cats, samples=samples, permutations=permutations,
+                                  seed=seed) for name, cats in GROUPS.items()}
+    adjusted = holm_adjust([g["pvalue"] for g in groups.values()])
+    for group, p in zip(groups.values(), adjusted, strict=True):
+        group["pvalue_holm"] = p
+    return {"benchmark": NAME, "runs": [str(a.path), str(b.path)],
+            "readings": [a.reading, b.reading], "difference": "A - B (0-1)",
+            "groups": groups}
+
+
+def _pct(value: float | None) -> str:
+    return "not measured" if value is None else f"{value * 100:.1f}%"
+
+
+def render_lines(result: dict[str, Any], labels: tuple[str, str]) -> list[str]:
+    """The console lines (and the body of ``compare.md``) of a comparison."""
+    lines = [f"LoCoMo-Plus comparison: A = {labels[0]}, B = {labels[1]} "
+             f"(readings {result['readings'][0]} / {result['readings'][1]})"]
+    for name, g in result["groups"].items():
+        if not g["n_pairs"]:
+            lines.append(f"  {name}: no paired items; not measured")
+            continue
+        unit = ("by conversation" if g["unit"] == "conversation"
+                else "by item: a run does not record every item's conversation")
+        unpaired = f" ({g['unpaired']} unpaired)" if g["unpaired"] else ""
+        lines.append(
+            f"  {name}: A {_pct(g['mean_a'])}, B {_pct(g['mean_b'])}, A - B "
+            f"{g['difference'] * 100:+.1f} points, 95% CI {g['ci'][0] * 100:+.1f} to "
+            f"{g['ci'][1] * 100:+.1f} ({unit}, {g['clusters']} units), n={g['n_pairs']}"
+            f"{unpaired}; {g['test']} p={g['pvalue']:.4f} (Holm {g['pvalue_holm']:.4f})")
+    return lines
+
+
+def run_plus_compare(cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -> list[str]:
+    """Compare the two LoCoMo-Plus runs of ``compare.runs``; write ``compare.json``/``.md``.
+
+    Returns:
+        The console lines.
+
+    Raises:
+        ValueError: not exactly two runs, or a malformed run.
+    """
+    dirs = _run_dirs(cfg, start_dir)
+    if len(dirs) != 2:
+        raise ValueError(f"compare.runs: a LoCoMo-Plus comparison takes exactly two runs, "
+                         f"got {len(dirs)}")
+    check_writable(output_dir)
+    a, b = (read_run(path) for path in dirs)
+    result = compare_runs(a, b, samples=cfg.compare.bootstrap_samples,
+                          permutations=cfg.compare.permutation_samples, seed=cfg.compare.seed)
+    labels = tuple(cfg.compare.labels or [str(r) for r in cfg.compare.runs])
+    lines = render_lines(result, (labels[0], labels[1]))
+    prepare_output_dir(output_dir, cfg.overwrite)
+    atomic_write_text(output_dir / "compare.json", json.dumps(result, indent=2) + "\n")
+    atomic_write_text(output_dir / "compare.md", "# " + lines[0] + "\n\n"
+                      + "\n".join(f"- {line.strip()}" for line in lines[1:]) + "\n")
+    return [*lines, "", f"Comparison: {output_dir / 'compare.md'}"]
