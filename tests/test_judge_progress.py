@@ -20,7 +20,7 @@ def test_on_a_terminal_calls_advance_a_tqdm_bar_and_no_lines_are_logged(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     screen = Terminal()
-    with caplog.at_level(logging.INFO, logger="locomo_exp.judge"):
+    with caplog.at_level(logging.INFO, logger="locomo_exp.llm"):
         progress = ProgressReporter(4, 1, enabled=True, interval_s=0.0, stream=screen)
         progress.record(JudgeResult(score=80.0))
         progress.record(JudgeResult(score=None, outcome="parse_failure", error="bad"))
@@ -34,7 +34,7 @@ def test_on_a_terminal_calls_advance_a_tqdm_bar_and_no_lines_are_logged(
 
 
 def test_without_a_terminal_progress_is_logged_as_lines(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.INFO, logger="locomo_exp.judge"):
+    with caplog.at_level(logging.INFO, logger="locomo_exp.llm"):
         progress = ProgressReporter(2, 0, enabled=True, interval_s=0.0, stream=io.StringIO())
         progress.record(JudgeResult(score=80.0))
     assert progress.bar is None
