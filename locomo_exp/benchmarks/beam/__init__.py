@@ -8,6 +8,7 @@ Modules, one concern each:
 - :mod:`.figures`: figures and cluster intervals; :mod:`.baselines`: published figures.
 - :mod:`.summary`: ``summary.json``, ``card.json``, ``scores.jsonl``.
 - :mod:`.report`: markdown and console; :mod:`.tracking`: MLflow names; :mod:`.job`: the run.
+- :mod:`.compare`: ``mode=compare`` of two BEAM runs.
 
 See docs/beam.md.
 """
@@ -64,6 +65,19 @@ class BeamPlugin:
 
         result = run_beam(cfg, output_dir, start_dir)
         return PluginRun(console="\n".join(result.console), output_dir=result.output_dir)
+
+    def claims_runs(self, cfg: ExperimentConfig, start_dir: Path) -> bool:
+        """Whether every ``compare.runs`` directory is a BEAM run (``mode=compare``)."""
+        from locomo_exp.benchmarks.beam.compare import claims_runs
+
+        return claims_runs(cfg, start_dir)
+
+    def compare(self, cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -> PluginRun:
+        """Compare two BEAM runs (:mod:`locomo_exp.benchmarks.beam.compare`)."""
+        from locomo_exp.benchmarks.beam.compare import run_beam_compare
+
+        lines = run_beam_compare(cfg, output_dir, start_dir)
+        return PluginRun(console="\n".join(lines), output_dir=output_dir)
 
 
 PLUGIN = BeamPlugin()
