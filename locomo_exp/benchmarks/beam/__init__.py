@@ -64,7 +64,8 @@ class BeamPlugin:
         from locomo_exp.benchmarks.beam.job import run_beam
 
         result = run_beam(cfg, output_dir, start_dir)
-        return PluginRun(console="\n".join(result.console), output_dir=result.output_dir)
+        return PluginRun(console="\n".join(result.console), output_dir=result.output_dir,
+                         exit_status=result.exit_status)
 
     def claims_runs(self, cfg: ExperimentConfig, start_dir: Path) -> bool:
         """Whether every ``compare.runs`` directory is a BEAM run (``mode=compare``)."""

@@ -17,13 +17,14 @@ from omegaconf import OmegaConf
 
 from locomo_exp import tracking
 from locomo_exp.benchmarks.beam import tracking as beam_tracking
-from locomo_exp.benchmarks.beam.judged import BeamJudged, item_config, judge_beam
+from locomo_exp.benchmarks.beam.judged import BeamJudged, item_config, judge_beam, spend_parts
 from locomo_exp.benchmarks.beam.load import read_beam
 from locomo_exp.benchmarks.beam.report import render_console, render_report
 from locomo_exp.benchmarks.beam.summary import build_card, build_summary, score_rows
 from locomo_exp.config import BeamProfile, ExperimentConfig
 from locomo_exp.data.input_file import check_regular_file
 from locomo_exp.data.load import expand_paths
+from locomo_exp.judge.spend import plan_job_spend
 from locomo_exp.llm.messages import JudgeClient
 from locomo_exp.llm.stop import CallsStop
 from locomo_exp.report.run_dir import (
@@ -55,6 +56,8 @@ class BeamRunResult:
         console: the lines the command line prints.
         run_id: the MLflow run id, or ``None`` with ``tracking=none``.
         tracking_uri: the MLflow store, or ``None``.
+        exit_status: 1 when the judge audit's gate (``judge.audit.max_false_accept`` /
+            ``max_false_reject``) failed, after the outputs were written; else 0.
     """
 
     output_dir: Path
@@ -64,6 +67,7 @@ class BeamRunResult:
     console: list[str] = field(default_factory=list)
     run_id: str | None = None
     tracking_uri: str | None = None
+    exit_status: int = 0
 
 
 def data_file(cfg: ExperimentConfig, start_dir: Path) -> Path | None:
@@ -130,6 +134,8 @@ def run_beam(cfg: ExperimentConfig, output_dir: Path, start_dir: Path | None = N
         DataValidationError: a bad answers file (one line: file, record, field).
         ValueError: several files, LoCoMo-only settings, ``beam.*`` without a judge, or a
             LoCoMo ``judge.protocol``.
+        JudgeError: also the whole job's estimate above ``judge.max_cost_usd`` (nothing
+            written, no call made).
         JudgeError, JudgeInterrupted, CallsStopped, JudgeBatchPending: from the judge
             (:func:`locomo_exp.benchmarks.beam.judged.judge_beam`); completed calls are cached.
         locomo_exp.report.run_dir.OutputDirInUse / OutputDirNotWritable: as for LoCoMo runs.
@@ -157,9 +163,13 @@ def run_beam(cfg: ExperimentConfig, output_dir: Path, start_dir: Path | None = N
         raise ValueError(f"data.reference={cfg.data.reference}: no such file or folder")
     inp = read_beam(path, setting=cfg.data.setting, reference=reference)
     judged: BeamJudged | None = None
+    spend = None  # judge.max_cost_usd over items, alignment and audit: refused before writing
+    if cfg.scorer.uses_judge and cfg.judge.max_cost_usd is not None and not cfg.judge.dry_run:
+        spend = plan_job_spend(spend_parts(inp, cfg.judge, cfg.beam), cfg.judge.max_cost_usd,
+                               start_dir)
     if cfg.scorer.uses_judge:  # every call cached: a re-run or a resumed run pays nothing twice
         judged = judge_beam(inp, cfg.judge, cfg.beam, start_dir=start_dir, client=client,
-                            calls_stop=calls_stop)
+                            calls_stop=calls_stop, spend=spend)
         inp = judged.inp or inp
     prepare_output_dir(output_dir, cfg.overwrite)  # an old run is removed only for valid input
     section = judged.section() if judged is not None else None
@@ -193,9 +203,13 @@ def run_beam(cfg: ExperimentConfig, output_dir: Path, start_dir: Path | None = N
             f"MLflow: run {run.info.run_id} in experiment '{cfg.tracking.experiment}'.\n"
             f"{tracking.open_ui_hint(tracking_uri, run.info.experiment_id)}"
         )
+    gate = ((summary.get("judge") or {}).get("audit") or {}).get("gate") or {}
+    if gate.get("fails_run"):
+        console.append(f"error: {gate['message']}")
     return BeamRunResult(
         output_dir=output_dir, summary=summary, metrics=metrics, files=files, console=console,
         run_id=run.info.run_id if run is not None else None, tracking_uri=tracking_uri,
+        exit_status=1 if gate.get("fails_run") else 0,
     )
 
 

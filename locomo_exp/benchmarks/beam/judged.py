@@ -23,6 +23,7 @@ from typing import Any, cast
 
 from locomo_exp.benchmarks.beam import profiles as p
 from locomo_exp.benchmarks.beam.abilities import EVENT_ORDERING
+from locomo_exp.benchmarks.beam.audit import audit_config, audit_section, size_beam_audit
 from locomo_exp.benchmarks.beam.judge_prompts import (
     ABILITY_CODES,
     ALIGN,
@@ -35,6 +36,7 @@ from locomo_exp.config import BeamConfig, BeamProfile, JudgeConfig
 from locomo_exp.judge.aggregate import JudgeRunResult
 from locomo_exp.judge.protocols import ProtocolSpec, protocol_spec
 from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL
+from locomo_exp.judge.spend import JobSpend, Part
 from locomo_exp.llm.messages import JudgeClient
 from locomo_exp.llm.stop import CallsStop
 from locomo_exp.results import QARecord
@@ -179,7 +181,9 @@ class BeamJudged:
         strict: ``beam.strict``.
         items: the item calls' result (its ``summary`` is the judge's settings and counts).
         align: the alignment calls' result, ``None`` for ``beam-nugget``.
-        dry_run: the estimate of a dry run (items and alignment calls added up), else ``None``.
+        dry_run: the estimate of a dry run (items and alignment calls added up; the
+            audit's apart, then the total), else ``None``.
+        audit: the audit block (:func:`.audit.audit_section`), else ``None``.
     """
 
     inp: BeamInput | None
@@ -188,6 +192,7 @@ class BeamJudged:
     items: JudgeRunResult
     align: JudgeRunResult | None = None
     dry_run: dict[str, Any] | None = None
+    audit: dict[str, Any] | None = None
 
     def section(self) -> dict[str, Any]:
         """The ``judge`` block of ``summary.json``: settings, counts, tokens and cost."""
@@ -207,6 +212,8 @@ class BeamJudged:
                                  "estimated_cost_usd") if k in self.align.summary}
         if self.dry_run is not None:
             out["dry_run_estimate"] = self.dry_run
+        if self.audit is not None:
+            out["audit"] = self.audit
         return out
 
 
@@ -248,10 +255,56 @@ def _judged_question(q: BeamQuestion, items: JudgeRunResult, align: JudgeRunResu
     )
 
 
+def align_config(judge: JudgeConfig) -> JudgeConfig:
+    """The judge settings of beam-official's yes/no alignment calls (short, unstructured)."""
+    return _with_protocol(replace(judge, structured_output=False, max_tokens=16), ALIGN,
+                          sorted(ALIGN.kinds))
+
+
+def spend_parts(inp: BeamInput, judge: JudgeConfig, beam: BeamConfig) -> list[Part]:
+    """The parts of a judged BEAM job, in the order they run, for ``judge.max_cost_usd``.
+
+    Returns:
+        ``("rubric item", ...)``, then ``("alignment", ...)`` (beam-official), then
+        ``("audit", ...)`` (the controls, capped by ``judge.audit.max_share``), for
+        :func:`~locomo_exp.judge.spend.plan_job_spend`.
+
+    Raises:
+        ValueError: as :func:`item_protocol`.
+    """
+    item_cfg = item_config(judge, beam)
+    records = item_records(inp, template=judge.protocol == TEMPLATE_PROTOCOL)
+    parts: list[Part] = [("rubric item", records, item_cfg)]
+    if profile_name(beam) == p.OFFICIAL and (aligns := align_records(inp)):
+        parts.append(("alignment", aligns, align_config(judge)))
+    controls, _ = size_beam_audit(inp, records, item_cfg, quiet=True)
+    if controls:
+        parts.append(("audit", [c.record for c in controls], audit_config(item_cfg)))
+    return parts
+
+
+def _with_audit(estimate: dict[str, Any], audit: JudgeRunResult | None, sizing: str
+                ) -> dict[str, Any]:
+    """The dry run's estimate with the audit's calls apart and the job's total."""
+    out = dict(estimate)
+    part = (audit.dry_run_estimate if audit is not None else None) or {}
+    out["audit_calls_to_make"] = int(part.get("calls_to_make") or 0)
+    out["audit_estimated_cost_usd"] = part.get("estimated_cost_usd") if part else 0.0
+    out["audit_sizing"] = sizing
+    out["total_calls_to_make"] = int(out["calls_to_make"] or 0) + out["audit_calls_to_make"]
+    costs = (out.get("estimated_cost_usd"), out["audit_estimated_cost_usd"])
+    out["total_estimated_cost_usd"] = None if None in costs else sum(
+        float(c) for c in costs if c is not None)
+    return out
+
+
 def judge_beam(inp: BeamInput, judge: JudgeConfig, beam: BeamConfig, *, start_dir: Path,
-               client: JudgeClient | None = None, calls_stop: CallsStop | None = None
-               ) -> BeamJudged:
+               client: JudgeClient | None = None, calls_stop: CallsStop | None = None,
+               spend: JobSpend | None = None) -> BeamJudged:
     """Judge every rubric item (and, for ``beam-official``, align event-ordering lines).
+
+    Then the audit controls (:mod:`.audit`), judged with the item calls' prompt and judge,
+    capped by ``judge.audit.max_share``; a dry run counts and prices their calls too.
 
     Args:
         inp: the read answers (stored verdicts, if any, are replaced).
@@ -260,6 +313,8 @@ def judge_beam(inp: BeamInput, judge: JudgeConfig, beam: BeamConfig, *, start_di
         start_dir: where relative cache and template paths are resolved.
         client: a judge client to use instead of the provider's SDK (tests).
         calls_stop: set by another thread to stop paying (completed calls stay cached).
+        spend: the job's ``judge.max_cost_usd`` over items, alignment and audit
+            (:func:`spend_parts`), or ``None``.
 
     Returns:
         :class:`BeamJudged`.
@@ -277,30 +332,43 @@ def judge_beam(inp: BeamInput, judge: JudgeConfig, beam: BeamConfig, *, start_di
     item_cfg = item_config(judge, beam)
     profile = profile_name(beam)
     strict = bool(beam.strict) and profile == p.OFFICIAL
-    items = run_judge(item_records(inp, template=template), item_cfg, start_dir=start_dir,
-                      client=client, calls_stop=calls_stop)
+    unit_records = item_records(inp, template=template)
+    controls, sizing = size_beam_audit(inp, unit_records, item_cfg)
+    items = run_judge(unit_records, item_cfg, start_dir=start_dir, client=client,
+                      calls_stop=calls_stop, spend=spend)
     align: JudgeRunResult | None = None
     records = align_records(inp) if profile == p.OFFICIAL else []
     if records:
-        align_cfg = _with_protocol(replace(judge, structured_output=False, max_tokens=16),
-                                   ALIGN, sorted(ALIGN.kinds))
-        align = run_judge(records, align_cfg, start_dir=start_dir, client=client,
-                          calls_stop=calls_stop)
+        align = run_judge(records, align_config(judge), start_dir=start_dir, client=client,
+                          calls_stop=calls_stop, spend=spend)
+    audited = None
+    if controls:  # judged like the items, never part of the figures
+        audited = run_judge([c.record for c in controls], audit_config(item_cfg),
+                            start_dir=start_dir, client=client, calls_stop=calls_stop,
+                            spend=spend)
     if items.dry_run_estimate is not None:
         parts = [items.dry_run_estimate]
         if align is not None and align.dry_run_estimate is not None:
             parts.append(align.dry_run_estimate)
         estimate = _sum_estimates(*parts)
-        estimate["rubric_items"] = len(item_records(inp, template=template))
+        estimate["rubric_items"] = len(unit_records)
         estimate["alignment_calls"] = len(records)
-        return BeamJudged(None, profile, strict, items, align, dry_run=estimate)
+        return BeamJudged(None, profile, strict, items, align,
+                          dry_run=_with_audit(estimate, audited, sizing))
+    audit = None
+    if audited is not None:
+        audit = audit_section(controls, audited, profile=profile, strict=strict,
+                              sizing=sizing, item_cfg=item_cfg)
+    elif int(item_cfg.audit.n) > 0:  # asked for, capped to none: the report says why
+        audit = {"unit": "rubric item", "sizing": sizing, "kinds": {}}
     judged = tuple(_judged_question(q, items, align) for q in inp.questions)
     return BeamJudged(replace(inp, questions=judged, verdicts_source="judge"), profile, strict,
-                      items, align)
+                      items, align, audit=audit)
 
 
 __all__ = [
     "BeamJudged",
+    "align_config",
     "align_id",
     "align_records",
     "greedy_alignment",
@@ -310,4 +378,5 @@ __all__ = [
     "item_records",
     "judge_beam",
     "profile_name",
+    "spend_parts",
 ]

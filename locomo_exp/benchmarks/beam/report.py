@@ -123,10 +123,14 @@ def judge_words(judged: Mapping[str, Any]) -> str:
     estimate = judged.get("dry_run_estimate")
     if estimate is not None:
         cost = estimate.get("estimated_cost_usd")
+        audit = estimate.get("audit_calls_to_make")
+        if audit:
+            cost = estimate.get("total_estimated_cost_usd")
         return (f"{where}: DRY RUN, {estimate['calls_total']} calls would be made "
                 f"({estimate['rubric_items']} rubric items, {estimate['alignment_calls']} "
-                f"alignment calls; {estimate['calls_cached']} cached), estimated cost "
-                + ("unknown" if cost is None else f"{cost:.4f} USD"))
+                f"alignment calls; {estimate['calls_cached']} cached)"
+                + (f" + {audit} audit control calls" if audit else "")
+                + ", estimated cost " + ("unknown" if cost is None else f"{cost:.4f} USD"))
     counts = judged.get("counts") or {}
     align = (judged.get("alignment") or {}).get("counts") or {}
     made = counts.get("calls_made", 0) + align.get("calls_made", 0)
@@ -136,6 +140,49 @@ def judge_words(judged: Mapping[str, Any]) -> str:
             + (f" + {align.get('runs_total', 0)} alignment calls" if align else "")
             + f"; {made} calls made, {hits} cache hits"
             + ("" if cost is None else f", cost {cost:.4f} USD"))
+
+
+def _rate(r: Mapping[str, Any]) -> str:
+    if r["rate"] is None:
+        return "not measured (no verdict)"
+    return (f"{100 * r['rate']:.1f}% [{100 * r['ci_low']:.1f}, {100 * r['ci_high']:.1f}] "
+            f"({r['count']}/{r['n']})")
+
+
+def audit_lines(audit: Mapping[str, Any] | None, *, markdown: bool) -> list[str]:
+    """The judge audit of a judged run: error rates per control kind and pooled.
+
+    Args:
+        audit: the ``judge.audit`` block of ``summary.json`` (:func:`.audit.audit_section`),
+            or ``None`` (no audit: nothing printed).
+        markdown: ``report.md``'s section (a table) rather than the console's lines.
+    """
+    if not audit:
+        return []
+    if not audit["kinds"]:
+        return [f"Judge audit: no control judged: {audit['sizing']}; judge.audit.max_share="
+                "null (or a larger share) judges the controls."]
+    pooled = (f"false-accept rate {_rate(audit['false_accept'])}, false-reject rate "
+              f"{_rate(audit['false_reject'])}")
+    gate = audit["gate"]
+    gate_words = f"; gate {gate['state']}" + (f": {gate['message']}" if gate["message"] else "")
+    if not markdown:
+        return [f"Judge audit ({sum(k['n'] for k in audit['kinds'].values())} rubric-item "
+                f"controls, 95% Wilson intervals): {pooled}{gate_words}"]
+    lines = [
+        "## Judge audit (controls with a known verdict)", "",
+        "Controls are rubric items of this run's questions judged against a response whose "
+        "verdict is known (the item's own content: it must score 1; another ability's rubric "
+        "item, or a non-answer: it must score 0), by the run's judge and prompt, one call per "
+        f"item. They are never counted in the figures. Rule: {audit['rule']}. Rates with 95% "
+        f"Wilson intervals. Audit size: {audit['sizing']}.", "",
+        "| control | must score | n | unscored | error rate [95% CI] |",
+        "|---|---:|---:|---:|---|",
+    ]
+    for kind, row in audit["kinds"].items():
+        lines.append(f"| {kind} | {row['expected']} | {row['n']} | {row['unscored']} | "
+                     f"{'false reject' if row['expected'] else 'false accept'} {_rate(row)} |")
+    return [*lines, "", f"Pooled: {pooled}{gate_words}.", ""]
 
 
 def render_console(summary: Mapping[str, Any]) -> list[str]:
@@ -152,6 +199,9 @@ def render_console(summary: Mapping[str, Any]) -> list[str]:
         lines.append(f"Intervals: {summary['intervals']['method']}")
         for b, entry in zip(BEAM_BASELINES, summary["baselines"], strict=True):
             lines += ["", *_baseline_lines(summary, b, entry)]
+    audit = audit_lines((summary.get("judge") or {}).get("audit"), markdown=False)
+    if audit:
+        lines += ["", *audit]
     if summary["warnings"]:
         lines += ["", *[f"WARNING: {w}" for w in summary["warnings"]]]
     return lines
@@ -182,6 +232,7 @@ def render_report(summary: Mapping[str, Any], card: Mapping[str, Any]) -> str:
                   ""]
         for b, entry in zip(BEAM_BASELINES, summary["baselines"], strict=True):
             lines += [*_baseline_lines(summary, b, entry), ""]
+    lines += audit_lines((summary.get("judge") or {}).get("audit"), markdown=True)
     if summary["warnings"]:
         lines += ["## Warnings", "", *[f"- WARNING: {w}" for w in summary["warnings"]], ""]
     lines += [
@@ -194,5 +245,5 @@ def render_report(summary: Mapping[str, Any], card: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["PROFILE_TITLES", "judge_words", "nugget_table", "official_table", "render_console",
-           "render_report"]
+__all__ = ["PROFILE_TITLES", "audit_lines", "judge_words", "nugget_table", "official_table",
+           "render_console", "render_report"]
