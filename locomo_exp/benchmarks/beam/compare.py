@@ -251,13 +251,19 @@ def _p(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.4f}"
 
 
-def table_rows(groups: dict[str, Any]) -> list[list[str]]:
-    """One profile's rows: ability, pairs, chats, A, B, A - B, 95% CI, p, Holm p."""
+def table_rows(groups: dict[str, Any], profile: str = p.NUGGET) -> list[list[str]]:
+    """One profile's rows: ability, pairs, chats, A, B, A - B, 95% CI, p, Holm p.
+
+    beam-official's overall row is labelled as not the authors' figure (they report none).
+    """
     rows = []
     for key, g in groups.items():
-        label = OVERALL if key == OVERALL else ability_title(key)
+        label = ability_title(key)
+        if key == OVERALL:
+            label = OVERALL if profile == p.NUGGET else "all questions (not the authors')"
         if not g["n_pairs"]:
-            rows.append([label, "0", "", "", "", "not measured", "", "", ""])
+            rows.append([label, f"0 (+{g['unpaired']} unpaired)", "", "", "", "not measured",
+                         "", "", ""])
             continue
         unpaired = f" (+{g['unpaired']} unpaired)" if g["unpaired"] else ""
         rows.append([
@@ -307,7 +313,7 @@ def render(result: dict[str, Any], labels: tuple[str, str]) -> tuple[list[str], 
     for profile, groups in result["profiles"].items():
         title = (f"Profile {profile}: mean question score, A - B; 95% percentile cluster "
                  "bootstrap over chats; paired sign-flip test, Holm over the abilities")
-        rows = table_rows(groups)
+        rows = table_rows(groups, profile)
         console += ["", title, *_aligned(rows)]
         md += [f"## {title}", "", "| " + " | ".join(HEADER) + " |",
                "|" + "---|" * len(HEADER), *["| " + " | ".join(r) + " |" for r in rows], ""]
