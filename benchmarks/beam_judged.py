@@ -68,7 +68,8 @@ def beam_phases(work: Path, url: str, n: int) -> tuple[int, dict[str, float]]:
     units = sum(len(row["rubric"]) for row in data["evaluations"])
     common = ("data=file", f"data.path={path}", "tracking=none", "benchmark=beam",
               "scorer=judge", f"judge.base_url={url}", "judge.progress=false",
-              f"judge.cache_path={work / 'beam.sqlite'}", "overwrite=true")
+              f"judge.cache_path={work / 'beam.sqlite'}", "overwrite=true",
+              "judge.audit.n=0")  # like the LoCoMo run: items only, no audit controls
     times = {}
     for phase, extra in (("dry run", ("judge.dry_run=true",)), ("judged", ()), ("report", ())):
         cfg = _compose(*common, *extra)
