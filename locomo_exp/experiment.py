@@ -219,8 +219,9 @@ def run_experiment(
         from locomo_exp.judge.spend import plan_job_spend
         from locomo_exp.trust.job import plan_trust, spend_parts
 
-        preflight_judge(cfg.judge, loaded.records)
-        trust_plan = plan_trust(loaded.records, cfg.judge, start_dir=start_dir)
+        source = _source_words(loaded)
+        preflight_judge(cfg.judge, loaded.records, source=source)
+        trust_plan = plan_trust(loaded.records, cfg.judge, start_dir=start_dir, source=source)
         spend = plan_job_spend(  # judge.max_cost_usd over answers, audit and panel
             spend_parts(trust_plan, loaded.records, cfg.judge), cfg.judge.max_cost_usd,
             start_dir, dry_run=cfg.judge.dry_run,
@@ -468,6 +469,12 @@ def _score_and_write(
         files=files,
         experiment_id=run.info.experiment_id if run is not None else None,
     )
+
+
+def _source_words(loaded: LoadedResults) -> str:
+    """The answers file(s) the records come from, as a refusal line names them."""
+    others = len(loaded.sources) - 1
+    return str(loaded.path) + (f" (and {others} pooled file(s))" if others > 0 else "")
 
 
 def _where(replacement: RunReplacement) -> str:
