@@ -339,6 +339,7 @@ def _score_and_write(
         judge_result = None
         if cfg.scorer.uses_judge:
             from locomo_exp.judge import CallsStopped, JudgeBatchPending, run_judge
+            from locomo_exp.judge.spend import note_paid
             from locomo_exp.trust.checks import warning_status
             from locomo_exp.trust.job import run_trust
 
@@ -368,6 +369,7 @@ def _score_and_write(
                 judge_result.summary["trust"] = trust.to_json()
             except BaseException as error:  # the report says the judge did not finish
                 status["judge"] = judge_status(error)
+                note_paid(error, spend, judge_result.summary if judge_result else None)
                 try:
                     summary, files, rows = write_outputs(
                         write_dir, cfg, loaded, lexical, status=status, answer_key=answer_key
@@ -441,17 +443,20 @@ def _score_and_write(
             )
             if "out of" not in failure:  # "no valid judge verdict" already counts them
                 failure += f" ({outcomes} of {counts.get('runs_total', 0)} judge runs)"
-            raise JudgeErrorRateExceeded(
-                f"{failure}; scores.jsonl keeps each raw reply and error; "
-                f"{_where(replacement)}"
+            failed: Exception = JudgeErrorRateExceeded(
+                f"{failure}; scores.jsonl keeps each raw reply and error; {_where(replacement)}"
             )
+            note_paid(failed, spend, judge_result.summary)  # the sweep summary shows it
+            raise failed
         if judge_result is not None and status.get("judge_audit", "ok") != "ok":
             from locomo_exp.trust.job import JudgeAuditFailed
 
             gate_message = (
                 trust.audit.gate.message if trust.audit is not None else "judge audit failed"
             )
-            raise JudgeAuditFailed(f"{gate_message}; {_where(replacement)}")
+            failed = JudgeAuditFailed(f"{gate_message}; {_where(replacement)}")
+            note_paid(failed, spend, judge_result.summary)
+            raise failed
         if pending is None:  # finished, every output written: now it replaces the old run
             interrupts.raise_if_received()  # a swallowed Ctrl-C: the old run stays
             replacement.commit()
