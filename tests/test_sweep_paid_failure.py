@@ -111,3 +111,25 @@ def test_a_failed_job_whose_replies_carried_no_usage_reads_unknown_not_a_dash_or
 def test_a_failed_job_that_paid_nothing_keeps_the_dashes() -> None:
     row = _failed_row(None)
     assert row["estimated_cost_usd"] is None and row["run_status"] == sweep.FAILED
+
+
+def test_a_job_stopped_by_the_judge_error_rate_carries_what_it_paid(
+    tmp_path: Path, typed_config: Composer, fake_anthropic: FakeAnthropicServer
+) -> None:
+    from locomo_exp.experiment import JudgeErrorRateExceeded, run_experiment
+    from locomo_exp.judge.spend import paid_of
+
+    fake_anthropic.responder = lambda request: Reply(text="no verdict here", input_tokens=BIG)
+    cfg = typed_config("scorer=judge", "judge.runs=1", "judge.progress=false", "judge.audit.n=0",
+                       "tracking=none", f"judge.base_url={fake_anthropic.url}",
+                       f"judge.cache_path={tmp_path / 'c.sqlite'}", f"data.path={EXAMPLE}")
+    with pytest.raises(JudgeErrorRateExceeded) as failed:
+        run_experiment(cfg, tmp_path / "out", tmp_path)
+    paid = paid_of(failed.value)
+    calls = len(fake_anthropic.messages_requests())  # each reply retried once: all billed
+    assert paid is not None and paid.calls == calls > 0
+    assert paid.input_tokens == calls * BIG
+    price = model_price(cfg.judge)
+    assert price is not None
+    assert paid.cost_usd == pytest.approx(
+        (calls * BIG * price["input"] + (paid.output_tokens or 0) * price["output"]) / 1e6)
