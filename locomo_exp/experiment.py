@@ -219,8 +219,9 @@ def run_experiment(
         from locomo_exp.judge.spend import plan_job_spend
         from locomo_exp.trust.job import plan_trust, spend_parts
 
-        preflight_judge(cfg.judge, loaded.records)
-        trust_plan = plan_trust(loaded.records, cfg.judge, start_dir=start_dir)
+        source = _source_words(loaded)
+        preflight_judge(cfg.judge, loaded.records, source=source)
+        trust_plan = plan_trust(loaded.records, cfg.judge, start_dir=start_dir, source=source)
         spend = plan_job_spend(  # judge.max_cost_usd over answers, audit and panel
             spend_parts(trust_plan, loaded.records, cfg.judge), cfg.judge.max_cost_usd,
             start_dir, dry_run=cfg.judge.dry_run,
@@ -338,6 +339,7 @@ def _score_and_write(
         judge_result = None
         if cfg.scorer.uses_judge:
             from locomo_exp.judge import CallsStopped, JudgeBatchPending, run_judge
+            from locomo_exp.judge.spend import note_paid
             from locomo_exp.trust.checks import warning_status
             from locomo_exp.trust.job import run_trust
 
@@ -367,6 +369,7 @@ def _score_and_write(
                 judge_result.summary["trust"] = trust.to_json()
             except BaseException as error:  # the report says the judge did not finish
                 status["judge"] = judge_status(error)
+                note_paid(error, spend, judge_result.summary if judge_result else None)
                 try:
                     summary, files, rows = write_outputs(
                         write_dir, cfg, loaded, lexical, status=status, answer_key=answer_key
@@ -440,17 +443,20 @@ def _score_and_write(
             )
             if "out of" not in failure:  # "no valid judge verdict" already counts them
                 failure += f" ({outcomes} of {counts.get('runs_total', 0)} judge runs)"
-            raise JudgeErrorRateExceeded(
-                f"{failure}; scores.jsonl keeps each raw reply and error; "
-                f"{_where(replacement)}"
+            failed: Exception = JudgeErrorRateExceeded(
+                f"{failure}; scores.jsonl keeps each raw reply and error; {_where(replacement)}"
             )
+            note_paid(failed, spend, judge_result.summary)  # the sweep summary shows it
+            raise failed
         if judge_result is not None and status.get("judge_audit", "ok") != "ok":
             from locomo_exp.trust.job import JudgeAuditFailed
 
             gate_message = (
                 trust.audit.gate.message if trust.audit is not None else "judge audit failed"
             )
-            raise JudgeAuditFailed(f"{gate_message}; {_where(replacement)}")
+            failed = JudgeAuditFailed(f"{gate_message}; {_where(replacement)}")
+            note_paid(failed, spend, judge_result.summary)
+            raise failed
         if pending is None:  # finished, every output written: now it replaces the old run
             interrupts.raise_if_received()  # a swallowed Ctrl-C: the old run stays
             replacement.commit()
@@ -468,6 +474,12 @@ def _score_and_write(
         files=files,
         experiment_id=run.info.experiment_id if run is not None else None,
     )
+
+
+def _source_words(loaded: LoadedResults) -> str:
+    """The answers file(s) the records come from, as a refusal line names them."""
+    others = len(loaded.sources) - 1
+    return str(loaded.path) + (f" (and {others} pooled file(s))" if others > 0 else "")
 
 
 def _where(replacement: RunReplacement) -> str:

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import logging
+import math
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from conftest import EXAMPLE
 from fake_anthropic import FakeAnthropicServer, make_judge_config
 
 from locomo_exp.config import JudgeConfig
 from locomo_exp.judge import JudgeError, preflight_judge, run_judge
 from locomo_exp.judge.preflight import check_config, estimate_prompt_tokens, overlong_prompts
+from locomo_exp.judge.protocols import protocol_spec
 from locomo_exp.llm.cache import JudgeCache
 from locomo_exp.results import QARecord
 
@@ -129,26 +134,97 @@ def test_prompt_token_estimate_is_chars_over_3_5_plus_20() -> None:
     assert estimate_prompt_tokens("", "p") == 1 + 20
 
 
-def test_overlong_prompt_is_flagged_in_preflight_naming_the_question(
+GREY_CHARS = 2500
+"""A prediction whose rubric prompt is ~1,300 tokens at 3.5 characters per token but at most
+~900 at 5: over judge.max_prompt_tokens=1000 by the estimate, not clearly over it."""
+
+
+def test_a_prompt_estimated_over_the_limit_but_not_clearly_is_warned_about_and_judged(
     fake_anthropic: FakeAnthropicServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    cfg = make_judge_config(fake_anthropic, tmp_path, max_prompt_tokens=1000)
-    records = _records(long_prediction_chars=4000)
+    cfg = make_judge_config(fake_anthropic, tmp_path, max_prompt_tokens=1000, runs=1)
+    records = _records(long_prediction_chars=GREY_CHARS)
     found = overlong_prompts(records, cfg)
     assert [qid for qid, _ in found] == ["q-long"]
     assert found[0][1] > 1000
     with caplog.at_level(logging.WARNING, logger="locomo_exp.judge"):
         preflight_judge(cfg, records)
     assert f"1 prompt(s) estimated above judge.max_prompt_tokens=1000: q-long (~{found[0][1]} tokens)" in caplog.text
+    result = run_judge(records, cfg, start_dir=tmp_path)  # the API may accept it: it is sent
+    assert len(fake_anthropic.messages_requests()) == 2
+    assert result.per_question["q-long"].mean_score == 80.0  # the fake's reply
 
 
-def test_dry_run_estimate_lists_overlong_prompts(
+def test_a_prompt_clearly_over_the_limit_is_refused_before_any_call_naming_file_and_record(
     fake_anthropic: FakeAnthropicServer, tmp_path: Path
 ) -> None:
+    cfg = make_judge_config(fake_anthropic, tmp_path, max_prompt_tokens=1000, runs=1)
+    records = _records(long_prediction_chars=4000)
+    spec = protocol_spec(cfg)
+    chars = len(spec.system_prompt) + len(spec.build_record_prompt(records[1]))
+    estimate = int(math.ceil(chars / 3.5)) + 20
+    with pytest.raises(JudgeError) as info:
+        preflight_judge(cfg, records, source="answers.json")
+    assert str(info.value) == (
+        "answers.json: 1 judge prompt(s) too long for model claude-sonnet-4-6: question_id "
+        f"q-long (record #1): {chars} characters, ~{estimate} tokens at 3.5 characters per "
+        f"token, at least {chars // 5}; over judge.max_prompt_tokens=1000 even at 5 characters "
+        "per token, so the API would refuse them; no call was made. Shorten those answers, "
+        "remove those records or leave their categories out of judge.categories"
+    )
+    for dry_run in (False, True):  # a dry run says so too: the paid run would be refused
+        with pytest.raises(JudgeError, match="question_id q-long .* no call was made"):
+            run_judge(records, replace(cfg, dry_run=dry_run), start_dir=tmp_path)
+    assert fake_anthropic.messages_requests() == []
+
+
+def test_a_job_with_a_prompt_too_long_for_the_model_writes_nothing_and_names_the_file(
+    fake_anthropic: FakeAnthropicServer, tmp_path: Path
+) -> None:
+    from conftest import run_job
+
+    from locomo_exp.config import ScorerName
+
+    answers = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+    answers[3]["predicted_answer"] = "word " * 250_000  # 1.25M characters: > 200k tokens at 5
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(answers), encoding="utf-8")
+    cfg = make_judge_config(fake_anthropic, tmp_path, runs=1)  # Claude: 200,000 tokens
+    with pytest.raises(JudgeError) as info:
+        run_job(tmp_path, scorer=ScorerName.judge, judge=cfg, path=path)
+    message = str(info.value)
+    assert message.startswith(f"{path}: 1 judge prompt(s) too long for model claude-sonnet-4-6")
+    assert ": question_id ex-1-q04 (record #4): 125" in message
+    assert "over the model's context window judge.model_info.context_tokens=200000" in message
+    assert "\n" not in message
+    assert fake_anthropic.messages_requests() == []
+    assert list((tmp_path / "out").glob("*")) == []
+
+
+def test_dry_run_estimate_lists_and_prices_prompts_estimated_over_the_limit(
+    fake_anthropic: FakeAnthropicServer, tmp_path: Path
+) -> None:
+    """A prompt in the grey zone is sent (the API may take it): priced, never $0."""
+    from locomo_exp.llm.models import model_price
+    from locomo_exp.llm.spend import cost_usd
+
     cfg = make_judge_config(fake_anthropic, tmp_path, max_prompt_tokens=1000, dry_run=True, runs=2)
-    result = run_judge(_records(long_prediction_chars=4000), cfg, start_dir=tmp_path)
-    assert result.dry_run_estimate is not None
-    assert result.dry_run_estimate["prompts_over_max_prompt_tokens"] == ["q-long"]
+    with_long = run_judge(_records(long_prediction_chars=GREY_CHARS), cfg, start_dir=tmp_path)
+    short = run_judge(_records(), cfg, start_dir=tmp_path)
+    estimate, alone = with_long.dry_run_estimate, short.dry_run_estimate
+    assert estimate is not None and alone is not None
+    assert estimate["prompts_over_max_prompt_tokens"] == ["q-long"]
+    assert "calls_not_priced_too_long" not in estimate
+    assert estimate["calls_to_make"] == 4
+    spec = protocol_spec(cfg)
+    q0, long = (estimate_prompt_tokens(spec.system_prompt, spec.build_record_prompt(r))
+                for r in _records(long_prediction_chars=GREY_CHARS))
+    assert long > 1000
+    assert alone["estimated_input_tokens"] == 2 * q0
+    assert estimate["estimated_input_tokens"] == 2 * q0 + 2 * long  # priced, not dropped
+    assert estimate["estimated_cost_usd"] == pytest.approx(
+        cost_usd(model_price(cfg), estimate["estimated_input_tokens"],
+                 estimate["estimated_output_tokens"]))
     assert fake_anthropic.messages_requests() == []
 
 
@@ -182,35 +258,6 @@ def test_the_cli_refuses_a_corrupt_cache_and_then_runs_the_fixed_command_in_the_
 
 
 # -- cost before and after the calls (trial 5 #8, #16) -------------------------------------
-
-
-def test_a_dry_run_does_not_price_a_prompt_the_api_would_refuse(
-    fake_anthropic: FakeAnthropicServer, tmp_path: Path
-) -> None:
-    """A prompt over judge.max_prompt_tokens gets a 400 (not billed): it costs nothing."""
-    from locomo_exp.llm.models import model_price
-    from locomo_exp.llm.spend import cost_usd
-
-    cfg = make_judge_config(fake_anthropic, tmp_path, max_prompt_tokens=1000, dry_run=True, runs=2)
-    with_long = run_judge(_records(long_prediction_chars=400_000), cfg, start_dir=tmp_path)
-    short = run_judge(_records(), cfg, start_dir=tmp_path)
-    estimate, alone = with_long.dry_run_estimate, short.dry_run_estimate
-    assert estimate is not None and alone is not None
-    assert estimate["calls_to_make"] == 4 and estimate["calls_not_priced_too_long"] == 2
-    assert estimate["estimated_input_tokens"] == alone["estimated_input_tokens"]
-    assert estimate["estimated_cost_usd"] == alone["estimated_cost_usd"]
-    tokens = 2 * estimate_prompt_tokens(*_prompt_of(cfg))  # q0 x 2 runs
-    assert alone["estimated_input_tokens"] == tokens
-    assert alone["estimated_cost_usd"] == pytest.approx(
-        cost_usd(model_price(cfg), tokens, alone["estimated_output_tokens"]))
-
-
-def _prompt_of(cfg: JudgeConfig) -> tuple[str, str]:
-    from locomo_exp.judge.calls import build_call_specs
-    from locomo_exp.llm.providers import api_version
-
-    (spec, _) = build_call_specs(_records(), cfg, api_version=api_version(cfg))
-    return spec.request.system, spec.request.prompt
 
 
 def test_a_paid_run_says_its_estimate_before_the_first_call(

@@ -48,6 +48,7 @@ def run_sweep_job(cfg: DictConfig) -> ExperimentResult | LmeRunResult | None:
     )
     from locomo_exp.judge import JudgeBatchPending
     from locomo_exp.judge.protocols.templates.settings import apply_template_settings
+    from locomo_exp.judge.spend import paid_of
     from locomo_exp.longmemeval_job import is_longmemeval, run_longmemeval
 
     hydra_cfg = HydraConfig.get()
@@ -136,6 +137,8 @@ def run_sweep_job(cfg: DictConfig) -> ExperimentResult | LmeRunResult | None:
         message = str(error).strip() or type(error).__name__  # the whole problem list
         record.error = message if expected else f"{type(error).__name__}: {message}"
         record.error_type = type(error).__name__
+        paid = paid_of(error)  # a job stopped after paying: the sweep summary shows the cost
+        record.paid = paid.to_json() if paid is not None else None
         record.wall_time_s = time.monotonic() - started
         record.write()
         print(f"error: sweep job {num} ({run_name}) failed: {record.error}", file=sys.stderr)

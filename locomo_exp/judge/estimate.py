@@ -56,9 +56,11 @@ def dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) -
         (USD, every reply at ``judge.max_tokens``: an upper bound, not the spend cap
         ``judge.max_cost_usd``; ``None`` without a price), ``assumptions``;
         ``calls_in_flight`` in batch mode;
-        ``prompts_over_max_prompt_tokens`` and ``calls_not_priced_too_long`` when some
-        prompts exceed ``judge.max_prompt_tokens`` (the API refuses them with a 400,
-        unbilled, so they are not priced).
+        ``prompts_over_max_prompt_tokens`` when some prompts are estimated above the
+        prompt limit (``judge.max_prompt_tokens``, else the model's context window) without
+        being clearly over it: they are sent and priced (the API may accept them; a prompt
+        clearly over the limit is refused before any call,
+        :func:`~locomo_exp.judge.preflight.refuse_too_long_prompts`).
     """
     stored: set[str] = set()
     flying: set[str] = set()
@@ -81,9 +83,9 @@ def dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) -
     overlong = sorted(
         {s.question_id for s in specs if limit is not None and tokens_of[id(s)] > limit}
     )
-    # a prompt over the limit is refused by the API (400, not billed): not priced; with
-    # no known limit every prompt is sent, so every prompt is priced
-    billable = [s for s in to_make if limit is None or tokens_of[id(s)] <= limit]
+    # a prompt clearly over the limit is refused before any call (preflight_judge): every
+    # prompt left will be sent, and one the API accepts is billed, so every prompt is priced
+    billable = to_make
     input_tokens = sum(tokens_of[id(s)] for s in billable)
     per_reply = typical_output_tokens(cfg)  # the figure used is the figure printed
     output_typical = len(billable) * per_reply
@@ -110,7 +112,6 @@ def dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) -
         estimate["calls_in_flight"] = in_flight
     if overlong:
         estimate["prompts_over_max_prompt_tokens"] = list(overlong)
-        estimate["calls_not_priced_too_long"] = to_call - len(billable)
     return estimate
 
 

@@ -231,11 +231,64 @@ def estimate_prompt_tokens(system: str, prompt: str) -> int:
     return int(math.ceil((len(system) + len(prompt)) / CHARS_PER_TOKEN)) + REQUEST_OVERHEAD_TOKENS
 
 
-def overlong_prompts(records: list[QARecord], cfg: JudgeConfig) -> list[tuple[str, int]]:
-    """Judged records whose prompt is estimated above ``judge.max_prompt_tokens``.
+REFUSE_CHARS_PER_TOKEN = 5.0
+"""Characters per input token at which a prompt is refused as too long for the model.
 
-    Such a call would come back as a 400 ``prompt is too long``: that question alone gets
-    an API error (J n/a) and the job goes on; flagging it first saves the surprise.
+More characters per token than English prose gets from the judges' tokenizers (OpenAI's
+rule of thumb is ~4 characters per English token; Claude's tokenizer cuts text into more
+tokens, ~3.5): a prompt over the limit even at 5 characters per token is over it with any
+of them, so refusing it never refuses a prompt the API would accept. Between this and the
+estimate's :data:`CHARS_PER_TOKEN` (the grey zone) a prompt is only warned about.
+"""
+
+
+def least_prompt_tokens(system: str, prompt: str) -> int:
+    """The fewest input tokens one judge request can plausibly have (a lower bound).
+
+    Formula: ``floor((len(system) + len(prompt)) / 5)`` (:data:`REFUSE_CHARS_PER_TOKEN`,
+    no framing overhead).
+
+    Args:
+        system: the system prompt.
+        prompt: the user message.
+
+    Returns:
+        Input tokens, rounded down.
+    """
+    return int((len(system) + len(prompt)) // REFUSE_CHARS_PER_TOKEN)
+
+
+def _prompt_sizes(
+    records: list[QARecord], cfg: JudgeConfig
+) -> list[tuple[QARecord, int, int, int]]:
+    """``(record, characters, estimated tokens, least tokens)`` of each judged record's prompt."""
+    try:
+        spec = protocol_spec(cfg)
+    except ValueError:
+        return []
+    sizes: list[tuple[QARecord, int, int, int]] = []
+    for record in judged_records(records, cfg):
+        try:
+            prompt = spec.build_record_prompt(record)
+        except ValueError:  # a kind the template has no text for: preflight_judge names it
+            continue
+        sizes.append((
+            record,
+            len(spec.system_prompt) + len(prompt),
+            estimate_prompt_tokens(spec.system_prompt, prompt),
+            least_prompt_tokens(spec.system_prompt, prompt),
+        ))
+    return sizes
+
+
+def overlong_prompts(records: list[QARecord], cfg: JudgeConfig) -> list[tuple[str, int]]:
+    """Judged records whose prompt is estimated above the prompt limit.
+
+    The limit is :func:`~locomo_exp.llm.models.prompt_limit` (``judge.max_prompt_tokens``,
+    else the model's context window). Such a call may come back as a 400 ``prompt is too
+    long``: that question alone gets an API error (J n/a) and the job goes on; flagging it
+    first saves the surprise. Those clearly over the limit are refused instead
+    (:func:`refuse_too_long_prompts`).
 
     Args:
         records: the records of the run (only those in ``judge.categories`` count).
@@ -244,21 +297,60 @@ def overlong_prompts(records: list[QARecord], cfg: JudgeConfig) -> list[tuple[st
     Returns:
         ``(question_id, estimated_tokens)`` in input order (see :func:`estimate_prompt_tokens`).
     """
-    try:
-        spec = protocol_spec(cfg)
-    except ValueError:
-        return []
-    found: list[tuple[str, int]] = []
     limit = prompt_limit(cfg)
-    for record in judged_records(records, cfg):
-        try:
-            prompt = spec.build_record_prompt(record)
-        except ValueError:  # a kind the template has no text for: preflight_judge names it
-            continue
-        tokens = estimate_prompt_tokens(spec.system_prompt, prompt)
-        if limit is not None and tokens > limit:
-            found.append((record.question_id, tokens))
-    return found
+    if limit is None:
+        return []
+    return [(r.question_id, tokens) for r, _, tokens, _ in _prompt_sizes(records, cfg)
+            if tokens > limit]
+
+
+def limit_words(cfg: JudgeConfig) -> str:
+    """What the prompt limit is: ``judge.max_prompt_tokens`` or the model's context window."""
+    if cfg.max_prompt_tokens is not None:
+        return "judge.max_prompt_tokens"
+    return "the model's context window judge.model_info.context_tokens"
+
+
+def refuse_too_long_prompts(
+    records: list[QARecord], cfg: JudgeConfig, *, source: str | None = None,
+    who: str = "judge",
+) -> None:
+    """Refuse, before any call, prompts over the limit even at 5 characters per token.
+
+    The limit is :func:`~locomo_exp.llm.models.prompt_limit`; a prompt whose lower bound
+    (:func:`least_prompt_tokens`) is above it cannot fit the model, so the job is refused
+    with the records named instead of paying for the rest and leaving them without J.
+
+    Args:
+        records: the records of the run (only those in ``judge.categories`` count).
+        cfg: the judge config (a panel member's for its model).
+        source: the answers file, named in the line; ``None`` names the records only.
+        who: who would send the prompts (``judge``, ``judge.panel member gpt-4o``).
+
+    Raises:
+        JudgeError: one line naming the file, each record's question id and position
+            (reading order, from 1) and the prompt's size; no call was made.
+    """
+    limit = prompt_limit(cfg)
+    if limit is None:
+        return
+    over = [(r, chars, est, least) for r, chars, est, least in _prompt_sizes(records, cfg)
+            if least > limit]
+    if not over:
+        return
+    shown = "; ".join(
+        f"question_id {r.question_id} (record #{r.position + 1}): {chars} characters, "
+        f"~{est} tokens at {CHARS_PER_TOKEN:g} characters per token, at least {least}"
+        for r, chars, est, least in over[:5]
+    )
+    more = f"; and {len(over) - 5} more" if len(over) > 5 else ""
+    where = f"{source}: " if source else ""
+    raise JudgeError(
+        f"{where}{len(over)} {who} prompt(s) too long for model {cfg.model}: {shown}{more}; "
+        f"over {limit_words(cfg)}={limit} even at {REFUSE_CHARS_PER_TOKEN:g} characters per "
+        "token, so the API would refuse them; no call was made. Shorten those answers, "
+        "remove those records or leave their categories out of judge.categories"
+    )
 
 
 def describe_overlong(
@@ -269,13 +361,14 @@ def describe_overlong(
     more = f" and {len(found) - 10} more" if len(found) > 10 else ""
     return (
         f"judge: {len(found)} prompt(s) estimated above {what}={limit}: "
-        f"{shown}{more}; the API will reject them (400 prompt is too long), those questions "
-        "get no J and the rest is judged"
+        f"{shown}{more}; the API may reject them (400 prompt is too long): those questions "
+        "would get no J and the rest is judged"
     )
 
 
 def preflight_judge(
-    cfg: JudgeConfig, records: list[QARecord], *, start_dir: Path | None = None
+    cfg: JudgeConfig, records: list[QARecord], *, start_dir: Path | None = None,
+    source: str | None = None,
 ) -> None:
     """Validate a judge job before any call or spending.
 
@@ -287,14 +380,18 @@ def preflight_judge(
     cache on and the batch options in range; unique question ids among judged records;
     with ``start_dir``, a usable ``judge.cache_path`` (not a directory, not a non-SQLite
     file; an existing file opened, ``quick_check``-ed and written to, so a corrupt cache
-    is refused before the run directory is written). Prompts estimated above
-    ``judge.max_prompt_tokens`` are logged as a warning naming the questions (not an error).
+    is refused before the run directory is written); no prompt over the prompt limit
+    (``judge.max_prompt_tokens``, else the model's context window) even at 5 characters
+    per token (:func:`refuse_too_long_prompts`). Prompts estimated above the limit at the
+    estimate's 3.5 characters per token but not clearly over it are logged as a warning
+    naming the questions (not an error: the API may accept them).
 
     Args:
         cfg: the judge config.
         records: the records of the run (only those in ``judge.categories`` are judged).
         start_dir: directory a relative ``judge.cache_path`` is resolved against; ``None``
             skips the cache-path check.
+        source: the answers file the records come from, named when a prompt is refused.
 
     Raises:
         JudgeError: with every problem found, each saying what to change.
@@ -324,13 +421,12 @@ def preflight_judge(
             "judge: no record is in judge.categories=%s; nothing will be judged",
             list(cfg.categories),
         )
+    refuse_too_long_prompts(judged, cfg, source=source)
     overlong = overlong_prompts(judged, cfg)
     if overlong:
-        what = (
-            "judge.max_prompt_tokens" if cfg.max_prompt_tokens is not None
-            else "the model's context window judge.model_info.context_tokens"
+        logger.warning(
+            "%s", describe_overlong(overlong, prompt_limit(cfg) or 0, limit_words(cfg))
         )
-        logger.warning("%s", describe_overlong(overlong, prompt_limit(cfg) or 0, what))
 
 
 def check_panel_members(panel: list[tuple[str, JudgeConfig]]) -> None:

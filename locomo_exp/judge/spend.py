@@ -24,7 +24,8 @@ controls and each panel member (LongMemEval: the panel before the audit). A
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +75,8 @@ class JobSpend:
         self.stop = stop if stop is not None else CallsStop()
         self.paid = 0.0
         self.calls: dict[str, int] = {}  # kind -> calls paid
+        self.tokens = [0, 0]  # input, output tokens billed (calls with known usage)
+        self.unknown = 0  # calls paid whose usage or price is unknown (counted at estimate)
         self.parts = list(parts)
         self._later = list(parts)  # the parts not begun yet
         self._kind = "answer"
@@ -211,7 +214,11 @@ class JobSpend:
                     continue
                 factor = self._factor if result.batch_id else 1.0
                 cost = cost_usd(self._price, result.input_tokens, result.output_tokens, factor)
-                cost = self._per_call if cost is None or not result.usage_known else cost
+                if result.usage_known:
+                    self.tokens = [self.tokens[0] + result.input_tokens,
+                                   self.tokens[1] + result.output_tokens]
+                if cost is None or not result.usage_known:
+                    cost, self.unknown = self._per_call, self.unknown + 1
                 self.paid += cost
                 self.calls[self._kind] = self.calls.get(self._kind, 0) + 1
                 self._part = [self._part[0] + cost, self._part[1] + 1]
@@ -242,6 +249,74 @@ class JobSpend:
             f"${cost:.4f}{rest}, above the {usd(max(self.cap - self.paid - committed, 0.0))} "
             "left; no batch created for them"
         )
+
+
+@dataclass(frozen=True)
+class PaidCalls:
+    """What a job paid for its judge calls before it failed (a sweep's summary shows it).
+
+    Attributes:
+        calls: judge calls paid (cache hits and API errors are not billed).
+        input_tokens: input tokens billed; ``None`` when a reply carried no usage.
+        output_tokens: output tokens billed; ``None`` likewise.
+        cost_usd: USD at the model's list price (batch calls at the batch factor);
+            ``None`` when unknown (a reply without usage, a model without a price).
+    """
+
+    calls: int
+    input_tokens: int | None
+    output_tokens: int | None
+    cost_usd: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        """The four fields as a dict (``sweep_job.json``'s ``paid``)."""
+        return asdict(self)
+
+
+_PAID_ATTRIBUTE = "judge_paid_calls"
+
+
+def note_paid(
+    error: BaseException, spend: JobSpend | None, judge_summary: Mapping[str, Any] | None
+) -> None:
+    """Attach to a job's error what the job paid before it (nothing when nothing was paid).
+
+    Args:
+        error: the exception the job raises.
+        spend: the job's spend under ``judge.max_cost_usd`` (every part's paid calls), or
+            ``None`` without a cap.
+        judge_summary: the judge's ``summary.json`` section when the answers were judged
+            (this run's calls, tokens and cost, the audit's and panel's cost in
+            ``trust.total_cost_usd``): preferred, as a completed job's row reads it, unless
+            it lacks the audit and panel (``trust``) and ``spend`` counted them.
+    """
+    paid: PaidCalls | None = None
+    if judge_summary is not None and (spend is None or "trust" in judge_summary):
+        tokens = judge_summary.get("tokens") or {}
+        unknown = bool(tokens.get("unknown_usage_calls"))
+        trust = judge_summary.get("trust") or {}
+        paid = PaidCalls(
+            calls=int((judge_summary.get("counts") or {}).get("calls_made") or 0),
+            input_tokens=None if unknown else tokens.get("input"),
+            output_tokens=None if unknown else tokens.get("output"),
+            cost_usd=trust.get("total_cost_usd", judge_summary.get("estimated_cost_usd")),
+        )
+    elif spend is not None:
+        unknown = bool(spend.unknown)
+        paid = PaidCalls(
+            calls=sum(spend.calls.values()),
+            input_tokens=None if unknown else spend.tokens[0],
+            output_tokens=None if unknown else spend.tokens[1],
+            cost_usd=None if unknown else spend.paid,
+        )
+    if paid is not None and paid.calls:
+        setattr(error, _PAID_ATTRIBUTE, paid)
+
+
+def paid_of(error: BaseException) -> PaidCalls | None:
+    """What :func:`note_paid` attached to ``error``, or ``None`` (nothing known paid)."""
+    paid = getattr(error, _PAID_ATTRIBUTE, None)
+    return paid if isinstance(paid, PaidCalls) else None
 
 
 def plan_job_spend(
@@ -288,4 +363,4 @@ def plan_job_spend(
     return spend
 
 
-__all__ = ["JobSpend", "Part", "plan_job_spend", "usd"]
+__all__ = ["JobSpend", "PaidCalls", "Part", "note_paid", "paid_of", "plan_job_spend", "usd"]

@@ -12,6 +12,7 @@ import logging
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from locomo_exp.report.run_dir import atomic_write_text
 
@@ -97,6 +98,9 @@ class JobRecord:
         run_id: the child run, when one was created.
         wall_time_s: the job's wall time, seconds.
         f1_variant: the F1 variant reported as ``f1`` (``f1.variant``).
+        paid: what a job that failed after paying paid for its judge calls: ``calls``,
+            ``input_tokens``, ``output_tokens``, ``cost_usd`` (USD; ``None`` when unknown,
+            :class:`~locomo_exp.judge.spend.PaidCalls`); ``None`` when nothing is known paid.
     """
 
     job: int
@@ -110,6 +114,7 @@ class JobRecord:
     run_id: str | None = None
     wall_time_s: float | None = None
     f1_variant: str | None = None
+    paid: dict[str, Any] | None = None
 
     def write(self) -> Path:
         """Write the record into its output dir and return the path."""

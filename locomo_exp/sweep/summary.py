@@ -15,6 +15,7 @@ from locomo_exp.benchmark.locomo import CATEGORY_IDS
 from locomo_exp.config.secrets import redact_uri
 from locomo_exp.results.analysis import headline_intervals_json
 from locomo_exp.results.checks_read import run_warnings, status_with_warnings
+from locomo_exp.results.words import paid_words
 from locomo_exp.stats.bootstrap import MIN_RUN_CLUSTERS
 from locomo_exp.sweep.job_files import (
     COMPLETED,
@@ -76,7 +77,10 @@ def summary_row(record: JobRecord, summary: dict[str, Any] | None) -> dict[str, 
         judge cache, at their stored usage: a resumed job's whole work), and
         ``dry_run_estimate`` (the judge's dry-run estimate: calls, tokens, cost with the
         audit's, when ``judge.dry_run`` was set; then ``parse_failures`` and ``api_errors``
-        are ``None``: not measured). Missing values are ``None``.
+        are ``None``: not measured). Missing values are ``None``. ``paid``: a job that
+        failed after paying (the record's ``paid``: calls, tokens, USD); its tokens and cost
+        fill the row's and its ``run_status`` counts the calls (``FAILED after 18 paid
+        calls``).
     """
     row: dict[str, Any] = {
         "job": record.job,
@@ -108,8 +112,14 @@ def summary_row(record: JobRecord, summary: dict[str, Any] | None) -> dict[str, 
         "dry_run_estimate": None,
         "warnings": [],
         "run_status": record.status,
+        "paid": record.paid,
     }
     if summary is None:
+        if record.paid:  # a job that failed after paying: its cost, never "—"
+            row["input_tokens"] = row["input_tokens_in_all"] = record.paid.get("input_tokens")
+            row["output_tokens"] = row["output_tokens_in_all"] = record.paid.get("output_tokens")
+            row["estimated_cost_usd"] = row["cost_in_all_usd"] = record.paid.get("cost_usd")
+            row["run_status"] = f"{record.status} after {record.paid.get('calls')} paid calls"
         return row
     row["warnings"] = run_warnings(summary)
     row["run_status"] = status_with_warnings(record.status, row["warnings"])
@@ -167,7 +177,8 @@ def build_sweep_summary(context: SweepContext, rows: list[dict[str, Any]]) -> di
 
     Returns:
         Sweep identity (name, dir, parent run, store, experiment, swept keys), ``n_jobs``,
-        ``n_failed``, ``failed_jobs`` (job, swept values, error), ``n_pending``,
+        ``n_failed``, ``failed_jobs`` (job, swept values, error, and ``paid`` when it paid),
+        ``n_pending``,
         ``pending_jobs``, ``n_interrupted`` and ``n_not_run`` (an interrupted sweep),
         ``n_warned`` and ``warned_jobs`` (job, swept values, warnings: the jobs whose J
         their own report flags), ``scales`` and ``rows``.
@@ -187,7 +198,9 @@ def build_sweep_summary(context: SweepContext, rows: list[dict[str, Any]]) -> di
         "n_jobs": len(rows),
         "n_failed": len(failed),
         "failed_jobs": [
-            {"job": r["job"], "swept": r["swept"], "error": r["error"]} for r in failed
+            {"job": r["job"], "swept": r["swept"], "error": r["error"],
+             **({"paid": r["paid"]} if r.get("paid") else {})}  # what it paid, when known
+            for r in failed
         ],
         "n_pending": len(pending),
         "pending_jobs": [{"job": r["job"], "swept": r["swept"]} for r in pending],
@@ -425,7 +438,8 @@ def _tail_lines(summary: dict[str, Any]) -> list[str]:
         for failed in summary["failed_jobs"]:
             label = job_label(failed["swept"])
             error_text = (failed["error"] or "no error recorded").replace("\n", "\n  ")
-            lines.append(f"- job {failed['job']} ({label}): {error_text}")
+            paid = f" ({paid_words(failed['paid'])})" if failed.get("paid") else ""
+            lines.append(f"- job {failed['job']} ({label}){paid}: {error_text}")
     return lines
 
 
@@ -458,6 +472,8 @@ def _spending_cells(row: dict[str, Any]) -> tuple[str, list[str], str]:
             ("estimated_cost_usd", "cost_in_all_usd", ".4f"),
         ):
             text, all_text = cell(row[now], fmt), cell(row.get(in_all), fmt)
+            if row.get("paid") and row[now] is None:  # paid, but the figure is unknown
+                text = all_text = "unknown"
             differs = row.get(in_all) is not None and all_text != text
             cells.append(f"{text} (in all {all_text})" if differs else text)
         return row.get("run_status") or row["status"], cells[:2], cells[2]

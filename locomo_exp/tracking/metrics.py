@@ -420,7 +420,7 @@ def parent_metrics(rows: Iterable[Mapping[str, Any]]) -> dict[str, float]:
 
     Args:
         rows: the sweep summary's rows (``sweep_summary.json``); failed and pending jobs
-            are left out.
+            are left out, except the cost of a job that failed after paying (``paid``).
 
     Returns:
         ``{"sweep/T:0.5/f1_overall": 61.2, "sweep/T:0.5/j_overall": 70.0, ...}``
@@ -428,9 +428,11 @@ def parent_metrics(rows: Iterable[Mapping[str, Any]]) -> dict[str, float]:
     """
     metrics: dict[str, Any] = {}
     for row in rows:
-        if row.get("status") != "COMPLETED":
-            continue
         label = sweep_value_label(row.get("swept") or {})
+        if row.get("status") != "COMPLETED":
+            if row.get("paid"):  # a job that failed after paying: what it cost
+                metrics[f"sweep/{label}/estimated_cost_usd"] = row.get("estimated_cost_usd")
+            continue
         for name, value in sweep_headlines(row).items():
             metrics[f"sweep/{label}/{name}"] = value
     return finite_metrics(metrics)

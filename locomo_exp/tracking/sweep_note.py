@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from locomo_exp.results.words import paid_words
+
 
 def _cell(value: float | None, ci: Any, scale: float = 1.0) -> str:
     if value is None:
@@ -64,7 +66,8 @@ def sweep_description(summary: Mapping[str, Any], *, plot: str | None = None) ->
         Markdown: one line naming the swept keys and the baseline, then one bullet per job
         (its swept values, J or stored J and F1 overall with 95% intervals, 0-100, each
         with its verdict vs the baseline and the difference in points, then the job's
-        ``run_status`` when its own judge checks flagged its J).
+        ``run_status`` when its own judge checks flagged its J); a job that did not
+        complete shows its status, and what it paid when it failed after paying.
     """
     keys = list(summary.get("swept_keys") or [])
     baseline = summary.get("baseline") or {}
@@ -87,7 +90,8 @@ def sweep_description(summary: Mapping[str, Any], *, plot: str | None = None) ->
         swept = row.get("swept") or {}
         label = ", ".join(f"{k}={swept.get(k)}" for k in keys)
         if row.get("status") != "COMPLETED":
-            lines.append(f"- {label}: {row.get('status')}")
+            paid = f" ({paid_words(row['paid'])})" if row.get("paid") else ""
+            lines.append(f"- {label}: {row.get('status')}{paid}")
             continue
         j_text, stored = _sweep_j(row, base_job)
         any_stored = any_stored or stored

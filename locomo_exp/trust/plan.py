@@ -19,7 +19,11 @@ from omegaconf import OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from locomo_exp.config import JudgeAuditConfig, JudgeConfig
-from locomo_exp.judge.preflight import check_panel_members, judged_records
+from locomo_exp.judge.preflight import (
+    check_panel_members,
+    judged_records,
+    refuse_too_long_prompts,
+)
 from locomo_exp.llm.errors import JudgeError
 from locomo_exp.llm.models import model_price
 from locomo_exp.llm.providers import AUTO_KEY_ENV
@@ -168,13 +172,16 @@ def _user_controls(cfg: JudgeConfig, start_dir: Path) -> list[AuditControl]:
     return out
 
 
-def plan_trust(records: list[QARecord], cfg: JudgeConfig, *, start_dir: Path) -> TrustPlan:
+def plan_trust(
+    records: list[QARecord], cfg: JudgeConfig, *, start_dir: Path, source: str | None = None
+) -> TrustPlan:
     """Validate the trust options and build the controls, before any judge call.
 
     Args:
         records: the run's records (controls come from those in ``judge.categories``).
         cfg: the judge config.
         start_dir: directory relative paths (labels, control files) are resolved against.
+        source: the answers file, named when a panel member's model cannot take a prompt.
 
     Returns:
         The :class:`TrustPlan`; its call counts are logged.
@@ -182,7 +189,8 @@ def plan_trust(records: list[QARecord], cfg: JudgeConfig, *, start_dir: Path) ->
     Raises:
         JudgeError: one line naming the option (and file/entry/field) for a negative
             ``judge.audit.n``, an unknown kind, a limit outside 0-1, an unreadable labels
-            or control file, or an unknown panel preset.
+            or control file, an unknown panel preset, or a prompt too long for a panel
+            member's model (:func:`~locomo_exp.judge.preflight.refuse_too_long_prompts`).
     """
     audit = cfg.audit
     for name in ("max_false_accept", "max_false_reject"):
@@ -221,6 +229,8 @@ def plan_trust(records: list[QARecord], cfg: JudgeConfig, *, start_dir: Path) ->
     if len(panel) == 1:
         raise JudgeError("judge.panel needs at least two judge presets (or none)")
     check_panel_members(panel)
+    for preset, member in panel:  # a member's context window may be smaller than the judge's
+        refuse_too_long_prompts(records, member, source=source, who=f"judge.panel {preset}")
     plan = TrustPlan(
         controls=controls,
         labels=labels,
