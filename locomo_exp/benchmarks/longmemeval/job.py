@@ -21,24 +21,24 @@ from omegaconf import OmegaConf
 
 from locomo_exp import __version__, tracking
 from locomo_exp.benchmark import longmemeval as lme
-from locomo_exp.config import ExperimentConfig, JudgeConfig
-from locomo_exp.data.input_file import check_regular_file
-from locomo_exp.data.lme_answers import (
+from locomo_exp.benchmarks.longmemeval import tracking as lme_tracking
+from locomo_exp.benchmarks.longmemeval.answers import (
     LmeMatched,
     match_reference,
     read_lme_answers,
 )
-from locomo_exp.data.lme_detect import is_longmemeval, lme_data_file
-from locomo_exp.data.lme_reference import read_lme_reference
-from locomo_exp.data.load import expand_paths
-from locomo_exp.judge.aggregate import JudgeRunResult
-from locomo_exp.judge.protocols import get_protocol
-from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL
-from locomo_exp.judge.spend import JobSpend, plan_job_spend
-from locomo_exp.llm.errors import JudgeBatchPending
-from locomo_exp.report.lme import render_lme_report
-from locomo_exp.report.lme_baselines import LME_BASELINES
-from locomo_exp.report.lme_summary import (
+from locomo_exp.benchmarks.longmemeval.baselines import LME_BASELINES
+from locomo_exp.benchmarks.longmemeval.checks import with_lme_checks
+from locomo_exp.benchmarks.longmemeval.controls import lme_audit_config, size_lme_audit
+from locomo_exp.benchmarks.longmemeval.detect import is_longmemeval, lme_data_file
+from locomo_exp.benchmarks.longmemeval.dry_run import (
+    lme_member_config,
+    lme_spend_parts,
+    with_trust_calls,
+)
+from locomo_exp.benchmarks.longmemeval.reference import read_lme_reference
+from locomo_exp.benchmarks.longmemeval.report import render_lme_report
+from locomo_exp.benchmarks.longmemeval.summary import (
     audit_section,
     build_lme_card,
     build_lme_summary,
@@ -46,6 +46,14 @@ from locomo_exp.report.lme_summary import (
     panel_member,
     score_rows,
 )
+from locomo_exp.config import ExperimentConfig, JudgeConfig
+from locomo_exp.data.input_file import check_regular_file
+from locomo_exp.data.load import expand_paths
+from locomo_exp.judge.aggregate import JudgeRunResult
+from locomo_exp.judge.protocols import get_protocol
+from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL
+from locomo_exp.judge.spend import JobSpend, plan_job_spend
+from locomo_exp.llm.errors import JudgeBatchPending
 from locomo_exp.report.run_dir import (
     atomic_write_jsonl,
     atomic_write_text,
@@ -55,10 +63,6 @@ from locomo_exp.report.run_dir import (
 from locomo_exp.results import JUDGE_DRY_RUN, QARecord
 from locomo_exp.results.money import round_money
 from locomo_exp.results.status import judge_status
-from locomo_exp.tracking import lme as lme_tracking
-from locomo_exp.trust.lme_checks import with_lme_checks
-from locomo_exp.trust.lme_controls import lme_audit_config, size_lme_audit
-from locomo_exp.trust.lme_dry_run import lme_member_config, lme_spend_parts, with_trust_calls
 
 log = logging.getLogger(__name__)
 
@@ -191,10 +195,10 @@ def judge_verdicts(result: JudgeRunResult, matched: LmeMatched) -> dict[str, flo
 
     Each run's verdict is yes (1) or no (0) by the authors' rule; with ``judge.runs > 1`` a
     question's verdict is the mean over its valid runs, so one yes and one no give 0.5, and
-    the accuracies are means of these (:func:`locomo_exp.scoring.lme.lme_accuracies`).
+    the accuracies are means of these (:func:`.scoring.lme_accuracies`).
     Yes/no comparisons (agreement, kappa, corrected accuracy) take a question as accepted
     when this mean is at least :data:`lme.ACCEPT_AT` / 100
-    (:func:`locomo_exp.report.lme_summary.accepted`).
+    (:func:`locomo_exp.benchmarks.longmemeval.summary.accepted`).
     """
     out: dict[str, float | None] = {}
     for item in matched.items:
@@ -209,7 +213,7 @@ def judge_section(result: JudgeRunResult) -> dict[str, Any]:
 
     The cost is this run's calls (``estimated_cost_usd``) and the same work counting the
     calls answered from the judge cache (``estimated_cost_usd_including_cached``), as for
-    LoCoMo runs; the report says both (:mod:`locomo_exp.report.lme`).
+    LoCoMo runs; the report says both (:mod:`locomo_exp.benchmarks.longmemeval.report`).
 
     Where the calls went is kept as for LoCoMo runs: ``provider``, ``endpoint`` (without
     user info, query or fragment: never a credential) and ``endpoint_kind`` (``default`` or
