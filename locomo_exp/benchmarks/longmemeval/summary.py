@@ -13,14 +13,13 @@ from typing import Any
 from locomo_exp.benchmark import longmemeval as lme
 from locomo_exp.benchmarks.longmemeval.answers import LmeItem, LmeMatched
 from locomo_exp.benchmarks.longmemeval.controls import LmeControl
+from locomo_exp.benchmarks.longmemeval.judge_source import LME_SCALES, lme_stored_judge_source
 from locomo_exp.benchmarks.longmemeval.reference import LmeReference
 from locomo_exp.benchmarks.longmemeval.scoring import METRIC_VERSION, lme_accuracies
-from locomo_exp.data.judge_source import lme_stored_judge_source
 from locomo_exp.judge.aggregate import JudgeRunResult
 from locomo_exp.report.provenance import provenance
 from locomo_exp.results import SCHEMA_VERSION, QARecord
 from locomo_exp.results.money import round_money
-from locomo_exp.results.scales import LME_SCALES
 from locomo_exp.stats.agreement import binary_agreement, wilson_interval
 from locomo_exp.stats.correction import corrected_j
 
@@ -119,7 +118,7 @@ def build_lme_summary(
         ``None`` and ``dry_run_estimate`` holds the estimate (as in a LoCoMo run's
         ``judge``); ``None`` when no judge was asked for. ``schema_version`` is LoCoMo's
         summary version, ``scales`` names each figure's scale
-        (:data:`locomo_exp.results.scales.LME_SCALES`).
+        (:data:`.judge_source.LME_SCALES`).
     """
     stored = None
     if stored_models:
