@@ -8,7 +8,8 @@ Generates a file of LongMemEval's layout (``longmemeval_s_cleaned.json``'s shape
 questions, each with about 50 haystack sessions of user/assistant turns) of about ``--mb``
 megabytes in a temporary directory, then reads it in two fresh child processes:
 
-* ``streamed``: :func:`locomo_exp.data.lme_reference.read_lme_reference` (ijson events,
+* ``streamed``: :func:`locomo_exp.benchmarks.longmemeval.reference.read_lme_reference`
+  (ijson events,
   only the question fields kept);
 * ``reference``: ``json.load`` of the same file (what a plain reader would do);
 * ``imports``: the package's import alone, so the reading's own share is visible.
@@ -45,11 +46,13 @@ WORDS = "the a memory chat assistant user trip dinner book garden project meetin
 
 CHILD = {
     "imports": (
-        "import sys; from locomo_exp.data.lme_reference import read_lme_reference as r; "
+        "import sys; "
+        "from locomo_exp.benchmarks.longmemeval.reference import read_lme_reference as r; "
         "print('import', 'only')"
     ),
     "streamed": (
-        "import sys; from locomo_exp.data.lme_reference import read_lme_reference as r; "
+        "import sys; "
+        "from locomo_exp.benchmarks.longmemeval.reference import read_lme_reference as r; "
         "x = r(sys.argv[1]); print(len(x.questions), x.variant)"
     ),
     "reference": (

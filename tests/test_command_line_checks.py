@@ -26,7 +26,7 @@ def test_every_group_choice_passes_the_key_check() -> None:
     # benchmark is a group of @package _global_ options: it has no field in the schema,
     # and `benchmark=longmemeval` (docs/longmemeval.md) was refused as an unknown key
     groups = config_groups()
-    assert groups["benchmark"] == ["locomo", "longmemeval"]
+    assert groups["benchmark"] == ["beam", "locomo", "locomo_plus", "longmemeval"]
     assert "templates" not in groups
     overrides = [f"{group}={options[0]}" for group, options in groups.items()]
     assert unknown_override_keys(overrides) == []
@@ -36,7 +36,7 @@ def test_every_group_choice_passes_the_key_check() -> None:
 
 def test_a_wrong_benchmark_names_the_options_and_templates_points_to_judge_template() -> None:
     assert unknown_group_options(["benchmark=lme"]) == [
-        "benchmark=lme: no such option (available: locomo, longmemeval)"
+        "benchmark=lme: no such option (available: beam, locomo, locomo_plus, longmemeval)"
     ]
     assert unknown_override_keys(["templates=binary-label-own-words"]) == [
         ("templates", "judge.template")

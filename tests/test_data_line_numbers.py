@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from lme_helpers import dataset_item, write_json
 
+from locomo_exp.benchmarks.longmemeval.answers import read_lme_answers
 from locomo_exp.data import DataValidationError, load_results
 from locomo_exp.data.input_file import ParsedFile, read_results_file
-from locomo_exp.data.lme_answers import read_lme_answers
 from locomo_exp.data.reference import Reference
 
 

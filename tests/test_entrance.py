@@ -95,6 +95,5 @@ def test_the_entrance_hall_holds_at_most_five_modules() -> None:
         "__init__.py",
         "__main__.py",
         "experiment.py",
-        "longmemeval_job.py",
     ]
     assert (top / "cli" / "__init__.py").is_file()

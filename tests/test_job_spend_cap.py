@@ -21,12 +21,12 @@ from fake_anthropic import FakeAnthropicServer, Reply, make_judge_config
 from judge_helpers import make_records
 from lme_helpers import dataset_item, write_json, write_jsonl
 
+from locomo_exp.benchmarks.longmemeval.job import lme_judge_config, run_longmemeval
 from locomo_exp.config import JudgeBatchConfig, JudgeConfig, JudgeMode
 from locomo_exp.experiment import run_experiment
 from locomo_exp.judge import CallsStopped, run_judge
 from locomo_exp.judge.spend import usd
 from locomo_exp.llm.models import model_price
-from locomo_exp.longmemeval_job import lme_judge_config, run_longmemeval
 
 BIG = 42_000
 """Input tokens billed per reply: about 100 times what the estimate counts for a prompt."""

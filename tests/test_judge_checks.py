@@ -175,7 +175,7 @@ def test_a_longmemeval_judge_that_says_no_to_everything_is_flagged(
     """Trial 4 finding 4a: 0% with the judge's verdicts headlined was "j: ok (stored verdicts)"."""
     need_shared()
     fake_anthropic.responder = lambda request: text("no")
-    from locomo_exp.longmemeval_job import run_longmemeval
+    from locomo_exp.benchmarks.longmemeval.job import run_longmemeval
 
     cfg = typed_config(
         "data=file", "tracking=none", "benchmark=longmemeval", "scorer=judge",
@@ -203,7 +203,7 @@ def test_a_longmemeval_judge_that_says_no_to_everything_is_flagged(
     report = result.report_path.read_text()
     assert "## Run status: WARNING" in report and f"- **Warning: {warnings[0]}.**" in report
     assert "Check of false rejects (is J deflated?): J deflated." in report
-    from locomo_exp.tracking import lme as lme_tracking
+    from locomo_exp.benchmarks.longmemeval import tracking as lme_tracking
 
     card = json.loads((tmp_path / "out" / "card.json").read_text())
     assert f"j {status}" in lme_tracking.run_description(result.metrics, summary, card)
@@ -216,7 +216,7 @@ def test_a_longmemeval_judge_whose_verdicts_are_headlined_is_not_called_stored(
     fake_anthropic.responder = lambda request: text(
         "yes" if judged_item(request).prediction else "no"
     )
-    from locomo_exp.longmemeval_job import run_longmemeval
+    from locomo_exp.benchmarks.longmemeval.job import run_longmemeval
 
     cfg = typed_config(
         "data=file", "tracking=none", "benchmark=longmemeval", "scorer=judge",

@@ -91,7 +91,7 @@ def test_all_replies_unreadable_and_scored_0_is_a_warning_with_the_count_not_j_d
 
 
 def test_a_longmemeval_run_with_unreadable_replies_gets_the_same_warning() -> None:
-    from locomo_exp.trust.lme_checks import with_lme_checks
+    from locomo_exp.benchmarks.longmemeval.checks import with_lme_checks
 
     summary = with_lme_checks({
         "judge": {"counts": {"parse_failure": 30, "runs_total": 500}},

@@ -15,9 +15,13 @@ from lme_helpers import (
     write_jsonl,
 )
 
+from locomo_exp.benchmarks.longmemeval.answers import (
+    looks_like_lme,
+    match_reference,
+    read_lme_answers,
+)
+from locomo_exp.benchmarks.longmemeval.reference import read_lme_reference
 from locomo_exp.data.input_file import DataValidationError
-from locomo_exp.data.lme_answers import looks_like_lme, match_reference, read_lme_answers
-from locomo_exp.data.lme_reference import read_lme_reference
 
 
 def test_eval_results_rows_carry_the_stored_label_and_its_judge():

@@ -11,7 +11,7 @@ import pytest
 from fake_anthropic import judged_item, text
 from lme_helpers import dataset_item, write_json, write_jsonl
 
-from locomo_exp.longmemeval_job import run_longmemeval
+from locomo_exp.benchmarks.longmemeval.job import run_longmemeval
 
 TYPES = ("single-session-user", "multi-session", "temporal-reasoning", "knowledge-update")
 BATCH = ("judge.mode=batch", "judge.batch.poll_interval_s=0.01", "judge.batch.max_poll_interval_s=0.01")

@@ -12,9 +12,14 @@ from conftest import PROJECT_ROOT
 from lme_helpers import GPT4O, HUNK_MINI, REFERENCE, need_shared
 from scipy.stats import binomtest
 
-from locomo_exp.compare.lme import LmeRun, compare_lme_runs, judge_warning, task_avg_row
+from locomo_exp.benchmarks.longmemeval.compare import (
+    LmeRun,
+    compare_lme_runs,
+    judge_warning,
+    task_avg_row,
+)
+from locomo_exp.benchmarks.longmemeval.job import run_longmemeval
 from locomo_exp.compare.run_dirs import CompareError
-from locomo_exp.longmemeval_job import run_longmemeval
 
 
 @pytest.fixture
@@ -62,9 +67,9 @@ def test_the_two_shared_files_compare_question_by_question(two_runs):
 
 def test_the_handed_files_give_todays_numbers_at_the_default_settings(two_runs, tmp_path):
     """``mode=compare`` at its defaults (2,000 resamples, seed 0): the figures pinned as printed."""
-    from locomo_exp.compare.lme_job import run_lme_compare
+    from locomo_exp.benchmarks.longmemeval.compare_job import run_lme_compare
+    from locomo_exp.benchmarks.longmemeval.compare_report import console_lines
     from locomo_exp.config import CompareConfig
-    from locomo_exp.report.lme_compare import console_lines
 
     cfg = CompareConfig(runs=[str(d) for d in two_runs], labels=["gpt-4o", "hunk-mini"])
     job = run_lme_compare(cfg, two_runs, tmp_path / "cmp")
@@ -157,7 +162,7 @@ def test_a_judged_run_against_stored_labels_says_what_is_known():
 
 def test_a_flagged_run_carries_its_warning_into_the_comparison():
     """Trial 5 #7: a comparison must not drop what each run's report opens with."""
-    from locomo_exp.compare.lme import compare_lme_pair
+    from locomo_exp.benchmarks.longmemeval.compare import compare_lme_pair
 
     a, b = _judged("A"), _judged("B")
     a.summary["warnings"] = ["J deflated (the judge rejected 5/5 known-right controls)"]

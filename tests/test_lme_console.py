@@ -11,10 +11,10 @@ import json
 
 from lme_helpers import HYPOTHESES, REFERENCE, need_shared
 
-from locomo_exp.longmemeval_job import run_longmemeval
+from locomo_exp.benchmarks.longmemeval.job import run_longmemeval
+from locomo_exp.benchmarks.longmemeval.report import console_table
+from locomo_exp.benchmarks.longmemeval.summary import dry_run_of
 from locomo_exp.report.console import dry_run_lines
-from locomo_exp.report.lme import console_table
-from locomo_exp.report.lme_summary import dry_run_of
 
 DRY = ("benchmark=longmemeval", "scorer=judge", "judge.dry_run=true", "data=file", "tracking=none")
 

@@ -9,8 +9,8 @@ from typing import Any
 from fake_anthropic import FakeAnthropicServer, judged_item, text
 from lme_helpers import dataset_item, write_json, write_jsonl
 
-from locomo_exp.longmemeval_job import run_longmemeval
-from locomo_exp.report.lme import console_table
+from locomo_exp.benchmarks.longmemeval.job import run_longmemeval
+from locomo_exp.benchmarks.longmemeval.report import console_table
 
 TYPES = ("single-session-user", "multi-session", "temporal-reasoning", "knowledge-update")
 

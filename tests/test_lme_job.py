@@ -10,8 +10,8 @@ import pytest
 from conftest import PROJECT_ROOT
 from lme_helpers import GPT4O, HUNK_MINI, HYPOTHESES, REFERENCE, need_shared, write_json
 
-from locomo_exp.longmemeval_job import is_longmemeval, run_longmemeval
-from locomo_exp.tracking.lme import run_metrics
+from locomo_exp.benchmarks.longmemeval.job import is_longmemeval, run_longmemeval
+from locomo_exp.benchmarks.longmemeval.tracking import run_metrics
 
 PLAIN = ("data=file", "tracking=none")
 

@@ -14,7 +14,7 @@ import pytest
 from fake_anthropic import FakeAnthropicServer, text
 from lme_helpers import dataset_item, write_json, write_jsonl
 
-from locomo_exp.longmemeval_job import run_longmemeval
+from locomo_exp.benchmarks.longmemeval.job import run_longmemeval
 
 TYPES = ("single-session-user", "multi-session", "temporal-reasoning", "knowledge-update")
 

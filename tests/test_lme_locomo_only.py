@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from lme_helpers import GPT4O, REFERENCE, need_shared
 
-from locomo_exp.longmemeval_job import locomo_only_settings, run_longmemeval
+from locomo_exp.benchmarks.longmemeval.job import locomo_only_settings, run_longmemeval
 
 PLAIN = ("data=file", "tracking=none")
 

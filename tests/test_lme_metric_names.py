@@ -10,8 +10,8 @@ from __future__ import annotations
 from fake_anthropic import text
 from lme_helpers import GPT4O, REFERENCE, need_shared
 
-from locomo_exp.longmemeval_job import run_longmemeval
-from locomo_exp.tracking import lme as lme_tracking
+from locomo_exp.benchmarks.longmemeval import tracking as lme_tracking
+from locomo_exp.benchmarks.longmemeval.job import run_longmemeval
 
 
 def test_stored_and_judged_runs_name_each_source_the_same_way(

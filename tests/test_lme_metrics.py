@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from locomo_exp.benchmark import longmemeval as lme
-from locomo_exp.scoring.lme import lme_accuracies, task_average
+from locomo_exp.benchmarks.longmemeval.scoring import lme_accuracies, task_average
 from locomo_exp.stats.agreement import wilson_interval
 
 

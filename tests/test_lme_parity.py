@@ -15,8 +15,8 @@ from conftest import run_cli
 from fake_anthropic import judged_item, text
 from lme_helpers import dataset_item, write_json, write_jsonl
 
-from locomo_exp.compare.lme import compare_lme_runs
-from locomo_exp.longmemeval_job import run_longmemeval
+from locomo_exp.benchmarks.longmemeval.compare import compare_lme_runs
+from locomo_exp.benchmarks.longmemeval.job import run_longmemeval
 
 TYPES = ("single-session-user", "multi-session", "temporal-reasoning", "knowledge-update")
 

@@ -10,8 +10,8 @@ import pytest
 from lme_helpers import REFERENCE, dataset_item, need_shared, write_json
 
 from locomo_exp.benchmark import longmemeval as lme
+from locomo_exp.benchmarks.longmemeval.reference import read_lme_reference
 from locomo_exp.data.input_file import DataValidationError
-from locomo_exp.data.lme_reference import read_lme_reference
 
 
 def test_shared_reference_has_the_benchmarks_500_questions():

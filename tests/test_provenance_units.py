@@ -19,12 +19,12 @@ from fake_anthropic import accept_all
 from lme_helpers import GPT4O, HUNK_MINI, HYPOTHESES, REFERENCE, need_shared
 
 from locomo_exp.benchmark import longmemeval as lme
-from locomo_exp.compare.lme import compare_lme_runs
+from locomo_exp.benchmarks.longmemeval.compare import compare_lme_runs
+from locomo_exp.benchmarks.longmemeval.job import run_longmemeval
+from locomo_exp.benchmarks.longmemeval.tracking import run_description as lme_description
+from locomo_exp.benchmarks.longmemeval.tracking import run_metrics, run_params
 from locomo_exp.data.judge_source import stated_judge, stored_judge_source
-from locomo_exp.longmemeval_job import run_longmemeval
 from locomo_exp.tracking.headline import card_params, run_description
-from locomo_exp.tracking.lme import run_description as lme_description
-from locomo_exp.tracking.lme import run_metrics, run_params
 
 IN_CHECKOUT = (PROJECT_ROOT / ".git").exists()
 MEM0_JUDGE = (

@@ -12,12 +12,12 @@ from pathlib import Path
 
 from lme_helpers import GPT4O, REFERENCE, need_shared
 
-from locomo_exp.longmemeval_job import run_longmemeval
+from locomo_exp.benchmarks.longmemeval.job import run_longmemeval
+from locomo_exp.benchmarks.longmemeval.report import console_table
+from locomo_exp.benchmarks.longmemeval.tracking import run_metrics
 from locomo_exp.report.card import baseline_card_differences
 from locomo_exp.report.judge_match import published_judge_match, template_protocol_note
-from locomo_exp.report.lme import console_table
 from locomo_exp.results.model_ids import DIFFERENT, SAME, SAME_FAMILY, model_match
-from locomo_exp.tracking.lme import run_metrics
 
 
 def test_a_longmemeval_subset_says_so_and_has_no_task_average(typed_config, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -12,6 +12,12 @@ import pytest
 from conftest import CONF_DIR
 from hydra import compose, initialize_config_dir
 
+from locomo_exp.benchmarks.longmemeval.compare_report import (
+    DECIDES,
+    console_lines,
+    render_lme_compare,
+    verdict,
+)
 from locomo_exp.config import (
     BaselineMetric,
     ExperimentConfig,
@@ -21,7 +27,6 @@ from locomo_exp.config import (
 from locomo_exp.report import render_report
 from locomo_exp.report.baselines import render_latency_comparison
 from locomo_exp.report.error_analysis import render_error_analysis
-from locomo_exp.report.lme_compare import DECIDES, console_lines, render_lme_compare, verdict
 from locomo_exp.report.outputs import score_rows
 from locomo_exp.report.uncertainty import render_uncertainty
 from locomo_exp.results import QARecord, RunSummary

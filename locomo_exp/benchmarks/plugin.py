@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from locomo_exp.config import ExperimentConfig
+    from locomo_exp.config import ExperimentConfig, JudgeConfig
 
 
 @dataclass(frozen=True)
@@ -91,8 +92,8 @@ class ComparePlugin(Protocol):
 
     A plug-in that also has these two methods compares its own runs; the command line asks
     each registered plug-in, in order, whether it claims the compared run directories
-    (:func:`locomo_exp.benchmarks.registry.compare_plugin_for`) before the LoCoMo and
-    LongMemEval comparisons.
+    (:func:`locomo_exp.benchmarks.registry.compare_plugin_for`); runs no plug-in claims are
+    compared as LoCoMo runs.
     """
 
     def claims_runs(self, cfg: ExperimentConfig, start_dir: Path) -> bool:
@@ -109,4 +110,80 @@ class ComparePlugin(Protocol):
             ValueError: runs that cannot be compared (one line naming the run and why).
             OSError: an unreadable run or an unwritable output directory.
         """
+        ...
+
+
+@dataclass(frozen=True)
+class SweepJobRun:
+    """A benchmark job that ran inside a sweep, as the sweep's job record needs it.
+
+    Attributes:
+        run_id: the job's MLflow run (a child of the sweep's parent run), or ``None``.
+        report_path: the job's ``report.md``.
+    """
+
+    run_id: str | None
+    report_path: Path
+
+
+Spending = Callable[[dict[str, Any]], tuple[str, list[str], str]]
+"""A sweep row's status, token and cost cells, as a LoCoMo sweep shows them."""
+
+
+@runtime_checkable
+class SweepPlugin(Protocol):
+    """The optional sweep hooks of a benchmark plug-in (``python -m locomo_exp -m ...``).
+
+    The sweep asks the registry which plug-in claims a job
+    (:func:`locomo_exp.benchmarks.registry.plugin_for`); a plug-in without these hooks is
+    refused in a sweep in one line before any job starts. The sweep keeps what every
+    benchmark shares (job records, MLflow parent, baseline choice, spend cells); these
+    hooks give the benchmark's own checks, job, row figures, pairing and table.
+    """
+
+    def sweep_problems(self, cfg: ExperimentConfig, start_dir: Path) -> list[str]:
+        """The job's settings that would fail it, checked before any job starts."""
+        ...
+
+    def sweep_judge_config(self, judge: JudgeConfig) -> JudgeConfig:
+        """The judge settings the job will run with (the sweep's judge preflight checks them)."""
+        ...
+
+    def run_in_sweep(
+        self, cfg: ExperimentConfig, output_dir: Path, start_dir: Path, *,
+        run_name: str, parent_run_id: str | None, extra_tags: dict[str, str],
+    ) -> SweepJobRun:
+        """Run one sweep job, its MLflow run a child of ``parent_run_id``.
+
+        Raises:
+            ValueError: bad input or settings (recorded as the job's failure).
+            locomo_exp.llm.errors.JudgeBatchPending: batches still processing.
+        """
+        ...
+
+    def sweep_row(self, summary: Mapping[str, Any]) -> dict[str, Any] | None:
+        """A job's cells of the sweep summary row, or ``None`` when its run is not this one's."""
+        ...
+
+    def owns_sweep_rows(self, rows: list[dict[str, Any]]) -> bool:
+        """Whether the sweep's rows are this benchmark's (their figures are its own)."""
+        ...
+
+    def sweep_vs_baseline(
+        self, rows: list[dict[str, Any]], base: dict[str, Any], sweep_dir: Path
+    ) -> str:
+        """Compare each completed row with the completed baseline row ``base``.
+
+        Args:
+            rows: the completed rows other than ``base`` (modified: ``vs_baseline`` ...).
+            base: the baseline job's row.
+            sweep_dir: the sweep directory (each pair's files under ``vs_baseline/<job>/``).
+
+        Returns:
+            The method, in words, for the summary's vs-baseline line.
+        """
+        ...
+
+    def sweep_table(self, summary: Mapping[str, Any], spending: Spending) -> list[str]:
+        """The lines of the sweep summary's table (after its opening lines)."""
         ...

@@ -9,15 +9,20 @@ a job is dispatched, never by ``--help``.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from locomo_exp.benchmarks.plugin import BenchmarkPlugin, ComparePlugin
+from locomo_exp.benchmarks.plugin import BenchmarkPlugin, ComparePlugin, SweepPlugin
 
 if TYPE_CHECKING:
     from locomo_exp.config import ExperimentConfig
 
-PLUGINS: tuple[str, ...] = ("locomo_exp.benchmarks.beam", "locomo_exp.benchmarks.locomo_plus")
+PLUGINS: tuple[str, ...] = (
+    "locomo_exp.benchmarks.longmemeval",
+    "locomo_exp.benchmarks.beam",
+    "locomo_exp.benchmarks.locomo_plus",
+)
 """Module paths of the registered plug-in packages, in detection order (each has ``PLUGIN``)."""
 
 
@@ -74,5 +79,27 @@ def compare_plugin_for(cfg: ExperimentConfig, start_dir: Path) -> ComparePlugin 
     """
     for plugin in registered():
         if isinstance(plugin, ComparePlugin) and plugin.claims_runs(cfg, start_dir):
+            return plugin
+    return None
+
+
+def sweep_plugins() -> list[SweepPlugin]:
+    """The registered plug-ins that have the sweep hooks (:class:`SweepPlugin`), in order."""
+    return [plugin for plugin in registered() if isinstance(plugin, SweepPlugin)]
+
+
+def sweep_row_fields(summary: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A job's sweep row cells from the plug-in whose run ``summary`` is, else ``None``."""
+    for plugin in sweep_plugins():
+        fields = plugin.sweep_row(summary)
+        if fields is not None:
+            return fields
+    return None
+
+
+def sweep_plugin_for_rows(rows: list[dict[str, Any]]) -> SweepPlugin | None:
+    """The plug-in whose sweep rows these are, or ``None`` for a LoCoMo sweep."""
+    for plugin in sweep_plugins():
+        if plugin.owns_sweep_rows(rows):
             return plugin
     return None

@@ -29,7 +29,6 @@ from locomo_exp.cli.jobs import (
     exit_interrupted,
     print_result,
     run_compare_from_cli,
-    run_longmemeval_from_cli,
     run_plugin_from_cli,
 )
 from locomo_exp.cli.sweep_job import run_sweep_job
@@ -38,11 +37,11 @@ from locomo_exp.config.checks import UnknownConfigKeyError, keep_typed_text
 from locomo_exp.results import interrupts
 
 if TYPE_CHECKING:  # the jobs are imported where they run: --help loads none of them
+    from locomo_exp.benchmarks.plugin import SweepJobRun
     from locomo_exp.experiment import ExperimentResult
-    from locomo_exp.longmemeval_job import LmeRunResult
 
 
-def run_from_hydra(cfg: DictConfig) -> ExperimentResult | LmeRunResult | None:
+def run_from_hydra(cfg: DictConfig) -> ExperimentResult | SweepJobRun | None:
     """Entry point called by ``locomo_exp/__main__.py``.
 
     Single run: expected errors (bad input, judge configuration, API failures) are
@@ -83,11 +82,6 @@ def run_from_hydra(cfg: DictConfig) -> ExperimentResult | LmeRunResult | None:
     if typed.mode == Mode.compare:
         run_compare_from_cli(typed, output_dir, Path.cwd())
         return None
-    from locomo_exp.longmemeval_job import is_longmemeval
-
-    if is_longmemeval(typed, Path.cwd()):
-        run_longmemeval_from_cli(typed, output_dir, Path.cwd())
-        return None
     from locomo_exp.benchmarks import plugin_for
 
     plugin = plugin_for(typed, Path.cwd())
@@ -121,7 +115,6 @@ __all__ = [
     "print_result",
     "run_compare_from_cli",
     "run_from_hydra",
-    "run_longmemeval_from_cli",
     "run_sweep_job",
     "task_overrides",
 ]

@@ -1,8 +1,8 @@
 """Run a single job of each kind and print what the user needs: figures, outputs, MLflow.
 
 A LoCoMo run's console (:func:`print_result`), a comparison (:func:`run_compare_from_cli`)
-and a LongMemEval run (:func:`run_longmemeval_from_cli`); an interruption ends in one line
-with exit status 130 or 143 (:func:`exit_interrupted`).
+and a registered benchmark's run (:func:`run_plugin_from_cli`); an interruption ends in one
+line with exit status 130 or 143 (:func:`exit_interrupted`).
 """
 
 from __future__ import annotations
@@ -87,9 +87,8 @@ def run_compare_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir: Pat
     from locomo_exp.benchmarks import compare_plugin_for
     from locomo_exp.compare import CompareError
     from locomo_exp.compare.job import headline_table, run_compare_job
-    from locomo_exp.compare.lme_job import lme_run_dirs, run_lme_compare
 
-    plugin = compare_plugin_for(cfg, start_dir)  # a benchmark plug-in's own runs
+    plugin = compare_plugin_for(cfg, start_dir)  # a benchmark plug-in's own runs (registry)
     if plugin is not None:
         try:
             done = plugin.compare(cfg, output_dir, start_dir)
@@ -98,28 +97,6 @@ def run_compare_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir: Pat
         print(done.console)
         if done.exit_status:
             raise SystemExit(done.exit_status)
-        return
-
-    lme_dirs = lme_run_dirs(cfg.compare, start_dir)
-    if lme_dirs is not None:  # LongMemEval runs: paired by question_id (docs/longmemeval.md)
-        from locomo_exp.report.lme_compare import console_lines
-
-        lme_uri = (
-            tracking.resolve_tracking_uri(cfg.tracking.uri, start_dir)
-            if cfg.tracking.enabled
-            else None
-        )
-        try:
-            lme_job = run_lme_compare(
-                cfg.compare, lme_dirs, output_dir, tracking_uri=lme_uri,
-                experiment=cfg.tracking.experiment, run_name=cfg.tracking.run_name,
-            )
-        except (CompareError, ValueError, OSError) as error:
-            fail(error)
-        print(console_lines(lme_job.pairs))
-        print(f"\nComparison: {lme_job.markdown}")
-        if lme_job.run_id:
-            print(f"MLflow: run {lme_job.run_id} in experiment '{cfg.tracking.experiment}'")
         return
 
     uri = None
@@ -139,47 +116,6 @@ def run_compare_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir: Pat
     if job.run_id:
         print_mlflow_run(
             job.run_id, cfg.tracking.experiment, str(job.tracking_uri), job.experiment_id
-        )
-
-
-def run_longmemeval_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -> None:
-    """A LongMemEval job: score, print the figures and where the outputs are.
-
-    Bad input prints one ``error:`` line and exits 1 (as for LoCoMo runs).
-
-    Raises:
-        SystemExit: with status 1 on bad input or an unusable output directory or store.
-    """
-    from locomo_exp.data import DataValidationError
-    from locomo_exp.llm.errors import JudgeBatchPending
-    from locomo_exp.longmemeval_job import run_longmemeval
-    from locomo_exp.report.lme import console_table as lme_table
-    from locomo_exp.report.lme_summary import dry_run_of
-
-    try:
-        result = run_longmemeval(cfg, output_dir, start_dir)
-        interrupts.raise_if_received()
-    except KeyboardInterrupt as stop:
-        exit_interrupted(stop)
-        return
-    except JudgeBatchPending as waiting:  # judge.batch.wait=false: not a failure
-        print(f"Outputs so far (no J yet): {output_dir}\n{waiting}")
-        raise SystemExit(0) from None
-    except (DataValidationError, ValueError, OSError) as error:
-        fail(error)
-    summary = result.summary
-    counts = summary["input"]["counts"]
-    verb = "read (judge dry run)" if dry_run_of(summary) else "scored"
-    print(
-        f"\nLongMemEval: {verb} {counted(counts['matched'], 'question')} from "
-        f"{summary['input']['path']} ({counted(counts['skipped_ids'], 'id')} not in the "
-        "reference skipped); accuracy in percent"
-    )
-    print(lme_table(summary))  # with the judge's checks' WARNING lines, as in the report
-    print(f"\nReport: {result.report_path}")
-    if result.tracking_uri:
-        print_mlflow_run(
-            result.run_id, result.experiment, result.tracking_uri, result.experiment_id
         )
 
 
@@ -221,6 +157,5 @@ __all__ = [
     "exit_interrupted",
     "print_result",
     "run_compare_from_cli",
-    "run_longmemeval_from_cli",
     "run_plugin_from_cli",
 ]

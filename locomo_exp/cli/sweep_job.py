@@ -17,13 +17,13 @@ from locomo_exp.config.checks import keep_typed_text
 from locomo_exp.results import interrupts
 
 if TYPE_CHECKING:  # the jobs are imported where they run: --help loads none of them
+    from locomo_exp.benchmarks.plugin import SweepJobRun
     from locomo_exp.experiment import ExperimentResult
-    from locomo_exp.longmemeval_job import LmeRunResult
 
 log = logging.getLogger(__name__)
 
 
-def run_sweep_job(cfg: DictConfig) -> ExperimentResult | LmeRunResult | None:
+def run_sweep_job(cfg: DictConfig) -> ExperimentResult | SweepJobRun | None:
     """One job of a multirun (``python -m locomo_exp -m ...``); never raises for a failed job.
 
     The job is a child of the sweep's MLflow parent run (read from the sweep dir's
@@ -32,15 +32,18 @@ def run_sweep_job(cfg: DictConfig) -> ExperimentResult | LmeRunResult | None:
     FAILED (the error is raised inside it), the error is printed, and ``sweep_job.json``
     records it for the sweep summary; the sweep's exit status is then 1.
 
-    A LongMemEval job (:func:`locomo_exp.longmemeval_job.is_longmemeval`) runs
-    :func:`~locomo_exp.longmemeval_job.run_longmemeval` the same way.
+    A job a registered benchmark plug-in claims (:func:`locomo_exp.benchmarks.plugin_for`)
+    runs through its sweep hook
+    (:meth:`~locomo_exp.benchmarks.plugin.SweepPlugin.run_in_sweep`) the same way.
 
     Returns:
-        The :class:`ExperimentResult` (``LmeRunResult`` for a LongMemEval job), or ``None``
-        when the job failed.
+        The :class:`ExperimentResult` (a plug-in's ``SweepJobRun``), or ``None`` when the
+        job failed.
     """
     from locomo_exp import sweep, tracking
     from locomo_exp.benchmarks.names import registry_name_problems
+    from locomo_exp.benchmarks.plugin import SweepPlugin
+    from locomo_exp.benchmarks.registry import plugin_for
     from locomo_exp.data import DataValidationError
     from locomo_exp.experiment import (
         JudgeErrorRateExceeded,
@@ -49,7 +52,6 @@ def run_sweep_job(cfg: DictConfig) -> ExperimentResult | LmeRunResult | None:
     from locomo_exp.judge import JudgeBatchPending
     from locomo_exp.judge.protocols.templates.settings import apply_template_settings
     from locomo_exp.judge.spend import paid_of
-    from locomo_exp.longmemeval_job import is_longmemeval, run_longmemeval
 
     hydra_cfg = HydraConfig.get()
     start_dir = Path(hydra_cfg.runtime.cwd or Path.cwd()).resolve()
@@ -85,13 +87,15 @@ def run_sweep_job(cfg: DictConfig) -> ExperimentResult | LmeRunResult | None:
         keep_typed_text(cfg, overrides)
         apply_template_settings(cfg, overrides)
         typed = to_experiment_config(cfg, registry_name_problems)
-        lme_job = is_longmemeval(typed, start_dir)
-        record.f1_variant = None if lme_job else typed.f1.variant.value
+        plugin = plugin_for(typed, start_dir)  # a registered benchmark's job, else LoCoMo's
+        if plugin is not None and not isinstance(plugin, SweepPlugin):
+            raise ValueError(f"{plugin.title} jobs do not run in a sweep: run each on its own")
+        record.f1_variant = None if plugin else typed.f1.variant.value
         if swept:
             run_name = record.run_name = tracking.child_run_name(
                 swept,
                 model=typed.judge.model if typed.scorer.uses_judge else None,
-                scorer="longmemeval" if lme_job else typed.scorer.name.value,
+                scorer=plugin.name if plugin else typed.scorer.name.value,
             )
         if context is not None and context.tracking_uri and typed.tracking.enabled:
             uri = tracking.resolve_tracking_uri(typed.tracking.uri, start_dir)
@@ -102,10 +106,10 @@ def run_sweep_job(cfg: DictConfig) -> ExperimentResult | LmeRunResult | None:
                     f"is in {shown(context.tracking_uri)} / {context.experiment}"
                 )
         parent_run_id = context.parent_run_id if context is not None else None
-        result: ExperimentResult | LmeRunResult
-        if lme_job:
-            result = run_longmemeval(typed, output_dir, start_dir, run_name=run_name,
-                                     parent_run_id=parent_run_id, extra_tags=tags)
+        result: ExperimentResult | SweepJobRun
+        if plugin is not None:
+            result = plugin.run_in_sweep(typed, output_dir, start_dir, run_name=run_name,
+                                         parent_run_id=parent_run_id, extra_tags=tags)
         else:
             result = run_experiment(
                 typed,

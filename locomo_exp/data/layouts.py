@@ -13,7 +13,7 @@ layout that would also match its files.
 
 from __future__ import annotations
 
-from locomo_exp.data import fields, lme_layout, locomo, mem0, qa_results
+from locomo_exp.data import fields, locomo, mem0, qa_results
 from locomo_exp.data.layout_spec import LayoutSpec
 
 LAYOUTS: tuple[LayoutSpec, ...] = (
@@ -21,11 +21,11 @@ LAYOUTS: tuple[LayoutSpec, ...] = (
     locomo.LAYOUT,
     mem0.LAYOUT,
     fields.LAYOUT,
-    lme_layout.LAYOUT,
 )
 """Every layout, in detection order within a scope (``file`` layouts are tried first);
-``fields`` (field names detected among those public harnesses use) comes last among
-LoCoMo's; ``longmemeval`` is read by the LongMemEval job."""
+``fields`` (field names detected among those public harnesses use) comes last. Another
+benchmark's answer layouts belong to its plug-in (``locomo_exp/benchmarks/<name>/``), whose
+``formats`` the config check adds (:mod:`locomo_exp.benchmarks.names`)."""
 
 LOCOMO = "locomo"
 """:attr:`~.layout_spec.LayoutSpec.benchmark` of the layouts LoCoMo's loading detects."""

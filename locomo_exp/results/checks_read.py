@@ -5,7 +5,7 @@ flags (J inflated, J deflated, low agreement, ...) must be flagged wherever it i
 again. This module reads the warnings from either benchmark's ``summary.json``:
 
 - LoCoMo: ``summary["judge"]["trust"]["warnings"]`` (:mod:`locomo_exp.trust.checks`);
-- LongMemEval: ``summary["warnings"]`` (:mod:`locomo_exp.trust.lme_checks`);
+- LongMemEval: ``summary["warnings"]`` (:mod:`locomo_exp.benchmarks.longmemeval.checks`);
 - either: a status value ``"warning: <text>"`` when no list was written.
 """
 

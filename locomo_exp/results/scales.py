@@ -2,11 +2,10 @@
 
 Lexical metrics (F1 variants, BLEU-1) are kept on 0-1, as the scorers they reproduce
 compute them (LoCoMo's ``evaluation.py``, the Mem0 harness); J -- this run's judge and the
-verdicts stored in an input file -- is on 0-100, as published J figures are. LongMemEval's
-accuracies stay on 0-1, as its ``print_qa_metrics.py`` prints them. Existing scales are never
-changed (``mode=compare`` reads older summaries); :func:`locomo_scales` and
-:data:`LME_SCALES` say which is which, as ``summary.json`` and ``card.json`` → ``scales``
-(docs/formats.md, "Scales").
+verdicts stored in an input file -- is on 0-100, as published J figures are. Another
+benchmark's figures keep its authors' scale (its plug-in's ``scales`` map). Existing scales
+are never changed (``mode=compare`` reads older summaries); :func:`locomo_scales` says which
+is which, as ``summary.json`` and ``card.json`` → ``scales`` (docs/formats.md, "Scales").
 """
 
 from __future__ import annotations
@@ -46,15 +45,4 @@ def locomo_scales(
     return scales
 
 
-LME_SCALES: dict[str, str] = {
-    "figures": SHARE,
-    "rates": SHARE,
-    "j_mean": PERCENT,
-}
-"""The ``scales`` map of a LongMemEval run: ``figures`` (every accuracy and interval bound of
-``stored``, ``judge``, ``headline`` and ``panel``), ``rates`` (the audit's, the labels' and
-agreement shares) on 0-1; ``j_mean`` (``scores.jsonl``, when this project's judge ran) on
-0-100, as LoCoMo's."""
-
-
-__all__ = ["LME_SCALES", "PERCENT", "SHARE", "locomo_scales"]
+__all__ = ["PERCENT", "SHARE", "locomo_scales"]

@@ -18,6 +18,7 @@ from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
 from locomo_exp import tracking
+from locomo_exp.benchmarks.registry import sweep_plugin_for_rows
 from locomo_exp.report.run_dir import atomic_write_text
 from locomo_exp.results.money import round_money
 from locomo_exp.sweep.job_files import (
@@ -30,7 +31,6 @@ from locomo_exp.sweep.job_files import (
     SweepContext,
     read_job_records,
 )
-from locomo_exp.sweep.lme_rows import lme_vs_baseline
 from locomo_exp.sweep.plan import (
     SweepPlan,
     job_label,
@@ -49,7 +49,12 @@ from locomo_exp.sweep.summary import (
     render_sweep_summary,
     summary_row,
 )
-from locomo_exp.sweep.vs_baseline import BaselineNotFound, baseline_job, compare_with_baseline
+from locomo_exp.sweep.vs_baseline import (
+    BaselineNotFound,
+    baseline_job,
+    compare_with_baseline,
+    plugin_vs_baseline,
+)
 from locomo_exp.tracking import sweep as sweep_runs
 
 log = logging.getLogger(__name__)
@@ -274,8 +279,9 @@ class SweepCallback(Callback):
                     )
             rows.append(summary_row(record, _job_summary(record)))
         try:  # each job vs the baseline job (sweep.baseline); never loses the summary
-            if any(r.get("lme") for r in rows):  # LongMemEval jobs: paired by question_id
-                baseline = lme_vs_baseline(rows, self._baseline, sweep_dir)
+            plugin = sweep_plugin_for_rows(rows)  # a benchmark plug-in's jobs: its pairing
+            if plugin is not None:
+                baseline = plugin_vs_baseline(plugin, rows, self._baseline, sweep_dir)
             else:
                 baseline = compare_with_baseline(rows, self._baseline, sweep_dir)
         except Exception:

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omegaconf import DictConfig, OmegaConf, open_dict, read_write
 
 from locomo_exp import tracking
+
+if TYPE_CHECKING:
+    from locomo_exp.benchmarks.plugin import SweepPlugin
 
 BASIC_SWEEPER = "hydra._internal.core_plugins.basic_sweeper.BasicSweeper"
 """``hydra.sweeper._target_`` of Hydra's default sweeper (the one whose jobs we can list)."""
@@ -191,42 +194,47 @@ def job_problems(cfg: Any, start_dir: Path) -> list[str]:
             )
         except ValueError as error:
             problems.append(str(error))
-    lme_job = _is_lme(cfg, start_dir)
-    if lme_job:  # its dataset file too; the judge under LongMemEval's kinds
-        problems += _lme_problems(cfg, start_dir)
+    try:
+        plugin = _plugin(cfg, start_dir)  # a registered benchmark's job: its own checks
+    except ValueError as error:
+        plugin = None
+        problems.append(str(error))
+    if plugin is not None:
+        problems += plugin.sweep_problems(cfg, start_dir)
     if cfg.scorer.uses_judge:
         from locomo_exp.judge import preflight_judge
 
         try:
-            judge = cfg.judge
-            if lme_job:
-                from locomo_exp.longmemeval_job import lme_judge_config
-
-                judge = lme_judge_config(cfg.judge)
+            judge = cfg.judge if plugin is None else plugin.sweep_judge_config(cfg.judge)
             preflight_judge(judge, [])
         except ValueError as error:
             problems.append(str(error))
     return problems
 
 
-def _is_lme(cfg: Any, start_dir: Path) -> bool:
-    from locomo_exp.data.lme_detect import is_longmemeval
+def _plugin(cfg: Any, start_dir: Path) -> SweepPlugin | None:
+    """The benchmark plug-in that runs the job, ``None`` for a LoCoMo job.
 
-    return is_longmemeval(cfg, start_dir)
+    Raises:
+        ValueError: a plug-in claims the job but has no sweep hooks (one line).
+    """
+    from locomo_exp.benchmarks.plugin import SweepPlugin
+    from locomo_exp.benchmarks.registry import plugin_for
+
+    plugin = plugin_for(cfg, start_dir)
+    if plugin is None:
+        return None
+    if not isinstance(plugin, SweepPlugin):
+        raise ValueError(f"{plugin.title} jobs do not run in a sweep: run each job on its own")
+    return plugin
 
 
-def _lme_problems(cfg: Any, start_dir: Path) -> list[str]:
-    """A LongMemEval job's settings that would fail it: no dataset file, LoCoMo-only keys."""
-    from locomo_exp.data import expand_paths
-    from locomo_exp.longmemeval_job import NO_REFERENCE, locomo_only_settings
+def _benchmark_title(cfg: Any, start_dir: Path) -> str:
+    """The title of the benchmark a job is (``LoCoMo`` when no plug-in claims it)."""
+    from locomo_exp.benchmarks.registry import plugin_for
 
-    problems = [p for p in (locomo_only_settings(cfg),) if p]
-    if not cfg.data.reference:
-        return [*problems, NO_REFERENCE]
-    for path in expand_paths(cfg.data.reference, start_dir)[:1]:
-        if not path.is_file():
-            problems.append(f"data.reference: no such file ({path})")
-    return problems
+    plugin = plugin_for(cfg, start_dir)
+    return "LoCoMo" if plugin is None else plugin.title
 
 
 def compose_job(master: DictConfig, overrides: list[str], job_num: int = 0) -> Any:
@@ -333,7 +341,9 @@ def validate_jobs(
         )
     if not problems:  # a LongMemEval job's input is read and checked by the job
         problems = every_input_invalid(
-            [(label, cfg) for label, cfg in composed if not _is_lme(cfg, start_dir)], start_dir
+            [(label, cfg) for label, cfg in composed
+             if _benchmark_title(cfg, start_dir) == "LoCoMo"],
+            start_dir,
         )
     target = next(iter(targets)) if len(targets) == 1 else None
     return problems, target
@@ -393,16 +403,20 @@ def mixed_benchmark_refusal(master: DictConfig, plan: SweepPlan, start_dir: Path
         The refusal line, or ``None``.
     """
     jobs = plan.jobs if plan.jobs is not None else [plan.fixed_overrides]
-    kinds: dict[bool, list[int]] = {}
+    kinds: dict[str, list[int]] = {}
     for num, overrides in enumerate(jobs):
         try:
             cfg = compose_job(master, overrides, num)
         except Exception:  # noqa: BLE001 - validate_jobs reports it
             continue
-        kinds.setdefault(_is_lme(cfg, start_dir), []).append(num)
+        kinds.setdefault(_benchmark_title(cfg, start_dir), []).append(num)
     if len(kinds) > 1:
+        parts = [f"jobs {nums} are {title} answer files"
+                 for title, nums in kinds.items() if title != "LoCoMo"]
+        if "LoCoMo" in kinds:
+            parts.append(f"jobs {kinds['LoCoMo']} LoCoMo ones")
         return (
-            f"a sweep's jobs must be of one benchmark: jobs {kinds[True]} are LongMemEval "
-            f"answer files, jobs {kinds[False]} LoCoMo ones; run one sweep per benchmark"
+            f"a sweep's jobs must be of one benchmark: {', '.join(parts)}; run one sweep per "
+            "benchmark"
         )
     return None

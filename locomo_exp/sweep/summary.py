@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from locomo_exp.benchmark.locomo import CATEGORY_IDS
+from locomo_exp.benchmarks.registry import sweep_plugin_for_rows, sweep_row_fields
 from locomo_exp.config.secrets import redact_uri
 from locomo_exp.results.analysis import headline_intervals_json
 from locomo_exp.results.checks_read import run_warnings, status_with_warnings
@@ -26,7 +27,6 @@ from locomo_exp.sweep.job_files import (
     JobRecord,
     SweepContext,
 )
-from locomo_exp.sweep.lme_rows import is_lme_summary, lme_row_fields, lme_table
 from locomo_exp.sweep.plan import job_label
 from locomo_exp.sweep.vs_baseline import f1_unchanged_by, vs_baseline_cells
 
@@ -124,8 +124,9 @@ def summary_row(record: JobRecord, summary: dict[str, Any] | None) -> dict[str, 
     row["warnings"] = run_warnings(summary)
     row["run_status"] = status_with_warnings(record.status, row["warnings"])
     row["dry_run_estimate"] = (summary.get("judge") or {}).get("dry_run_estimate")
-    if is_lme_summary(summary):  # LongMemEval's accuracies, no F1 (sweep/lme_rows.py)
-        row.update(lme_row_fields(summary))
+    plugin_fields = sweep_row_fields(summary)  # a benchmark plug-in's run: its own figures
+    if plugin_fields is not None:
+        row.update(plugin_fields)
         return row
     row["ci_unit"], bootstrap = headline_intervals_json(summary.get("analysis"))
     row["f1_ci"] = _interval(bootstrap.get("f1"))
@@ -323,8 +324,9 @@ def render_sweep_summary(summary: dict[str, Any]) -> str:
             f"- MLflow: parent run `{summary['parent_run_id']}` in experiment "
             f"`{summary['experiment']}` of `{summary['tracking_uri']}`"
         )
-    if any(r.get("lme") for r in rows):  # a LongMemEval sweep: its own figures
-        table = lme_table(summary, _spending_cells)
+    plugin = sweep_plugin_for_rows(rows)  # a benchmark plug-in's sweep: its own figures
+    if plugin is not None:
+        table = plugin.sweep_table(summary, _spending_cells)
         return "\n".join([*lines, *table, *_tail_lines(summary)]) + "\n"
     f1_text = (
         f"F1 in percent ({', '.join(variants)} variant{'s' if len(variants) > 1 else ''})"

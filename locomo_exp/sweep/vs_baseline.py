@@ -11,10 +11,13 @@ from __future__ import annotations
 import logging
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from locomo_exp.sweep.job_files import COMPLETED
 from locomo_exp.sweep.plan import job_label
+
+if TYPE_CHECKING:
+    from locomo_exp.benchmarks.plugin import SweepPlugin
 
 logger = logging.getLogger(__name__)
 
@@ -239,8 +242,41 @@ def vs_baseline_cells(row: dict[str, Any], column: str) -> list[str]:
     return [f"{cell['diff']:+.2f}", ci, verdict]
 
 
+def plugin_vs_baseline(
+    plugin: SweepPlugin, rows: list[dict[str, Any]], baseline: str | None, sweep_dir: Path
+) -> dict[str, Any] | None:
+    """A benchmark plug-in's sweep: each completed job against the baseline job.
+
+    The sweep chooses the baseline (:func:`baseline_job`); the plug-in pairs each other
+    completed job with it (:meth:`~locomo_exp.benchmarks.plugin.SweepPlugin.sweep_vs_baseline`).
+
+    Args:
+        plugin: the plug-in whose rows these are.
+        rows: the sweep summary rows (the compared ones are modified by the plug-in).
+        baseline: ``sweep.baseline``.
+        sweep_dir: the sweep directory.
+
+    Returns:
+        ``{"job", "label", "method"}`` of the baseline, ``{"error": ...}`` for an unknown
+        baseline, or ``None`` when the baseline did not complete.
+    """
+    try:
+        base = baseline_job(rows, baseline)
+    except BaselineNotFound as error:
+        return {"error": str(error)}
+    if base is None or base["status"] != COMPLETED or not base.get("output_dir"):
+        return None
+    others = [
+        row for row in rows
+        if row is not base and row["status"] == COMPLETED and row.get("output_dir")
+    ]
+    method = plugin.sweep_vs_baseline(others, base, sweep_dir)
+    return {"job": base["job"], "label": job_label(base["swept"]), "method": method}
+
+
 __all__ = [
     "VS_BASELINE_DIR",
+    "plugin_vs_baseline",
     "BaselineNotFound",
     "baseline_job",
     "compare_with_baseline",

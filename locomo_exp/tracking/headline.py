@@ -363,7 +363,7 @@ def description_tail(card: Mapping[str, Any], status: Mapping[str, Any], where: 
     """The closing lines of a run's description: the judge, provenance, status, where to look.
 
     Shared by LoCoMo's :func:`run_description` and LongMemEval's
-    (:func:`locomo_exp.tracking.lme.run_description`).
+    (:func:`locomo_exp.benchmarks.longmemeval.tracking.run_description`).
 
     Args:
         card: the run's ``card.json`` (``judge``, ``tool``, ``command_line``).

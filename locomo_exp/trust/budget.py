@@ -80,7 +80,7 @@ def cap_controls(
     Args:
         build: ``n -> controls`` (:func:`~locomo_exp.trust.controls.build_controls` with
             the run's settings, or LongMemEval's
-            :func:`~locomo_exp.trust.lme_controls.build_lme_controls`).
+            :func:`~locomo_exp.benchmarks.longmemeval.controls.build_lme_controls`).
         n: controls asked per kind (``judge.audit.n``).
         budget: most controls allowed, or ``None`` for no cap.
 

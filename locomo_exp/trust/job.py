@@ -34,9 +34,8 @@ from locomo_exp.trust.audit import audit_pairs, summarise_audit, unmeasured_gate
 from locomo_exp.trust.budget import audit_judge_config
 from locomo_exp.trust.checks import answering_model_checks, merged, unreadable_checks
 from locomo_exp.trust.labels import AgreementReport, compare_with_labels, compare_with_stored
-from locomo_exp.trust.lme_dry_run import TOKEN_KEYS
 from locomo_exp.trust.panel import judge_panel
-from locomo_exp.trust.plan import TrustPlan, judge_name, panel_preset_config, plan_trust
+from locomo_exp.trust.plan import TOKEN_KEYS, TrustPlan, judge_name, panel_preset_config, plan_trust
 from locomo_exp.trust.summary import (
     agreement_report_result,
     audit_result,

@@ -43,6 +43,9 @@ logger = logging.getLogger(__name__)
 UNIT_CALL_TOKENS = (1000, 60)
 """(input, output) tokens of the notional call used to compare model prices (panel)."""
 
+TOKEN_KEYS = ("estimated_input_tokens", "estimated_output_tokens")
+"""The token counts of a dry-run estimate, summed over its parts as ``total_<key>``."""
+
 
 @dataclass
 class TrustPlan:
@@ -312,5 +315,5 @@ def short_kinds_line(controls: list[AuditControl], kinds: list[str], n: int) -> 
 
 
 __all__ = [
-    "UNIT_CALL_TOKENS", "TrustPlan", "judge_name", "panel_preset_config", "plan_trust",
-    "short_kinds_line", "unmeasured_audit_warning"]
+    "TOKEN_KEYS", "UNIT_CALL_TOKENS", "TrustPlan", "judge_name", "panel_preset_config",
+    "plan_trust", "short_kinds_line", "unmeasured_audit_warning"]

@@ -3,7 +3,7 @@
 A BEAM verdict is per rubric item, so a control is one rubric item of the run's own questions
 with the response replaced; it is judged with the run's item prompt and judge (one call per
 control and audit run, cached like the items) and never enters the figures. Kinds (named as
-the LoCoMo and LongMemEval audits' kinds, ``judge.audit.kinds`` picks among them):
+the other benchmarks' audit kinds, ``judge.audit.kinds`` picks among them):
 
 * ``gold_as_answer``: the rubric item's own content given as the response. It must score 1.
 * ``other_gold``: a rubric item of a question of another ability, given as the response

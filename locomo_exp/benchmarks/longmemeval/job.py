@@ -21,24 +21,24 @@ from omegaconf import OmegaConf
 
 from locomo_exp import __version__, tracking
 from locomo_exp.benchmark import longmemeval as lme
-from locomo_exp.config import ExperimentConfig, JudgeConfig
-from locomo_exp.data.input_file import check_regular_file
-from locomo_exp.data.lme_answers import (
+from locomo_exp.benchmarks.longmemeval import tracking as lme_tracking
+from locomo_exp.benchmarks.longmemeval.answers import (
     LmeMatched,
     match_reference,
     read_lme_answers,
 )
-from locomo_exp.data.lme_detect import is_longmemeval, lme_data_file
-from locomo_exp.data.lme_reference import read_lme_reference
-from locomo_exp.data.load import expand_paths
-from locomo_exp.judge.aggregate import JudgeRunResult
-from locomo_exp.judge.protocols import get_protocol
-from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL
-from locomo_exp.judge.spend import JobSpend, plan_job_spend
-from locomo_exp.llm.errors import JudgeBatchPending
-from locomo_exp.report.lme import render_lme_report
-from locomo_exp.report.lme_baselines import LME_BASELINES
-from locomo_exp.report.lme_summary import (
+from locomo_exp.benchmarks.longmemeval.baselines import LME_BASELINES
+from locomo_exp.benchmarks.longmemeval.checks import with_lme_checks
+from locomo_exp.benchmarks.longmemeval.controls import lme_audit_config, size_lme_audit
+from locomo_exp.benchmarks.longmemeval.detect import is_longmemeval, lme_data_file
+from locomo_exp.benchmarks.longmemeval.dry_run import (
+    lme_member_config,
+    lme_spend_parts,
+    with_trust_calls,
+)
+from locomo_exp.benchmarks.longmemeval.reference import read_lme_reference
+from locomo_exp.benchmarks.longmemeval.report import render_lme_report
+from locomo_exp.benchmarks.longmemeval.summary import (
     audit_section,
     build_lme_card,
     build_lme_summary,
@@ -46,19 +46,24 @@ from locomo_exp.report.lme_summary import (
     panel_member,
     score_rows,
 )
+from locomo_exp.config import ExperimentConfig, JudgeConfig
+from locomo_exp.data.input_file import check_regular_file
+from locomo_exp.data.load import expand_paths
+from locomo_exp.judge.aggregate import JudgeRunResult
+from locomo_exp.judge.protocols import get_protocol
+from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL
+from locomo_exp.judge.spend import JobSpend, plan_job_spend
+from locomo_exp.llm.errors import JudgeBatchPending
 from locomo_exp.report.run_dir import (
     atomic_write_jsonl,
     atomic_write_text,
+    check_output_dir,
     check_writable,
-    prepare_output_dir,
 )
-from locomo_exp.results import JUDGE_DRY_RUN, QARecord
+from locomo_exp.report.run_swap import recover_cut_swap, replacing_run
+from locomo_exp.results import JUDGE_DRY_RUN, QARecord, interrupts
 from locomo_exp.results.money import round_money
 from locomo_exp.results.status import judge_status
-from locomo_exp.tracking import lme as lme_tracking
-from locomo_exp.trust.lme_checks import with_lme_checks
-from locomo_exp.trust.lme_controls import lme_audit_config, size_lme_audit
-from locomo_exp.trust.lme_dry_run import lme_member_config, lme_spend_parts, with_trust_calls
 
 log = logging.getLogger(__name__)
 
@@ -191,10 +196,10 @@ def judge_verdicts(result: JudgeRunResult, matched: LmeMatched) -> dict[str, flo
 
     Each run's verdict is yes (1) or no (0) by the authors' rule; with ``judge.runs > 1`` a
     question's verdict is the mean over its valid runs, so one yes and one no give 0.5, and
-    the accuracies are means of these (:func:`locomo_exp.scoring.lme.lme_accuracies`).
+    the accuracies are means of these (:func:`.scoring.lme_accuracies`).
     Yes/no comparisons (agreement, kappa, corrected accuracy) take a question as accepted
     when this mean is at least :data:`lme.ACCEPT_AT` / 100
-    (:func:`locomo_exp.report.lme_summary.accepted`).
+    (:func:`locomo_exp.benchmarks.longmemeval.summary.accepted`).
     """
     out: dict[str, float | None] = {}
     for item in matched.items:
@@ -209,7 +214,7 @@ def judge_section(result: JudgeRunResult) -> dict[str, Any]:
 
     The cost is this run's calls (``estimated_cost_usd``) and the same work counting the
     calls answered from the judge cache (``estimated_cost_usd_including_cached``), as for
-    LoCoMo runs; the report says both (:mod:`locomo_exp.report.lme`).
+    LoCoMo runs; the report says both (:mod:`locomo_exp.benchmarks.longmemeval.report`).
 
     Where the calls went is kept as for LoCoMo runs: ``provider``, ``endpoint`` (without
     user info, query or fragment: never a credential) and ``endpoint_kind`` (``default`` or
@@ -340,6 +345,10 @@ def run_longmemeval(
             verdicts and no judge.
         locomo_exp.report.run_dir.OutputDirInUse / OutputDirNotWritable: as for LoCoMo runs.
         locomo_exp.tracking.TrackingStoreError: a ``tracking.uri`` MLflow cannot use.
+
+    With ``overwrite=true`` over an earlier run, the new run is built beside it and swapped
+    in only once finished (:func:`locomo_exp.report.run_swap.replacing_run`): a run that
+    stops (an error, Ctrl-C, a pending batch) leaves the earlier one as it was.
     """
     start_dir = (start_dir or Path.cwd()).resolve()
     output_dir = Path(output_dir).resolve()
@@ -384,7 +393,9 @@ def run_longmemeval(
         controls, _ = size_lme_audit(records, judge_cfg, quiet=True)  # max_share applied
         spend = plan_job_spend(lme_spend_parts(judge_cfg, records, [c.record for c in controls]),
                                judge_cfg.max_cost_usd, start_dir)
-    prepare_output_dir(output_dir, cfg.overwrite)  # an old run is removed only for valid input
+    recover_cut_swap(output_dir)  # a swap of runs cut by a killed job: finished or undone
+    # overwrite=true: the new run is built beside the old one, swapped in once finished
+    replacing = cfg.overwrite and check_output_dir(output_dir, cfg.overwrite) != "empty"
     common: dict[str, Any] = {
         "answers_path": answers.path,
         "answers_sha256": answers.sha256,
@@ -408,15 +419,16 @@ def run_longmemeval(
             parent_run_id=parent_run_id,
         )
         run_context = tracking.mlflow_run(spec, log_file=output_dir / "locomo_exp.log")
-    with run_context as run:
+    with replacing_run(output_dir, replacing) as replacement, run_context as run:
+        write_dir = replacement.write_dir  # output_dir, or the stage of a replacing run
         summary = build_lme_summary(**common, judge_status=RUNNING if judge_cfg else None)
-        files = _write(output_dir, cfg, summary, score_rows(matched))  # stored J first
+        files = _write(write_dir, cfg, summary, score_rows(matched))  # stored J first
         judge_result = None
         pending: JudgeBatchPending | None = None
         if judge_cfg is not None:
             try:
                 judge_result, summary = _run_judge(cfg, judge_cfg, matched, common, start_dir,
-                                                   output_dir, spend)
+                                                   write_dir, spend)
             except JudgeBatchPending as waiting:  # judge.batch.wait=false: collected later
                 pending = waiting
                 summary = build_lme_summary(**common, judge_status=judge_status(waiting))
@@ -429,10 +441,10 @@ def run_longmemeval(
             )
         if labels is not None or judge_result is not None:  # J inflated / deflated checked
             summary = with_lme_checks(summary)
-            files = _write(output_dir, cfg, summary, score_rows(matched, judge_result))
+            files = _write(write_dir, cfg, summary, score_rows(matched, judge_result))
         metrics = lme_tracking.run_metrics(summary)
         if run is not None:
-            card = json.loads((output_dir / "card.json").read_text(encoding="utf-8"))
+            card = json.loads((write_dir / "card.json").read_text(encoding="utf-8"))
             tracking.log_params(lme_tracking.run_params(summary, card))
             tracking.log_metrics(metrics)
             tracking.set_tags(
@@ -444,7 +456,13 @@ def run_longmemeval(
             tracking.log_artifacts(files)
         status = str(summary["status"].get("judge", "ok"))
         if status.startswith("failed"):
-            raise ValueError(f"judge {status}; outputs are in {output_dir}")
+            where = (f"those outputs are not kept: the earlier run in {output_dir} stays"
+                     if replacement.active else f"outputs are in {output_dir}")
+            raise ValueError(f"judge {status}; {where}")
+        if pending is None:  # finished, every output written: now it replaces the old run
+            interrupts.raise_if_received()  # a swallowed Ctrl-C: the old run stays
+            replacement.commit()
+            files = [replacement.final_path(path) for path in files]
     if pending is not None:  # after the run ended: the same command collects the batches
         raise pending
     return LmeRunResult(

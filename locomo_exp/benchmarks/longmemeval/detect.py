@@ -1,17 +1,20 @@
 """Whether a job is a LongMemEval one, from its config and a look at its ``data.path``.
 
 Used by the command line, the sweep's plan (before any job runs) and the LongMemEval job
-(:mod:`locomo_exp.longmemeval_job`); it reads no more than it must.
+(:mod:`locomo_exp.benchmarks.longmemeval.job`); it reads no more than it must.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from locomo_exp.benchmarks.longmemeval.answers import looks_like_lme
 from locomo_exp.config import ExperimentConfig
 from locomo_exp.data.input_file import DataValidationError, check_regular_file, read_results_file
-from locomo_exp.data.lme_answers import looks_like_lme
 from locomo_exp.data.load import expand_paths
+
+FORMAT = "longmemeval"
+"""The ``data.format`` value that names LongMemEval's answer rows (``benchmark=longmemeval``)."""
 
 PEEK_BYTES = 1 << 16
 """Bytes of ``data.path`` looked at for a ``hypothesis`` field before parsing it."""
@@ -41,10 +44,9 @@ def is_longmemeval(cfg: ExperimentConfig, start_dir: Path) -> bool:
         (the LoCoMo job then reports the problem in its own words).
     """
     from locomo_exp.data.layouts import AUTO
-    from locomo_exp.data.lme_layout import LAYOUT
 
     fmt = str(cfg.data.format)
-    if fmt == LAYOUT.name:
+    if fmt == FORMAT:
         return True
     if fmt != AUTO:
         return False
@@ -61,4 +63,4 @@ def is_longmemeval(cfg: ExperimentConfig, start_dir: Path) -> bool:
         return False
 
 
-__all__ = ["PEEK_BYTES", "is_longmemeval", "lme_data_file"]
+__all__ = ["FORMAT", "PEEK_BYTES", "is_longmemeval", "lme_data_file"]

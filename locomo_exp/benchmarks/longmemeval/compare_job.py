@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from locomo_exp.compare.lme import compare_lme_runs, is_lme_run
-from locomo_exp.config import CompareConfig
-from locomo_exp.report.lme_compare import render_lme_compare
+from locomo_exp.benchmarks.longmemeval.compare import compare_lme_runs, is_lme_run
+from locomo_exp.benchmarks.longmemeval.compare_report import render_lme_compare
+from locomo_exp.config import CompareConfig, ExperimentConfig
 from locomo_exp.report.run_dir import atomic_write_text
 
 
@@ -27,6 +27,42 @@ class LmeCompareJob:
     markdown: Path
     json_path: Path
     run_id: str | None = None
+
+
+def compare_from_config(cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -> str:
+    """``mode=compare`` of LongMemEval runs: compare, write, track; the console's text.
+
+    Args:
+        cfg: the typed config (``compare`` node, ``tracking``).
+        output_dir: the Hydra run directory (``compare.md``, ``compare.json``).
+        start_dir: the directory relative run paths are resolved against.
+
+    Returns:
+        The headline lines, where ``compare.md`` is and the MLflow run (one string).
+
+    Raises:
+        locomo_exp.compare.CompareError: runs that cannot be compared (one line).
+        ValueError: no LongMemEval run among ``compare.runs``.
+    """
+    from locomo_exp import tracking
+    from locomo_exp.benchmarks.longmemeval.compare_report import console_lines
+
+    run_dirs = lme_run_dirs(cfg.compare, start_dir)
+    if run_dirs is None:
+        raise ValueError("compare.runs: none of them is a LongMemEval run")
+    uri = (
+        tracking.resolve_tracking_uri(cfg.tracking.uri, start_dir)
+        if cfg.tracking.enabled
+        else None
+    )
+    job = run_lme_compare(
+        cfg.compare, run_dirs, output_dir, tracking_uri=uri,
+        experiment=cfg.tracking.experiment, run_name=cfg.tracking.run_name,
+    )
+    lines = [console_lines(job.pairs), f"\nComparison: {job.markdown}"]
+    if job.run_id:
+        lines.append(f"MLflow: run {job.run_id} in experiment '{cfg.tracking.experiment}'")
+    return "\n".join(lines)
 
 
 def lme_run_dirs(cfg: CompareConfig, start_dir: Path) -> list[Path] | None:
@@ -69,7 +105,7 @@ def run_lme_compare(
     job = LmeCompareJob(pairs, markdown, json_path)
     if tracking_uri is not None:
         from locomo_exp import tracking
-        from locomo_exp.tracking.lme import compare_metrics
+        from locomo_exp.benchmarks.longmemeval.tracking import compare_metrics
 
         names = " vs ".join([pairs[0]["a"], *(p["b"] for p in pairs)])
         spec = tracking.RunSpec(
@@ -84,4 +120,4 @@ def run_lme_compare(
     return job
 
 
-__all__ = ["LmeCompareJob", "lme_run_dirs", "run_lme_compare"]
+__all__ = ["LmeCompareJob", "compare_from_config", "lme_run_dirs", "run_lme_compare"]

@@ -17,9 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from locomo_exp.report.run_dir import atomic_write_text
-from locomo_exp.sweep.job_files import COMPLETED
-from locomo_exp.sweep.plan import job_label
-from locomo_exp.sweep.vs_baseline import BaselineNotFound, baseline_job
 
 logger = logging.getLogger(__name__)
 
@@ -82,40 +79,33 @@ def lme_row_fields(summary: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def lme_vs_baseline(
-    rows: list[dict[str, Any]], baseline: str | None, sweep_dir: Path
-) -> dict[str, Any] | None:
+    rows: list[dict[str, Any]], base: dict[str, Any], sweep_dir: Path
+) -> str:
     """Each completed LongMemEval job against the baseline job, as ``mode=compare`` does.
 
     Pairs by ``question_id``; the overall accuracy's difference (job - baseline, points)
     with its paired bootstrap interval and exact McNemar p at ``mode=compare``'s defaults
-    (:func:`locomo_exp.compare.lme.compare_lme_runs`); each pair's ``compare.md`` is
-    written to ``vs_baseline/<job>/``.
+    (:func:`locomo_exp.benchmarks.longmemeval.compare.compare_lme_runs`); each pair's
+    ``compare.md`` is written to ``vs_baseline/<job>/``. The sweep chooses the baseline
+    (``sweep.baseline``, :func:`locomo_exp.sweep.vs_baseline.plugin_vs_baseline`).
 
     Args:
-        rows: the sweep summary rows (modified: ``vs_baseline`` = ``{"lme": {"n", "diff",
-            "ci", "mcnemar_p"}}`` or ``{"error": ...}``, and ``vs_baseline_warnings``).
-        baseline: ``sweep.baseline`` (:func:`~locomo_exp.sweep.vs_baseline.baseline_job`).
+        rows: the completed rows other than the baseline's (modified: ``vs_baseline`` =
+            ``{"lme": {"n", "diff", "ci", "mcnemar_p"}}`` or ``{"error": ...}``, and
+            ``vs_baseline_warnings``).
+        base: the completed baseline job's row.
         sweep_dir: the sweep directory.
 
     Returns:
-        ``{"job", "label", "method"}`` of the baseline, ``{"error": ...}`` for an unknown
-        baseline, or ``None`` when the baseline did not complete.
+        The method, in words.
     """
-    from locomo_exp.compare.lme import compare_lme_runs
+    from locomo_exp.benchmarks.longmemeval.compare import compare_lme_runs
+    from locomo_exp.benchmarks.longmemeval.compare_report import render_lme_compare
     from locomo_exp.compare.run_dirs import CompareError
     from locomo_exp.config import CompareConfig
-    from locomo_exp.report.lme_compare import render_lme_compare
 
     defaults = CompareConfig()
-    try:
-        base = baseline_job(rows, baseline)
-    except BaselineNotFound as error:
-        return {"error": str(error)}
-    if base is None or base["status"] != COMPLETED or not base.get("output_dir"):
-        return None
     for row in rows:
-        if row is base or row["status"] != COMPLETED or not row.get("output_dir"):
-            continue
         labels = [f"job {row['job']}", f"job {base['job']}"]
         try:
             (pair,) = compare_lme_runs(
@@ -134,15 +124,11 @@ def lme_vs_baseline(
         atomic_write_text(out / "compare.md", render_lme_compare([pair.to_json()]))
         body = json.dumps({"benchmark": "longmemeval", "pairs": [pair.to_json()]}, indent=2)
         atomic_write_text(out / "compare.json", body + "\n")
-    return {
-        "job": base["job"],
-        "label": job_label(base["swept"]),
-        "method": (
-            "as mode=compare of the two runs: questions paired by question_id, paired "
-            f"percentile bootstrap ({defaults.bootstrap_samples} resamples, seed "
-            f"{defaults.seed}), exact McNemar test"
-        ),
-    }
+    return (
+        "as mode=compare of the two runs: questions paired by question_id, paired "
+        f"percentile bootstrap ({defaults.bootstrap_samples} resamples, seed "
+        f"{defaults.seed}), exact McNemar test"
+    )
 
 
 def _cell(value: Any, fmt: str = ".2f") -> str:

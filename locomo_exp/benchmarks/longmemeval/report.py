@@ -2,7 +2,7 @@
 
 Accuracies are shown in percent with two decimals (LongMemEval's own scripts print 0-1 with
 four, so 0.7275 reads 72.75), with their correct/n counts and 95% intervals (Wilson; the
-task average's is a stratified bootstrap, see :mod:`locomo_exp.scoring.lme`).
+task average's is a stratified bootstrap, see :mod:`locomo_exp.benchmarks.longmemeval.scoring`).
 """
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from locomo_exp.benchmark import longmemeval as lme
+from locomo_exp.benchmarks.longmemeval.summary import dry_run_of
 from locomo_exp.report.card import stored_judge_line
 from locomo_exp.report.console import dry_run_lines
 from locomo_exp.report.format import MISSING
 from locomo_exp.report.judge import cost_text, in_all_tokens_text, paid_words
 from locomo_exp.report.judge_match import published_judge_match
-from locomo_exp.report.lme_summary import dry_run_of
 from locomo_exp.report.provenance import provenance_lines
 from locomo_exp.results.words import counted
 
@@ -116,7 +116,7 @@ def figures_table(figures: Mapping[str, Any]) -> str:
 def console_table(summary: Mapping[str, Any]) -> str:
     """Plain-text table of the headline figures for the terminal (percent, 2 decimals).
 
-    The judge's checks (``summary["warnings"]``, :mod:`locomo_exp.trust.lme_checks`) follow
+    The judge's checks (``summary["warnings"]``, :mod:`.checks`) follow
     it as ``WARNING:`` lines.
     """
     warnings = [f"WARNING: {w}" for w in summary.get("warnings") or ()]
@@ -406,7 +406,7 @@ def render_lme_report(
     Args:
         summary: the run's ``summary.json`` content.
         card: the run's ``card.json`` content.
-        baselines: published figures (:mod:`locomo_exp.report.lme_baselines`), each with
+        baselines: published figures (:mod:`locomo_exp.benchmarks.longmemeval.baselines`), each with
             its source and judge.
 
     Returns:
@@ -415,7 +415,7 @@ def render_lme_report(
     name = summary["input"]["path"].rsplit("/", 1)[-1]
     out = [f"# LongMemEval: {name}", ""]
     warnings = [f"- **Warning: {w}.**" for w in summary.get("warnings") or ()]
-    if warnings:  # the judge's checks (trust/lme_checks.py): J inflated or deflated
+    if warnings:  # the judge's checks (benchmarks/longmemeval/checks.py): J inflated or deflated
         out += ["## Run status: WARNING", "", *warnings, ""]
     subset = subset_line(summary)
     if subset:  # as LoCoMo's header says for a subset, before any figure

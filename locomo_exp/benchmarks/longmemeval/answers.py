@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from locomo_exp.benchmarks.longmemeval.reference import LmeQuestion, LmeReference
 from locomo_exp.data.input_file import DataValidationError, RecordProblem, read_results_file
-from locomo_exp.data.lme_reference import LmeQuestion, LmeReference
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """What a LongMemEval run writes: ``scores.jsonl`` rows, ``summary.json``, ``card.json``.
 
-Pure builders from the matched answers (:mod:`locomo_exp.data.lme_answers`) and, when the judge
-ran, its result and audit (numbers and words only; markdown is :mod:`.lme`).
+Pure builders from the matched answers (:mod:`.answers`) and, when the judge
+ran, its result and audit (numbers and words only; markdown is :mod:`.report`).
 """
 
 from __future__ import annotations
@@ -11,18 +11,17 @@ from pathlib import Path
 from typing import Any
 
 from locomo_exp.benchmark import longmemeval as lme
-from locomo_exp.data.judge_source import lme_stored_judge_source
-from locomo_exp.data.lme_answers import LmeItem, LmeMatched
-from locomo_exp.data.lme_reference import LmeReference
+from locomo_exp.benchmarks.longmemeval.answers import LmeItem, LmeMatched
+from locomo_exp.benchmarks.longmemeval.controls import LmeControl
+from locomo_exp.benchmarks.longmemeval.judge_source import LME_SCALES, lme_stored_judge_source
+from locomo_exp.benchmarks.longmemeval.reference import LmeReference
+from locomo_exp.benchmarks.longmemeval.scoring import METRIC_VERSION, lme_accuracies
 from locomo_exp.judge.aggregate import JudgeRunResult
 from locomo_exp.report.provenance import provenance
 from locomo_exp.results import SCHEMA_VERSION, QARecord
 from locomo_exp.results.money import round_money
-from locomo_exp.results.scales import LME_SCALES
-from locomo_exp.scoring.lme import METRIC_VERSION, lme_accuracies
 from locomo_exp.stats.agreement import binary_agreement, wilson_interval
 from locomo_exp.stats.correction import corrected_j
-from locomo_exp.trust.lme_controls import LmeControl
 
 
 def accepted(verdict: float) -> bool:
@@ -119,7 +118,7 @@ def build_lme_summary(
         ``None`` and ``dry_run_estimate`` holds the estimate (as in a LoCoMo run's
         ``judge``); ``None`` when no judge was asked for. ``schema_version`` is LoCoMo's
         summary version, ``scales`` names each figure's scale
-        (:data:`locomo_exp.results.scales.LME_SCALES`).
+        (:data:`.judge_source.LME_SCALES`).
     """
     stored = None
     if stored_models:
@@ -295,7 +294,7 @@ def audit_section(
     """The audit of a LongMemEval judge run: controls by kind and the corrected accuracy.
 
     Args:
-        controls: the controls judged (:func:`locomo_exp.trust.lme_controls.build_lme_controls`).
+        controls: the controls judged (:func:`.controls.build_lme_controls`).
         result: their judge run.
         verdicts: the real questions' verdicts (for the corrected overall accuracy).
         seed: bootstrap seed of the corrected accuracy's interval.
@@ -446,7 +445,7 @@ def panel_member(
 
     Returns:
         ``{"preset", "model", "figures", "agreement_with_judge"}`` (figures as
-        :meth:`locomo_exp.scoring.lme.LmeAccuracies.to_json`; agreement with Cohen's kappa).
+        :meth:`.scoring.LmeAccuracies.to_json`; agreement with Cohen's kappa).
     """
     figures = lme_accuracies(
         [(i.question.question_id, i.question.question_type, member.get(i.question.question_id))

@@ -46,7 +46,7 @@ def accuracy_metrics(figures: Mapping[str, Any], prefix: str) -> dict[str, float
     """Metrics of one set of LongMemEval figures.
 
     Args:
-        figures: :meth:`locomo_exp.scoring.lme.LmeAccuracies.to_json` (rates on 0-1).
+        figures: :meth:`.scoring.LmeAccuracies.to_json` (rates on 0-1).
         prefix: ``lme_j`` or ``lme_stored`` (:data:`SOURCE_PREFIXES`).
 
     Returns:
@@ -117,7 +117,7 @@ def compare_metrics(pairs: Sequence[Mapping[str, Any]]) -> dict[str, float]:
     """Metrics of a LongMemEval comparison: per pair and figure, A - B in points.
 
     Args:
-        pairs: :meth:`locomo_exp.compare.lme.LmePairComparison.to_json` of each pair.
+        pairs: :meth:`.compare.LmePairComparison.to_json` of each pair.
 
     Returns:
         ``{"lme_compare/<B>/overall_diff": 10.4, ..._ci_low, ..._ci_high, ..._mcnemar_p}``.

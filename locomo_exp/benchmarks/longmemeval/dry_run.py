@@ -1,7 +1,7 @@
 """LongMemEval's panel members and what a judge dry run counts for its audit and panel.
 
 A LongMemEval run judges its audit controls and each ``judge.panel`` member after the
-answers (``locomo_exp/longmemeval_job.py``). A dry run makes none of those calls but counts
+answers (:mod:`.job`). A dry run makes none of those calls but counts
 them, with the same flat keys as a LoCoMo run's dry run (:mod:`locomo_exp.trust.job`), so the
 dry-run block names the panel members and gives the whole run's calls and cost.
 """
@@ -12,12 +12,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from locomo_exp.benchmarks.longmemeval.controls import lme_audit_config
 from locomo_exp.config import JudgeConfig
 from locomo_exp.judge.aggregate import JudgeRunResult
 from locomo_exp.judge.spend import Part
 from locomo_exp.results import QARecord
-from locomo_exp.trust.lme_controls import lme_audit_config
-from locomo_exp.trust.plan import judge_name, panel_preset_config
+from locomo_exp.trust.plan import TOKEN_KEYS, judge_name, panel_preset_config
 
 Judge = Callable[[list[QARecord], JudgeConfig], JudgeRunResult]
 """``judge(records, cfg)``: a judge job over ``records`` (a dry run: no call is made)."""
@@ -46,8 +46,6 @@ def lme_member_config(judge_cfg: JudgeConfig, preset: str) -> JudgeConfig:
     )
 
 
-TOKEN_KEYS = ("estimated_input_tokens", "estimated_output_tokens")
-"""The token counts of a dry-run estimate, summed over its parts as ``total_<key>``."""
 
 
 def _add(a: float | None, b: float | None) -> float | None:
@@ -69,7 +67,7 @@ def with_trust_calls(
         judge_cfg: the run's judge config (``dry_run`` true).
         records: the answers' records.
         controls: the audit controls' records (empty: no audit), judged with
-            :func:`~locomo_exp.trust.lme_controls.lme_audit_config` (``judge.audit.runs``).
+            :func:`~.controls.lme_audit_config` (``judge.audit.runs``).
         judge: runs a judge dry run over records with a config.
         audit_sizing: how the audit was sized (``judge.audit.max_share``), kept as
             ``audit_sizing`` as a LoCoMo run's dry run keeps it.
