@@ -145,9 +145,6 @@ class SweepCallback(Callback):
         if used:
             sys.stderr.write(f"error: the sweep was not started: {used}\n")
             raise SystemExit(EXIT_INVALID_SWEEP)
-        # every job validated: with overwrite=true over a used directory the new sweep's
-        # files go to a stage; the earlier sweep's stay until the new sweep has finished
-        self._replacement = replacing_sweep(sweep_dir, overwrite)
         enabled, uri, experiment = target if target is not None else (False, None, "")
         run_name = OmegaConf.select(config, "tracking.run_name", default=None) or plan.name
         context = SweepContext(
@@ -162,10 +159,7 @@ class SweepCallback(Callback):
             context.experiment = experiment
             context.experiment_id = tracking.ensure_experiment(uri, experiment)
             context.parent_run_id = self._start_parent(config, context, plan)
-        written = context.write(self._write_dir(sweep_dir))
-        if self._replacement is not None:  # the earlier jobs' records are not this sweep's
-            self._since_ns = written.stat().st_mtime_ns
-        self._context = context
+        self._open(context, overwrite)
         baseline = OmegaConf.select(config, "sweep.baseline", default=None)
         self._baseline = None if baseline is None else str(baseline)
         atexit.register(self._finish_at_exit)
@@ -177,6 +171,23 @@ class SweepCallback(Callback):
             sweep_dir,
             f", MLflow parent run {context.parent_run_id}" if context.parent_run_id else "",
         )
+
+    def _open(self, context: SweepContext, overwrite: bool) -> None:
+        """Set the sweep dir up for ``context`` (every job validated) and write the context.
+
+        With ``overwrite`` over a directory holding a sweep, the new sweep's files go to a
+        stage (:func:`~locomo_exp.sweep.reuse.replacing_sweep`); the earlier sweep's stay
+        until the new sweep has finished (:meth:`finish`).
+
+        Raises:
+            OSError: the stage or the context cannot be written.
+        """
+        sweep_dir = Path(context.sweep_dir)
+        self._replacement = replacing_sweep(sweep_dir, overwrite)
+        written = context.write(self._write_dir(sweep_dir))
+        if self._replacement is not None:  # the earlier jobs' records are not this sweep's
+            self._since_ns = written.stat().st_mtime_ns
+        self._context = context
 
     @staticmethod
     def _start_parent(config: DictConfig, context: SweepContext, plan: SweepPlan) -> str:
