@@ -1,9 +1,17 @@
-"""``mode=compare`` as one job: resolve the runs, compare, log the comparison to MLflow."""
+"""``mode=compare`` as one job: resolve the runs, compare, log the comparison to MLflow.
+
+A comparison written into a directory that holds an earlier one (``overwrite=true``; the
+run-directory check refuses it otherwise) is built beside it, in the stage of
+:mod:`locomo_exp.report.run_swap`, and swapped in only once every output is written and
+logged: a refused comparison, Ctrl-C, a full disk or a crash leaves the earlier
+``compare.md``, ``compare.json`` and forest plots as they were, and says so in one line.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,6 +21,9 @@ from locomo_exp.compare.metrics import COMPARED_BY_NAME
 from locomo_exp.compare.render import SAME_AS_1_4, group_label, without_copies
 from locomo_exp.compare.run_dirs import CompareError
 from locomo_exp.config.compare import CompareConfig
+from locomo_exp.report.run_dir import COMPARE_MARKERS
+from locomo_exp.report.run_swap import recover_cut_swap, replacing_run
+from locomo_exp.results import interrupts
 from locomo_exp.stats.bootstrap import MIN_RUN_CLUSTERS
 
 logger = logging.getLogger(__name__)
@@ -131,6 +142,21 @@ def headline_table(result: CompareResult) -> str:
     return "\n".join(lines).rstrip()
 
 
+def compare_outputs(output_dir: Path) -> tuple[str, ...]:
+    """The names of the comparison outputs a new comparison in ``output_dir`` replaces.
+
+    Args:
+        output_dir: the comparison's directory.
+
+    Returns:
+        ``compare.md``, ``compare.json`` and every ``compare_forest*.png`` there (a plot of
+        a pair the new comparison does not have goes with the rest); ``runs/`` (fetched
+        MLflow runs, inputs) is not one of them.
+    """
+    plots = sorted(path.name for path in output_dir.glob("compare_forest*.png"))
+    return (*COMPARE_MARKERS, *plots)
+
+
 def run_compare_job(
     cfg: CompareConfig,
     output_dir: Path,
@@ -141,6 +167,10 @@ def run_compare_job(
     run_name: str | None = None,
 ) -> CompareJobResult:
     """Compare the runs of ``cfg`` and log the comparison as an MLflow run.
+
+    An earlier comparison in ``output_dir`` is replaced only when this one has finished,
+    every output is written and the MLflow run logged (:func:`compare_outputs`,
+    :func:`~locomo_exp.report.run_swap.replacing_run`); until then it stays as it was.
 
     Args:
         cfg: the comparison settings (``compare`` node).
@@ -156,6 +186,8 @@ def run_compare_job(
 
     Raises:
         CompareError: the comparison is refused (one line).
+        OSError: an output cannot be written (the earlier comparison is kept).
+        KeyboardInterrupt: Ctrl-C or SIGTERM (the earlier comparison is kept).
         locomo_exp.tracking.TrackingStoreError: the store cannot be opened, or an
             ``http(s)`` server does not answer (checked before any run is read or fetched).
     """
@@ -164,12 +196,29 @@ def run_compare_job(
 
         check_tracking_uri(tracking_uri)  # one line now, not minutes of MLflow's retries
     resolved = resolve_runs(cfg, start_dir, output_dir / "runs", tracking_uri)
-    result = run_compare(resolved, output_dir, start_dir)
-    job = CompareJobResult(result, output_dir)
-    if tracking_uri is None:
-        return job
+    output_dir.mkdir(parents=True, exist_ok=True)
+    recover_cut_swap(output_dir)  # a swap cut by a killed job: finished or undone
+    files = compare_outputs(output_dir)
+    earlier = any(os.path.lexists(output_dir / name) for name in files)
+    with replacing_run(output_dir, earlier, files=files, noun="comparison") as replacement:
+        result = run_compare(resolved, replacement.write_dir, start_dir)
+        job = CompareJobResult(result, output_dir)
+        if tracking_uri is not None:
+            _log(job, cfg, resolved, tracking_uri, experiment, run_name)
+        interrupts.raise_if_received()  # a swallowed Ctrl-C: the earlier comparison stays
+        replacement.commit()
+    result.outputs = {key: replacement.final_path(path) for key, path in result.outputs.items()}
+    return job
+
+
+def _log(
+    job: CompareJobResult, cfg: CompareConfig, resolved: CompareConfig, tracking_uri: str,
+    experiment: str, run_name: str | None,
+) -> None:
+    """Log ``job``'s comparison as an MLflow run; set its ids on ``job``."""
     from locomo_exp.tracking.compare_run import log_comparison
 
+    result = job.result
     name = run_name or "compare " + " vs ".join(r.name for r in result.runs)
     tags = result.mlflow_tags()
     from locomo_exp.tracking.compare_run import looks_like_run_id
@@ -188,7 +237,8 @@ def run_compare_job(
         description=result.mlflow_description(),
     )
     job.tracking_uri = tracking_uri
-    return job
 
 
-__all__ = ["CompareJobResult", "headline_table", "resolve_runs", "run_compare_job"]
+__all__ = [
+    "CompareJobResult", "compare_outputs", "headline_table", "resolve_runs", "run_compare_job",
+]

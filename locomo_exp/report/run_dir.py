@@ -36,6 +36,7 @@ TEMP_PREFIX = ".tmp-"
 
 RUN_MARKERS = ("report.md", "summary.json", "scores.jsonl")
 """A directory holding any of these already holds a run's outputs."""
+COMPARE_MARKERS = ("compare.md", "compare.json")  # or a comparison's (mode=compare)
 
 TOOL_FILES = (
     "report.md",
@@ -135,11 +136,10 @@ def run_dir_state(output_dir: Path) -> str:
     """Whether ``output_dir`` holds no run, a finished run, or one that did not finish.
 
     A run is INCOMPLETE when its ``summary.json`` has a part whose status is not ``ok`` or
-    ``warning: ...`` (:func:`~locomo_exp.results.part_finished`)
-    (interrupted, failed, pending batch, still "running" after a crash), or when it has
-    outputs but no ``summary.json`` or ``report.md`` yet (stopped while writing them).
-    An unreadable ``summary.json`` counts as finished: nothing is replaced without
-    ``overwrite=true``.
+    ``warning: ...`` (:func:`~locomo_exp.results.part_finished`) (interrupted, failed, pending
+    batch, still "running" after a crash), or when it has outputs but no ``summary.json`` or
+    ``report.md`` (a comparison: ``compare.md``, written last) yet. An unreadable
+    ``summary.json`` counts as finished: nothing is replaced without ``overwrite=true``.
 
     Args:
         output_dir: a run directory.
@@ -147,12 +147,12 @@ def run_dir_state(output_dir: Path) -> str:
     Returns:
         ``"empty"``, ``"incomplete"`` or ``"finished"``.
     """
-    found = [name for name in RUN_MARKERS if (output_dir / name).exists()]
-    if not found:
+    if not any((output_dir / name).exists() for name in RUN_MARKERS + COMPARE_MARKERS):
         return "empty"
     summary_path = output_dir / "summary.json"
     if not summary_path.exists():
-        return "finished" if (output_dir / "report.md").exists() else "incomplete"
+        done = (output_dir / "report.md").exists() or (output_dir / "compare.md").exists()
+        return "finished" if done else "incomplete"
     try:
         status = json.loads(summary_path.read_text(encoding="utf-8")).get("status") or {}
     except (OSError, ValueError, AttributeError):
@@ -167,8 +167,9 @@ def check_output_dir(output_dir: Path, overwrite: bool) -> str:
     """Refuse a directory that holds a finished run unless ``overwrite``; remove nothing.
 
     Hydra writes ``.hydra/`` and ``<job>.log`` into the run directory before the job starts,
-    so only :data:`RUN_MARKERS` count as "already used". A run that did not finish
-    (:func:`run_dir_state`) is resumed by the same command: its judge calls are cached.
+    so only :data:`RUN_MARKERS` and :data:`COMPARE_MARKERS` count as "already used". A run
+    (or comparison) that did not finish (:func:`run_dir_state`) is resumed by the same
+    command: its judge calls are cached.
 
     Args:
         output_dir: the job's output directory.
@@ -182,7 +183,7 @@ def check_output_dir(output_dir: Path, overwrite: bool) -> str:
     """
     state = run_dir_state(output_dir)
     if state == "finished" and not overwrite:
-        found = [name for name in RUN_MARKERS if (output_dir / name).exists()]
+        found = [n for n in RUN_MARKERS + COMPARE_MARKERS if (output_dir / n).exists()]
         raise OutputDirInUse(
             f"{output_dir} already holds a run ({', '.join(found)}); choose another "
             "hydra.run.dir, or pass overwrite=true to replace that run's outputs"

@@ -14,6 +14,10 @@ A job that stops before the swap (Ctrl-C at any point, a full disk, a refused sp
 judge error, a pending batch, a crash) removes :data:`STAGE_DIR` and says in one log line
 that the earlier run was kept (:data:`KEPT_LINE`); judge calls already made are in the
 judge cache, so running the command again pays for none of them.
+
+A comparison (``mode=compare``) and a sweep's own files (its summary, context and
+comparisons with the baseline job) are replaced the same way, with their own list of
+files (``files``) and their own word in the log lines (``noun``).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import contextlib
 import logging
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from locomo_exp.report.run_cleanup import forget_previous_hydra_files
@@ -40,10 +44,11 @@ MOVED_MARKER = ".all-moved"
 """Created in :data:`OLD_DIR` once every earlier file is there: from then on the swap goes on."""
 
 KEPT_LINE = (
-    "overwrite=true: the new run stopped before it finished ({reason}); the earlier run in "
-    "{output_dir} is kept as it was"
+    "overwrite=true: the new {noun} stopped before it finished ({reason}); the earlier {noun} "
+    "in {output_dir} is kept as it was"
 )
-"""The one line a replacing run that stopped logs (``reason``: the error, or ``interrupted``)."""
+"""The one line a replacing job that stopped logs (``noun``: ``run``, ``comparison`` or
+``sweep``; ``reason``: the error, or ``interrupted``)."""
 
 
 def _move_up(stage: Path, output_dir: Path) -> None:
@@ -104,14 +109,22 @@ class RunReplacement:
         active: whether an earlier run is being replaced (``overwrite=true`` over a
             directory that holds one); otherwise :attr:`write_dir` is ``output_dir`` and
             :meth:`commit` does nothing.
+        files: the names of the earlier run's outputs (files or folders) that the new
+            run replaces; everything else in ``output_dir`` stays.
+        noun: what is replaced, in the log lines (``run``, ``comparison``, ``sweep``).
 
     Raises:
         OSError: the stage cannot be created (a full disk, no permission).
     """
 
-    def __init__(self, output_dir: Path, active: bool) -> None:
+    def __init__(
+        self, output_dir: Path, active: bool, *, files: Iterable[str] = TOOL_FILES,
+        noun: str = "run",
+    ) -> None:
         self.output_dir = output_dir
         self.active = active
+        self.files = tuple(files)
+        self.noun = noun
         self.committed = False
         self.write_dir = output_dir / STAGE_DIR if active else output_dir
         if active:
@@ -137,8 +150,8 @@ class RunReplacement:
         old = self.output_dir / OLD_DIR
         try:
             old.mkdir()
-            for name in TOOL_FILES:
-                if (self.output_dir / name).is_file():
+            for name in self.files:
+                if os.path.lexists(self.output_dir / name):
                     os.replace(self.output_dir / name, old / name)
             (old / MOVED_MARKER).touch()
             _move_up(self.write_dir, self.output_dir)
@@ -150,18 +163,27 @@ class RunReplacement:
             raise
         self.committed = True
         forget_previous_hydra_files()  # Hydra's new .hydra/ files now describe the run
-        log.info("overwrite=true: the new run replaced the earlier one in %s", self.output_dir)
+        log.info(
+            "overwrite=true: the new %s replaced the earlier one in %s", self.noun, self.output_dir
+        )
 
     def abandon(self, reason: str) -> None:
         """Remove the unfinished new run and log :data:`KEPT_LINE` (nothing when inactive)."""
         if not self.active or self.committed:
             return
         shutil.rmtree(self.write_dir, ignore_errors=True)
-        log.warning(KEPT_LINE.format(reason=reason, output_dir=self.output_dir))
+        log.warning(KEPT_LINE.format(noun=self.noun, reason=reason, output_dir=self.output_dir))
 
 
-def _reason(error: BaseException) -> str:
-    """A few words for :data:`KEPT_LINE`: ``interrupted``, or the error's first line."""
+def stop_reason(error: BaseException) -> str:
+    """A few words for :data:`KEPT_LINE`.
+
+    Args:
+        error: what stopped the job.
+
+    Returns:
+        ``interrupted`` for Ctrl-C or SIGTERM, else the error's first line (200 characters).
+    """
     if isinstance(error, KeyboardInterrupt):
         return "interrupted"
     text = str(error).strip().splitlines()
@@ -169,21 +191,25 @@ def _reason(error: BaseException) -> str:
 
 
 @contextlib.contextmanager
-def replacing_run(output_dir: Path, active: bool) -> Iterator[RunReplacement]:
+def replacing_run(
+    output_dir: Path, active: bool, *, files: Iterable[str] = TOOL_FILES, noun: str = "run"
+) -> Iterator[RunReplacement]:
     """A :class:`RunReplacement` whose unfinished new run is removed however the block ends.
 
     Args:
         output_dir: the run directory.
         active: whether an earlier run is being replaced.
+        files: the earlier run's outputs that are replaced (:class:`RunReplacement`).
+        noun: what is replaced, in the log lines.
 
     Yields:
         The replacement; the block calls :meth:`RunReplacement.commit` when it finished.
     """
-    replacement = RunReplacement(output_dir, active)
+    replacement = RunReplacement(output_dir, active, files=files, noun=noun)
     try:
         yield replacement
     except BaseException as error:
-        replacement.abandon(_reason(error))
+        replacement.abandon(stop_reason(error))
         raise
     replacement.abandon("it ended without its outputs")  # no commit: nothing replaced
 
@@ -195,4 +221,5 @@ __all__ = [
     "RunReplacement",
     "recover_cut_swap",
     "replacing_run",
+    "stop_reason",
 ]

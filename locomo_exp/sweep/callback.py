@@ -20,6 +20,7 @@ from omegaconf import DictConfig, OmegaConf
 from locomo_exp import tracking
 from locomo_exp.benchmarks.registry import sweep_plugin_for_rows
 from locomo_exp.report.run_dir import atomic_write_text
+from locomo_exp.report.run_swap import RunReplacement, stop_reason
 from locomo_exp.results.money import round_money
 from locomo_exp.sweep.job_files import (
     COMPLETED,
@@ -40,7 +41,7 @@ from locomo_exp.sweep.plan import (
     validate_jobs,
 )
 from locomo_exp.sweep.plot import plot_sweep
-from locomo_exp.sweep.reuse import clear_sweep_dir, sweep_dir_problem
+from locomo_exp.sweep.reuse import replacing_sweep, sweep_dir_problem
 from locomo_exp.sweep.summary import (
     SUMMARY_JSON,
     SUMMARY_MD,
@@ -90,6 +91,8 @@ class SweepCallback(Callback):
         self._context: SweepContext | None = None
         self._finished = False
         self._baseline: str | None = None
+        self._replacement: RunReplacement | None = None  # overwrite=true over a used dir
+        self._since_ns: int | None = None  # job records older than the new sweep: not its
 
     # -- start ---------------------------------------------------------------------
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
@@ -105,12 +108,14 @@ class SweepCallback(Callback):
         """
         try:
             self._start(config)
-        except SystemExit:
-            raise
-        except Exception as error:  # Hydra would only warn and launch anyway
+        except BaseException as error:
+            if self._replacement is not None:  # the earlier sweep stays as it was
+                self._replacement.abandon(stop_reason(error))
+            if not isinstance(error, Exception):  # SystemExit, Ctrl-C
+                raise
             log.debug("sweep start failed", exc_info=True)
             sys.stderr.write(f"error: the sweep was not started: {type(error).__name__}: {error}\n")
-            raise SystemExit(EXIT_INVALID_SWEEP) from None
+            raise SystemExit(EXIT_INVALID_SWEEP) from None  # Hydra would only warn and launch
 
     def _start(self, config: DictConfig) -> None:
         start_dir = Path(str(config.hydra.runtime.cwd or Path.cwd())).resolve()
@@ -145,8 +150,6 @@ class SweepCallback(Callback):
         if used:
             sys.stderr.write(f"error: the sweep was not started: {used}\n")
             raise SystemExit(EXIT_INVALID_SWEEP)
-        if overwrite:  # every job validated: the old sweep's summary and records go
-            clear_sweep_dir(sweep_dir)
         enabled, uri, experiment = target if target is not None else (False, None, "")
         run_name = OmegaConf.select(config, "tracking.run_name", default=None) or plan.name
         context = SweepContext(
@@ -161,8 +164,7 @@ class SweepCallback(Callback):
             context.experiment = experiment
             context.experiment_id = tracking.ensure_experiment(uri, experiment)
             context.parent_run_id = self._start_parent(config, context, plan)
-        context.write()
-        self._context = context
+        self._open(context, overwrite)
         baseline = OmegaConf.select(config, "sweep.baseline", default=None)
         self._baseline = None if baseline is None else str(baseline)
         atexit.register(self._finish_at_exit)
@@ -174,6 +176,23 @@ class SweepCallback(Callback):
             sweep_dir,
             f", MLflow parent run {context.parent_run_id}" if context.parent_run_id else "",
         )
+
+    def _open(self, context: SweepContext, overwrite: bool) -> None:
+        """Set the sweep dir up for ``context`` (every job validated) and write the context.
+
+        With ``overwrite`` over a directory holding a sweep, the new sweep's files go to a
+        stage (:func:`~locomo_exp.sweep.reuse.replacing_sweep`); the earlier sweep's stay
+        until the new sweep has finished (:meth:`finish`).
+
+        Raises:
+            OSError: the stage or the context cannot be written.
+        """
+        sweep_dir = Path(context.sweep_dir)
+        self._replacement = replacing_sweep(sweep_dir, overwrite)
+        written = context.write(self._write_dir(sweep_dir))
+        if self._replacement is not None:  # the earlier jobs' records are not this sweep's
+            self._since_ns = written.stat().st_mtime_ns
+        self._context = context
 
     @staticmethod
     def _start_parent(config: DictConfig, context: SweepContext, plan: SweepPlan) -> str:
@@ -214,7 +233,10 @@ class SweepCallback(Callback):
             sys.stderr.write(f"error: the sweep summary failed: {type(error).__name__}: {error}\n")
             raise SystemExit(EXIT_JOB_FAILED) from None
         context = self._context
-        print(f"\nSweep summary: {Path(context.sweep_dir) / SUMMARY_MD}")
+        if self._replacement is not None and not self._replacement.committed:
+            print(f"\nSweep summary (not kept: the earlier sweep in {context.sweep_dir} is)")
+        else:
+            print(f"\nSweep summary: {Path(context.sweep_dir) / SUMMARY_MD}")
         print(render_sweep_summary(summary))
         if context.parent_run_id:
             print(
@@ -239,8 +261,17 @@ class SweepCallback(Callback):
             except Exception:  # best effort while the process exits
                 log.exception("sweep: could not write the summary at exit")
 
+    def _write_dir(self, sweep_dir: Path) -> Path:
+        """Where the sweep's own files go: the sweep dir, or the stage of a replacing sweep."""
+        return self._replacement.write_dir if self._replacement is not None else sweep_dir
+
     def finish(self, *, interrupted: bool = False) -> dict[str, Any]:
         """Gather job records, write the summary files, log them, end the parent run.
+
+        A sweep replacing an earlier one (``overwrite=true``) then swaps its files in when
+        every job completed; otherwise (a job failed, pending or not run, Ctrl-C, an error
+        here) it removes them and logs one line saying that the earlier sweep is kept
+        (:data:`~locomo_exp.report.run_swap.KEPT_LINE`).
 
         Args:
             interrupted: the sweep did not reach its end (Ctrl-C, SIGTERM): the parent run
@@ -250,11 +281,30 @@ class SweepCallback(Callback):
         Returns:
             The summary (as in ``sweep_summary.json``).
         """
+        replacement = self._replacement
+        try:
+            summary = self._summarise(interrupted)
+            not_done = [row for row in summary["rows"] if row["status"] != COMPLETED]
+            if replacement is not None and not interrupted and not not_done:
+                replacement.commit()
+        except BaseException as error:
+            if replacement is not None:
+                replacement.abandon(stop_reason(error))
+            raise
+        if replacement is not None and (interrupted or not_done):
+            n_rows = len(summary["rows"])
+            why = f"{len(not_done)} of {n_rows} jobs did not complete"
+            replacement.abandon("interrupted" if interrupted else why)
+        return summary
+
+    def _summarise(self, interrupted: bool) -> dict[str, Any]:
+        """:meth:`finish` up to the swap: the summary files (in the stage when replacing)."""
         context = self._context
         assert context is not None
         self._finished = True
         sweep_dir = Path(context.sweep_dir)
-        records = read_job_records(sweep_dir)
+        write_dir = self._write_dir(sweep_dir)
+        records = read_job_records(sweep_dir, self._since_ns)
         children: dict[int, sweep_runs.ChildRun] = {}
         if context.parent_run_id and context.tracking_uri and context.experiment:
             children = sweep_runs.child_runs(
@@ -281,22 +331,22 @@ class SweepCallback(Callback):
         try:  # each job vs the baseline job (sweep.baseline); never loses the summary
             plugin = sweep_plugin_for_rows(rows)  # a benchmark plug-in's jobs: its pairing
             if plugin is not None:
-                baseline = plugin_vs_baseline(plugin, rows, self._baseline, sweep_dir)
+                baseline = plugin_vs_baseline(plugin, rows, self._baseline, write_dir)
             else:
-                baseline = compare_with_baseline(rows, self._baseline, sweep_dir)
+                baseline = compare_with_baseline(rows, self._baseline, write_dir)
         except Exception:
             log.exception("sweep: could not compare the jobs with the baseline job")
             baseline = {"error": "comparison with the baseline job failed (see the log)"}
         summary = build_sweep_summary(context, rows)
         summary["baseline"] = baseline
-        json_path = sweep_dir / SUMMARY_JSON
-        md_path = sweep_dir / SUMMARY_MD
+        json_path = write_dir / SUMMARY_JSON
+        md_path = write_dir / SUMMARY_MD
         body = json.dumps(round_money(summary), indent=2, ensure_ascii=False)
         atomic_write_text(json_path, body + "\n")
         atomic_write_text(md_path, render_sweep_summary(summary))
         files = [json_path, md_path]
         try:
-            plot = plot_sweep(summary, sweep_dir / SUMMARY_PLOT)
+            plot = plot_sweep(summary, write_dir / SUMMARY_PLOT)
         except Exception:  # a plot must not lose the summary
             log.exception("sweep: could not draw %s", SUMMARY_PLOT)
             plot = None

@@ -2,7 +2,10 @@
 
 The launching process writes ``<sweep dir>/sweep_context.json`` before any job starts;
 each job (possibly another process, with joblib or submitit) reads it and writes its
-own ``sweep_job.json``; the launching process reads those after the last job.
+own ``sweep_job.json``; the launching process reads those after the last job. A sweep
+that replaces an earlier one (``overwrite=true``) writes its context into the stage
+(``<sweep dir>/.locomo_exp-new/``, :mod:`locomo_exp.report.run_swap`), where the jobs
+read it; the earlier sweep's context stays in place until the new sweep is swapped in.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from locomo_exp.report.run_dir import atomic_write_text
+from locomo_exp.report.run_swap import STAGE_DIR
 
 log = logging.getLogger(__name__)
 
@@ -64,17 +68,32 @@ class SweepContext:
     started_at: float = field(default_factory=time.time)
     experiment_id: str | None = None
 
-    def write(self) -> Path:
-        """Write the context file (atomically) and return its path."""
-        path = Path(self.sweep_dir) / CONTEXT_FILE
+    def write(self, directory: Path | None = None) -> Path:
+        """Write the context file (atomically) and return its path.
+
+        Args:
+            directory: where (default: the sweep dir; the stage of a replacing sweep).
+
+        Raises:
+            OSError: the file cannot be written.
+        """
+        path = Path(directory or self.sweep_dir) / CONTEXT_FILE
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(path, json.dumps(asdict(self), indent=2) + "\n")
         return path
 
     @classmethod
-    def read(cls, sweep_dir: Path) -> SweepContext | None:
-        """Read the context of a sweep dir; ``None`` when there is none (no callback)."""
-        path = Path(sweep_dir) / CONTEXT_FILE
+    def read(cls, sweep_dir: Path, *, staged: bool = True) -> SweepContext | None:
+        """Read the context of a sweep dir; ``None`` when there is none (no callback).
+
+        Args:
+            sweep_dir: the sweep directory.
+            staged: read the context of a sweep replacing an earlier one (in the stage)
+                when there is one; ``False`` reads the sweep dir's own only.
+        """
+        path = Path(sweep_dir) / STAGE_DIR / CONTEXT_FILE
+        if not staged or not path.is_file():
+            path = Path(sweep_dir) / CONTEXT_FILE
         if not path.is_file():
             return None
         return cls(**json.loads(path.read_text(encoding="utf-8")))
@@ -124,10 +143,22 @@ class JobRecord:
         return path
 
 
-def read_job_records(sweep_dir: Path) -> dict[int, JobRecord]:
-    """Every ``sweep_job.json`` under a sweep dir, by job number (any ``hydra.sweep.subdir``)."""
+def read_job_records(sweep_dir: Path, since_ns: int | None = None) -> dict[int, JobRecord]:
+    """Every ``sweep_job.json`` under a sweep dir, by job number (any ``hydra.sweep.subdir``).
+
+    Args:
+        sweep_dir: the sweep directory.
+        since_ns: read only records written at or after this modification time (ns, as
+            ``os.stat``'s ``st_mtime_ns``): a sweep replacing an earlier one leaves the
+            earlier jobs' records in place until each job writes its own.
+
+    Returns:
+        Job number -> record; an unreadable record is skipped with a warning.
+    """
     records: dict[int, JobRecord] = {}
     for path in sorted(Path(sweep_dir).rglob(JOB_RECORD_FILE)):
+        if STAGE_DIR in path.parts or (since_ns is not None and _older(path, since_ns)):
+            continue
         try:
             record = JobRecord(**json.loads(path.read_text(encoding="utf-8")))
         except (OSError, ValueError, TypeError) as error:
@@ -135,3 +166,11 @@ def read_job_records(sweep_dir: Path) -> dict[int, JobRecord]:
             continue
         records[record.job] = record
     return records
+
+
+def _older(path: Path, since_ns: int) -> bool:
+    """Whether ``path`` was last written before ``since_ns`` (gone: older)."""
+    try:
+        return path.stat().st_mtime_ns < since_ns
+    except OSError:
+        return True
