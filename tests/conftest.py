@@ -7,7 +7,7 @@
   directory) and the MLflow store (``tracking.uri``, else ``$MLFLOW_TRACKING_URI``, else
   ``<start dir>/mlflow.db``) therefore land in ``tmp_path``: a ``.judge_cache/`` or an
   ``mlflow.db`` left in the checkout by a user's own runs is never read
-  (``tests/test_isolation.py``). Tests pass ``tmp_path``, never the project root, as the start
+  (``tests/project/test_isolation.py``). Tests pass ``tmp_path``, never the project root, as the start
   directory or a subprocess's ``cwd``.
 - :func:`run_cli` runs ``python -m locomo_exp`` in a subprocess with a clean environment,
   :func:`run_python` a script (one that patches the tool, then runs it) the same way;
@@ -48,6 +48,12 @@ from locomo_exp.config import (
 from locomo_exp.experiment import run_experiment
 
 pytest_plugins = ["fake_anthropic", "fake_openai"]
+
+
+# tests/<package>/ mirrors locomo_exp/; a test module another package's tests import
+# (``from test_compare import write_run``) is found through its folder here
+for _shared in ("compare", "scoring", "trust", "benchmarks/longmemeval"):
+    sys.path.insert(1, str(Path(__file__).resolve().parent / _shared))
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 """The checkout: read its files (configs, example, docs), never start a job in it."""

@@ -46,7 +46,7 @@ def f1_preset_variants(folder: Path = F1_PRESET_DIR) -> list[str]:
 
     The config layer cannot import the metric registry (:data:`locomo_exp.scoring.specs.F1_SPECS`,
     an engine above it), so ``f1.variant``'s choices are read from the group's own files, which a
-    new variant adds anyway; ``tests/test_f1_specs.py`` checks that they name exactly the
+    new variant adds anyway; ``tests/scoring/test_f1_specs.py`` checks that they name exactly the
     registry's variants.
 
     Args:

@@ -2,9 +2,9 @@
 
 Everything that names a lexical metric is derived from :data:`LEXICAL_SPECS`
 (``f1.variant``'s choices, :class:`locomo_exp.config.F1Variant`, are the variants of the
-``conf/f1`` presets, which ``tests/test_f1_specs.py`` checks against it), the per-question metric
-names (:data:`LEXICAL_METRICS`), the version strings written into every output
-(:data:`F1_VERSIONS`, :data:`BLEU1_VERSION`), the scoring functions (:data:`F1_FUNCTIONS`)
+``conf/f1`` presets, which ``tests/scoring/test_f1_specs.py`` checks against it), the
+per-question metric names (:data:`LEXICAL_METRICS`), the version strings written into every
+output (:data:`F1_VERSIONS`, :data:`BLEU1_VERSION`), the scoring functions (:data:`F1_FUNCTIONS`)
 and the report's column titles (:data:`METRIC_TITLES`). A spec cannot be built without a
 title, so no metric can drop out of the report unnoticed.
 

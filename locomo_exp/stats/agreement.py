@@ -14,7 +14,7 @@ Sources:
 
 Both are computed here with statsmodels' own steps, in its order (numpy float64, the normal
 quantile from ``scipy.special.ndtri``), so the values are bit for bit those of statsmodels
-(``tests/test_stats_agreement.py`` checks them with ``==`` over every count up to 120):
+(``tests/stats/test_stats_agreement.py`` checks them with ``==`` over every count up to 120):
 importing ``statsmodels.stats`` loads ``scipy.stats`` (about 0.4 s of CPU) that a judge job
 otherwise never needs.
 """

@@ -11,7 +11,7 @@ with the judge's audit) buries the two numbers a sweep is about. So (issue 20 §
 * metrics logged to MLflow are the headline (:func:`headline_metrics`: F1 and J overall and
   per category, the 95% intervals of the overall groups, stored J, the audit's pooled
   rates, the judge's error counts and cost) -- at most 60 with every part on
-  (``tests/test_mlflow_headline_budget.py``); every metric stays in the ``metrics.json``
+  (``tests/tracking/test_mlflow_headline_budget.py``); every metric stays in the ``metrics.json``
   artifact, and every interval in the ``intervals_table.json`` table
   (:func:`~locomo_exp.tracking.intervals.interval_rows`);
 * the run's description (``mlflow.note.content``) says the result in a few lines
@@ -121,7 +121,7 @@ FIRST_METRICS = (
 
 MAX_HEADLINE_METRICS = 60
 """Issue 20 §3's budget: a run with every part on logs at most this many headline metrics
-(``tests/test_mlflow_headline_budget.py`` builds that run: 60)."""
+(``tests/tracking/test_mlflow_headline_budget.py`` builds that run: 60)."""
 
 
 def headline_metrics(metrics: Mapping[str, float]) -> dict[str, float]:
