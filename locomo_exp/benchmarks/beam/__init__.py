@@ -19,45 +19,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from locomo_exp.benchmarks.beam.abilities import NAME, TITLE
+from locomo_exp.benchmarks.file_plugin import FilePlugin
 from locomo_exp.benchmarks.plugin import PluginRun
 
 if TYPE_CHECKING:
     from locomo_exp.config import ExperimentConfig
 
 
-class BeamPlugin:
-    """BEAM's :class:`~locomo_exp.benchmarks.plugin.BenchmarkPlugin`."""
+class BeamPlugin(FilePlugin):
+    """BEAM's :class:`~locomo_exp.benchmarks.plugin.BenchmarkPlugin` (with ``compare``)."""
 
-    @property
-    def name(self) -> str:
-        """``beam``."""
-        return NAME
-
-    @property
-    def title(self) -> str:
-        """``BEAM``."""
-        return TITLE
-
-    @property
-    def formats(self) -> tuple[str, ...]:
-        """``data.format=beam``."""
-        return (NAME,)
-
-    def claims(self, cfg: ExperimentConfig, start_dir: Path) -> bool:
-        """Whether ``data.format=beam``, or (``auto``) the one ``data.path`` is a BEAM file.
-
-        Never raises: an unreadable file is not claimed.
-        """
-        from locomo_exp.benchmarks.beam.job import data_file
+    def detects(self, path: Path) -> bool:
+        """Whether ``path`` is a BEAM file of a known layout (a look at its first bytes)."""
         from locomo_exp.benchmarks.beam.load import peek_is_beam
 
-        fmt = str(cfg.data.format)
-        if fmt in self.formats:
-            return True
-        if fmt != "auto":
-            return False
-        path = data_file(cfg, start_dir)
-        return path is not None and peek_is_beam(path)
+        return peek_is_beam(path)
 
     def run(self, cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -> PluginRun:
         """Score the BEAM answers (:func:`locomo_exp.benchmarks.beam.job.run_beam`)."""
@@ -81,7 +57,7 @@ class BeamPlugin:
         return PluginRun(console="\n".join(lines), output_dir=output_dir)
 
 
-PLUGIN = BeamPlugin()
+PLUGIN = BeamPlugin(NAME, TITLE)
 """The plug-in the registry loads."""
 
 __all__ = ["PLUGIN", "BeamPlugin"]

@@ -21,6 +21,7 @@ from locomo_exp.benchmarks.beam.judged import BeamJudged, item_config, judge_bea
 from locomo_exp.benchmarks.beam.load import read_beam
 from locomo_exp.benchmarks.beam.report import render_console, render_report
 from locomo_exp.benchmarks.beam.summary import build_card, build_summary, score_rows
+from locomo_exp.benchmarks.file_plugin import single_data_file
 from locomo_exp.config import BeamProfile, ExperimentConfig
 from locomo_exp.data.input_file import check_regular_file
 from locomo_exp.data.load import expand_paths
@@ -68,17 +69,6 @@ class BeamRunResult:
     run_id: str | None = None
     tracking_uri: str | None = None
     exit_status: int = 0
-
-
-def data_file(cfg: ExperimentConfig, start_dir: Path) -> Path | None:
-    """The single ``data.path`` of the job, or ``None`` (none, several, or ``data.runs``)."""
-    if cfg.data.runs or not cfg.data.path or cfg.data.path == "???":
-        return None
-    try:
-        paths = expand_paths(cfg.data.path, start_dir)
-    except (ValueError, OSError):
-        return None
-    return paths[0] if len(paths) == 1 else None
 
 
 def _check_settings(cfg: ExperimentConfig) -> None:
@@ -154,7 +144,7 @@ def run_beam(cfg: ExperimentConfig, output_dir: Path, start_dir: Path | None = N
             connect_timeout_s=cfg.tracking.connect_timeout_s,
         )
     check_writable(output_dir)
-    path = data_file(cfg, start_dir)
+    path = single_data_file(cfg, start_dir)
     if path is None:
         raise ValueError("a BEAM run scores one answers file: give one data.path")
     check_regular_file(path)
@@ -213,4 +203,4 @@ def run_beam(cfg: ExperimentConfig, output_dir: Path, start_dir: Path | None = N
     )
 
 
-__all__ = ["BeamRunResult", "data_file", "run_beam"]
+__all__ = ["BeamRunResult", "run_beam"]

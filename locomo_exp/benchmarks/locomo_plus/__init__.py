@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from locomo_exp.benchmarks.file_plugin import FilePlugin
 from locomo_exp.benchmarks.locomo_plus.facts import NAME, TITLE
 from locomo_exp.benchmarks.plugin import PluginRun
 
@@ -20,42 +21,14 @@ if TYPE_CHECKING:
     from locomo_exp.config import ExperimentConfig
 
 
-class LocomoPlusPlugin:
-    """LoCoMo-Plus's :class:`~locomo_exp.benchmarks.plugin.BenchmarkPlugin`."""
+class LocomoPlusPlugin(FilePlugin):
+    """LoCoMo-Plus's :class:`~locomo_exp.benchmarks.plugin.BenchmarkPlugin` (with ``compare``)."""
 
-    @property
-    def name(self) -> str:
-        """``locomo_plus``."""
-        return NAME
-
-    @property
-    def title(self) -> str:
-        """``LoCoMo-Plus``."""
-        return TITLE
-
-    @property
-    def formats(self) -> tuple[str, ...]:
-        """``data.format=locomo_plus``."""
-        return (NAME,)
-
-    def claims(self, cfg: ExperimentConfig, start_dir: Path) -> bool:
-        """Whether the job's input is a LoCoMo-Plus run.
-
-        True for ``data.format=locomo_plus``, or (``auto``) when the one ``data.path`` is a
-        stored LoCoMo-Plus run of either layout (a look at its first bytes).
-
-        Never raises: an unreadable file is not claimed.
-        """
-        from locomo_exp.benchmarks.locomo_plus.job import data_file
+    def detects(self, path: Path) -> bool:
+        """Whether ``path`` is a LoCoMo-Plus run of either stored layout (its first bytes)."""
         from locomo_exp.benchmarks.locomo_plus.runs import peek_layout
 
-        fmt = str(cfg.data.format)
-        if fmt in self.formats:
-            return True
-        if fmt != "auto":
-            return False
-        path = data_file(cfg, start_dir)
-        return path is not None and peek_layout(path) is not None
+        return peek_layout(path) is not None
 
     def run(self, cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -> PluginRun:
         """Score the stored run (:func:`locomo_exp.benchmarks.locomo_plus.job.run_locomo_plus`)."""
@@ -63,7 +36,6 @@ class LocomoPlusPlugin:
 
         result = run_locomo_plus(cfg, output_dir, start_dir)
         return PluginRun(console="\n".join(result.console), output_dir=result.output_dir)
-
 
     def claims_runs(self, cfg: ExperimentConfig, start_dir: Path) -> bool:
         """Whether every ``compare.runs`` directory is a LoCoMo-Plus run (``mode=compare``)."""
@@ -79,7 +51,7 @@ class LocomoPlusPlugin:
         return PluginRun(console="\n".join(lines), output_dir=output_dir)
 
 
-PLUGIN = LocomoPlusPlugin()
+PLUGIN = LocomoPlusPlugin(NAME, TITLE)
 """The plug-in the registry loads."""
 
 __all__ = ["PLUGIN", "LocomoPlusPlugin"]

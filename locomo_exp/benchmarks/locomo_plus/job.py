@@ -16,6 +16,7 @@ from typing import Any
 from omegaconf import OmegaConf
 
 from locomo_exp import tracking
+from locomo_exp.benchmarks.file_plugin import single_data_file
 from locomo_exp.benchmarks.locomo_plus import tracking as plus_tracking
 from locomo_exp.benchmarks.locomo_plus.facts import NAME
 from locomo_exp.benchmarks.locomo_plus.judged import (
@@ -36,7 +37,6 @@ from locomo_exp.benchmarks.locomo_plus.summary import (
 )
 from locomo_exp.config import ExperimentConfig, JudgeConfig, ScorerName
 from locomo_exp.data.input_file import check_regular_file
-from locomo_exp.data.load import expand_paths
 from locomo_exp.report.run_dir import (
     atomic_write_jsonl,
     atomic_write_text,
@@ -72,17 +72,6 @@ class PlusRunResult:
     files: list[Path] = field(default_factory=list)
     console: list[str] = field(default_factory=list)
     run_id: str | None = None
-
-
-def data_file(cfg: ExperimentConfig, start_dir: Path) -> Path | None:
-    """The single ``data.path`` of the job, or ``None`` (none, several, or ``data.runs``)."""
-    if cfg.data.runs or not cfg.data.path or cfg.data.path == "???":
-        return None
-    try:
-        paths = expand_paths(cfg.data.path, start_dir)
-    except (ValueError, OSError):
-        return None
-    return paths[0] if len(paths) == 1 else None
 
 
 def check_settings(cfg: ExperimentConfig) -> None:
@@ -175,7 +164,7 @@ def run_locomo_plus(cfg: ExperimentConfig, output_dir: Path, start_dir: Path | N
 
         preflight_judge(judge_cfg, [], start_dir=start_dir)  # settings, key: before reading
     check_writable(output_dir)
-    path = data_file(cfg, start_dir)
+    path = single_data_file(cfg, start_dir)
     if path is None:
         raise ValueError("a LoCoMo-Plus run scores one run file: give one data.path")
     check_regular_file(path)

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from locomo_exp.benchmarks.file_plugin import FilePlugin
 from locomo_exp.benchmarks.plugin import PluginRun, Spending, SweepJobRun
 
 if TYPE_CHECKING:
@@ -34,23 +35,8 @@ TITLE = "LongMemEval"
 """The benchmark's name as reports print it."""
 
 
-class LongMemEvalPlugin:
+class LongMemEvalPlugin(FilePlugin):
     """LongMemEval's :class:`~locomo_exp.benchmarks.plugin.BenchmarkPlugin` (with ``compare``)."""
-
-    @property
-    def name(self) -> str:
-        """``longmemeval``."""
-        return NAME
-
-    @property
-    def title(self) -> str:
-        """``LongMemEval``."""
-        return TITLE
-
-    @property
-    def formats(self) -> tuple[str, ...]:
-        """``data.format=longmemeval``."""
-        return (NAME,)
 
     def claims(self, cfg: ExperimentConfig, start_dir: Path) -> bool:
         """Whether the job is a LongMemEval one (:func:`.detect.is_longmemeval`).
@@ -155,7 +141,7 @@ class LongMemEvalPlugin:
         return lme_table(summary, spending)
 
 
-PLUGIN = LongMemEvalPlugin()
+PLUGIN = LongMemEvalPlugin(NAME, TITLE)
 """The plug-in the registry loads."""
 
 __all__ = ["NAME", "PLUGIN", "TITLE", "LongMemEvalPlugin"]
