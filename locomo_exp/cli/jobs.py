@@ -89,14 +89,16 @@ def run_compare_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir: Pat
     from locomo_exp.compare.job import headline_table, run_compare_job
 
     plugin = compare_plugin_for(cfg, start_dir)  # a benchmark plug-in's own runs (registry)
-    if plugin is not None:
+    if plugin is not None:  # built beside an earlier comparison, swapped in when finished
+        from locomo_exp.compare.job import run_plugin_compare
+
         try:
-            done = plugin.compare(cfg, output_dir, start_dir)
+            console, status = run_plugin_compare(plugin, cfg, output_dir, start_dir)
         except (CompareError, ValueError, OSError) as error:
             fail(error)
-        print(done.console)
-        if done.exit_status:
-            raise SystemExit(done.exit_status)
+        print(console)
+        if status:
+            raise SystemExit(status)
         return
 
     uri = None

@@ -14,6 +14,7 @@ import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from locomo_exp.compare.comparison import CompareResult, run_compare
 from locomo_exp.compare.engine import QUESTION
@@ -157,6 +158,43 @@ def compare_outputs(output_dir: Path) -> tuple[str, ...]:
     return (*COMPARE_MARKERS, *plots)
 
 
+def run_plugin_compare(
+    plugin: Any, cfg: Any, output_dir: Path, start_dir: Path
+) -> tuple[str, int]:
+    """A benchmark plug-in's ``mode=compare``, built beside an earlier comparison.
+
+    As :func:`run_compare_job`: when ``output_dir`` holds an earlier comparison, the new one
+    is written into the stage (:func:`~locomo_exp.report.run_swap.replacing_run`) and
+    swapped in only once the plug-in has finished; a stop before that (an error, a full
+    disk, Ctrl-C) leaves the earlier comparison exactly as it was, said in one log line.
+
+    Args:
+        plugin: the :class:`~locomo_exp.benchmarks.plugin.ComparePlugin` that claimed the runs.
+        cfg: the typed config.
+        output_dir: the comparison's directory.
+        start_dir: the directory relative paths are resolved against.
+
+    Returns:
+        ``(console, exit_status)``: the plug-in's console text, its paths those of the
+        swapped-in outputs, and its exit status.
+
+    Raises:
+        ValueError: the plug-in refused the comparison (one line).
+        OSError: an output cannot be written (the earlier comparison is kept).
+        KeyboardInterrupt: Ctrl-C or SIGTERM (the earlier comparison is kept).
+    """
+    output_dir.mkdir(parents=True, exist_ok=True)
+    recover_cut_swap(output_dir)  # a swap cut by a killed job: finished or undone
+    files = compare_outputs(output_dir)
+    earlier = any(os.path.lexists(output_dir / name) for name in files)
+    with replacing_run(output_dir, earlier, files=files, noun="comparison") as replacement:
+        done = plugin.compare(cfg, replacement.write_dir, start_dir)
+        interrupts.raise_if_received()  # a swallowed Ctrl-C: the earlier comparison stays
+        replacement.commit()
+    console = str(done.console).replace(str(replacement.write_dir), str(output_dir))
+    return console, int(done.exit_status)
+
+
 def run_compare_job(
     cfg: CompareConfig,
     output_dir: Path,
@@ -240,5 +278,6 @@ def _log(
 
 
 __all__ = [
+    "run_plugin_compare",
     "CompareJobResult", "compare_outputs", "headline_table", "resolve_runs", "run_compare_job",
 ]
