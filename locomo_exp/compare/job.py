@@ -183,10 +183,12 @@ def run_plugin_compare(
         OSError: an output cannot be written (the earlier comparison is kept).
         KeyboardInterrupt: Ctrl-C or SIGTERM (the earlier comparison is kept).
     """
-    output_dir.mkdir(parents=True, exist_ok=True)
-    recover_cut_swap(output_dir)  # a swap cut by a killed job: finished or undone
-    files = compare_outputs(output_dir)
-    earlier = any(os.path.lexists(output_dir / name) for name in files)
+    files: tuple[str, ...] = COMPARE_MARKERS  # a new directory: the plug-in creates it
+    earlier = False
+    if output_dir.is_dir():
+        recover_cut_swap(output_dir)  # a swap cut by a killed job: finished or undone
+        files = compare_outputs(output_dir)
+        earlier = any(os.path.lexists(output_dir / name) for name in files)
     with replacing_run(output_dir, earlier, files=files, noun="comparison") as replacement:
         done = plugin.compare(cfg, replacement.write_dir, start_dir)
         interrupts.raise_if_received()  # a swallowed Ctrl-C: the earlier comparison stays

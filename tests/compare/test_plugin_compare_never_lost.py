@@ -19,6 +19,7 @@ class _Plugin:
         self.fail = fail
 
     def compare(self, cfg: object, output_dir: Path, start_dir: Path) -> PluginRun:
+        output_dir.mkdir(parents=True, exist_ok=True)
         (output_dir / "compare.md").write_text("new md\n")
         if self.fail is not None:
             raise self.fail
