@@ -305,6 +305,7 @@ def unused_judge_settings(cfg: ExperimentConfig) -> list[str]:
         return []
     judge = cfg.judge
     given = {
+        "judge.dry_run": True if judge.dry_run else None,  # nothing counted, nothing said
         "judge.labels": judge.labels,
         "judge.panel": list(judge.panel) or None,
         "judge.audit.max_false_accept": judge.audit.max_false_accept,

@@ -206,6 +206,12 @@ def test_judge_only_settings_with_scorer_f1_are_said_to_be_ignored(
         "scorer=both)",
     ]
     caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="locomo_exp.config.checks"):  # a new user's
+        typed_config("tracking=none", "judge.dry_run=true")  # dry run with the default scorer
+    assert [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING] == [
+        "scorer=f1: judge.dry_run=True is ignored (the judge does not run; use scorer=both)"
+    ]
+    caplog.clear()
     with caplog.at_level(logging.WARNING, logger="locomo_exp.config.checks"):
         typed_config("tracking=none", "scorer=both", "judge.labels=missing.csv")
     assert not [r for r in caplog.records if r.levelno == logging.WARNING]
