@@ -94,3 +94,45 @@ def test_a_locomo_only_setting_refuses_the_sweep_before_any_job(tmp_path: Path) 
     assert "data.limit=1: not available for a stored LoCoMo-Plus run" in done.stderr
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "sw").exists()
+
+
+JUDGED_ITEMS = [
+    {"category": "single-hop", "question_input": "What is Ben's dog called?", "evidence": "",
+     "ground_truth": "Rex", "prediction": "Rex.", "conversation": 0},
+    {"category": "temporal", "question_input": "When did Ben move?", "evidence": "",
+     "ground_truth": "May 2023", "prediction": "In May 2023.", "conversation": 1},
+    {"category": "Cognitive", "question_input": "Ana: Any ideas for my weekend?",
+     "evidence": "Ana: I hurt my knee last week.", "ground_truth": "",
+     "prediction": "Something gentle, given your knee.", "conversation": 2,
+     "relation_type": "state"},
+]
+"""A made-up answers file (no verdicts): the judge scores it in each job."""
+
+
+def test_a_judged_sweep_shows_this_judges_figures_and_spend(tmp_path: Path, fake_openai) -> None:
+    from conftest import clean_env
+    from fake_openai import FAKE_OPENAI_KEY
+    from fake_server import Reply
+
+    fake_openai.responder = lambda request: Reply(text='{"label": "correct", "reason": "ok"}')
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps(JUDGED_ITEMS), encoding="utf-8")
+    done = run_cli(
+        "-m", "benchmark=locomo_plus", "scorer=judge", "data=file", f"data.path={answers}",
+        f"judge.base_url={fake_openai.base_url}", "judge.progress=false", "judge.runs=1,2",
+        "report.bootstrap_samples=50", "tracking=none", "hydra.sweep.dir=sw", cwd=tmp_path,
+        env=clean_env(OPENAI_API_KEY=FAKE_OPENAI_KEY),
+    )
+    assert done.returncode == 0, done.stderr
+    rows = json.loads((tmp_path / "sw" / "sweep_summary.json").read_text())["rows"]
+    assert [(r["swept"], r["plus"]["overall"], r["j_overall"], r["stored_j_overall"],
+             r["parse_failures"], r["api_errors"]) for r in rows] == [
+        ({"judge.runs": "1"}, 100.0, 100.0, None, 0, 0),
+        ({"judge.runs": "2"}, 100.0, 100.0, None, 0, 0)]
+    assert [(r["plus"]["cognitive"], r["plus"]["factual_item_weighted"]) for r in rows] == [
+        (100.0, 100.0), (100.0, 100.0)]
+    assert all(r["plus"]["verdicts"].startswith("J judged now: gpt-4o-mini") for r in rows)
+    assert all(r["input_tokens_in_all"] > 0 for r in rows)
+    vs = rows[1]["vs_baseline"]["plus"]
+    assert (vs["Cognitive"]["n"], vs["Cognitive"]["diff"], vs["factual"]["n"],
+            vs["factual"]["diff"]) == (1, 0.0, 2, 0.0)
