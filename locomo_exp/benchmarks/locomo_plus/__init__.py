@@ -5,24 +5,29 @@ Modules, one concern each: :mod:`.facts` (categories, relation types, label map)
 authors build it), :mod:`.runs` (reading stored runs of both layouts), :mod:`.figures`
 (overall, per category and relation, factual averages, gap, intervals), :mod:`.summary`
 (``summary.json``, ``card.json``, ``scores.jsonl``), :mod:`.report` (markdown and console),
-:mod:`.tracking` (MLflow names), :mod:`.job` (the run). See docs/locomo_plus.md.
+:mod:`.tracking` (MLflow names), :mod:`.job` (the run), :mod:`.compare` (``mode=compare``),
+:mod:`.sweep_rows` (a sweep's rows, pairing and table). See docs/locomo_plus.md.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from locomo_exp.benchmarks.file_plugin import FilePlugin
 from locomo_exp.benchmarks.locomo_plus.facts import NAME, TITLE
-from locomo_exp.benchmarks.plugin import PluginRun
+from locomo_exp.benchmarks.plugin import PluginRun, Spending, SweepJobRun
 
 if TYPE_CHECKING:
-    from locomo_exp.config import ExperimentConfig
+    from locomo_exp.config import ExperimentConfig, JudgeConfig
 
 
 class LocomoPlusPlugin(FilePlugin):
-    """LoCoMo-Plus's :class:`~locomo_exp.benchmarks.plugin.BenchmarkPlugin` (with ``compare``)."""
+    """LoCoMo-Plus's :class:`~locomo_exp.benchmarks.plugin.BenchmarkPlugin`, ``compare``, sweep.
+
+    Its sweep hooks are :class:`~locomo_exp.benchmarks.plugin.SweepPlugin`'s.
+    """
 
     def detects(self, path: Path) -> bool:
         """Whether ``path`` is a LoCoMo-Plus run of either stored layout (its first bytes)."""
@@ -49,6 +54,57 @@ class LocomoPlusPlugin(FilePlugin):
 
         lines = run_plus_compare(cfg, output_dir, start_dir)
         return PluginRun(console="\n".join(lines), output_dir=output_dir)
+
+    def sweep_problems(self, cfg: ExperimentConfig, start_dir: Path) -> list[str]:
+        """A job's settings that would fail it (:func:`.job.check_settings`), before any job."""
+        from locomo_exp.benchmarks.locomo_plus.job import check_settings
+
+        try:
+            check_settings(cfg)
+        except ValueError as error:
+            return [str(error)]
+        return []
+
+    def sweep_judge_config(self, judge: JudgeConfig) -> JudgeConfig:
+        """The judge with every LoCoMo-Plus category judged (:func:`.judged.judge_config`)."""
+        from locomo_exp.benchmarks.locomo_plus.judged import judge_config
+
+        return judge_config(judge)
+
+    def run_in_sweep(
+        self, cfg: ExperimentConfig, output_dir: Path, start_dir: Path, *,
+        run_name: str, parent_run_id: str | None, extra_tags: dict[str, str],
+    ) -> SweepJobRun:
+        """One sweep job (:func:`~locomo_exp.benchmarks.locomo_plus.job.run_locomo_plus`)."""
+        from locomo_exp.benchmarks.locomo_plus.job import run_locomo_plus
+
+        result = run_locomo_plus(cfg, output_dir, start_dir, run_name=run_name,
+                                 parent_run_id=parent_run_id, extra_tags=extra_tags)
+        return SweepJobRun(run_id=result.run_id, report_path=result.output_dir / "report.md")
+
+    def sweep_row(self, summary: Mapping[str, Any]) -> dict[str, Any] | None:
+        """A LoCoMo-Plus run's sweep cells (:func:`.sweep_rows.plus_row_fields`), else ``None``."""
+        from locomo_exp.benchmarks.locomo_plus.sweep_rows import is_plus_summary, plus_row_fields
+
+        return plus_row_fields(summary) if is_plus_summary(summary) else None
+
+    def owns_sweep_rows(self, rows: list[dict[str, Any]]) -> bool:
+        """Whether any row has LoCoMo-Plus's figures (``plus``)."""
+        return any(row.get("plus") for row in rows)
+
+    def sweep_vs_baseline(
+        self, rows: list[dict[str, Any]], base: dict[str, Any], sweep_dir: Path
+    ) -> str:
+        """Paired by ``item_id`` as ``mode=compare`` (:func:`.sweep_rows.plus_vs_baseline`)."""
+        from locomo_exp.benchmarks.locomo_plus.sweep_rows import plus_vs_baseline
+
+        return plus_vs_baseline(rows, base, sweep_dir)
+
+    def sweep_table(self, summary: Mapping[str, Any], spending: Spending) -> list[str]:
+        """LoCoMo-Plus's sweep table (:func:`.sweep_rows.plus_table`)."""
+        from locomo_exp.benchmarks.locomo_plus.sweep_rows import plus_table
+
+        return plus_table(summary, spending)
 
 
 PLUGIN = LocomoPlusPlugin(NAME, TITLE)

@@ -178,6 +178,12 @@ def render_lines(result: dict[str, Any], labels: tuple[str, str]) -> list[str]:
     return lines
 
 
+def compare_markdown(lines: list[str]) -> str:
+    """The text of ``compare.md`` from a comparison's console lines (:func:`render_lines`)."""
+    return ("# " + lines[0] + "\n\n"
+            + "\n".join(f"- {line.strip()}" for line in lines[1:]) + "\n")
+
+
 def run_plus_compare(cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -> list[str]:
     """Compare the two LoCoMo-Plus runs of ``compare.runs``; write ``compare.json``/``.md``.
 
@@ -199,6 +205,5 @@ def run_plus_compare(cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -
     lines = render_lines(result, (labels[0], labels[1]))
     prepare_output_dir(output_dir, cfg.overwrite)
     atomic_write_text(output_dir / "compare.json", json.dumps(result, indent=2) + "\n")
-    atomic_write_text(output_dir / "compare.md", "# " + lines[0] + "\n\n"
-                      + "\n".join(f"- {line.strip()}" for line in lines[1:]) + "\n")
+    atomic_write_text(output_dir / "compare.md", compare_markdown(lines))
     return [*lines, "", f"Comparison: {output_dir / 'compare.md'}"]

@@ -129,8 +129,9 @@ def _judge(cfg: ExperimentConfig, judge_cfg: JudgeConfig, run: StoredRun, start_
     return summary, judged_score_rows(run.rows, result, readings)
 
 
-def run_locomo_plus(cfg: ExperimentConfig, output_dir: Path, start_dir: Path | None = None
-                    ) -> PlusRunResult:
+def run_locomo_plus(cfg: ExperimentConfig, output_dir: Path, start_dir: Path | None = None,
+                    *, run_name: str | None = None, parent_run_id: str | None = None,
+                    extra_tags: dict[str, str] | None = None) -> PlusRunResult:
     """Score a LoCoMo-Plus run: its stored verdicts (no judge call), or judge it.
 
     With ``scorer=judge`` each item of the answers file gets ``judge.runs`` judge calls
@@ -140,6 +141,10 @@ def run_locomo_plus(cfg: ExperimentConfig, output_dir: Path, start_dir: Path | N
         cfg: the typed config (``data.path``, ``judge.parser``, ``report``, ``tracking``).
         output_dir: where to write the outputs.
         start_dir: the directory relative paths are resolved against (default: cwd).
+        run_name: the MLflow run name (default ``tracking.run_name``, else
+            ``<file stem> · locomo_plus``).
+        parent_run_id: nest the MLflow run under this one (a sweep's parent run).
+        extra_tags: more MLflow tags (a sweep job's number and swept values).
 
     Returns:
         :class:`PlusRunResult`.
@@ -188,8 +193,9 @@ def run_locomo_plus(cfg: ExperimentConfig, output_dir: Path, start_dir: Path | N
         spec = tracking.RunSpec(
             tracking_uri=tracking_uri,
             experiment=cfg.tracking.experiment,
-            run_name=cfg.tracking.run_name or f"{path.stem} · {NAME}",
-            tags=plus_tracking.run_tags(summary),
+            run_name=run_name or cfg.tracking.run_name or f"{path.stem} · {NAME}",
+            tags={**plus_tracking.run_tags(summary), **(extra_tags or {})},
+            parent_run_id=parent_run_id,
         )
         run_context = tracking.mlflow_run(spec, log_file=output_dir / "locomo_exp.log")
     with run_context as mlrun:
