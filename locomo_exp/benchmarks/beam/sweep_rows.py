@@ -27,8 +27,18 @@ def is_beam_summary(summary: Mapping[str, Any] | None) -> bool:
     return bool(summary) and (summary or {}).get("benchmark") == NAME
 
 
+def _plus(total: Any, extra: Any) -> float | None:
+    if not isinstance(total, (int, float)):
+        return None
+    return float(total) + (float(extra) if isinstance(extra, (int, float)) else 0.0)
+
+
 def _judge_spend(judge: Mapping[str, Any]) -> dict[str, Any]:
-    """The judge's counts, tokens and cost (item calls plus alignment calls) as a LoCoMo row."""
+    """The judge's counts, tokens and cost (item calls plus alignment calls) as a LoCoMo row.
+
+    ``cost_in_all_usd`` adds the item calls answered from the cache; ``summary.json`` keeps
+    no such figure for the alignment calls, which count at this run's cost.
+    """
     parts = [judge, judge.get("alignment") or {}]
     tokens = [part.get("tokens") or {} for part in parts]
 
@@ -46,7 +56,8 @@ def _judge_spend(judge: Mapping[str, Any]) -> dict[str, Any]:
         "input_tokens_in_all": total("input") + total("cached_input"),
         "output_tokens_in_all": total("output") + total("cached_output"),
         "estimated_cost_usd": sum(known) if costs and len(known) == len(costs) else None,
-        "cost_in_all_usd": judge.get("estimated_cost_usd_including_cached"),
+        "cost_in_all_usd": _plus(judge.get("estimated_cost_usd_including_cached"),
+                                 parts[1].get("estimated_cost_usd")),
     }
 
 
