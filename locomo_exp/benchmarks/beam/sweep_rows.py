@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from locomo_exp.benchmarks.beam import profiles as p
-from locomo_exp.benchmarks.beam.abilities import NAME
+from locomo_exp.benchmarks.beam.abilities import ABILITIES, NAME
 from locomo_exp.benchmarks.beam.compare import OVERALL, PROFILES, compare_runs, read_run, render
 from locomo_exp.config import CompareConfig
 from locomo_exp.report.run_dir import atomic_write_text
@@ -70,7 +70,8 @@ def beam_row_fields(summary: Mapping[str, Any]) -> dict[str, Any]:
     Returns:
         ``beam``: ``{"verdicts", "questions", "chats", "pass_rate", "pass_rate_ci",
         "avg_score", "avg_score_ci", "official_mean", "official_measured",
-        "official_abilities"}`` (pass rate in percent, the rest 0-1; ``None`` when not
+        "official_abilities"}`` (``official_measured`` of BEAM's ``official_abilities``
+        abilities measured; pass rate in percent, the rest 0-1; ``None`` when not
         measured, e.g. a dry run; ``verdicts`` is ``stored (<judge>)``, ``judge (<model>,
         <profile>)`` or ``none``), ``n_questions``, and for a judged run the judge's counts,
         tokens and cost.
@@ -95,7 +96,7 @@ def beam_row_fields(summary: Mapping[str, Any]) -> dict[str, Any]:
         "avg_score_ci": overall.get("avg_score_ci"),
         "official_mean": official.get("mean_of_abilities"),
         "official_measured": official.get("measured"),
-        "official_abilities": len(official.get("abilities") or {}) or None,
+        "official_abilities": len(ABILITIES) if official else None,
     }
     out: dict[str, Any] = {"beam": beam, "n_questions": beam["questions"]}
     if judge.get("tokens") is not None:

@@ -65,3 +65,35 @@ def test_a_job_against_a_baseline_with_no_scores_is_refused_in_its_row(tmp_path:
     assert rows[0]["vs_baseline"]["error"].startswith(f"{tmp_path / 'rb' / 'summary.json'}: "
                                                       "this BEAM run scored nothing")
     assert not (tmp_path / "sw").exists()  # nothing written for a refused pair
+
+
+@pytest.mark.slow
+def test_a_judged_beam_sweep_over_both_prompts_flags_the_pair_not_comparable(
+    tmp_path: Path, fake_anthropic
+) -> None:
+    from conftest import run_cli
+    from test_beam_judged import _answers, _respond
+
+    fake_anthropic.responder = _respond
+    _answers(tmp_path)
+    done = run_cli("-m", "benchmark=beam", "scorer=judge", "data=file", "data.path=answers.json",
+                   "judge.audit.n=0", "judge.progress=false", "beam.profile=nugget,official",
+                   "tracking=none", "hydra.sweep.dir=sw", cwd=tmp_path, server=fake_anthropic)
+    assert done.returncode == 0, done.stderr
+    assert len(fake_anthropic.messages_requests()) == 2 * 12  # each prompt judges 12 items
+    rows = json.loads((tmp_path / "sw" / "sweep_summary.json").read_text())["rows"]
+    # the fake's verdicts 1, 0.5, 0 for items 0, 1, 2: questions of 1, 2, 3 items score
+    # 1, 0.75, 0.5 in beam-nugget (mean 0.75; every one passes at >= 0.5)
+    assert [(r["beam"]["verdicts"], r["beam"]["avg_score"], r["beam"]["pass_rate"],
+             r["beam"]["official_measured"], r["beam"]["official_abilities"],
+             r["parse_failures"], r["api_errors"], r["input_tokens"] > 0) for r in rows] == [
+        ("judge (claude-sonnet-4-6, beam-nugget)", 0.75, 100.0, 3, 10, 0, 0, True),
+        ("judge (claude-sonnet-4-6, beam-official)", 0.75, 100.0, 3, 10, 0, 0, True)]
+    vs = rows[1]["vs_baseline"]["beam"]["beam-nugget"]
+    assert (vs["n_pairs"], vs["difference"], vs["ci"], vs["pvalue"]) == (6, 0.0, [0.0, 0.0], 1.0)
+    assert rows[1]["vs_baseline_warnings"] == [
+        "NOT COMPARABLE: item verdicts judged under different profiles' prompts "
+        "(beam-official vs beam-nugget)"]
+    table = (tmp_path / "sw" / "sweep_summary.md").read_text()
+    assert "| not measured (3/10 abilities) |" in table
+    assert "- job 1: ⚠ NOT COMPARABLE: item verdicts judged under different profiles'" in table
