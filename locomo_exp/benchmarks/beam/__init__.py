@@ -9,25 +9,27 @@ Modules, one concern each:
 - :mod:`.summary`: ``summary.json``, ``card.json``, ``scores.jsonl``.
 - :mod:`.report`: markdown and console; :mod:`.tracking`: MLflow names; :mod:`.job`: the run.
 - :mod:`.compare`: ``mode=compare`` of two BEAM runs.
+- :mod:`.sweep_rows`: a sweep's rows, each job against the baseline job, the table.
 
 See docs/beam.md.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from locomo_exp.benchmarks.beam.abilities import NAME, TITLE
 from locomo_exp.benchmarks.file_plugin import FilePlugin
-from locomo_exp.benchmarks.plugin import PluginRun
+from locomo_exp.benchmarks.plugin import PluginRun, Spending, SweepJobRun
 
 if TYPE_CHECKING:
-    from locomo_exp.config import ExperimentConfig
+    from locomo_exp.config import ExperimentConfig, JudgeConfig
 
 
 class BeamPlugin(FilePlugin):
-    """BEAM's :class:`~locomo_exp.benchmarks.plugin.BenchmarkPlugin` (with ``compare``)."""
+    """BEAM's :class:`~locomo_exp.benchmarks.plugin.BenchmarkPlugin` (compare and sweep hooks)."""
 
     def detects(self, path: Path) -> bool:
         """Whether ``path`` is a BEAM file of a known layout (a look at its first bytes)."""
@@ -55,6 +57,63 @@ class BeamPlugin(FilePlugin):
 
         lines = run_beam_compare(cfg, output_dir, start_dir)
         return PluginRun(console="\n".join(lines), output_dir=output_dir)
+
+    def sweep_problems(self, cfg: ExperimentConfig, start_dir: Path) -> list[str]:
+        """A job's settings that would fail it (:func:`.job.settings_problems`)."""
+        from locomo_exp.benchmarks.beam.job import settings_problems
+
+        return settings_problems(cfg)
+
+    def sweep_judge_config(self, judge: JudgeConfig) -> JudgeConfig:
+        """The item calls' judge under the default ``beam.*`` (:func:`.judged.item_config`).
+
+        A job's own ``beam.profile`` is checked by :meth:`sweep_problems`.
+        """
+        from locomo_exp.benchmarks.beam.judged import item_config
+        from locomo_exp.config import BeamConfig
+
+        return item_config(judge, BeamConfig())
+
+    def run_in_sweep(
+        self, cfg: ExperimentConfig, output_dir: Path, start_dir: Path, *,
+        run_name: str, parent_run_id: str | None, extra_tags: dict[str, str],
+    ) -> SweepJobRun:
+        """One sweep job (:func:`~locomo_exp.benchmarks.beam.job.run_beam`).
+
+        Raises:
+            ValueError: also a judged job whose audit gate failed (its outputs written).
+        """
+        from locomo_exp.benchmarks.beam.job import run_beam
+
+        result = run_beam(cfg, output_dir, start_dir, run_name=run_name,
+                          parent_run_id=parent_run_id, extra_tags=extra_tags)
+        if result.exit_status:
+            raise ValueError(result.console[-1].removeprefix("error: "))
+        return SweepJobRun(run_id=result.run_id, report_path=result.output_dir / "report.md")
+
+    def sweep_row(self, summary: Mapping[str, Any]) -> dict[str, Any] | None:
+        """A BEAM run's sweep cells (:func:`.sweep_rows.beam_row_fields`), else ``None``."""
+        from locomo_exp.benchmarks.beam.sweep_rows import beam_row_fields, is_beam_summary
+
+        return beam_row_fields(summary) if is_beam_summary(summary) else None
+
+    def owns_sweep_rows(self, rows: list[dict[str, Any]]) -> bool:
+        """Whether any row has BEAM's figures (``beam``)."""
+        return any(row.get("beam") for row in rows)
+
+    def sweep_vs_baseline(
+        self, rows: list[dict[str, Any]], base: dict[str, Any], sweep_dir: Path
+    ) -> str:
+        """Paired by ``question_id`` as ``mode=compare`` (:func:`.sweep_rows.beam_vs_baseline`)."""
+        from locomo_exp.benchmarks.beam.sweep_rows import beam_vs_baseline
+
+        return beam_vs_baseline(rows, base, sweep_dir)
+
+    def sweep_table(self, summary: Mapping[str, Any], spending: Spending) -> list[str]:
+        """BEAM's sweep table (:func:`.sweep_rows.beam_table`)."""
+        from locomo_exp.benchmarks.beam.sweep_rows import beam_table
+
+        return beam_table(summary, spending)
 
 
 PLUGIN = BeamPlugin(NAME, TITLE)

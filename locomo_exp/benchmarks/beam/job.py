@@ -88,6 +88,26 @@ def _check_settings(cfg: ExperimentConfig) -> None:
                          "beam.profile=official (beam-nugget has none to fix)")
 
 
+def settings_problems(cfg: ExperimentConfig) -> list[str]:
+    """The job's settings a BEAM run refuses (each one line), checked before any job starts.
+
+    Args:
+        cfg: the typed config.
+
+    Returns:
+        ``[]`` when the settings are a BEAM job's; else the line :func:`run_beam` would stop
+        on (LoCoMo-only ``data.*`` keys, ``beam.*`` without a judge, a judge protocol the
+        item calls cannot use).
+    """
+    try:
+        _check_settings(cfg)
+        if cfg.scorer.uses_judge:
+            item_config(cfg.judge, cfg.beam)
+    except ValueError as error:
+        return [str(error)]
+    return []
+
+
 def _write(output_dir: Path, cfg: ExperimentConfig, summary: dict[str, Any],
            rows: list[dict[str, Any]]) -> list[Path]:
     """Write the run's files (the judge cost rounded as money)."""
@@ -105,8 +125,9 @@ def _write(output_dir: Path, cfg: ExperimentConfig, summary: dict[str, Any],
 
 
 def run_beam(cfg: ExperimentConfig, output_dir: Path, start_dir: Path | None = None, *,
-             client: JudgeClient | None = None, calls_stop: CallsStop | None = None
-             ) -> BeamRunResult:
+             client: JudgeClient | None = None, calls_stop: CallsStop | None = None,
+             run_name: str | None = None, parent_run_id: str | None = None,
+             extra_tags: dict[str, str] | None = None) -> BeamRunResult:
     """Score a BEAM answers file with both profiles; ``scorer=judge`` judges every item first.
 
     Args:
@@ -116,6 +137,10 @@ def run_beam(cfg: ExperimentConfig, output_dir: Path, start_dir: Path | None = N
         start_dir: the directory relative paths are resolved against (default: cwd).
         client: a judge client to use instead of the provider's SDK (tests).
         calls_stop: set by another thread to stop paying (judged runs; calls stay cached).
+        run_name: the MLflow run name (default ``tracking.run_name``, else
+            ``<file stem> · beam``); a sweep job's name.
+        parent_run_id: nest the MLflow run under this one (a sweep's parent run).
+        extra_tags: more MLflow tags (a sweep job's number and swept values).
 
     Returns:
         :class:`BeamRunResult`.
@@ -172,8 +197,9 @@ def run_beam(cfg: ExperimentConfig, output_dir: Path, start_dir: Path | None = N
         spec = tracking.RunSpec(
             tracking_uri=tracking_uri,
             experiment=cfg.tracking.experiment,
-            run_name=cfg.tracking.run_name or f"{path.stem} · beam",
-            tags=beam_tracking.run_tags(summary),
+            run_name=run_name or cfg.tracking.run_name or f"{path.stem} · beam",
+            tags={**beam_tracking.run_tags(summary), **(extra_tags or {})},
+            parent_run_id=parent_run_id,
         )
         run_context = tracking.mlflow_run(spec, log_file=output_dir / "locomo_exp.log")
     with run_context as run:
@@ -203,4 +229,4 @@ def run_beam(cfg: ExperimentConfig, output_dir: Path, start_dir: Path | None = N
     )
 
 
-__all__ = ["BeamRunResult", "run_beam"]
+__all__ = ["BeamRunResult", "run_beam", "settings_problems"]
