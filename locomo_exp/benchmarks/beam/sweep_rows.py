@@ -99,6 +99,11 @@ def beam_row_fields(summary: Mapping[str, Any]) -> dict[str, Any]:
         "official_abilities": len(ABILITIES) if official else None,
     }
     out: dict[str, Any] = {"beam": beam, "n_questions": beam["questions"]}
+    out["headlines"] = {  # the sweep's MLflow parent, named as each job's run names them
+        f"{p.NUGGET}/pass_rate/overall": beam["pass_rate"],
+        f"{p.NUGGET}/avg_score/overall": beam["avg_score"],
+        f"{p.OFFICIAL}/mean_of_abilities": beam["official_mean"],
+    }
     if judge.get("tokens") is not None:
         out.update(_judge_spend(judge))
     return out

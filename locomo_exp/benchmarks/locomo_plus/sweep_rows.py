@@ -81,6 +81,9 @@ def plus_row_fields(summary: Mapping[str, Any]) -> dict[str, Any]:
         "gap_item_weighted": _pct(gap.get("item_weighted")),
     }
     out: dict[str, Any] = {"plus": plus, "n_questions": head.get("n_items")}
+    out["headlines"] = {  # the sweep's MLflow parent, as each job's run names them
+        f"{reading}/overall": plus["overall"], f"{reading}/cognitive": plus["cognitive"],
+    }
     judged = verdicts.get("source") in ("judged", "dry run")
     out["j_overall" if judged else "stored_j_overall"] = plus["overall"]
     judge = summary.get("judge") or {}

@@ -102,6 +102,9 @@ def test_a_tracked_beam_sweep_has_one_parent_and_a_child_per_job(tmp_path):
     assert {c.data.tags["mlflow.parentRunId"] for c in children} == {parent.info.run_id}
     assert {c.data.tags["benchmark"] for c in children} == {"beam"}
     assert sorted(c.data.metrics["beam-nugget/pass_rate/overall"] for c in children) == [50.5, 56.5]
+    on_parent = parent.data.metrics  # each job's headline on the parent too
+    assert sorted(v for k, v in on_parent.items() if k.endswith("/beam-nugget/pass_rate/overall")) \
+        == [50.5, 56.5]
     summary = json.loads((tmp_path / "sw" / "sweep_summary.json").read_text())
     assert summary["parent_run_id"] == parent.info.run_id
     assert sorted(r["run_id"] for r in summary["rows"]) == sorted(c.info.run_id for c in children)

@@ -50,7 +50,10 @@ def test_a_stored_runs_row_has_no_judge_cells_and_other_runs_are_not_beams() -> 
                             "pass_rate": None, "pass_rate_ci": None, "avg_score": None,
                             "avg_score_ci": None, "official_mean": None,
                             "official_measured": None, "official_abilities": None},
-                   "n_questions": None}
+                   "n_questions": None,
+                   "headlines": {"beam-nugget/pass_rate/overall": None,
+                                 "beam-nugget/avg_score/overall": None,
+                                 "beam-official/mean_of_abilities": None}}
     assert PLUGIN.sweep_row({"benchmark": "longmemeval"}) is None
 
 
