@@ -7,8 +7,9 @@ a file); the name, the title, the ``data.format`` that names it and :meth:`FileP
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from locomo_exp.data import expand_paths
 
@@ -30,6 +31,64 @@ def single_data_file(cfg: ExperimentConfig, start_dir: Path) -> Path | None:
     except (ValueError, OSError):
         return None
     return paths[0] if len(paths) == 1 else None
+
+
+SUMMARY_PEEK_BYTES = 4096
+"""Bytes of a run directory's ``summary.json`` read to see which benchmark wrote it."""
+
+
+def compare_run_dirs(cfg: ExperimentConfig, start_dir: Path) -> list[Path]:
+    """``compare.runs`` as absolute directories (relative ones against ``start_dir``)."""
+    return [(start_dir / run).resolve() for run in cfg.compare.runs]
+
+
+def is_run_of(path: Path, name: str) -> bool:
+    """Whether ``path`` is a run directory of benchmark ``name`` (its ``summary.json`` says so).
+
+    Never raises: an unreadable directory is not one.
+    """
+    try:
+        with (path / "summary.json").open("rb") as handle:
+            head = handle.read(SUMMARY_PEEK_BYTES)
+    except OSError:
+        return False
+    return f'"benchmark": "{name}"'.encode() in head
+
+
+def claims_run_dirs(cfg: ExperimentConfig, start_dir: Path, name: str) -> bool:
+    """Whether every ``compare.runs`` entry is a run directory of benchmark ``name``."""
+    dirs = compare_run_dirs(cfg, start_dir)
+    return bool(dirs) and all(is_run_of(path, name) for path in dirs)
+
+
+def plugin_mlflow_run(
+    cfg: ExperimentConfig, start_dir: Path, output_dir: Path, *, run_name: str,
+    tags: dict[str, str], parent_run_id: str | None,
+) -> tuple[Any, str | None]:
+    """A plug-in job's MLflow run, or nothing with ``tracking=none``.
+
+    Args:
+        cfg: the typed config (``tracking``).
+        start_dir: where a relative ``tracking.uri`` is resolved.
+        output_dir: the run directory (its ``locomo_exp.log`` is uploaded).
+        run_name: the run's name.
+        tags: the run's tags.
+        parent_run_id: a sweep's parent run, or ``None``.
+
+    Returns:
+        ``(context, tracking_uri)``: a context manager yielding the MLflow run (``None`` with
+        tracking off) and the resolved store (``None`` with tracking off).
+    """
+    if not cfg.tracking.enabled:
+        return nullcontext(), None
+    from locomo_exp import tracking
+
+    uri = tracking.resolve_tracking_uri(cfg.tracking.uri, start_dir)
+    spec = tracking.RunSpec(
+        tracking_uri=uri, experiment=cfg.tracking.experiment,
+        run_name=run_name, tags=tags, parent_run_id=parent_run_id,
+    )
+    return tracking.mlflow_run(spec, log_file=output_dir / "locomo_exp.log"), uri
 
 
 class FilePlugin:
@@ -83,4 +142,11 @@ class FilePlugin:
             return False
 
 
-__all__ = ["FilePlugin", "single_data_file"]
+__all__ = [
+    "FilePlugin",
+    "claims_run_dirs",
+    "compare_run_dirs",
+    "is_run_of",
+    "plugin_mlflow_run",
+    "single_data_file",
+]

@@ -30,12 +30,12 @@ from typing import Any
 
 from locomo_exp.benchmarks.beam import profiles as p
 from locomo_exp.benchmarks.beam.abilities import ABILITIES, NAME, TITLE, ability_title
+from locomo_exp.benchmarks.file_plugin import claims_run_dirs, compare_run_dirs
 from locomo_exp.config import ExperimentConfig
 from locomo_exp.report.run_dir import atomic_write_text, check_writable, prepare_output_dir
 from locomo_exp.stats.bootstrap import cluster_bootstrap_mean_diff
 from locomo_exp.stats.paired import holm_adjust, sign_flip_test
 
-PEEK_BYTES = 4096
 PROFILES = (p.NUGGET, p.OFFICIAL)
 OVERALL = "overall"
 
@@ -64,27 +64,9 @@ class BeamRunScores:
     scores: dict[str, tuple[str, str, dict[str, float | None]]] = field(default_factory=dict)
 
 
-def _run_dirs(cfg: ExperimentConfig, start_dir: Path) -> list[Path]:
-    return [(start_dir / run).resolve() for run in cfg.compare.runs]
-
-
-def is_beam_run(path: Path) -> bool:
-    """Whether ``path`` is a BEAM run directory (its ``summary.json`` says so).
-
-    Never raises: an unreadable directory is not one.
-    """
-    try:
-        with (path / "summary.json").open("rb") as handle:
-            head = handle.read(PEEK_BYTES)
-    except OSError:
-        return False
-    return f'"benchmark": "{NAME}"'.encode() in head
-
-
 def claims_runs(cfg: ExperimentConfig, start_dir: Path) -> bool:
     """Whether every ``compare.runs`` entry is a BEAM run directory."""
-    dirs = _run_dirs(cfg, start_dir)
-    return bool(dirs) and all(is_beam_run(path) for path in dirs)
+    return claims_run_dirs(cfg, start_dir, NAME)
 
 
 def _profile_score(row: dict[str, Any], profile: str) -> float | None:
@@ -335,7 +317,7 @@ def run_beam_compare(cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -
         ValueError: not exactly two runs, or a run with no scores or malformed scores.
         OSError: an unwritable output directory.
     """
-    dirs = _run_dirs(cfg, start_dir)
+    dirs = compare_run_dirs(cfg, start_dir)
     if len(dirs) != 2:
         raise ValueError(f"compare.runs: a BEAM comparison takes exactly two runs, "
                          f"got {len(dirs)}")
@@ -352,5 +334,5 @@ def run_beam_compare(cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -
     return [*console, "", f"Comparison: {output_dir / 'compare.md'}"]
 
 
-__all__ = ["BeamRunScores", "claims_runs", "compare_group", "compare_runs", "is_beam_run",
+__all__ = ["BeamRunScores", "claims_runs", "compare_group", "compare_runs",
            "not_comparable", "read_run", "render", "run_beam_compare"]

@@ -8,7 +8,6 @@ call. Outputs: ``report.md``, ``summary.json``, ``scores.jsonl``, ``card.json``,
 from __future__ import annotations
 
 import json
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,7 @@ from locomo_exp.benchmarks.beam.judged import BeamJudged, item_config, judge_bea
 from locomo_exp.benchmarks.beam.load import read_beam
 from locomo_exp.benchmarks.beam.report import render_console, render_report
 from locomo_exp.benchmarks.beam.summary import build_card, build_summary, score_rows
-from locomo_exp.benchmarks.file_plugin import single_data_file
+from locomo_exp.benchmarks.file_plugin import plugin_mlflow_run, single_data_file
 from locomo_exp.config import BeamProfile, ExperimentConfig
 from locomo_exp.data.input_file import check_regular_file
 from locomo_exp.data.load import expand_paths
@@ -190,18 +189,12 @@ def run_beam(cfg: ExperimentConfig, output_dir: Path, start_dir: Path | None = N
     section = judged.section() if judged is not None else None
     summary = build_summary(inp, samples=cfg.report.bootstrap_samples, seed=cfg.report.seed,
                             judged=section)
-    tracking_uri = None
-    run_context: Any = nullcontext()
-    if cfg.tracking.enabled:
-        tracking_uri = tracking.resolve_tracking_uri(cfg.tracking.uri, start_dir)
-        spec = tracking.RunSpec(
-            tracking_uri=tracking_uri,
-            experiment=cfg.tracking.experiment,
-            run_name=run_name or cfg.tracking.run_name or f"{path.stem} · beam",
-            tags={**beam_tracking.run_tags(summary), **(extra_tags or {})},
-            parent_run_id=parent_run_id,
-        )
-        run_context = tracking.mlflow_run(spec, log_file=output_dir / "locomo_exp.log")
+    run_context, tracking_uri = plugin_mlflow_run(
+        cfg, start_dir, output_dir,
+        run_name=run_name or cfg.tracking.run_name or f"{path.stem} · beam",
+        tags={**beam_tracking.run_tags(summary), **(extra_tags or {})},
+        parent_run_id=parent_run_id,
+    )
     with run_context as run:
         strict = bool(judged and judged.strict)
         rows = score_rows(inp, strict=strict) if judged is None or judged.inp else []

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from locomo_exp.benchmarks.file_plugin import claims_run_dirs, compare_run_dirs
 from locomo_exp.benchmarks.locomo_plus.facts import COGNITIVE, FACTUAL, NAME
 from locomo_exp.benchmarks.locomo_plus.parsing import AUTHORS
 from locomo_exp.config import ExperimentConfig
@@ -33,7 +34,6 @@ from locomo_exp.stats.paired import holm_adjust, sign_flip_test
 GROUPS: dict[str, tuple[str, ...]] = {"Cognitive": (COGNITIVE,), "factual": FACTUAL}
 """The compared groups: Cognitive, and the five LoCoMo categories together."""
 
-PEEK_BYTES = 4096
 
 
 @dataclass(frozen=True)
@@ -51,27 +51,9 @@ class PlusRunScores:
     scores: dict[str, tuple[str, int | None, float | None]]
 
 
-def _run_dirs(cfg: ExperimentConfig, start_dir: Path) -> list[Path]:
-    return [(start_dir / run).resolve() for run in cfg.compare.runs]
-
-
-def is_plus_run(path: Path) -> bool:
-    """Whether ``path`` is a LoCoMo-Plus run directory (its ``summary.json`` says so).
-
-    Never raises: an unreadable directory is not one.
-    """
-    try:
-        with (path / "summary.json").open("rb") as handle:
-            head = handle.read(PEEK_BYTES)
-    except OSError:
-        return False
-    return f'"benchmark": "{NAME}"'.encode() in head
-
-
 def claims_runs(cfg: ExperimentConfig, start_dir: Path) -> bool:
     """Whether every ``compare.runs`` entry is a LoCoMo-Plus run directory."""
-    dirs = _run_dirs(cfg, start_dir)
-    return bool(dirs) and all(is_plus_run(path) for path in dirs)
+    return claims_run_dirs(cfg, start_dir, NAME)
 
 
 def read_run(path: Path) -> PlusRunScores:
@@ -193,7 +175,7 @@ def run_plus_compare(cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -
     Raises:
         ValueError: not exactly two runs, or a malformed run.
     """
-    dirs = _run_dirs(cfg, start_dir)
+    dirs = compare_run_dirs(cfg, start_dir)
     if len(dirs) != 2:
         raise ValueError(f"compare.runs: a LoCoMo-Plus comparison takes exactly two runs, "
                          f"got {len(dirs)}")

@@ -8,7 +8,6 @@ with no judge call. Outputs: ``report.md``, ``summary.json``, ``scores.jsonl``,
 from __future__ import annotations
 
 import json
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from typing import Any
 from omegaconf import OmegaConf
 
 from locomo_exp import tracking
-from locomo_exp.benchmarks.file_plugin import single_data_file
+from locomo_exp.benchmarks.file_plugin import plugin_mlflow_run, single_data_file
 from locomo_exp.benchmarks.locomo_plus import tracking as plus_tracking
 from locomo_exp.benchmarks.locomo_plus.facts import NAME
 from locomo_exp.benchmarks.locomo_plus.judged import (
@@ -186,18 +185,12 @@ def run_locomo_plus(cfg: ExperimentConfig, output_dir: Path, start_dir: Path | N
     else:
         summary, judged_rows = _judge(cfg, judge_cfg, run, start_dir)
     console = render_console(summary)
-    run_context: Any = nullcontext()
-    tracking_uri = None
-    if cfg.tracking.enabled:
-        tracking_uri = tracking.resolve_tracking_uri(cfg.tracking.uri, start_dir)
-        spec = tracking.RunSpec(
-            tracking_uri=tracking_uri,
-            experiment=cfg.tracking.experiment,
-            run_name=run_name or cfg.tracking.run_name or f"{path.stem} · {NAME}",
-            tags={**plus_tracking.run_tags(summary), **(extra_tags or {})},
-            parent_run_id=parent_run_id,
-        )
-        run_context = tracking.mlflow_run(spec, log_file=output_dir / "locomo_exp.log")
+    run_context, tracking_uri = plugin_mlflow_run(
+        cfg, start_dir, output_dir,
+        run_name=run_name or cfg.tracking.run_name or f"{path.stem} · {NAME}",
+        tags={**plus_tracking.run_tags(summary), **(extra_tags or {})},
+        parent_run_id=parent_run_id,
+    )
     with run_context as mlrun:
         files = _write(output_dir, cfg, summary,
                        score_rows(run) if judged_rows is None else judged_rows)
