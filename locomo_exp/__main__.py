@@ -75,10 +75,12 @@ class QuietWhenReaderLeaves:
 @hydra.main(version_base="1.3", config_path="conf", config_name="config")
 def main(cfg: DictConfig) -> None:
     """Convert the composed config to typed dataclasses and run one scoring job."""
+    from locomo_exp.benchmarks.registry import protocols_in_use
     from locomo_exp.cli import run_from_hydra
 
     try:
-        run_from_hydra(cfg)
+        with protocols_in_use():  # the judge resolves the plug-ins' protocols by name
+            run_from_hydra(cfg)
     except BaseException as stop:
         from locomo_exp.report.run_dir import (
             remove_hydra_only_run_dir_of_this_run,

@@ -81,6 +81,20 @@ def isolated_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
+@pytest.fixture(autouse=True)
+def plugin_protocols() -> Iterator[None]:
+    """The benchmark plug-ins' judge protocols resolvable by name, as the command line makes them.
+
+    ``python -m locomo_exp`` runs every job inside
+    :func:`locomo_exp.benchmarks.registry.protocols_in_use`; jobs and judge calls made in
+    process by the tests get the same (``judge.protocol=longmemeval``).
+    """
+    from locomo_exp.benchmarks.registry import protocols_in_use
+
+    with protocols_in_use():
+        yield
+
+
 def clean_env(server: Any = None, **extra: str) -> dict[str, str]:
     """The caller's environment for a subprocess, without API keys, endpoints or MLflow settings.
 

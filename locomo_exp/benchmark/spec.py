@@ -1,10 +1,12 @@
-"""One spec per benchmark: the facts every layer reads about it, and the registry.
+"""One spec per benchmark: the facts every layer reads about it.
 
 A :class:`BenchmarkSpec` gathers what the scorers, the report and the comparison need to
 know about a benchmark's questions: its category ids and default names, the questions per
 category of the full set, the overall groups, and the one question normaliser used to
-match questions across files. :data:`BENCHMARKS` is the only list of benchmarks; a second
-benchmark is a second facts module plus one line here.
+match questions across files. :data:`LOCOMO` is the default benchmark's (the LoCoMo job, below
+the plug-ins); a benchmark plug-in keeps its own spec in its package
+(``locomo_exp/benchmarks/<name>/``), and the plug-in registry
+(:mod:`locomo_exp.benchmarks.registry`) is the only list of benchmarks.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from locomo_exp.benchmark import locomo, longmemeval
+from locomo_exp.benchmark import locomo
 
 
 @dataclass(frozen=True)
@@ -98,31 +100,3 @@ LOCOMO = BenchmarkSpec(
     source="locomo10.json (snap-research/LoCoMo)",
 )
 """LoCoMo-10: 10 conversations, 1,986 questions in five categories."""
-
-LONGMEMEVAL = BenchmarkSpec(
-    name=longmemeval.NAME,
-    title="LongMemEval",
-    category_ids=longmemeval.TYPE_CODES,
-    category_names={longmemeval.KIND_CODES[t]: t for t in longmemeval.QUESTION_TYPES},
-    category_sizes={longmemeval.KIND_CODES[t]: n for t, n in longmemeval.QUESTION_TYPES.items()},
-    overall_groups={"overall": longmemeval.TYPE_CODES},
-    normalize_question=locomo.normalize_question,
-    source="longmemeval_oracle.json (xiaowu0162/LongMemEval, Wu et al., ICLR 2025)",
-)
-"""LongMemEval: 500 questions of six types, 30 abstention ids (categories are the type codes
-1-6 of :data:`locomo_exp.benchmark.longmemeval.KIND_CODES`; 7 is the abstention judge kind)."""
-
-BENCHMARKS: dict[str, BenchmarkSpec] = {spec.name: spec for spec in (LOCOMO, LONGMEMEVAL)}
-"""Every benchmark by name; the only list of them."""
-
-
-def get_benchmark(name: str) -> BenchmarkSpec:
-    """The spec registered as ``name``.
-
-    Raises:
-        KeyError: naming the known benchmarks when ``name`` is not one of them.
-    """
-    try:
-        return BENCHMARKS[name]
-    except KeyError:
-        raise KeyError(f"unknown benchmark {name!r}; known: {', '.join(BENCHMARKS)}") from None

@@ -17,7 +17,9 @@ def registry_name_problems(cfg: ExperimentConfig) -> list[str]:
     Each name is checked by the layer that resolves it: ``data.format`` by the layout
     registry (:func:`locomo_exp.data.layouts.format_problems`) or, for a format a benchmark
     plug-in names (``formats``), by the plug-in registry; ``judge.protocol`` and the
-    baselines' protocols by :func:`locomo_exp.judge.protocols.protocol_name_problems`.
+    baselines' protocols by :func:`locomo_exp.judge.protocols.protocol_name_problems`, told
+    the names of the protocols the plug-ins bring
+    (:func:`locomo_exp.benchmarks.registry.plugin_protocols`).
 
     Args:
         cfg: the typed config.
@@ -25,7 +27,7 @@ def registry_name_problems(cfg: ExperimentConfig) -> list[str]:
     Returns:
         One line per unknown name (empty when all are known).
     """
-    from locomo_exp.benchmarks.registry import registered
+    from locomo_exp.benchmarks.registry import plugin_protocols, registered
     from locomo_exp.data.layouts import FORMATS, format_problems
     from locomo_exp.judge.protocols import protocol_name_problems  # loads no SDK
 
@@ -35,4 +37,4 @@ def registry_name_problems(cfg: ExperimentConfig) -> list[str]:
     if problems and plugin_formats:
         known = ", ".join([*FORMATS, *plugin_formats])
         problems = [f"data.format={fmt} must be one of {known}"]
-    return problems + protocol_name_problems(cfg)
+    return problems + protocol_name_problems(cfg, [p.name for p in plugin_protocols()])

@@ -1,7 +1,8 @@
 """The registry of benchmark plug-ins: the only list of them, in detection order.
 
 Adding a benchmark: one package under ``locomo_exp/benchmarks/<name>/`` whose ``PLUGIN`` is a
-:class:`~locomo_exp.benchmarks.plugin.BenchmarkPlugin`, and one entry in :data:`PLUGINS`.
+:class:`~locomo_exp.benchmarks.plugin.BenchmarkPlugin` (and, optionally, ``JUDGE_PROTOCOLS``:
+the judge protocols it brings), and one entry in :data:`PLUGINS`.
 LoCoMo is the default job (no plug-in claims the input). Plug-in packages are imported when
 a job is dispatched, never by ``--help``.
 """
@@ -9,7 +10,8 @@ a job is dispatched, never by ``--help``.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +19,7 @@ from locomo_exp.benchmarks.plugin import BenchmarkPlugin, ComparePlugin, SweepPl
 
 if TYPE_CHECKING:
     from locomo_exp.config import ExperimentConfig
+    from locomo_exp.judge.protocols import ProtocolSpec
 
 PLUGINS: tuple[str, ...] = (
     "locomo_exp.benchmarks.longmemeval",
@@ -36,6 +39,33 @@ def _load(module: str) -> BenchmarkPlugin:
 def registered() -> list[BenchmarkPlugin]:
     """Every registered plug-in, loaded, in detection order."""
     return [_load(module) for module in PLUGINS]
+
+
+def plugin_protocols() -> tuple[ProtocolSpec, ...]:
+    """The judge protocols the registered plug-ins bring (each package's ``JUDGE_PROTOCOLS``).
+
+    The judge, below this layer, never imports a plug-in: :func:`protocols_in_use` hands it
+    these, and :func:`locomo_exp.benchmarks.names.registry_name_problems` checks
+    ``judge.protocol`` against their names.
+    """
+    return tuple(
+        spec for module in PLUGINS for spec in getattr(importlib.import_module(module),
+                                                        "JUDGE_PROTOCOLS", ())
+    )
+
+
+@contextmanager
+def protocols_in_use() -> Iterator[None]:
+    """Inside the block, the judge resolves every registered plug-in's protocol by name.
+
+    The command line and the sweep run each job inside it
+    (:func:`locomo_exp.judge.protocols.plugged_protocols`), so ``judge.protocol=longmemeval``
+    reaches the judge as a spec, not as a name the judge's own registry must list.
+    """
+    from locomo_exp.judge.protocols import plugged_protocols
+
+    with plugged_protocols(plugin_protocols()):
+        yield
 
 
 def get_plugin(name: str) -> BenchmarkPlugin:

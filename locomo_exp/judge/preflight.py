@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 from locomo_exp.benchmark.locomo import CATEGORY_IDS
 from locomo_exp.config import JudgeConfig, JudgeMode
-from locomo_exp.judge.protocols import PROTOCOLS, get_protocol, protocol_spec
+from locomo_exp.judge.protocols import all_protocols, get_protocol, protocol_spec
 from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL
 from locomo_exp.llm.errors import JudgeError
 from locomo_exp.llm.models import accepts_temperature, prompt_limit
@@ -43,12 +43,14 @@ def _protocol_kinds(protocol: str) -> dict[int, str]:
 
 
 def _kind_code_sets() -> list[set[int]]:
-    """The kind codes of every registered protocol that judges its own kinds.
+    """The kind codes of every resolvable protocol that judges its own kinds.
 
-    LongMemEval's kinds (1-7) and LoCoMo-Plus's categories (1-6): a template's ``by_kind``
-    texts may judge exactly one of these sets.
+    A benchmark plug-in's protocol judges the codes of its own kinds (its ``kinds``): a
+    template's ``by_kind`` texts may judge exactly one of these sets.
     """
-    return [set(kinds) for spec in PROTOCOLS.values() if (kinds := getattr(spec, "kinds", None))]
+    return [
+        set(kinds) for spec in all_protocols().values() if (kinds := getattr(spec, "kinds", None))
+    ]
 
 
 def judged_records(records: list[QARecord], cfg: JudgeConfig) -> list[QARecord]:
@@ -150,11 +152,11 @@ def check_config(cfg: JudgeConfig) -> None:
         )
     if cfg.runs < 1:
         problems.append(f"judge.runs={cfg.runs} must be at least 1")
-    kinds = _protocol_kinds(cfg.protocol)  # a protocol judging its own kinds (longmemeval)
+    kinds = _protocol_kinds(cfg.protocol)  # a plug-in's protocol judging its own kinds
     if kinds and sorted(int(c) for c in cfg.categories) != sorted(kinds):
         problems.append(
-            f"judge.protocol={cfg.protocol} judges LongMemEval answers (rows of {{question_id, "
-            "hypothesis}) by kind of question, not LoCoMo's categories; for a LoCoMo file use "
+            f"judge.protocol={cfg.protocol} judges its benchmark's own kinds of question "
+            f"({', '.join(kinds.values())}), not LoCoMo's categories; for a LoCoMo file use "
             "judge.protocol=rubric or binary"
         )
     allowed = set(kinds or CATEGORY_IDS)

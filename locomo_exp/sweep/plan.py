@@ -202,11 +202,13 @@ def job_problems(cfg: Any, start_dir: Path) -> list[str]:
     if plugin is not None:
         problems += plugin.sweep_problems(cfg, start_dir)
     if cfg.scorer.uses_judge:
+        from locomo_exp.benchmarks.registry import protocols_in_use
         from locomo_exp.judge import preflight_judge
 
         try:
-            judge = cfg.judge if plugin is None else plugin.sweep_judge_config(cfg.judge)
-            preflight_judge(judge, [])
+            with protocols_in_use():  # the judge resolves the plug-ins' protocols by name
+                judge = cfg.judge if plugin is None else plugin.sweep_judge_config(cfg.judge)
+                preflight_judge(judge, [])
         except ValueError as error:
             problems.append(str(error))
     return problems

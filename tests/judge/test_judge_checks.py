@@ -17,7 +17,8 @@ from fake_anthropic import FakeAnthropicServer, accept_all, judged_item, text
 from lme_helpers import GPT4O, REFERENCE, need_shared
 from statsmodels.stats.proportion import proportion_confint
 
-from locomo_exp.benchmark import LOCOMO, LONGMEMEVAL
+from locomo_exp.benchmark import LOCOMO
+from locomo_exp.benchmarks.longmemeval.facts import SPEC as LONGMEMEVAL
 from locomo_exp.judge.protocols import get_protocol
 from locomo_exp.report.run_dir import run_dir_state
 from locomo_exp.results import QARecord, RunSummary

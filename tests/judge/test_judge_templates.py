@@ -339,7 +339,7 @@ def test_the_templates_settings_apply_unless_the_command_line_sets_them(tmp_path
 
 
 def test_the_shipped_examples_load_by_name_with_the_harnesses_settings() -> None:
-    from locomo_exp.benchmark.longmemeval import ABSTENTION_KIND, QUESTION_TYPES
+    from locomo_exp.benchmarks.longmemeval.facts import ABSTENTION_KIND, QUESTION_TYPES
     from locomo_exp.judge.protocols.templates.schema import shipped_templates
 
     assert shipped_templates() == ["binary-label-own-words", "yes-no-by-kind-own-words"]

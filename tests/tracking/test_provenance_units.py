@@ -18,7 +18,7 @@ from conftest import PROJECT_ROOT, run_job
 from fake_anthropic import accept_all
 from lme_helpers import GPT4O, HUNK_MINI, HYPOTHESES, REFERENCE, need_shared
 
-from locomo_exp.benchmark import longmemeval as lme
+from locomo_exp.benchmarks.longmemeval import facts as lme
 from locomo_exp.benchmarks.longmemeval.compare import compare_lme_runs
 from locomo_exp.benchmarks.longmemeval.job import run_longmemeval
 from locomo_exp.benchmarks.longmemeval.tracking import run_description as lme_description

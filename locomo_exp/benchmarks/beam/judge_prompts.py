@@ -27,8 +27,7 @@ from typing import Any
 
 from locomo_exp.benchmarks.beam.abilities import ABILITIES, ability_title
 from locomo_exp.judge.protocols import ProtocolSpec, Verdict, escape_untrusted
-from locomo_exp.judge.protocols.base import DATA_RULES, Reading
-from locomo_exp.judge.protocols.longmemeval import contains_yes
+from locomo_exp.judge.protocols.base import DATA_RULES, Reading, contains_yes
 
 ABILITY_CODES: dict[str, int] = {ability: i + 1 for i, ability in enumerate(ABILITIES)}
 """Ability -> the category code its item records carry (1-10)."""

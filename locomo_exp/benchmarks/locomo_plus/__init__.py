@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from locomo_exp.benchmarks.file_plugin import FilePlugin
 from locomo_exp.benchmarks.locomo_plus.facts import NAME, TITLE
+from locomo_exp.benchmarks.locomo_plus.protocol import LOCOMO_PLUS
 from locomo_exp.benchmarks.plugin import PluginRun, Spending, SweepJobRun
 
 if TYPE_CHECKING:
@@ -109,5 +110,8 @@ class LocomoPlusPlugin(FilePlugin):
 
 PLUGIN = LocomoPlusPlugin(NAME, TITLE)
 """The plug-in the registry loads."""
+
+JUDGE_PROTOCOLS = (LOCOMO_PLUS,)
+"""The judge protocols this benchmark brings (``judge.protocol=locomo_plus``)."""
 
 __all__ = ["PLUGIN", "LocomoPlusPlugin"]

@@ -1,7 +1,7 @@
 """Judged LoCoMo-Plus runs: one judge call per item, read by both parsers.
 
 The judge engine (:func:`locomo_exp.judge.run_judge`) makes the calls with the
-``locomo_plus`` protocol (:mod:`locomo_exp.judge.protocols.locomo_plus`: a criterion per
+``locomo_plus`` protocol (:mod:`locomo_exp.benchmarks.locomo_plus.protocol`: a criterion per
 category, the authors' judge settings by ``benchmark=locomo_plus``) or the user's template
 (``judge.protocol=template``, ``by_kind:`` keyed by category string); the cache, batch mode,
 resume, spend cap and dry run are the engine's. Each reply is then read twice, from its
@@ -18,10 +18,10 @@ from typing import Any
 from locomo_exp.benchmarks.locomo_plus.facts import COGNITIVE
 from locomo_exp.benchmarks.locomo_plus.figures import API_ERROR, ScoredItem
 from locomo_exp.benchmarks.locomo_plus.parsing import parse_authors
+from locomo_exp.benchmarks.locomo_plus.protocol import KINDS, LOCOMO_PLUS
 from locomo_exp.benchmarks.locomo_plus.runs import StoredRow
 from locomo_exp.config import JudgeConfig
 from locomo_exp.judge.aggregate import JudgeResult, JudgeRunResult
-from locomo_exp.judge.protocols.locomo_plus import KINDS, LOCOMO_PLUS
 from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL
 from locomo_exp.results import QARecord
 

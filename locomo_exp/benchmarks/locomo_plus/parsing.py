@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from locomo_exp.benchmarks.locomo_plus.facts import LABEL_SCORES, is_api_error, label_score
-from locomo_exp.judge.protocols.locomo_plus import Step, find_conclusion
+from locomo_exp.benchmarks.locomo_plus.protocol import Step, find_conclusion
 
 OURS = "ours"
 AUTHORS = "authors"
@@ -64,7 +64,7 @@ def parse_ours(reply: str) -> Reading:
     ``partially correct``, ``wrong``, ``incorrect``, ``not correct``; the last one is the
     conclusion, ``incorrect`` and ``not correct`` are *wrong*); else no verdict. The same
     rule reads the judge's replies in a judged run
-    (:func:`locomo_exp.judge.protocols.locomo_plus.find_conclusion`).
+    (:func:`locomo_exp.benchmarks.locomo_plus.protocol.find_conclusion`).
 
     Args:
         reply: the judge's reply text.

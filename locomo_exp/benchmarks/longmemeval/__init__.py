@@ -10,10 +10,10 @@ spend), :mod:`.summary` (``summary.json``, ``card.json``, ``scores.jsonl``), :mo
 names), :mod:`.job` (the run), :mod:`.compare`, :mod:`.compare_report` and
 :mod:`.compare_job` (``mode=compare``), :mod:`.sweep_rows` (a sweep's rows and table).
 
-The benchmark's facts (question types, sizes, variants) stay in
-:mod:`locomo_exp.benchmark.longmemeval` and its judge protocol in
-:mod:`locomo_exp.judge.protocols.longmemeval`: the config and the judge, below this layer,
-read them. See docs/longmemeval.md.
+The benchmark's facts (question types, sizes, variants, its
+:class:`~locomo_exp.benchmark.BenchmarkSpec`) are :mod:`.facts`, its judge protocol
+(``judge.protocol=longmemeval``) :mod:`.protocol`, handed to the judge by the registry
+(:data:`JUDGE_PROTOCOLS`). See docs/longmemeval.md.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from locomo_exp.benchmarks.file_plugin import FilePlugin
+from locomo_exp.benchmarks.longmemeval.protocol import LONGMEMEVAL as _PROTOCOL
 from locomo_exp.benchmarks.plugin import PluginRun, Spending, SweepJobRun
 
 if TYPE_CHECKING:
@@ -142,6 +143,9 @@ class LongMemEvalPlugin(FilePlugin):
 
 
 PLUGIN = LongMemEvalPlugin(NAME, TITLE)
+
+JUDGE_PROTOCOLS = (_PROTOCOL,)
+"""The judge protocols this benchmark brings (``judge.protocol=longmemeval``)."""
 """The plug-in the registry loads."""
 
 __all__ = ["NAME", "PLUGIN", "TITLE", "LongMemEvalPlugin"]

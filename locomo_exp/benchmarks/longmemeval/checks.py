@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from locomo_exp.benchmark import LONGMEMEVAL
+from locomo_exp.benchmarks.longmemeval.facts import SPEC as LONGMEMEVAL
 from locomo_exp.results.template_note import unparsed_scored_words
 from locomo_exp.stats.agreement import Proportion, wilson_interval
 from locomo_exp.trust.checks import (

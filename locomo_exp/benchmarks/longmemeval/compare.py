@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from locomo_exp.benchmark import longmemeval as lme
+from locomo_exp.benchmarks.longmemeval import facts as lme
 from locomo_exp.compare.run_dirs import CompareError, display_names, unique_names
 from locomo_exp.results.checks_read import run_warnings
 from locomo_exp.stats.bootstrap import question_bootstrap_mean_diff

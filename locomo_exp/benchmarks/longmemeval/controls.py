@@ -1,7 +1,7 @@
 """Audit controls for LongMemEval: answers whose verdict is known, judged like the real ones.
 
 Built from the run's own questions (kind codes as categories,
-:mod:`locomo_exp.benchmark.longmemeval`); never part of the accuracies. Kinds (a subset of
+:mod:`locomo_exp.benchmarks.longmemeval.facts`); never part of the accuracies. Kinds (a subset of
 the LoCoMo audit's, same names):
 
 * ``gold_as_answer``: the gold answer given as the response. Expected: yes. For an abstention
@@ -25,7 +25,7 @@ import re
 import zlib
 from dataclasses import dataclass, replace
 
-from locomo_exp.benchmark import longmemeval as lme
+from locomo_exp.benchmarks.longmemeval import facts as lme
 from locomo_exp.config import JudgeAuditConfig, JudgeConfig
 from locomo_exp.results import QARecord
 from locomo_exp.trust.budget import (

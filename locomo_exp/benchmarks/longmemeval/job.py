@@ -20,7 +20,7 @@ from typing import Any
 from omegaconf import OmegaConf
 
 from locomo_exp import __version__, tracking
-from locomo_exp.benchmark import longmemeval as lme
+from locomo_exp.benchmarks.longmemeval import facts as lme
 from locomo_exp.benchmarks.longmemeval import tracking as lme_tracking
 from locomo_exp.benchmarks.longmemeval.answers import (
     LmeMatched,
@@ -155,7 +155,7 @@ def judge_records(matched: LmeMatched) -> list[QARecord]:
 
     Returns:
         One :class:`~locomo_exp.results.QARecord` per answered question, ``category`` =
-        :data:`locomo_exp.benchmark.longmemeval.KIND_CODES` of its kind (``abstention`` for
+        :data:`locomo_exp.benchmarks.longmemeval.facts.KIND_CODES` of its kind (``abstention`` for
         ``_abs``).
     """
     return [

@@ -18,7 +18,7 @@ from typing import IO, Any
 
 import ijson
 
-from locomo_exp.benchmark import longmemeval as lme
+from locomo_exp.benchmarks.longmemeval import facts as lme
 from locomo_exp.data.input_file import absolute_path, check_regular_file, file_error
 
 READ_CHUNK = 1 << 16
@@ -31,7 +31,7 @@ class LmeQuestion:
 
     Attributes:
         question_id: the id (``_abs`` ending for abstention questions).
-        question_type: one of :data:`locomo_exp.benchmark.longmemeval.QUESTION_TYPES`.
+        question_type: one of :data:`locomo_exp.benchmarks.longmemeval.facts.QUESTION_TYPES`.
         question: the question text.
         answer: the gold answer as given (a string, or an integer for 26 questions).
         question_date: the date the question is asked (differs between variants).
@@ -72,7 +72,7 @@ class LmeReference:
         questions: question id -> :class:`LmeQuestion`, in file order.
         sessions: haystack sessions in the whole file (summed over questions).
         variant: ``oracle``, ``s``, ``m``, ``questions only`` or ``unknown``, from the mean
-            sessions per question (:func:`locomo_exp.benchmark.longmemeval.variant_of`).
+            sessions per question (:func:`locomo_exp.benchmarks.longmemeval.facts.variant_of`).
     """
 
     path: Path

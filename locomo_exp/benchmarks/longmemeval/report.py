@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from locomo_exp.benchmark import longmemeval as lme
+from locomo_exp.benchmarks.longmemeval import facts as lme
 from locomo_exp.benchmarks.longmemeval.summary import dry_run_of
 from locomo_exp.report.card import stored_judge_line
 from locomo_exp.report.console import dry_run_lines

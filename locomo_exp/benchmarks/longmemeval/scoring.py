@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from locomo_exp.benchmark import longmemeval as lme
+from locomo_exp.benchmarks.longmemeval import facts as lme
 from locomo_exp.stats.agreement import Proportion, wilson_interval
 
 METRIC_VERSION = "lme-accuracy-v1"
@@ -118,7 +118,7 @@ class LmeAccuracies:
 
     Attributes:
         overall: every scored question.
-        per_type: by ``question_type``, in :data:`~locomo_exp.benchmark.longmemeval.QUESTION_TYPES`
+        per_type: by ``question_type``, in :data:`.facts.QUESTION_TYPES`
             order (types with no question have ``n == 0``).
         task_avg: the mean of the type accuracies.
         abstention: the ``_abs`` questions.

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from locomo_exp.benchmark import longmemeval as lme
+from locomo_exp.benchmarks.longmemeval import facts as lme
 from locomo_exp.benchmarks.longmemeval.answers import LmeItem, LmeMatched
 from locomo_exp.benchmarks.longmemeval.controls import LmeControl
 from locomo_exp.benchmarks.longmemeval.judge_source import LME_SCALES, lme_stored_judge_source

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from locomo_exp.benchmark.longmemeval import QUESTION_TYPES, variant_label
+from locomo_exp.benchmarks.longmemeval.facts import QUESTION_TYPES, variant_label
 from locomo_exp.tracking.headline import description_tail, interval_text, warning_lead
 from locomo_exp.tracking.names import finite_metrics, format_param
 

@@ -156,6 +156,28 @@ Reading = tuple[Verdict | None, str]
 """A verdict, or ``(None, reason)`` when the value is not a valid verdict."""
 
 
+YES_NO_SCORES: dict[str, float] = {"YES": 100.0, "NO": 0.0}
+"""Label -> score (0-100) of a yes/no verdict."""
+
+
+def contains_yes(text: str) -> Reading:
+    """A yes/no reply read by the substring rule: ``"yes" in text.lower()`` -> YES (100).
+
+    Any other non-empty reply is NO (0), the rule a plug-in benchmark's own scorer may use
+    (its package names the scorer); an empty reply is not a verdict (the engine retries it).
+
+    Args:
+        text: the whole reply, or a verdict field's text.
+
+    Returns:
+        ``(Verdict(100.0, "YES") or Verdict(0.0, "NO"), "")``, or ``(None, "empty reply")``.
+    """
+    if not text.strip():
+        return None, "empty reply"
+    label = "YES" if "yes" in text.lower() else "NO"
+    return Verdict(YES_NO_SCORES[label], label), ""
+
+
 @dataclass(frozen=True)
 class ProtocolSpec:
     """Everything that defines one judge protocol.

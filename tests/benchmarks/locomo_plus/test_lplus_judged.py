@@ -19,8 +19,8 @@ from fake_server import RecordedRequest, Reply
 
 from locomo_exp.benchmarks.locomo_plus.job import run_locomo_plus
 from locomo_exp.benchmarks.locomo_plus.judged import _authors_reading
+from locomo_exp.benchmarks.locomo_plus.protocol import SYSTEM_PROMPT
 from locomo_exp.judge.aggregate import JudgeResult
-from locomo_exp.judge.protocols.locomo_plus import SYSTEM_PROMPT
 from locomo_exp.llm.errors import JudgeFatalAPIError, JudgeInterrupted
 
 ITEMS: list[dict[str, Any]] = [

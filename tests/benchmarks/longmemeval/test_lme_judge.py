@@ -10,11 +10,11 @@ from fake_anthropic import judged_item, text
 from lme_helpers import GPT4O, HYPOTHESES, REFERENCE, need_shared
 from test_lme_job import GPT4O_FIGURES, _printed
 
-from locomo_exp.benchmark import longmemeval as lme
+from locomo_exp.benchmarks.longmemeval import facts as lme
 from locomo_exp.benchmarks.longmemeval.job import lme_judge_config, run_longmemeval
+from locomo_exp.benchmarks.longmemeval.protocol import CRITERIA, LONGMEMEVAL, render_prompt
 from locomo_exp.judge.parsing import parse_judge_reply
 from locomo_exp.judge.protocols import get_protocol
-from locomo_exp.judge.protocols.longmemeval import CRITERIA, LONGMEMEVAL, render_prompt
 
 
 @pytest.mark.parametrize(

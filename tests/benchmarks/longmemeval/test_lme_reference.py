@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 from lme_helpers import REFERENCE, dataset_item, need_shared, write_json
 
-from locomo_exp.benchmark import longmemeval as lme
+from locomo_exp.benchmarks.longmemeval import facts as lme
 from locomo_exp.benchmarks.longmemeval.reference import read_lme_reference
 from locomo_exp.data.input_file import DataValidationError
 

@@ -15,9 +15,8 @@ import string
 from dataclasses import dataclass
 
 from locomo_exp.benchmark import locomo
-from locomo_exp.benchmark import longmemeval as lme
 from locomo_exp.judge.protocols.base import CATEGORY_LABELS
-from locomo_exp.judge.protocols.locomo_plus import KINDS as LOCOMO_PLUS_KINDS
+from locomo_exp.judge.protocols.plugged import plugged_kinds
 
 
 @dataclass(frozen=True)
@@ -112,11 +111,10 @@ def known_kinds() -> list[str]:
     """Every ``by_kind`` key a record can answer to, as written in the console and report.
 
     LoCoMo category ids (``1``-``5``), their prompt labels (``multi-hop``) and display names
-    (``multi_hop``), LongMemEval's question types and ``abstention``, LoCoMo-Plus's
-    category strings (``common-sense``, ``Cognitive``).
+    (``multi_hop``), then the kinds the plugged-in protocols of benchmark plug-ins judge
+    (:func:`~locomo_exp.judge.protocols.plugged.plugged_kinds`: a plug-in's question types).
     """
     names = [str(i) for i in locomo.CATEGORY_IDS]
     names += list(CATEGORY_LABELS.values()) + list(locomo.DEFAULT_CATEGORY_NAMES.values())
-    names += list(lme.JUDGE_KINDS)
-    names += list(LOCOMO_PLUS_KINDS.values())
+    names += plugged_kinds()
     return list(dict.fromkeys(names))

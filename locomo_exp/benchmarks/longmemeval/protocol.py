@@ -17,7 +17,7 @@ brings a copy of them through ``judge.protocol=template`` with ``by_kind:``). Cr
   be answered from what it knows.
 
 The judge engine carries the kind as the record's category code
-(:data:`locomo_exp.benchmark.longmemeval.KIND_CODES`, 1-7).
+(:data:`locomo_exp.benchmarks.longmemeval.facts.KIND_CODES`, 1-7).
 """
 
 from __future__ import annotations
@@ -26,8 +26,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from locomo_exp.benchmark import longmemeval as lme
-from locomo_exp.judge.protocols.base import DATA_RULES, ProtocolSpec, Reading, Verdict
+from locomo_exp.benchmarks.longmemeval import facts as lme
+from locomo_exp.judge.protocols.base import (
+    DATA_RULES,
+    YES_NO_SCORES,
+    ProtocolSpec,
+    Reading,
+    Verdict,
+    contains_yes,
+)
 
 PROMPT_VERSION = "longmemeval-v1"
 """Version of the ``longmemeval`` prompts and verdict rule."""
@@ -72,7 +79,7 @@ CRITERIA: dict[str, str] = {
     ),
 }
 """Our wording of each kind's criterion (keyed by
-:data:`locomo_exp.benchmark.longmemeval.JUDGE_KINDS`)."""
+:data:`locomo_exp.benchmarks.longmemeval.facts.JUDGE_KINDS`)."""
 
 REFERENCE_LABEL = {
     "single-session-preference": "rubric",
@@ -86,29 +93,21 @@ OUTPUT_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 
-LABEL_SCORES = {"YES": 100.0, "NO": 0.0}
+LABEL_SCORES = YES_NO_SCORES
 """Label -> score (0-100)."""
 
 _SALVAGE_RE = re.compile(r'"verdict"\s*:\s*"(yes|no)"', re.I)
 
 
 def read_verdict(value: Any) -> Reading:
-    """A ``verdict`` value by LongMemEval's rule: ``yes`` in it (lower-cased) is YES, else NO."""
+    """A ``verdict`` value by LongMemEval's rule: ``yes`` in it (lower-cased) is YES, else NO.
+
+    The rule is :func:`~locomo_exp.judge.protocols.base.contains_yes`, as in the authors'
+    scorer (``src/evaluation/evaluate_qa.py``).
+    """
     if not isinstance(value, str):
         return None, f"verdict is {value!r}, not text"
     return contains_yes(value)
-
-
-def contains_yes(text: str) -> Reading:
-    """LongMemEval's verdict rule on a whole reply: ``"yes" in text.lower()`` -> YES (100).
-
-    Any other non-empty reply is NO (0), as in the authors' scorer; an empty reply is not a
-    verdict (the engine retries it).
-    """
-    if not text.strip():
-        return None, "empty reply"
-    label = "YES" if "yes" in text.lower() else "NO"
-    return Verdict(LABEL_SCORES[label], label), ""
 
 
 def _no_plain(text: str) -> tuple[list[Verdict], str]:
@@ -127,7 +126,7 @@ def render_prompt(question: str, reference: str | None, response: str, kind: str
         reference: the gold answer (a rubric for preference questions, an explanation for
             abstention ones).
         response: the assistant's answer being judged.
-        kind: one of :data:`locomo_exp.benchmark.longmemeval.JUDGE_KINDS`.
+        kind: one of :data:`locomo_exp.benchmarks.longmemeval.facts.JUDGE_KINDS`.
 
     Returns:
         The prompt; the untrusted texts are escaped inside ``<question>``, ``<gold_answer>``

@@ -8,14 +8,17 @@ question: it counts in its own type and, besides, in the abstention accuracy. It
 accuracy (the unweighted mean of the six type accuracies) and abstention accuracy
 (docs/field_notes.md §12).
 
-This is the second benchmark spec beside LoCoMo's: every list of types, kinds and metric
-keys of LongMemEval is derived from :data:`QUESTION_TYPES` here.
+Every list of types, kinds and metric keys of LongMemEval is derived from
+:data:`QUESTION_TYPES` here; :data:`SPEC` is its :class:`~locomo_exp.benchmark.BenchmarkSpec`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+
+from locomo_exp.benchmark import BenchmarkSpec
+from locomo_exp.benchmark.locomo import normalize_question
 
 NAME = "longmemeval"
 """The benchmark's name (``benchmark=longmemeval``)."""
@@ -180,3 +183,17 @@ def variant_of(mean_sessions: float) -> str:
 def type_counts_text(counts: Mapping[str, int]) -> str:
     """``"single-session-user 70, ..."`` in :data:`QUESTION_TYPES` order (for messages)."""
     return ", ".join(f"{name} {counts.get(name, 0)}" for name in QUESTION_TYPES)
+
+
+SPEC = BenchmarkSpec(
+    name=NAME,
+    title="LongMemEval",
+    category_ids=TYPE_CODES,
+    category_names={KIND_CODES[t]: t for t in QUESTION_TYPES},
+    category_sizes={KIND_CODES[t]: n for t, n in QUESTION_TYPES.items()},
+    overall_groups={"overall": TYPE_CODES},
+    normalize_question=normalize_question,
+    source="longmemeval_oracle.json (xiaowu0162/LongMemEval, Wu et al., ICLR 2025)",
+)
+"""LongMemEval: 500 questions of six types, 30 abstention ids (categories are the type codes
+1-6 of :data:`KIND_CODES`; 7 is the abstention judge kind)."""
