@@ -40,12 +40,12 @@ class BenchmarkPlugin(Protocol):
 
     @property
     def name(self) -> str:
-        """The registry key (``beam``), as in ``benchmark=<name>``."""
+        """The registry key (the package's name), as in ``benchmark=<name>``."""
         ...
 
     @property
     def title(self) -> str:
-        """The benchmark's name as reports print it (``BEAM``)."""
+        """The benchmark's name as reports print it (its authors' spelling)."""
         ...
 
     @property

@@ -59,8 +59,8 @@ def protocols_in_use() -> Iterator[None]:
     """Inside the block, the judge resolves every registered plug-in's protocol by name.
 
     The command line and the sweep run each job inside it
-    (:func:`locomo_exp.judge.protocols.plugged_protocols`), so ``judge.protocol=longmemeval``
-    reaches the judge as a spec, not as a name the judge's own registry must list.
+    (:func:`locomo_exp.judge.protocols.plugged_protocols`), so a plug-in's
+    ``judge.protocol=<name>`` reaches the judge as a spec, not as a name the judge's own registry must list.
     """
     from locomo_exp.judge.protocols import plugged_protocols
 

@@ -161,9 +161,9 @@ def display_names(
 ) -> list[str]:
     """Display names of compared runs: the labels given, else each run's input file name.
 
-    The same rule for LoCoMo and LongMemEval comparisons: input files with the same name get
-    their run directory's name added (``answers.json (13-35-16)``); a run without an input
-    path keeps its directory name.
+    The same rule for LoCoMo's and a plug-in benchmark's comparisons: input files with the
+    same name get their run directory's name added (``answers.json (13-35-16)``); a run
+    without an input path keeps its directory name.
 
     Args:
         labels: ``compare.labels`` (one per run), or ``None``.

@@ -124,7 +124,7 @@ NOT_GROUPS: dict[str, str] = {"templates": "judge.template"}
 
 
 def config_groups() -> dict[str, list[str]]:
-    """The config groups a user chooses from (``benchmark=longmemeval``) with their options.
+    """The config groups a user chooses from (``benchmark=<name>``) with their options.
 
     Returns:
         Group name -> sorted option names, from the folders of ``conf/`` (minus
@@ -188,7 +188,7 @@ def unknown_override_keys(overrides: list[str]) -> list[tuple[str, str | None]]:
     from hydra.core.override_parser.types import OverrideType
 
     schema = schema_tree()
-    groups = config_groups()  # a group choice (benchmark=longmemeval) is not a key
+    groups = config_groups()  # a group choice (benchmark=<name>) is not a key
     found: list[tuple[str, str | None]] = []
     for override in parse_overrides(overrides):
         key = str(override.key_or_group)

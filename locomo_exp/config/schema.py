@@ -295,8 +295,9 @@ class JudgeConfig:
     protocol: str = "rubric"
     # judge.protocol=template: the YAML file with your prompt and reply rule (docs/judge.md)
     template: Optional[str] = None
-    # LoCoMo-Plus: ours (the judge's conclusion; a failed call is no verdict) or authors (the
-    # authors' three-step parser, to reproduce their figures); docs/locomo_plus.md
+    # a plug-in benchmark whose authors read replies by their own steps: ours (the judge's
+    # conclusion; a failed call is no verdict) or authors (their parser, to reproduce their
+    # figures); the plug-in's page in docs/ says which
     parser: str = "ours"
     temperature: Optional[float] = 0.5
     max_tokens: int = 256

@@ -37,7 +37,7 @@ def typical_output_tokens(cfg: JudgeConfig) -> int:
 
     Returns:
         The lower of :data:`ESTIMATED_OUTPUT_TOKENS` and ``judge.max_tokens`` (a reply never
-        exceeds its cap: LongMemEval's protocol caps it at 10).
+        exceeds its cap: a yes/no protocol may cap it at 10).
     """
     return min(ESTIMATED_OUTPUT_TOKENS, int(cfg.max_tokens))
 

@@ -1,7 +1,8 @@
 """One ``judge.max_cost_usd`` over everything a job pays: answers, audit controls, panel.
 
 A job's judge calls come in parts ("phases"): the real answers, then the audit's
-controls and each panel member (LongMemEval: the panel before the audit). A
+controls and each panel member (in the order the job runs them: a plug-in may run
+the panel before the audit). A
 :class:`JobSpend` is made once per job from every part's estimate
 (:func:`plan_job_spend`) and handed to each part's :func:`~locomo_exp.judge.job.run_judge`:
 

@@ -100,13 +100,13 @@ def published_judge_match(
             ``, protocol <name>``; ``answered_model``: the model the API answered as,
             which decides when known).
         published_model: the model the publication judged with.
-        own_protocol: the protocol the publication used, in words (``LongMemEval's own
+        own_protocol: the protocol the publication used, in words (``the authors' own
             prompts``).
 
     Returns:
         ``"yes"``-like text only for what is known: e.g. ``"model: same; prompt: stored
         labels do not record it"``, ``"model: same model, snapshot differs or unknown;
-        prompt: this project's own words, not LongMemEval's own prompts"``, ``"no: another
+        prompt: this project's own words, not the authors' own prompts"``, ``"no: another
         model (gpt-4o-mini-2024-07-18)"``.
     """
     if not run_judge:

@@ -1,7 +1,7 @@
 """Provenance of a run: which tool (version, git commit), which command, when.
 
-:func:`provenance` gives the opening fields of every ``card.json`` (LoCoMo's and
-LongMemEval's alike) and :func:`provenance_lines` the matching lines of "How this was
+:func:`provenance` gives the opening fields of every ``card.json`` (LoCoMo's and a
+benchmark plug-in's alike) and :func:`provenance_lines` the matching lines of "How this was
 measured" in ``report.md``. Unknown values stay ``None`` ("unknown"), never guessed.
 """
 
@@ -86,7 +86,8 @@ def provenance(
 ) -> dict[str, Any]:
     """Which tool made a run, from which command and when: the opening fields of every card.
 
-    Shared by LoCoMo's :func:`build_card` and LongMemEval's card, so both say it alike.
+    Shared by LoCoMo's :func:`build_card` and the plug-in benchmarks' cards, so all say it
+    alike.
 
     Args:
         argv: the command line (default ``sys.argv``).

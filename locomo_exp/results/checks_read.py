@@ -2,11 +2,11 @@
 
 The sweep summary and ``mode=compare`` show other runs' results; a J the run's own report
 flags (J inflated, J deflated, low agreement, ...) must be flagged wherever it is shown
-again. This module reads the warnings from either benchmark's ``summary.json``:
+again. This module reads the warnings from any benchmark's ``summary.json``:
 
 - LoCoMo: ``summary["judge"]["trust"]["warnings"]`` (:mod:`locomo_exp.trust.checks`);
-- LongMemEval: ``summary["warnings"]`` (:mod:`locomo_exp.benchmarks.longmemeval.checks`);
-- either: a status value ``"warning: <text>"`` when no list was written.
+- a benchmark plug-in's run: ``summary["warnings"]`` (written by the plug-in's checks);
+- any: a status value ``"warning: <text>"`` when no list was written.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ def run_warnings(summary: Mapping[str, Any] | None) -> list[str]:
     """The judge-check warnings of one run, in the order its report shows them.
 
     Args:
-        summary: the run's ``summary.json`` content (LoCoMo or LongMemEval); ``None`` for
+        summary: the run's ``summary.json`` content (LoCoMo's or a plug-in's); ``None`` for
             a run without one.
 
     Returns:

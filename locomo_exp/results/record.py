@@ -33,8 +33,11 @@ class QARecord:
         references: every gold reference when the file gives a list of golds (scored as the
             best match over them, as SQuAD does); empty means the single ``gold_text``.
         prediction_missing: the file's prediction was ``null``, NaN or infinite (scored 0).
-        question_type: another benchmark's kind of question (LongMemEval's
-            ``question_type``), ``None`` for LoCoMo; a judge template's ``by_kind`` reads it.
+        question_type: a plug-in benchmark's own kind of question (its string key),
+            ``None`` for LoCoMo; a judge template's ``by_kind`` reads it.
+        kind: the criterion a plug-in benchmark judges the question by, as its string key
+            when it differs from ``question_type`` (a sub-kind such as an abstention
+            question of any type); a template's ``by_kind`` tries it first. ``None``: none.
     """
 
     question_id: str
@@ -54,6 +57,7 @@ class QARecord:
     prediction_missing: bool = False
     stored_judgments: tuple[float, ...] = ()
     question_type: str | None = None
+    kind: str | None = None
 
     @property
     def gold_references(self) -> tuple[str, ...]:

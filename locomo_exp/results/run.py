@@ -27,13 +27,13 @@ WARNING_PREFIX = "warning: "
 
 NOT_MEASURED_PREFIX = "not measured"
 """How the status of a part that ran to its end with nothing to measure starts
-(LongMemEval's ``"not measured: no stored verdicts"``)."""
+(e.g. ``"not measured: no stored verdicts"``)."""
 
 
 def part_finished(status: str) -> bool:
     """Whether a part's status says it ran to its end.
 
-    Finished: ``"ok"``, ``"ok (...)"`` (LongMemEval's ``"ok (stored verdicts)"`` and
+    Finished: ``"ok"``, ``"ok (...)"`` (e.g. ``"ok (stored verdicts)"`` and
     ``"ok (this tool's judge)"``), ``"warning: ..."`` and ``"not measured..."``. Not
     finished: ``"running"``, ``"interrupted ..."``, ``"failed: ..."``, a pending batch and
     :data:`JUDGE_DRY_RUN`.

@@ -341,7 +341,7 @@ def validate_jobs(
             "tracking must be the same for every job of a sweep (one store, one experiment); "
             f"do not sweep tracking.*: {shown}"
         )
-    if not problems:  # a LongMemEval job's input is read and checked by the job
+    if not problems:  # a benchmark plug-in's job reads and checks its own input
         problems = every_input_invalid(
             [(label, cfg) for label, cfg in composed
              if _benchmark_title(cfg, start_dir) == "LoCoMo"],
@@ -388,13 +388,14 @@ def every_input_invalid(composed: list[tuple[str, Any]], start_dir: Path) -> lis
 
 
 def mixed_benchmark_refusal(master: DictConfig, plan: SweepPlan, start_dir: Path) -> str | None:
-    """One line refusing a sweep that mixes LongMemEval and LoCoMo jobs, else ``None``.
+    """One line refusing a sweep whose jobs are of more than one benchmark, else ``None``.
 
-    A LongMemEval sweep (``-m data.path=a,b`` over answer files, or a judge setting swept
-    over one) runs like a LoCoMo one: one MLflow parent, its jobs as children, a summary
-    with LongMemEval's figures and each job against the baseline job as ``mode=compare``
-    compares LongMemEval runs. Its jobs must all be LongMemEval ones (a summary has one kind
-    of figure). A job whose config does not compose is left to :func:`validate_jobs`.
+    A benchmark plug-in's sweep (``-m data.path=a,b`` over answer files, or a judge setting
+    swept over one) runs like a LoCoMo one: one MLflow parent, its jobs as children, a
+    summary with the plug-in's figures and each job against the baseline job as
+    ``mode=compare`` compares the plug-in's runs. Its jobs must all be of that benchmark (a
+    summary has one kind of figure). A job whose config does not compose is left to
+    :func:`validate_jobs`.
 
     Args:
         master: the multirun's master config.

@@ -362,8 +362,8 @@ def warning_tags(warnings: Sequence[str]) -> dict[str, str]:
 def description_tail(card: Mapping[str, Any], status: Mapping[str, Any], where: str) -> list[str]:
     """The closing lines of a run's description: the judge, provenance, status, where to look.
 
-    Shared by LoCoMo's :func:`run_description` and LongMemEval's
-    (:func:`locomo_exp.benchmarks.longmemeval.tracking.run_description`).
+    Shared by LoCoMo's :func:`run_description` and the benchmark plug-ins' own run
+    descriptions (each in its package's ``tracking`` module).
 
     Args:
         card: the run's ``card.json`` (``judge``, ``tool``, ``command_line``).

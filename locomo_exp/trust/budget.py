@@ -17,7 +17,7 @@ from locomo_exp.config import JudgeAuditConfig, JudgeConfig
 from locomo_exp.trust.controls import AuditControl
 
 Control = TypeVar("Control")
-"""A control of any benchmark (LoCoMo's :class:`AuditControl`, LongMemEval's ``LmeControl``)."""
+"""A control of any benchmark (LoCoMo's :class:`AuditControl`, or a plug-in's own type)."""
 
 
 def audit_runs(cfg: JudgeConfig) -> int:
@@ -79,8 +79,7 @@ def cap_controls(
 
     Args:
         build: ``n -> controls`` (:func:`~locomo_exp.trust.controls.build_controls` with
-            the run's settings, or LongMemEval's
-            :func:`~locomo_exp.benchmarks.longmemeval.controls.build_lme_controls`).
+            the run's settings, or a benchmark plug-in's own builder of controls).
         n: controls asked per kind (``judge.audit.n``).
         budget: most controls allowed, or ``None`` for no cap.
 
@@ -122,7 +121,7 @@ def audit_note(cfg: JudgeConfig, n_judged: int, n_used: int) -> str:
 
 
 def audit_size_line(n_controls: int, runs_per_control: int, answer_calls: int, note: str) -> str:
-    """The log line that says how many calls the audit adds (LoCoMo and LongMemEval alike).
+    """The log line that says how many calls the audit adds (LoCoMo and the plug-ins alike).
 
     Args:
         n_controls: controls to judge.

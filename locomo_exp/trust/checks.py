@@ -1,7 +1,7 @@
 """Checks of the judge on answers whose verdict is known: is its J inflated or deflated?
 
 Three sources know some verdicts without trusting the judge: the audit controls (LoCoMo's
-:mod:`.audit`, LongMemEval's :mod:`.lme_controls`), human labels (``judge.labels``) and the
+:mod:`.audit`, or a benchmark plug-in's own controls), human labels (``judge.labels``) and the
 verdicts another harness stored in the input. Each gives rates with a 95% Wilson interval
 (Wilson 1927); a check gives a verdict only when that interval lies wholly on one side of its
 limit (:class:`~locomo_exp.benchmark.spec.JudgeCheckLimits`, one per benchmark), otherwise

@@ -192,8 +192,9 @@ otherwise: 0
 def test_longmemeval_kinds_abstention_first_then_question_type() -> None:
     from locomo_exp.judge.protocols.template import record_kinds
 
-    assert record_kinds("q7_abs", 1, "temporal-reasoning") == ["abstention", "temporal-reasoning", "1", "multi-hop"]
-    assert record_kinds("conv-1:0", 4) == ["4", "single-hop"]
+    assert record_kinds(1, "temporal-reasoning", "abstention") == ["abstention", "temporal-reasoning", "1", "multi-hop"]
+    assert record_kinds(1, "temporal-reasoning", "temporal-reasoning") == ["temporal-reasoning", "1", "multi-hop"]
+    assert record_kinds(4) == ["4", "single-hop"]
 
 
 def test_escape_untrusted_true_escapes_each_placed_answer(tmp_path: Path) -> None:

@@ -167,6 +167,7 @@ def judge_records(matched: LmeMatched) -> list[QARecord]:
             category=lme.KIND_CODES[item.question.kind],
             position=index,
             question_type=item.question.question_type,
+            kind=item.question.kind,
         )
         for index, item in enumerate(matched.items)
     ]

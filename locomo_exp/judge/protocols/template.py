@@ -6,11 +6,11 @@ answers are escaped (``&``, ``<``, ``>``) unless the file says ``escape_untruste
 The protocol's ``prompt_version`` names the template and the first 12 hex digits of the
 file's sha256; the whole sha256 is part of every cache key.
 
-The kind of a record, which selects a ``by_kind`` text, is tried in this order: ``abstention``
-for a question id ending in ``_abs`` (LongMemEval's abstention questions), the record's
-``question_type`` when it has one, its category id, its category label (``multi-hop``, ...).
-``{category_name}`` is the record's ``question_type`` when it has one (LongMemEval), else the
-LoCoMo category label.
+The kind of a record, which selects a ``by_kind`` text, is tried in this order: the record's
+``kind`` (the criterion a benchmark plug-in judges it by, e.g. an abstention question of any
+type), its ``question_type`` when it has one, its category id, its category label
+(``multi-hop``, ...). ``{category_name}`` is the record's ``question_type`` when it has one (a
+plug-in benchmark's), else the LoCoMo category label.
 """
 
 from __future__ import annotations
@@ -42,17 +42,28 @@ TEMPLATE_PROTOCOL = "template"
 _NEVER = re.compile(r"(?!)")
 
 
-def record_kinds(question_id: str, category: int, question_type: str | None = None) -> list[str]:
-    """The kinds a record answers to, most specific first (see the module docstring)."""
-    kinds = ["abstention"] if question_id.endswith("_abs") else []
-    if question_type:
-        kinds.append(question_type)
+def record_kinds(
+    category: int, question_type: str | None = None, kind: str | None = None
+) -> list[str]:
+    """The kinds a record answers to, most specific first (see the module docstring).
+
+    Args:
+        category: the record's category id.
+        question_type: its benchmark's kind of question (a plug-in's string key), if any.
+        kind: the criterion its benchmark judges it by, when that differs from
+            ``question_type`` (:attr:`locomo_exp.results.QARecord.kind`).
+
+    Returns:
+        ``[kind, question_type, "<category id>", "<category label>"]`` without the ``None``
+        ones and repeats.
+    """
+    kinds = [k for k in (kind, question_type) if k]
     kinds += [str(category), CATEGORY_LABELS.get(category, "unknown")]
-    return kinds
+    return list(dict.fromkeys(kinds))
 
 
 def _kinds_of(record: QARecord) -> list[str]:
-    return record_kinds(record.question_id, record.category, record.question_type)
+    return record_kinds(record.category, record.question_type, record.kind)
 
 
 @dataclass(frozen=True)

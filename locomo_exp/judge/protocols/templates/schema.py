@@ -11,7 +11,8 @@ The file's keys (docs/judge.md, "Judge prompts from your own files"):
 * ``system`` (optional): sent as written; ``user``: the user message, with placeholders in
   Python ``str.format`` syntax (``{question}``, literal braces as ``{{``/``}}``), or
   ``by_kind``: one user text per kind of question (LoCoMo category id or label,
-  LongMemEval question type, ``abstention``), ``user`` then being the fallback.
+  or a plug-in benchmark's own kind key, e.g. a question type or ``abstention``), ``user``
+  then being the fallback.
 * ``fields``: the template's own placeholder names in this project's terms
   (``generated_answer: predicted_answer``), and ``positional: [question, gold_answer,
   predicted_answer]`` for ``{}`` slots.

@@ -1,7 +1,7 @@
 """The settings a template file fixes, applied where the command line does not set them.
 
-A harness fixes its judge's ``temperature``, ``max_tokens`` and ``model`` (LongMemEval: 0,
-10, gpt-4o-2024-08-06); a template that states them gets them without the user repeating
+A harness fixes its judge's ``temperature``, ``max_tokens`` and ``model`` (e.g. 0, 10,
+gpt-4o-2024-08-06); a template that states them gets them without the user repeating
 them. An explicit override wins (``judge.temperature=0.3``): the card then shows both the
 template's value and the one used. ``model`` is not switched silently, because the judge
 preset carries the provider and prices: a template fixing a model that the chosen preset

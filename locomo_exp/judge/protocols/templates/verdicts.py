@@ -8,7 +8,7 @@ Three rules, one per way published harnesses read their judge:
   (``{CORRECT: 100, WRONG: 0}``; compared without case and a trailing ``.``);
   ``score_range: [lo, hi]`` maps a number linearly onto 0-100.
 * ``contains``: labels looked for in the lower-cased reply -> score. One label is a substring
-  test, as LongMemEval's scorer reads its judge (``'yes' in reply.lower()``:
+  test, as some benchmarks' scorers read their judge (``'yes' in reply.lower()``:
   ``contains: {yes: 100}`` with ``otherwise: 0``). With several labels each one matches as a
   whole word (no letter, digit or ``_`` touching it), longest first, so ``incorrect`` is never
   read as ``correct`` and ``not correct`` is not read as ``correct``.
@@ -129,7 +129,7 @@ class VerdictRule:
     def contains_pattern(self) -> re.Pattern[str]:
         """The ``contains`` labels as one pattern over the lower-cased reply.
 
-        One label: a plain substring (the LongMemEval scorer's ``'yes' in reply.lower()``).
+        One label: a plain substring (e.g. ``'yes' in reply.lower()``).
         Several: whole words (no word character on either side), longest label first, so
         that at each position the longest label that fits is the one read.
         """
