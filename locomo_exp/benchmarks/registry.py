@@ -60,7 +60,8 @@ def protocols_in_use() -> Iterator[None]:
 
     The command line and the sweep run each job inside it
     (:func:`locomo_exp.judge.protocols.plugged_protocols`), so a plug-in's
-    ``judge.protocol=<name>`` reaches the judge as a spec, not as a name the judge's own registry must list.
+    ``judge.protocol=<name>`` reaches the judge as a spec, not as a name the judge's own
+    registry must list. A plug-in's ``run`` hands in its own as well (in-process callers).
     """
     from locomo_exp.judge.protocols import plugged_protocols
 

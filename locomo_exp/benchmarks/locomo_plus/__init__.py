@@ -37,10 +37,15 @@ class LocomoPlusPlugin(FilePlugin):
         return peek_layout(path) is not None
 
     def run(self, cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -> PluginRun:
-        """Score the stored run (:func:`locomo_exp.benchmarks.locomo_plus.job.run_locomo_plus`)."""
-        from locomo_exp.benchmarks.locomo_plus.job import run_locomo_plus
+        """Score the stored run (:func:`locomo_exp.benchmarks.locomo_plus.job.run_locomo_plus`).
 
-        result = run_locomo_plus(cfg, output_dir, start_dir)
+        The judge gets this benchmark's protocol (:data:`JUDGE_PROTOCOLS`) handed in for the run.
+        """
+        from locomo_exp.benchmarks.locomo_plus.job import run_locomo_plus
+        from locomo_exp.judge.protocols import plugged_protocols
+
+        with plugged_protocols(JUDGE_PROTOCOLS):
+            result = run_locomo_plus(cfg, output_dir, start_dir)
         return PluginRun(console="\n".join(result.console), output_dir=result.output_dir)
 
     def claims_runs(self, cfg: ExperimentConfig, start_dir: Path) -> bool:

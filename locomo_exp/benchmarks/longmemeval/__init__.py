@@ -52,14 +52,17 @@ class LongMemEvalPlugin(FilePlugin):
         """Score the answer file (:func:`locomo_exp.benchmarks.longmemeval.job.run_longmemeval`).
 
         A judge whose batches are still processing (``judge.batch.wait=false``) is not a
-        failure: the console says where the outputs so far are, exit status 0.
+        failure: the console says where the outputs so far are, exit status 0. The judge gets
+        this benchmark's protocol (:data:`JUDGE_PROTOCOLS`) handed in for the run.
         """
         from locomo_exp.benchmarks.longmemeval.console import console_text
         from locomo_exp.benchmarks.longmemeval.job import run_longmemeval
+        from locomo_exp.judge.protocols import plugged_protocols
         from locomo_exp.llm.errors import JudgeBatchPending
 
         try:
-            result = run_longmemeval(cfg, output_dir, start_dir)
+            with plugged_protocols(JUDGE_PROTOCOLS):
+                result = run_longmemeval(cfg, output_dir, start_dir)
         except JudgeBatchPending as waiting:
             return PluginRun(
                 console=f"Outputs so far (no J yet): {output_dir}\n{waiting}",
