@@ -397,11 +397,11 @@ PARENT_HEADLINES = (
 def sweep_headlines(row: Mapping[str, Any]) -> dict[str, float | None]:
     """A sweep summary row's headline numbers (:data:`PARENT_HEADLINES`), F1 in percent.
 
-    A LongMemEval job's row adds its accuracies, percent, named by whose verdicts they are
-    as its own run names them: ``lme_j/overall``, ``lme_j/task_avg``, ``lme_j/abstention``
-    for this project's judge, ``lme_stored/...`` for the answer file's stored verdicts. A
-    benchmark plug-in's row may carry ``headlines`` (metric name -> number, in the units its
-    own run logs them), added as they are.
+    A benchmark plug-in's row carries ``headlines``: its run log's headline figures
+    (:mod:`locomo_exp.sweep.log_rows`; metric name -> number, in the units its own run logs
+    them: LongMemEval's ``lme_j/overall``, ``lme_j/task_avg``, ``lme_j/abstention`` for this
+    project's judge, ``lme_stored/...`` for the file's stored verdicts, percent), added as
+    they are.
     """
     f1 = (row.get("f1") or {}).get("overall")
     out: dict[str, float | None] = {
@@ -410,11 +410,7 @@ def sweep_headlines(row: Mapping[str, Any]) -> dict[str, float | None]:
         "j_std_across_runs": row.get("j_std_across_runs"),
         "estimated_cost_usd": row.get("estimated_cost_usd"),
     }
-    lme = row.get("lme")
-    if lme:
-        prefix = "lme_j" if row.get("j_overall") is not None else "lme_stored"
-        out.update({f"{prefix}/{k}": lme.get(k) for k in ("overall", "task_avg", "abstention")})
-    out.update(row.get("headlines") or {})  # a benchmark plug-in's own, named by it
+    out.update(row.get("headlines") or {})  # a plug-in job's, from its run log
     return out
 
 
