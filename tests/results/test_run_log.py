@@ -194,3 +194,33 @@ def test_a_version_1_plugin_summary_is_read_by_rebuilding_its_log(
     del summary["input"]
     with pytest.raises(ValueError, match=r"^old/summary.json: summary.json schema_version 1 of "):
         run_log_of(summary, "old/summary.json")
+
+
+def test_a_judged_locomo_run_logs_the_calls_tokens_and_cost_and_a_cached_rerun_pays_nothing(
+    fake_anthropic: Any, run_judged: Any,
+) -> None:
+    from fake_anthropic import accept_all
+
+    fake_anthropic.responder = accept_all()
+    args = ("scorer=both", "data=example", "judge.runs=2", "judge.audit.n=0")
+    first = run_judged(*args, out="first")
+    summary, log = _validated(first.output_dir)
+    judge = summary["judge"]
+    assert log.spec.scorer == "both" and log.spec.judge_runs == 2
+    assert log.spec.judge_model == judge["model"] and log.spec.judge_protocol == judge["protocol"]
+    assert log.judge is not None and log.judge.status == "ok"
+    requests = len(fake_anthropic.messages_requests())
+    assert log.judge.calls == judge["counts"]["calls_made"] == requests == 32  # 16 of categories 1-4, x 2 runs
+    assert (log.judge.parse_failures, log.judge.api_errors) == (0, 0)
+    assert (log.judge.input_tokens, log.judge.output_tokens) == (
+        judge["tokens"]["input"], judge["tokens"]["output"])
+    assert log.judge.cost_usd == judge["trust"]["total_cost_usd"] > 0
+    j = [row["j_mean"] for row in _rows(first.output_dir) if row["category"] != 5]
+    head = log.headline_values()
+    assert head["j/overall"] == pytest.approx(statistics.fmean(j)) == 100.0  # every reply accepts
+    assert list(head) == ["j/overall", "f1/overall"]
+    again = run_judged(*args, out="again")  # every call answered from the cache
+    _, cached = _validated(again.output_dir)
+    assert cached.judge is not None and cached.judge.calls == 0 and cached.judge.cost_usd == 0.0
+    assert cached.judge.cost_in_all_usd == pytest.approx(log.judge.cost_usd, abs=1e-6)
+    assert cached.judge.input_tokens_in_all == log.judge.input_tokens
