@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from locomo_exp.config import ExperimentConfig, JudgeConfig
+    from locomo_exp.results.run_log import RunLog
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,30 @@ class SweepJobRun:
 
     run_id: str | None
     report_path: Path
+
+
+@runtime_checkable
+class RunLogPlugin(Protocol):
+    """The hook that reads a plug-in's ``summary.json`` as the typed run log (docs/run_log.md).
+
+    A run written since ``schema_version`` 2 holds its log (``run_log``); one written
+    before (version 1) is read by building the log from the benchmark's own sections, as
+    its job builds it. :func:`locomo_exp.benchmarks.registry.run_log_of` asks the plug-in
+    whose ``name`` the summary's ``benchmark`` is.
+    """
+
+    @property
+    def name(self) -> str:
+        """The registry name (a summary's ``benchmark``)."""
+        ...
+
+    def run_log(self, summary: Mapping[str, Any]) -> RunLog:
+        """The run log built from the summary's own sections.
+
+        Raises:
+            KeyError: a section the benchmark's summaries always have is missing.
+        """
+        ...
 
 
 Spending = Callable[[dict[str, Any]], tuple[str, list[str], str]]

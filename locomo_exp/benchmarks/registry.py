@@ -15,11 +15,17 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from locomo_exp.benchmarks.plugin import BenchmarkPlugin, ComparePlugin, SweepPlugin
+from locomo_exp.benchmarks.plugin import (
+    BenchmarkPlugin,
+    ComparePlugin,
+    RunLogPlugin,
+    SweepPlugin,
+)
 
 if TYPE_CHECKING:
     from locomo_exp.config import ExperimentConfig
     from locomo_exp.judge.protocols import ProtocolSpec
+    from locomo_exp.results.run_log import RunLog
 
 PLUGINS: tuple[str, ...] = (
     "locomo_exp.benchmarks.longmemeval",
@@ -134,3 +140,42 @@ def sweep_plugin_for_rows(rows: list[dict[str, Any]]) -> SweepPlugin | None:
         if plugin.owns_sweep_rows(rows):
             return plugin
     return None
+
+
+def run_log_of(summary: Mapping[str, Any], source: str) -> RunLog:
+    """The typed run log of any benchmark's ``summary.json`` (docs/run_log.md).
+
+    A file of ``schema_version`` 2 holds it (``run_log``, checked against the model); a
+    version-1 file, written before it, is read by building the log from its own sections:
+    the plug-in whose name its ``benchmark`` is (:class:`~.plugin.RunLogPlugin`), else
+    LoCoMo's (:func:`locomo_exp.results.locomo_log.locomo_run_log`).
+
+    Args:
+        summary: the parsed ``summary.json``.
+        source: the file, named in every message.
+
+    Returns:
+        The :class:`~locomo_exp.results.run_log.RunLog`.
+
+    Raises:
+        ValueError: one line naming the file: a newer ``schema_version``, a section that
+            does not match the schema, or a version-1 file missing a section its log needs.
+    """
+    from locomo_exp.results.run_log import read_run_log
+
+    found = read_run_log(summary, source)
+    if found is not None:
+        return found
+    name = summary.get("benchmark")
+    try:
+        for plugin in registered():
+            if isinstance(plugin, RunLogPlugin) and plugin.name == name:
+                return plugin.run_log(summary)
+        from locomo_exp.results import RunSummary
+        from locomo_exp.results.locomo_log import locomo_run_log
+
+        return locomo_run_log(RunSummary.from_json(summary))
+    except (KeyError, TypeError, ValueError) as error:
+        raise ValueError(f"{source}: summary.json schema_version 1 of benchmark "
+                         f"{name or 'locomo'}: cannot read it ({type(error).__name__}: "
+                         f"{error}); re-run the job with this locomo_exp") from None

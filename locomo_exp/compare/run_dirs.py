@@ -19,6 +19,7 @@ import yaml
 from locomo_exp.compare.metrics import COMPARED_METRICS
 from locomo_exp.compare.run_data import CompareError, RunData
 from locomo_exp.report.card import build_card
+from locomo_exp.results.run_log import check_version
 
 logger = logging.getLogger(__name__)
 
@@ -128,6 +129,10 @@ def load_run(run_dir: Path, name: str | None = None) -> RunData:
         raise CompareError(f"{run_dir}: not a directory (compare.runs takes run directories)")
     rows = read_scores(run_dir / "scores.jsonl")
     summary = _read_json(run_dir / "summary.json")
+    try:
+        check_version(summary, str(run_dir / "summary.json"))  # a newer layout: one line
+    except ValueError as error:
+        raise CompareError(str(error)) from None
     config_path = run_dir / "config.yaml"
     try:
         config = yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}

@@ -29,6 +29,7 @@ from locomo_exp.report.plots import (
 )
 from locomo_exp.report.run_dir import atomic_write_jsonl, atomic_write_text
 from locomo_exp.results import InputInfo, QARecord, RunSummary
+from locomo_exp.results.locomo_log import locomo_run_log
 from locomo_exp.results.money import round_money
 from locomo_exp.scoring import LEXICAL_SPECS
 from locomo_exp.scoring.specs import output_version
@@ -228,6 +229,7 @@ def write_outputs(
     report, scores, summary_path, config_path = paths
     # each file atomically (temp name + os.replace): a failure never leaves a truncated file
     summary_json = round_money(summary.to_json())  # USD to a millionth (money.py)
+    summary_json["run_log"] = round_money(locomo_run_log(summary).to_json())  # docs/run_log.md
     if answer_key is not None:
         summary_json["answer_key"] = answer_key
     tree = config_tree(cfg)

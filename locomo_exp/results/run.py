@@ -44,8 +44,11 @@ def part_finished(status: str) -> bool:
     )
 
 
-SCHEMA_VERSION = 1
-"""Version of the ``summary.json`` layout written by :meth:`RunSummary.to_json`."""
+SCHEMA_VERSION = 2
+"""Version of the ``summary.json`` layout of every benchmark's run (LoCoMo's written by
+:meth:`RunSummary.to_json`). 2: the typed ``run_log`` section
+(:mod:`locomo_exp.results.run_log`, whose ``RUN_LOG_VERSION`` is this number); 1: before it,
+read by rebuilding the log."""
 
 _OVERALL_LABELS = {"overall_1_4": "overall (1-4)", "overall": "overall (1-5)"}
 
@@ -370,7 +373,10 @@ class RunSummary:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> RunSummary:
-        """Read a ``summary.json`` (schema 1, or the unversioned layout before it).
+        """Read a ``summary.json`` (schema 2, 1, or the unversioned layout before them).
+
+        The ``run_log`` section (schema 2) is not read here: it is built from this summary
+        (:func:`locomo_exp.results.locomo_log.locomo_run_log`).
 
         Raises:
             ValueError: for a ``schema_version`` newer than this code reads.

@@ -27,6 +27,7 @@ from locomo_exp.sweep.job_files import (
     JobRecord,
     SweepContext,
 )
+from locomo_exp.sweep.log_rows import job_run_log, log_row_fields
 from locomo_exp.sweep.plan import job_label
 from locomo_exp.sweep.vs_baseline import f1_unchanged_by, vs_baseline_cells
 
@@ -127,6 +128,10 @@ def summary_row(record: JobRecord, summary: dict[str, Any] | None) -> dict[str, 
     plugin_fields = sweep_row_fields(summary)  # a benchmark plug-in's run: its own figures
     if plugin_fields is not None:
         row.update(plugin_fields)
+        try:  # what every benchmark shares: headlines, judge spend (docs/run_log.md)
+            row.update(log_row_fields(job_run_log(record.output_dir, summary)))
+        except ValueError as error:
+            row["error"] = str(error)
         return row
     row["ci_unit"], bootstrap = headline_intervals_json(summary.get("analysis"))
     row["f1_ci"] = _interval(bootstrap.get("f1"))

@@ -397,8 +397,9 @@ PARENT_HEADLINES = (
 def sweep_headlines(row: Mapping[str, Any]) -> dict[str, float | None]:
     """A sweep summary row's headline numbers (:data:`PARENT_HEADLINES`), F1 in percent.
 
-    A benchmark plug-in's row may carry ``headlines`` (metric name -> number, in the units
-    its own run logs them, named by the plug-in), added as they are.
+    A benchmark plug-in's row carries ``headlines``: its run log's headline figures
+    (:mod:`locomo_exp.sweep.log_rows`; metric name -> number, in the units its own run logs
+    them, named by the plug-in), added as they are.
     """
     f1 = (row.get("f1") or {}).get("overall")
     out: dict[str, float | None] = {
@@ -407,7 +408,7 @@ def sweep_headlines(row: Mapping[str, Any]) -> dict[str, float | None]:
         "j_std_across_runs": row.get("j_std_across_runs"),
         "estimated_cost_usd": row.get("estimated_cost_usd"),
     }
-    out.update(row.get("headlines") or {})  # a benchmark plug-in's own, named by it
+    out.update(row.get("headlines") or {})  # a plug-in job's, from its run log
     return out
 
 

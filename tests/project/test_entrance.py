@@ -14,7 +14,10 @@ from hydra.core.global_hydra import GlobalHydra
 from locomo_exp.cli import app_help
 from tests.conftest import CONF_DIR, EXAMPLE, clean_env
 
-HEAVY = ("scipy", "statsmodels", "nltk", "numpy", "mlflow", "anthropic", "openai", "matplotlib")
+HEAVY = (
+    "scipy", "statsmodels", "nltk", "numpy", "mlflow", "anthropic", "openai", "matplotlib",
+    "pydantic",  # the run log (results/run_log.py) only where a log is built or read
+)
 
 
 def _loaded_after(statement: str) -> list[str]:

@@ -84,8 +84,10 @@ def test_summary_json_of_the_example_reads_back_to_the_same_text(tmp_path: Path)
         "latency",
         "status",
         "analysis",
+        "run_log",  # schema 2: the typed run log (tests/results/test_run_log.py)
     ]
-    assert written["schema_version"] == SCHEMA_VERSION == 1
+    assert written["schema_version"] == SCHEMA_VERSION == 2
+    del written["run_log"]  # built from the summary by results/locomo_log.py, not RunSummary
     again = RunSummary.from_json(written).to_json()
     assert json.dumps(again, indent=2) == json.dumps(written, indent=2)  # same keys, order, values
 
@@ -158,17 +160,19 @@ def test_input_info_keeps_keys_it_does_not_know() -> None:
     assert info.to_json()["n_limited"] == 5
 
 
-def test_summary_without_schema_version_reads_as_version_1(tmp_path: Path) -> None:
+def test_summary_without_schema_version_reads_and_writes_the_current_layout(
+    tmp_path: Path,
+) -> None:
     written = _example_summary(tmp_path, "data=example")
-    del written["schema_version"]
-    assert RunSummary.from_json(written).to_json()["schema_version"] == 1
+    del written["schema_version"], written["run_log"]  # as written before either existed
+    assert RunSummary.from_json(written).to_json()["schema_version"] == 2
 
 
 def test_newer_schema_version_is_refused_with_one_line() -> None:
     with pytest.raises(ValueError) as info:
-        RunSummary.from_json({"schema_version": 2})
+        RunSummary.from_json({"schema_version": 3})
     assert str(info.value) == (
-        "summary.json schema_version 2 is newer than this locomo_exp reads (1); upgrade locomo_exp"
+        "summary.json schema_version 3 is newer than this locomo_exp reads (2); upgrade locomo_exp"
     )
 
 

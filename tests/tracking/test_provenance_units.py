@@ -90,7 +90,7 @@ def test_longmemeval_outputs_carry_locomo_provenance(typed_config, tmp_path):
     cfg = typed_config("data=file", "tracking=none", f"data.path={GPT4O}", f"data.reference={REFERENCE}")
     run_longmemeval(cfg, tmp_path / "out", tmp_path)
     summary, card, report, _ = _read(tmp_path / "out")
-    assert list(summary)[0] == "schema_version" and summary["schema_version"] == 1
+    assert list(summary)[0] == "schema_version" and summary["schema_version"] == 2
     assert list(card)[:4] == ["card_version", "tool", "command_line", "date"]
     assert card["card_version"] == 1
     assert card["tool"]["name"] == "locomo_exp" and card["tool"]["version"] == "0.1.0"

@@ -26,6 +26,7 @@ from locomo_exp.benchmarks.plugin import PluginRun, Spending, SweepJobRun
 
 if TYPE_CHECKING:
     from locomo_exp.config import ExperimentConfig, JudgeConfig
+    from locomo_exp.results.run_log import RunLog
 
 
 class BeamPlugin(FilePlugin):
@@ -90,6 +91,12 @@ class BeamPlugin(FilePlugin):
         if result.exit_status:
             raise ValueError(result.console[-1].removeprefix("error: "))
         return SweepJobRun(run_id=result.run_id, report_path=result.output_dir / "report.md")
+
+    def run_log(self, summary: Mapping[str, Any]) -> RunLog:
+        """The typed run log of its ``summary.json`` (:func:`.run_log.beam_run_log`)."""
+        from locomo_exp.benchmarks.beam.run_log import beam_run_log
+
+        return beam_run_log(summary)
 
     def sweep_row(self, summary: Mapping[str, Any]) -> dict[str, Any] | None:
         """A BEAM run's sweep cells (:func:`.sweep_rows.beam_row_fields`), else ``None``."""

@@ -33,6 +33,7 @@ from locomo_exp.benchmarks.beam.abilities import ABILITIES, NAME, TITLE, ability
 from locomo_exp.benchmarks.file_plugin import claims_run_dirs, compare_run_dirs
 from locomo_exp.config import ExperimentConfig
 from locomo_exp.report.run_dir import atomic_write_text, check_writable, prepare_output_dir
+from locomo_exp.results.run_log import check_version
 from locomo_exp.stats.bootstrap import cluster_bootstrap_mean_diff
 from locomo_exp.stats.paired import holm_adjust, sign_flip_test
 
@@ -91,6 +92,7 @@ def read_run(path: Path) -> BeamRunScores:
             malformed ``scores.jsonl`` (one line naming the file and the line).
     """
     summary = json.loads((path / "summary.json").read_text(encoding="utf-8"))
+    check_version(summary, str(path / "summary.json"))  # a newer layout: one line
     if not summary.get("figures"):
         raise ValueError(f"{path / 'summary.json'}: this BEAM run scored nothing "
                          f"({summary.get('status', {}).get('scoring', 'no figures')}); "

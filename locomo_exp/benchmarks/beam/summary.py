@@ -19,6 +19,7 @@ from locomo_exp.benchmarks.beam.figures import (
     question_scores,
 )
 from locomo_exp.benchmarks.beam.rows import BeamInput, BeamQuestion
+from locomo_exp.benchmarks.beam.run_log import beam_run_log
 from locomo_exp.report.provenance import provenance
 from locomo_exp.results import SCHEMA_VERSION
 
@@ -79,7 +80,8 @@ def build_summary(inp: BeamInput, *, samples: int, seed: int,
 
     Returns:
         ``{"schema_version", "benchmark", "profiles", "scales", "input", "verdicts",
-        "figures": {profile: ...}, "baselines", "intervals", "warnings", "status"}``;
+        "figures": {profile: ...}, "baselines", "intervals", "warnings", "status",
+        "run_log"}`` (``run_log``: :func:`.run_log.beam_run_log`, the typed log);
         ``figures`` is empty when nothing could be scored (``status.scoring`` says why).
     """
     dry_run = bool(judged and "dry_run_estimate" in judged)
@@ -95,7 +97,7 @@ def build_summary(inp: BeamInput, *, samples: int, seed: int,
     judge = inp.stored_judge if inp.stored else None
     if judged and scored:
         judge = str(judged.get("model_snapshot") or judged.get("model") or "") or None
-    return {
+    summary: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "benchmark": NAME,
         "profiles": {name: {"version": v} for name, v in p.PROFILE_VERSIONS.items()},
@@ -134,6 +136,8 @@ def build_summary(inp: BeamInput, *, samples: int, seed: int,
         "warnings": _warnings(inp, scored, judged),
         "status": {"scoring": "ok" if scored else DRY_RUN if dry_run else NOT_SCORED},
     }
+    summary["run_log"] = beam_run_log(summary).to_json()  # the typed log (docs/run_log.md)
+    return summary
 
 
 def build_card(summary: dict[str, Any], *, argv: list[str] | None = None) -> dict[str, Any]:

@@ -27,40 +27,6 @@ def is_beam_summary(summary: Mapping[str, Any] | None) -> bool:
     return bool(summary) and (summary or {}).get("benchmark") == NAME
 
 
-def _plus(total: Any, extra: Any) -> float | None:
-    if not isinstance(total, (int, float)):
-        return None
-    return float(total) + (float(extra) if isinstance(extra, (int, float)) else 0.0)
-
-
-def _judge_spend(judge: Mapping[str, Any]) -> dict[str, Any]:
-    """The judge's counts, tokens and cost (item calls plus alignment calls) as a LoCoMo row.
-
-    ``cost_in_all_usd`` adds the item calls answered from the cache; ``summary.json`` keeps
-    no such figure for the alignment calls, which count at this run's cost.
-    """
-    parts = [judge, judge.get("alignment") or {}]
-    tokens = [part.get("tokens") or {} for part in parts]
-
-    def total(key: str) -> int:
-        return sum(int(t.get(key) or 0) for t in tokens)
-
-    costs = [part.get("estimated_cost_usd") for part in parts if part.get("tokens")]
-    known = [float(c) for c in costs if isinstance(c, (int, float))]
-    counts = [part.get("counts") or {} for part in parts]
-    return {
-        "parse_failures": sum(int(c.get("parse_failure") or 0) for c in counts),
-        "api_errors": sum(int(c.get("api_error") or 0) for c in counts),
-        "input_tokens": total("input"),
-        "output_tokens": total("output"),
-        "input_tokens_in_all": total("input") + total("cached_input"),
-        "output_tokens_in_all": total("output") + total("cached_output"),
-        "estimated_cost_usd": sum(known) if costs and len(known) == len(costs) else None,
-        "cost_in_all_usd": _plus(judge.get("estimated_cost_usd_including_cached"),
-                                 parts[1].get("estimated_cost_usd")),
-    }
-
-
 def beam_row_fields(summary: Mapping[str, Any]) -> dict[str, Any]:
     """A BEAM job's cells of the sweep summary row.
 
@@ -73,8 +39,8 @@ def beam_row_fields(summary: Mapping[str, Any]) -> dict[str, Any]:
         "official_abilities"}`` (``official_measured`` of BEAM's ``official_abilities``
         abilities measured; pass rate in percent, the rest 0-1; ``None`` when not
         measured, e.g. a dry run; ``verdicts`` is ``stored (<judge>)``, ``judge (<model>,
-        <profile>)`` or ``none``), ``n_questions``, and for a judged run the judge's counts,
-        tokens and cost.
+        <profile>)`` or ``none``) and ``n_questions``. The headlines and the judge's counts,
+        tokens and cost are the run log's (:mod:`locomo_exp.sweep.log_rows`).
     """
     verdicts = summary.get("verdicts") or {}
     judge = summary.get("judge") or {}
@@ -98,15 +64,7 @@ def beam_row_fields(summary: Mapping[str, Any]) -> dict[str, Any]:
         "official_measured": official.get("measured"),
         "official_abilities": len(ABILITIES) if official else None,
     }
-    out: dict[str, Any] = {"beam": beam, "n_questions": beam["questions"]}
-    out["headlines"] = {  # the sweep's MLflow parent, named as each job's run names them
-        f"{p.NUGGET}/pass_rate/overall": beam["pass_rate"],
-        f"{p.NUGGET}/avg_score/overall": beam["avg_score"],
-        f"{p.OFFICIAL}/mean_of_abilities": beam["official_mean"],
-    }
-    if judge.get("tokens") is not None:
-        out.update(_judge_spend(judge))
-    return out
+    return {"beam": beam, "n_questions": beam["questions"]}
 
 
 def _group_cells(group: Mapping[str, Any]) -> dict[str, Any]:

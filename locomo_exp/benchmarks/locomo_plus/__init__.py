@@ -22,6 +22,7 @@ from locomo_exp.benchmarks.plugin import PluginRun, Spending, SweepJobRun
 
 if TYPE_CHECKING:
     from locomo_exp.config import ExperimentConfig, JudgeConfig
+    from locomo_exp.results.run_log import RunLog
 
 
 class LocomoPlusPlugin(FilePlugin):
@@ -87,6 +88,12 @@ class LocomoPlusPlugin(FilePlugin):
         result = run_locomo_plus(cfg, output_dir, start_dir, run_name=run_name,
                                  parent_run_id=parent_run_id, extra_tags=extra_tags)
         return SweepJobRun(run_id=result.run_id, report_path=result.output_dir / "report.md")
+
+    def run_log(self, summary: Mapping[str, Any]) -> RunLog:
+        """The typed run log of its ``summary.json`` (:func:`.run_log.plus_run_log`)."""
+        from locomo_exp.benchmarks.locomo_plus.run_log import plus_run_log
+
+        return plus_run_log(summary)
 
     def sweep_row(self, summary: Mapping[str, Any]) -> dict[str, Any] | None:
         """A LoCoMo-Plus run's sweep cells (:func:`.sweep_rows.plus_row_fields`), else ``None``."""

@@ -28,6 +28,7 @@ from locomo_exp.benchmarks.locomo_plus.facts import COGNITIVE, FACTUAL, NAME
 from locomo_exp.benchmarks.locomo_plus.parsing import AUTHORS
 from locomo_exp.config import ExperimentConfig
 from locomo_exp.report.run_dir import atomic_write_text, check_writable, prepare_output_dir
+from locomo_exp.results.run_log import check_version
 from locomo_exp.stats.bootstrap import cluster_bootstrap_mean_diff, question_bootstrap_mean_diff
 from locomo_exp.stats.paired import holm_adjust, sign_flip_test
 
@@ -64,6 +65,7 @@ def read_run(path: Path) -> PlusRunScores:
             the line).
     """
     summary = json.loads((path / "summary.json").read_text(encoding="utf-8"))
+    check_version(summary, str(path / "summary.json"))  # a newer layout: one line
     reading = str(summary.get("headline", "ours"))
     field = "score_authors" if reading == AUTHORS else "score"
     scores: dict[str, tuple[str, int | None, float | None]] = {}

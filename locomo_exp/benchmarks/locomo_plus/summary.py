@@ -15,6 +15,7 @@ from locomo_exp.benchmarks.locomo_plus.facts import CATEGORIES, NAME, TITLE
 from locomo_exp.benchmarks.locomo_plus.figures import compute_figures, read_stored
 from locomo_exp.benchmarks.locomo_plus.judged import JudgedReadings
 from locomo_exp.benchmarks.locomo_plus.parsing import AUTHORS, OURS
+from locomo_exp.benchmarks.locomo_plus.run_log import plus_run_log
 from locomo_exp.benchmarks.locomo_plus.runs import AUTHORS as AUTHORS_LAYOUT
 from locomo_exp.benchmarks.locomo_plus.runs import LAYOUT_TITLES, StoredRun
 from locomo_exp.report.provenance import provenance
@@ -85,9 +86,10 @@ def build_judged_summary(run: StoredRun, *, parser: str, samples: int, seed: int
 
     Returns:
         The layout of :func:`build_summary`, with ``verdicts.source`` ``judged`` (or
-        ``dry run``) and a ``judge`` section; both readings are always present.
+        ``dry run``) and a ``judge`` section; both readings are always present; the
+        ``run_log`` built last.
     """
-    summary = build_summary(run, parser=parser, samples=0, seed=seed)
+    summary = _stored_summary(run, parser=parser, samples=0, seed=seed)
     if readings is None:
         for name in (OURS, AUTHORS):
             figures = compute_figures([], samples=0, seed=seed)
@@ -113,11 +115,29 @@ def build_judged_summary(run: StoredRun, *, parser: str, samples: int, seed: int
     failed = summary["parser"]["api_errors"]
     summary["warnings"] = ([f"{failed:,} of {readings.calls:,} judge calls failed (API errors)"]
                            if readings is not None and failed else [])
+    summary["run_log"] = plus_run_log(summary).to_json()  # the typed log (docs/run_log.md)
     return summary
 
 
 def build_summary(run: StoredRun, *, parser: str, samples: int, seed: int) -> dict[str, Any]:
-    """The ``summary.json`` content of a stored LoCoMo-Plus run.
+    """The ``summary.json`` content of a stored LoCoMo-Plus run, with its typed ``run_log``.
+
+    Args:
+        run: the stored run.
+        parser: ``judge.parser`` (``ours`` or ``authors``): the headline reading.
+        samples: bootstrap resamples of the intervals.
+        seed: their seed.
+
+    Returns:
+        The sections of the run (below) and ``run_log`` (:func:`.run_log.plus_run_log`).
+    """
+    summary = _stored_summary(run, parser=parser, samples=samples, seed=seed)
+    summary["run_log"] = plus_run_log(summary).to_json()  # the typed log (docs/run_log.md)
+    return summary
+
+
+def _stored_summary(run: StoredRun, *, parser: str, samples: int, seed: int) -> dict[str, Any]:
+    """The sections of a stored LoCoMo-Plus run's ``summary.json`` (no ``run_log`` yet).
 
     Args:
         run: the stored run.

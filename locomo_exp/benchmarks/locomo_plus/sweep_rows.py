@@ -59,8 +59,8 @@ def plus_row_fields(summary: Mapping[str, Any]) -> dict[str, Any]:
         "gap_unweighted", "gap_item_weighted"}`` of the headline reading (percent, 2
         decimals, as the job's MLflow metrics; ``None`` when not measured: no LoCoMo item,
         a dry run); ``n_questions`` (items); ``j_overall`` (this project's judge) or
-        ``stored_j_overall`` (the run's stored verdicts), percent; and, for a judged job,
-        the judge's counts, tokens and cost as a LoCoMo row has them.
+        ``stored_j_overall`` (the run's stored verdicts), percent. The headlines and the
+        judge's counts, tokens and cost are the run log's (:mod:`locomo_exp.sweep.log_rows`).
     """
     reading = str(summary.get("headline") or "ours")
     head = (summary.get("readings") or {}).get(reading) or {}
@@ -81,27 +81,8 @@ def plus_row_fields(summary: Mapping[str, Any]) -> dict[str, Any]:
         "gap_item_weighted": _pct(gap.get("item_weighted")),
     }
     out: dict[str, Any] = {"plus": plus, "n_questions": head.get("n_items")}
-    out["headlines"] = {  # the sweep's MLflow parent, as each job's run names them
-        f"{reading}/overall": plus["overall"], f"{reading}/cognitive": plus["cognitive"],
-    }
     judged = verdicts.get("source") in ("judged", "dry run")
     out["j_overall" if judged else "stored_j_overall"] = plus["overall"]
-    judge = summary.get("judge") or {}
-    if judge:
-        counts, tokens = judge.get("counts") or {}, judge.get("tokens") or {}
-        if "dry_run" in judge:  # no call made: nothing counted, the estimate shown
-            out["dry_run_estimate"] = judge["dry_run"]
-        else:
-            out["parse_failures"] = counts.get("parse_failure")
-            out["api_errors"] = counts.get("api_error")
-        out["input_tokens"] = tokens.get("input")
-        out["output_tokens"] = tokens.get("output")
-        out["input_tokens_in_all"] = (tokens.get("input") or 0) + (tokens.get("cached_input") or 0)
-        out["output_tokens_in_all"] = (
-            (tokens.get("output") or 0) + (tokens.get("cached_output") or 0)
-        )
-        out["estimated_cost_usd"] = judge.get("estimated_cost_usd")
-        out["cost_in_all_usd"] = judge.get("estimated_cost_usd_including_cached")
     return out
 
 

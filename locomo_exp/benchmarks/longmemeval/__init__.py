@@ -28,6 +28,7 @@ from locomo_exp.benchmarks.plugin import PluginRun, Spending, SweepJobRun
 
 if TYPE_CHECKING:
     from locomo_exp.config import ExperimentConfig, JudgeConfig
+    from locomo_exp.results.run_log import RunLog
 
 NAME = "longmemeval"
 """The registry key, ``benchmark=longmemeval`` and ``data.format=longmemeval``."""
@@ -119,6 +120,12 @@ class LongMemEvalPlugin(FilePlugin):
         result = run_longmemeval(cfg, output_dir, start_dir, run_name=run_name,
                                  parent_run_id=parent_run_id, extra_tags=extra_tags)
         return SweepJobRun(run_id=result.run_id, report_path=result.report_path)
+
+    def run_log(self, summary: Mapping[str, Any]) -> RunLog:
+        """The typed run log of its ``summary.json`` (:func:`.run_log.lme_run_log`)."""
+        from locomo_exp.benchmarks.longmemeval.run_log import lme_run_log
+
+        return lme_run_log(summary)
 
     def sweep_row(self, summary: Mapping[str, Any]) -> dict[str, Any] | None:
         """A LongMemEval run's sweep cells (:func:`.sweep_rows.lme_row_fields`), else ``None``."""

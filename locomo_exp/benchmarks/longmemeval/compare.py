@@ -28,6 +28,7 @@ import numpy as np
 from locomo_exp.benchmarks.longmemeval import facts as lme
 from locomo_exp.compare.run_dirs import CompareError, display_names, unique_names
 from locomo_exp.results.checks_read import run_warnings
+from locomo_exp.results.run_log import check_version
 from locomo_exp.stats.bootstrap import question_bootstrap_mean_diff
 from locomo_exp.stats.paired import holm_adjust, mcnemar_exact
 
@@ -74,6 +75,10 @@ def load_lme_run(run_dir: Path) -> LmeRun:
         lines = (run_dir / "scores.jsonl").read_text(encoding="utf-8").splitlines()
     except (OSError, ValueError) as error:
         raise CompareError(f"{run_dir}: not a readable LongMemEval run ({error})") from None
+    try:
+        check_version(summary, str(run_dir / "summary.json"))  # a newer layout: one line
+    except ValueError as error:
+        raise CompareError(str(error)) from None
     headline = summary.get("headline")
     if not headline:
         raise CompareError(f"{run_dir}: has no verdicts (J not measured); nothing to compare")

@@ -38,6 +38,7 @@ from locomo_exp.benchmarks.longmemeval.dry_run import (
 )
 from locomo_exp.benchmarks.longmemeval.reference import read_lme_reference
 from locomo_exp.benchmarks.longmemeval.report import render_lme_report
+from locomo_exp.benchmarks.longmemeval.run_log import with_run_log
 from locomo_exp.benchmarks.longmemeval.summary import (
     audit_section,
     build_lme_card,
@@ -132,6 +133,7 @@ class LmeRunResult:
 def _write(
     output_dir: Path, cfg: ExperimentConfig, summary: dict[str, Any], rows: list[dict[str, Any]]
 ) -> list[Path]:
+    with_run_log(summary)  # the typed log, built last (docs/run_log.md)
     card = build_lme_card(summary)
     files = {
         "report.md": render_lme_report(summary, card, LME_BASELINES),

@@ -43,10 +43,8 @@ def lme_row_fields(summary: Mapping[str, Any]) -> dict[str, Any]:
         "questions"}`` (percent; ``verdicts`` names whose: ``judge (...)`` or ``stored
         (...)``; ``None`` values when not measured, e.g. a dry run), ``n_questions``,
         ``j_overall`` (this project's judge, percent) or ``stored_j_overall`` (the file's
-        stored verdicts), ``headlines`` (the sweep's MLflow parent: ``lme_j/overall``,
-        ``lme_j/task_avg``, ``lme_j/abstention`` for this project's judge, ``lme_stored/...``
-        for the answer file's stored verdicts), and the judge's counts, tokens and cost as a
-        LoCoMo row has them (from ``judge.settings``).
+        stored verdicts). The headlines and the judge's counts, tokens and cost are the run
+        log's (:mod:`locomo_exp.sweep.log_rows`).
     """
     headline = summary.get("headline") or {}
     figures = headline.get("figures") or {}
@@ -63,24 +61,6 @@ def lme_row_fields(summary: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"lme": lme, "n_questions": overall.get("n")}
     key = "j_overall" if headline.get("source") == "judge" else "stored_j_overall"
     out[key] = lme["overall"]
-    prefix = "lme_j" if key == "j_overall" and lme["overall"] is not None else "lme_stored"
-    out["headlines"] = {  # the sweep's MLflow parent, named by whose verdicts they are
-        f"{prefix}/{k}": lme[k] for k in ("overall", "task_avg", "abstention")
-    }
-    settings = (summary.get("judge") or {}).get("settings") or {}
-    if settings:
-        counts, tokens = settings.get("counts") or {}, settings.get("tokens") or {}
-        if out.get("j_overall") is not None:  # a dry run made no call: nothing counted
-            out["parse_failures"] = counts.get("parse_failure")
-            out["api_errors"] = counts.get("api_error")
-        out["input_tokens"] = tokens.get("input")
-        out["output_tokens"] = tokens.get("output")
-        out["input_tokens_in_all"] = (tokens.get("input") or 0) + (tokens.get("cached_input") or 0)
-        out["output_tokens_in_all"] = (
-            (tokens.get("output") or 0) + (tokens.get("cached_output") or 0)
-        )
-        out["estimated_cost_usd"] = settings.get("estimated_cost_usd")
-        out["cost_in_all_usd"] = settings.get("estimated_cost_usd_including_cached")
     return out
 
 

@@ -113,7 +113,7 @@ def test_outputs_name_the_profile_the_judge_and_one_row_per_question(run: Any) -
     summary = json.loads((out / "summary.json").read_text())
     card = json.loads((out / "card.json").read_text())
     scores = [json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()]
-    assert summary["schema_version"] == 1
+    assert summary["schema_version"] == 2
     assert summary["verdicts"] == {"source": "stored", "judge_model": "gpt-5"}
     assert card["headline_profile"] == "beam-nugget" and card["verdicts"] == "stored (gpt-5)"
     assert set(card["profiles"]) == {"beam-nugget", "beam-official"}

@@ -10,8 +10,10 @@ from beam_helpers import config, mem0_file, mem0_row
 
 from locomo_exp.benchmarks.beam import PLUGIN
 from locomo_exp.benchmarks.beam.job import run_beam
+from locomo_exp.benchmarks.beam.run_log import beam_run_log
 from locomo_exp.benchmarks.beam.sweep_rows import beam_row_fields, beam_vs_baseline
 from locomo_exp.benchmarks.plugin import SweepPlugin
+from locomo_exp.sweep.log_rows import log_row_fields
 
 
 def test_the_beam_plugin_has_the_sweep_hooks() -> None:
@@ -19,9 +21,10 @@ def test_the_beam_plugin_has_the_sweep_hooks() -> None:
 
 
 def test_a_judged_runs_row_adds_item_and_alignment_calls() -> None:
+    """The spend cells come from the run log (sweep/log_rows.py), which adds both call kinds."""
     summary = {
         "benchmark": "beam",
-        "input": {"questions": 4, "chats": 2},
+        "input": {"questions": 4, "chats": 2, "path": "/a.json", "sha256": "0", "layout": "x"},
         "verdicts": {"source": "judge", "judge_model": "m-1"},
         "figures": {},
         "judge": {
@@ -33,7 +36,7 @@ def test_a_judged_runs_row_adds_item_and_alignment_calls() -> None:
                           "tokens": {"input": 30, "output": 3}, "estimated_cost_usd": 0.05},
         },
     }
-    row = beam_row_fields(summary)
+    row = beam_row_fields(summary) | log_row_fields(beam_run_log(summary))
     assert row["beam"]["verdicts"] == "judge (m-1, beam-official strict)"
     assert (row["beam"]["pass_rate"], row["beam"]["official_mean"]) == (None, None)
     assert {k: row[k] for k in ("parse_failures", "api_errors", "input_tokens", "output_tokens",
@@ -50,10 +53,7 @@ def test_a_stored_runs_row_has_no_judge_cells_and_other_runs_are_not_beams() -> 
                             "pass_rate": None, "pass_rate_ci": None, "avg_score": None,
                             "avg_score_ci": None, "official_mean": None,
                             "official_measured": None, "official_abilities": None},
-                   "n_questions": None,
-                   "headlines": {"beam-nugget/pass_rate/overall": None,
-                                 "beam-nugget/avg_score/overall": None,
-                                 "beam-official/mean_of_abilities": None}}
+                   "n_questions": None}  # headlines: the run log's (sweep/log_rows.py)
     assert PLUGIN.sweep_row({"benchmark": "longmemeval"}) is None
 
 

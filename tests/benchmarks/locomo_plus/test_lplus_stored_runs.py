@@ -44,7 +44,7 @@ def test_kumiho_published_figures_come_out(real, typed_config, tmp_path: Path) -
         assert text in console
     out = tmp_path / "out"
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
-    assert summary["schema_version"] == 1 and summary["benchmark"] == "locomo_plus"
+    assert summary["schema_version"] == 2 and summary["benchmark"] == "locomo_plus"
     assert summary["verdicts"]["source"] == "stored"
     assert "Overall: 0.9327 (93.3%)" in (out / "report.md").read_text(encoding="utf-8")
     rows = [json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()]
