@@ -1,6 +1,6 @@
 """The run log: what every run of every benchmark has, as one typed (pydantic) model.
 
-Every job (LoCoMo, LongMemEval, BEAM, LoCoMo-Plus) builds one :class:`RunLog` and saves it
+Every job (LoCoMo's and each benchmark plug-in's) builds one :class:`RunLog` and saves it
 as the ``run_log`` section of its ``summary.json`` (docs/run_log.md). The sweep's rows and the
 sweep parent's MLflow headlines read it back through :func:`read_run_log`, never by the keys
 of a benchmark's own sections. Its JSON Schema, generated from the model
@@ -48,8 +48,8 @@ class RunSpec(_Model):
         judge_model: the judge model of this run's calls (``None``: no judge called).
         judge_protocol: its protocol or prompt name.
         judge_runs: calls per question or item.
-        profile: the benchmark's scoring profile (BEAM's ``beam-nugget``), when it has one.
-        parser: the verdict reader (LoCoMo-Plus's ``ours`` or ``authors``), when it has one.
+        profile: the benchmark's scoring profile, when it has one.
+        parser: the verdict reader (e.g. ``ours`` or ``authors``), when it has one.
     """
 
     scorer: str
@@ -101,8 +101,8 @@ class MetricResult(_Model):
         interval: how the intervals were made (``"95% percentile cluster bootstrap over
             chats (1000 resamples)"``), or ``None`` when there are none.
         groups: the benchmark's own group key, as a string (LoCoMo ``"1"``..``"5"``,
-            ``"overall_1_4"``, ``"overall"``; LongMemEval question types; BEAM abilities;
-            LoCoMo-Plus categories) -> result.
+            ``"overall_1_4"``, ``"overall"``; a plug-in's question types, abilities or
+            categories as it names them) -> result.
     """
 
     title: str
@@ -115,8 +115,8 @@ class Figure(_Model):
     """One headline figure, named as the benchmark's own MLflow run names it.
 
     Attributes:
-        name: the metric name (``j/overall``, ``beam-nugget/pass_rate/overall``,
-            ``lme_stored/overall``, ``ours/cognitive``).
+        name: the metric name (``j/overall``; a plug-in's own, e.g.
+            ``<profile>/pass_rate/overall``).
         value: the figure as that run logs it (its unit), or ``None``: not measured.
         unit: its scale.
         ci_low: lower bound of its 95% interval, or ``None``.
@@ -187,8 +187,7 @@ class RunLog(_Model):
 
     Attributes:
         schema_version: :data:`RUN_LOG_VERSION`.
-        benchmark: the benchmark's registry name (``locomo``, ``longmemeval``, ``beam``,
-            ``locomo_plus``).
+        benchmark: the benchmark's registry name (``locomo`` or a plug-in's).
         title: its display name.
         spec: what was asked.
         input: the scored file.
@@ -243,7 +242,7 @@ def judge_spend(
     Every job's judge section has the judge job's layout (:mod:`locomo_exp.judge.job`):
     ``counts`` (``calls_made``, ``parse_failure``, ``api_error``), ``tokens`` (``input``,
     ``output``, ``cached_input``, ``cached_output``), ``estimated_cost_usd`` and
-    ``estimated_cost_usd_including_cached``. Several sections (BEAM's item calls and
+    ``estimated_cost_usd_including_cached``. Several sections (a plug-in's item calls and
     alignment calls) are added up; a count absent from every section is ``None``.
 
     Args:
