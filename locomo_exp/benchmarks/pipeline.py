@@ -15,8 +15,8 @@ named steps, each a short function:
    run and swapped in only when every file is written (``overwrite=true``:
    :func:`locomo_exp.report.run_swap.replacing_run`); the MLflow run; the console.
 
-:class:`PipelinePlugin` is the plug-in side: a benchmark whose plug-in subclasses it gets
-its job, its sweep job and its sweep checks from here.
+The plug-in side (its job, sweep job, checks, comparison) is
+:class:`locomo_exp.benchmarks.pipeline_plugin.PipelinePlugin`.
 """
 
 from __future__ import annotations
@@ -27,8 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic
 
-from locomo_exp.benchmarks.file_plugin import FilePlugin, plugin_mlflow_run, single_data_file
-from locomo_exp.benchmarks.plugin import PluginRun, SweepJobRun
+from locomo_exp.benchmarks.file_plugin import plugin_mlflow_run, single_data_file
 from locomo_exp.benchmarks.steps import InputT, JobContext, JobResult, JobSteps, JudgedT
 
 if TYPE_CHECKING:
@@ -269,60 +268,8 @@ def run_job(
                            parent_run_id=parent_run_id, extra_tags=extra_tags)
 
 
-class PipelinePlugin(FilePlugin):
-    """A :class:`FilePlugin` whose job is :func:`run_job` over its :meth:`steps`.
-
-    Gives :meth:`run`, the sweep's :meth:`run_in_sweep` and :meth:`sweep_problems`; the
-    subclass gives :meth:`detects` and :meth:`steps` (and its own compare/sweep hooks).
-    """
-
-    def steps(self) -> JobSteps[Any, Any]:
-        """The benchmark's hooks (imported when a job runs, never by ``--help``).
-
-        Raises:
-            NotImplementedError: a subclass gives it.
-        """
-        raise NotImplementedError
-
-    def run(self, cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -> PluginRun:
-        """Run the job (:func:`run_job`)."""
-        result = run_job(self.steps(), cfg, output_dir, start_dir)
-        return PluginRun(console="\n".join(result.console), output_dir=result.output_dir,
-                         exit_status=result.exit_status)
-
-    def sweep_problems(self, cfg: ExperimentConfig, start_dir: Path) -> list[str]:
-        """The settings and judge protocol a job of this benchmark refuses, before any job."""
-        steps = self.steps()
-        try:
-            steps.check_settings(cfg)
-            steps.judge_config(cfg)
-        except ValueError as error:
-            return [str(error)]
-        return []
-
-    def run_in_sweep(
-        self, cfg: ExperimentConfig, output_dir: Path, start_dir: Path, *,
-        run_name: str, parent_run_id: str | None, extra_tags: dict[str, str],
-    ) -> SweepJobRun:
-        """One sweep job (:func:`run_job`), its MLflow run a child of ``parent_run_id``.
-
-        Raises:
-            ValueError: also a job whose gate failed (its outputs written).
-        """
-        result = run_job(self.steps(), cfg, output_dir, start_dir, run_name=run_name,
-                         parent_run_id=parent_run_id, extra_tags=extra_tags)
-        if result.exit_status:
-            raise ValueError(result.console[-1].removeprefix("error: "))
-        return SweepJobRun(run_id=result.run_id, report_path=result.output_dir / "report.md")
-
-    def sweep_judge_config(self, judge: JudgeConfig) -> JudgeConfig:
-        """The judge settings a sweep job runs with. Default: ``judge`` itself."""
-        return judge
-
-
 __all__ = [
     "JobPlan",
-    "PipelinePlugin",
     "judge_step",
     "preflight",
     "run_job",

@@ -194,6 +194,19 @@ class JobSteps(Generic[InputT, JudgedT]):
         """A failed gate the user set (exit status 1, outputs kept), or ``None``."""
         return None
 
+    def paired_scores(self, rows: list[dict[str, Any]]
+                      ) -> dict[str, tuple[str, float | None]]:
+        """Each ``scores.jsonl`` row's key, group and score (0-1, ``None`` unscored).
+
+        Declared by a benchmark without its own ``mode=compare`` and sweep table: the
+        pipeline's comparison pairs two runs by these keys
+        (:mod:`locomo_exp.benchmarks.pipeline_compare`).
+
+        Raises:
+            NotImplementedError: the benchmark compares its runs its own way (or not at all).
+        """
+        raise NotImplementedError
+
     # -- MLflow -------------------------------------------------------------------------
     def run_tags(self, summary: dict[str, Any]) -> dict[str, str]:
         """The MLflow run's tags at its start. Default: ``benchmark``."""

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from locomo_exp.benchmarks.locomo_plus.facts import NAME, TITLE
-from locomo_exp.benchmarks.pipeline import PipelinePlugin
+from locomo_exp.benchmarks.pipeline_plugin import PipelinePlugin
 from locomo_exp.benchmarks.plugin import PluginRun, Spending
 from locomo_exp.benchmarks.steps import JobSteps
 

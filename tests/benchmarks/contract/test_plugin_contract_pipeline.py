@@ -23,7 +23,7 @@ from fake_openai import FakeOpenAIServer
 from fake_server import RecordedRequest, Reply
 
 from locomo_exp.benchmarks import registry
-from locomo_exp.benchmarks.pipeline import PipelinePlugin, run_job
+from locomo_exp.benchmarks.pipeline_plugin import PipelinePlugin, run_job
 from locomo_exp.benchmarks.steps import JobResult
 from locomo_exp.llm.errors import JudgeError, JudgeInterrupted
 from locomo_exp.report.run_swap import OLD_DIR, STAGE_DIR
@@ -222,3 +222,58 @@ def test_mlflow_logs_the_jobs_metrics_under_legal_names(bench: Bench) -> None:
     logged = {a.path for a in mlflow.MlflowClient(store).list_artifacts(result.run_id)}
     assert set(OUTPUTS) <= logged
     assert "sk-" not in json.dumps(run.data.params)  # no key in the params
+
+
+def test_mode_compare_pairs_two_runs(case: Case, bench: Bench) -> None:
+    stored, judged = bench.run(out="a"), bench.run(judged=True, out="b")
+    cfg = bench.typed_config("mode=compare", f"compare.runs=[{stored.output_dir},"
+                             f"{judged.output_dir}]", "tracking=none")
+    plugin = registry.compare_plugin_for(cfg, bench.tmp)
+    assert plugin is not None and plugin.name == case.name  # type: ignore[attr-defined]
+    done = plugin.compare(cfg, bench.tmp / "cmp", bench.tmp)
+    written = json.loads((bench.tmp / "cmp" / "compare.json").read_text(encoding="utf-8"))
+    assert (bench.tmp / "cmp" / "compare.md").is_file() and done.console
+    if case.name == "tinybench":  # the pipeline's comparison, checked by hand
+        def scores(run: JobResult) -> dict[str, float]:
+            lines = (run.output_dir / "scores.jsonl").read_text().splitlines()
+            return {r["id"]: r["score"] for r in map(json.loads, lines)}
+
+        a, b = scores(stored), scores(judged)
+        diff = sum(b[k] - a[k] for k in a) / len(a) * 100
+        overall = written["groups"]["overall"]
+        assert overall["n"] == 5 and overall["diff"] == round(diff, 2)
+        assert overall["ci"][0] <= overall["diff"] <= overall["ci"][1]
+        assert sorted(written["groups"]) == ["overall", "recall", "update"]
+
+
+SWEEP = """
+import runpy, sys
+sys.path.insert(0, {tiny!r})
+from locomo_exp.benchmarks import registry
+registry.PLUGINS = (*registry.PLUGINS, "tinybench")
+sys.argv = ["locomo_exp", *{args!r}]
+runpy.run_module("locomo_exp", run_name="__main__", alter_sys=True)
+"""
+
+
+@pytest.mark.slow
+def test_a_sweep_over_two_values_has_one_mlflow_parent(case: Case, bench: Bench) -> None:
+    import mlflow
+    from conftest import run_python
+
+    store = f"sqlite:///{bench.tmp / 'm.db'}"
+    args = ["-m", "data=file", f"data.path={bench.data}", "report.bootstrap_samples=50,60",
+            f"tracking.uri={store}", "hydra.sweep.dir=sw"]
+    done = run_python(SWEEP.format(tiny=str(TINY_DIR), args=args), cwd=bench.tmp)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((bench.tmp / "sw" / "sweep_summary.json").read_text())
+    assert (summary["n_jobs"], summary["n_failed"]) == (2, 0)
+    assert summary["baseline"]["job"] == 0 and "vs_baseline" in summary["rows"][1]
+    client = mlflow.MlflowClient(store)
+    runs = client.search_runs([client.get_experiment_by_name("locomo_exp").experiment_id])
+    [parent] = [r for r in runs if r.data.tags.get("sweep.role") == "parent"]
+    children = [r for r in runs if r.data.tags.get("sweep.role") == "child"]
+    assert len(children) == 2 and len(runs) == 3
+    assert {c.data.tags["mlflow.parentRunId"] for c in children} == {parent.info.run_id}
+    assert {c.data.tags["benchmark"] for c in children} == {case.name}
+    assert any(name.startswith("sweep/") for name in parent.data.metrics)  # the headlines

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from locomo_exp.benchmarks.pipeline import PipelinePlugin
+from locomo_exp.benchmarks.pipeline_plugin import PipelinePlugin
 from locomo_exp.benchmarks.steps import JobSteps
 
 

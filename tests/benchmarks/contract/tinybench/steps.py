@@ -109,6 +109,11 @@ class TinySteps(JobSteps[list[dict[str, Any]], JudgeRunResult]):
         """The console's lines as a markdown list."""
         return "# TinyBench\n\n" + "".join(f"- {x}\n" for x in self.console(summary))
 
+    def paired_scores(self, rows: list[dict[str, Any]]
+                      ) -> dict[str, tuple[str, float | None]]:
+        """``mode=compare`` and sweeps pair runs by question id, grouped by kind."""
+        return {r["id"]: (r["kind"], r["score"]) for r in rows}
+
     def run_params(self, summary: dict[str, Any]) -> dict[str, str]:
         """Where the verdicts came from."""
         return {"tinybench.verdicts": summary["verdicts"]}
