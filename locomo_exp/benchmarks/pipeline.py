@@ -126,7 +126,8 @@ def preflight(
             spend = plan_job_spend(steps.spend_parts(inp, judge, cfg), judge.max_cost_usd,
                                    start_dir)
     recover_cut_swap(output_dir)  # a swap of runs cut by a killed job: finished or undone
-    replacing = cfg.overwrite and check_output_dir(output_dir, cfg.overwrite) != "empty"
+    state = check_output_dir(output_dir, cfg.overwrite)  # a finished run needs overwrite=true
+    replacing = cfg.overwrite and state != "empty"
     ctx = JobContext(cfg=cfg, output_dir=output_dir, start_dir=start_dir, data_path=path,
                      client=client, calls_stop=calls_stop, spend=spend)
     return JobPlan(ctx=ctx, inp=inp, judge=judge, replacing=replacing)

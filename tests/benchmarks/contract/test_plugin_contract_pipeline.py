@@ -243,6 +243,13 @@ def test_mode_compare_pairs_two_runs(case: Case, bench: Bench) -> None:
         overall = written["groups"]["overall"]
         assert overall["n"] == 5 and overall["diff"] == round(diff, 2)
         assert overall["ci"][0] <= overall["diff"] <= overall["ci"][1]
+        # 2**5 sign patterns <= compare.permutation_samples: the exact test, enumerated here
+        d = [b[k] - a[k] for k in sorted(a)]
+        means = [abs(sum(x if (m >> i) & 1 else -x for i, x in enumerate(d))) / len(d)
+                 for m in range(2 ** len(d))]
+        observed = abs(sum(d)) / len(d)
+        assert overall["pvalue"] == pytest.approx(
+            sum(m >= observed - 1e-12 for m in means) / len(means))
         assert sorted(written["groups"]) == ["overall", "recall", "update"]
 
 
@@ -277,3 +284,13 @@ def test_a_sweep_over_two_values_has_one_mlflow_parent(case: Case, bench: Bench)
     assert {c.data.tags["mlflow.parentRunId"] for c in children} == {parent.info.run_id}
     assert {c.data.tags["benchmark"] for c in children} == {case.name}
     assert any(name.startswith("sweep/") for name in parent.data.metrics)  # the headlines
+
+
+def test_a_finished_run_without_overwrite_is_refused_before_any_call(bench: Bench) -> None:
+    from locomo_exp.report.run_dir import OutputDirInUse
+
+    bench.run()
+    before = _tree(bench.tmp / "out")
+    with pytest.raises(OutputDirInUse, match="already holds a run"):
+        bench.run(judged=True)
+    assert bench.server.requests == [] and _tree(bench.tmp / "out") == before
