@@ -32,6 +32,7 @@ from locomo_exp.benchmarks.steps import InputT, JobContext, JobResult, JobSteps,
 
 if TYPE_CHECKING:
     from locomo_exp.config import ExperimentConfig, JudgeConfig
+    from locomo_exp.judge.spend import JobSpend
     from locomo_exp.llm.messages import JudgeClient
     from locomo_exp.llm.stop import CallsStop
 
@@ -77,6 +78,27 @@ def _input_file(steps: JobSteps[Any, Any], cfg: ExperimentConfig, start_dir: Pat
     return path
 
 
+def _judge_checks(steps: JobSteps[InputT, Any], judge: JudgeConfig, inp: InputT,
+                  cfg: ExperimentConfig, path: Path, start_dir: Path) -> JobSpend | None:
+    """The judge's checks on the records, then ``judge.max_cost_usd`` over the whole job.
+
+    Returns:
+        The job's spend plan, or ``None`` (no cap, or a dry run).
+
+    Raises:
+        JudgeError: a record the protocol cannot judge, a prompt over the limit, or the
+            whole job's estimate above the cap (no call made).
+    """
+    from locomo_exp.judge import preflight_judge
+    from locomo_exp.judge.spend import plan_job_spend
+
+    preflight_judge(judge, steps.judge_records(inp, judge), start_dir=start_dir,
+                    source=str(path))
+    if judge.max_cost_usd is None or judge.dry_run:
+        return None
+    return plan_job_spend(steps.spend_parts(inp, judge, cfg), judge.max_cost_usd, start_dir)
+
+
 def preflight(
     steps: JobSteps[InputT, Any], cfg: ExperimentConfig, output_dir: Path, start_dir: Path, *,
     client: JudgeClient | None = None, calls_stop: CallsStop | None = None,
@@ -115,16 +137,7 @@ def preflight(
     check_writable(output_dir)
     path = _input_file(steps, cfg, start_dir)
     inp = steps.read(cfg, path, start_dir, judging=judge is not None)
-    spend = None
-    if judge is not None:
-        from locomo_exp.judge import preflight_judge
-        from locomo_exp.judge.spend import plan_job_spend
-
-        preflight_judge(judge, steps.judge_records(inp, judge), start_dir=start_dir,
-                        source=str(path))
-        if judge.max_cost_usd is not None and not judge.dry_run:  # the whole job, refused now
-            spend = plan_job_spend(steps.spend_parts(inp, judge, cfg), judge.max_cost_usd,
-                                   start_dir)
+    spend = None if judge is None else _judge_checks(steps, judge, inp, cfg, path, start_dir)
     recover_cut_swap(output_dir)  # a swap of runs cut by a killed job: finished or undone
     state = check_output_dir(output_dir, cfg.overwrite)  # a finished run needs overwrite=true
     replacing = cfg.overwrite and state != "empty"
