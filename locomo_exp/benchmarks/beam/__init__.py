@@ -21,16 +21,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from locomo_exp.benchmarks.beam.abilities import NAME, TITLE
-from locomo_exp.benchmarks.file_plugin import FilePlugin
-from locomo_exp.benchmarks.plugin import PluginRun, Spending, SweepJobRun
+from locomo_exp.benchmarks.pipeline_plugin import PipelinePlugin
+from locomo_exp.benchmarks.plugin import PluginRun, Spending
+from locomo_exp.benchmarks.steps import JobSteps
 
 if TYPE_CHECKING:
     from locomo_exp.config import ExperimentConfig, JudgeConfig
     from locomo_exp.results.run_log import RunLog
 
 
-class BeamPlugin(FilePlugin):
-    """BEAM's :class:`~locomo_exp.benchmarks.plugin.BenchmarkPlugin` (compare and sweep hooks)."""
+class BeamPlugin(PipelinePlugin):
+    """BEAM's :class:`~locomo_exp.benchmarks.plugin.BenchmarkPlugin` (compare and sweep hooks).
+
+    Its job, sweep job and sweep checks are the pipeline's (:class:`PipelinePlugin`).
+    """
 
     def detects(self, path: Path) -> bool:
         """Whether ``path`` is a BEAM file of a known layout (a look at its first bytes)."""
@@ -38,13 +42,11 @@ class BeamPlugin(FilePlugin):
 
         return peek_is_beam(path)
 
-    def run(self, cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -> PluginRun:
-        """Score the BEAM answers (:func:`locomo_exp.benchmarks.beam.job.run_beam`)."""
-        from locomo_exp.benchmarks.beam.job import run_beam
+    def steps(self) -> JobSteps[Any, Any]:
+        """BEAM's pipeline hooks (:data:`locomo_exp.benchmarks.beam.job.STEPS`)."""
+        from locomo_exp.benchmarks.beam.job import STEPS
 
-        result = run_beam(cfg, output_dir, start_dir)
-        return PluginRun(console="\n".join(result.console), output_dir=result.output_dir,
-                         exit_status=result.exit_status)
+        return STEPS
 
     def claims_runs(self, cfg: ExperimentConfig, start_dir: Path) -> bool:
         """Whether every ``compare.runs`` directory is a BEAM run (``mode=compare``)."""
@@ -59,12 +61,6 @@ class BeamPlugin(FilePlugin):
         lines = run_beam_compare(cfg, output_dir, start_dir)
         return PluginRun(console="\n".join(lines), output_dir=output_dir)
 
-    def sweep_problems(self, cfg: ExperimentConfig, start_dir: Path) -> list[str]:
-        """A job's settings that would fail it (:func:`.job.settings_problems`)."""
-        from locomo_exp.benchmarks.beam.job import settings_problems
-
-        return settings_problems(cfg)
-
     def sweep_judge_config(self, judge: JudgeConfig) -> JudgeConfig:
         """The item calls' judge under the default ``beam.*`` (:func:`.judged.item_config`).
 
@@ -74,23 +70,6 @@ class BeamPlugin(FilePlugin):
         from locomo_exp.config import BeamConfig
 
         return item_config(judge, BeamConfig())
-
-    def run_in_sweep(
-        self, cfg: ExperimentConfig, output_dir: Path, start_dir: Path, *,
-        run_name: str, parent_run_id: str | None, extra_tags: dict[str, str],
-    ) -> SweepJobRun:
-        """One sweep job (:func:`~locomo_exp.benchmarks.beam.job.run_beam`).
-
-        Raises:
-            ValueError: also a judged job whose audit gate failed (its outputs written).
-        """
-        from locomo_exp.benchmarks.beam.job import run_beam
-
-        result = run_beam(cfg, output_dir, start_dir, run_name=run_name,
-                          parent_run_id=parent_run_id, extra_tags=extra_tags)
-        if result.exit_status:
-            raise ValueError(result.console[-1].removeprefix("error: "))
-        return SweepJobRun(run_id=result.run_id, report_path=result.output_dir / "report.md")
 
     def run_log(self, summary: Mapping[str, Any]) -> RunLog:
         """The typed run log of its ``summary.json`` (:func:`.run_log.beam_run_log`)."""

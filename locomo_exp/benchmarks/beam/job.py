@@ -1,39 +1,39 @@
-"""One BEAM job: answers file -> both profiles' figures -> outputs -> MLflow.
+"""One BEAM job: the pipeline's hooks (answers file -> both profiles' figures -> outputs -> MLflow).
 
 Stored rubric-item verdicts (mem0's memory-benchmarks layout) are scored with no judge
-call. Outputs: ``report.md``, ``summary.json``, ``scores.jsonl``, ``card.json``,
-``config.yaml`` (docs/beam.md).
+call; ``scorer=judge`` judges every rubric item (and aligns event-ordering lines under
+``beam-official``), then the audit controls. The steps are the pipeline's
+(:func:`locomo_exp.benchmarks.pipeline.run_job`). Outputs: ``report.md``, ``summary.json``,
+``scores.jsonl``, ``card.json``, ``config.yaml`` (docs/beam.md).
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from omegaconf import OmegaConf
-
-from locomo_exp import tracking
 from locomo_exp.benchmarks.beam import tracking as beam_tracking
-from locomo_exp.benchmarks.beam.judged import BeamJudged, item_config, judge_beam, spend_parts
+from locomo_exp.benchmarks.beam.abilities import NAME, TITLE
+from locomo_exp.benchmarks.beam.judged import (
+    BeamJudged,
+    item_config,
+    item_records,
+    judge_beam,
+    spend_parts,
+)
 from locomo_exp.benchmarks.beam.load import read_beam
 from locomo_exp.benchmarks.beam.report import render_console, render_report
+from locomo_exp.benchmarks.beam.rows import BeamInput
 from locomo_exp.benchmarks.beam.summary import build_card, build_summary, score_rows
-from locomo_exp.benchmarks.file_plugin import plugin_mlflow_run, single_data_file
-from locomo_exp.config import BeamProfile, ExperimentConfig
-from locomo_exp.data.input_file import check_regular_file
+from locomo_exp.benchmarks.pipeline import run_job
+from locomo_exp.benchmarks.steps import JobContext, JobResult, JobSteps
+from locomo_exp.config import BeamProfile, ExperimentConfig, JudgeConfig
 from locomo_exp.data.load import expand_paths
-from locomo_exp.judge.spend import plan_job_spend
+from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL
+from locomo_exp.judge.spend import Part
 from locomo_exp.llm.messages import JudgeClient
 from locomo_exp.llm.stop import CallsStop
-from locomo_exp.report.run_dir import (
-    atomic_write_jsonl,
-    atomic_write_text,
-    check_writable,
-    prepare_output_dir,
-)
-from locomo_exp.results.money import round_money
+from locomo_exp.results import QARecord
 
 LOCOMO_ONLY_DATA = ("limit", "runs", "errata", "categories_from")
 """``data.*`` settings a BEAM run does not read: refused when set, never silently ignored."""
@@ -43,31 +43,8 @@ JUDGE_ONLY = (
     "under both profiles with no option"
 )
 
-
-@dataclass
-class BeamRunResult:
-    """What one BEAM job produced.
-
-    Attributes:
-        output_dir: where the outputs are.
-        summary: the content of ``summary.json``.
-        metrics: the MLflow metrics.
-        files: the output files written.
-        console: the lines the command line prints.
-        run_id: the MLflow run id, or ``None`` with ``tracking=none``.
-        tracking_uri: the MLflow store, or ``None``.
-        exit_status: 1 when the judge audit's gate (``judge.audit.max_false_accept`` /
-            ``max_false_reject``) failed, after the outputs were written; else 0.
-    """
-
-    output_dir: Path
-    summary: dict[str, Any]
-    metrics: dict[str, float]
-    files: list[Path] = field(default_factory=list)
-    console: list[str] = field(default_factory=list)
-    run_id: str | None = None
-    tracking_uri: str | None = None
-    exit_status: int = 0
+BeamRunResult = JobResult
+"""What one BEAM job produced (the pipeline's :class:`~locomo_exp.benchmarks.steps.JobResult`)."""
 
 
 def _check_settings(cfg: ExperimentConfig) -> None:
@@ -107,27 +84,107 @@ def settings_problems(cfg: ExperimentConfig) -> list[str]:
     return []
 
 
-def _write(output_dir: Path, cfg: ExperimentConfig, summary: dict[str, Any],
-           rows: list[dict[str, Any]]) -> list[Path]:
-    """Write the run's files (the judge cost rounded as money)."""
-    card = build_card(summary)
-    files = {
-        "report.md": render_report(summary, card),
-        "summary.json": json.dumps(round_money(summary), indent=2, ensure_ascii=False) + "\n",
-        "card.json": json.dumps(round_money(card), indent=2, ensure_ascii=False) + "\n",
-        "config.yaml": OmegaConf.to_yaml(OmegaConf.structured(cfg)),
-    }
-    paths = [atomic_write_jsonl(output_dir / "scores.jsonl", rows)]
-    for name, text in files.items():
-        paths.append(atomic_write_text(output_dir / name, text))
-    return paths
+class BeamSteps(JobSteps[BeamInput, BeamJudged]):
+    """BEAM's hooks for the pipeline: reader, rubric-item judge (with audit), summary, names."""
+
+    round_money = True
+
+    def check_settings(self, cfg: ExperimentConfig) -> None:
+        """LoCoMo-only ``data.*`` keys and ``beam.*`` without a judge (one line).
+
+        Raises:
+            ValueError: as :func:`settings_problems` says.
+        """
+        _check_settings(cfg)
+
+    def judge_config(self, cfg: ExperimentConfig) -> JudgeConfig | None:
+        """The rubric-item calls' judge (:func:`.judged.item_config`), or ``None``.
+
+        Raises:
+            ValueError: a LoCoMo ``judge.protocol``.
+        """
+        return item_config(cfg.judge, cfg.beam) if cfg.scorer.uses_judge else None
+
+    def read(self, cfg: ExperimentConfig, path: Path, start_dir: Path, *, judging: bool
+             ) -> BeamInput:
+        """Read the answers (any layout; ``data.reference`` for the authors' layout).
+
+        Raises:
+            ValueError: a missing ``data.reference``; ``DataValidationError``: a bad file.
+        """
+        ref = expand_paths(cfg.data.reference, start_dir)[0] if cfg.data.reference else None
+        if ref is not None and not ref.exists():
+            raise ValueError(f"data.reference={cfg.data.reference}: no such file or folder")
+        return read_beam(path, setting=cfg.data.setting, reference=ref)
+
+    def judge_records(self, inp: BeamInput, judge: JudgeConfig) -> list[QARecord]:
+        """One record per rubric item (:func:`.judged.item_records`)."""
+        return item_records(inp, template=judge.protocol == TEMPLATE_PROTOCOL)
+
+    def spend_parts(self, inp: BeamInput, judge: JudgeConfig, cfg: ExperimentConfig
+                    ) -> list[Part]:
+        """Items, alignment (beam-official) and audit (:func:`.judged.spend_parts`)."""
+        return spend_parts(inp, cfg.judge, cfg.beam)
+
+    def judge(self, inp: BeamInput, judge: JudgeConfig, ctx: JobContext) -> BeamJudged:
+        """Judge every item, align, audit (:func:`.judged.judge_beam`; the audit is its trust)."""
+        return judge_beam(inp, ctx.cfg.judge, ctx.cfg.beam, start_dir=ctx.start_dir,
+                          client=ctx.client, calls_stop=ctx.calls_stop, spend=ctx.spend)
+
+    def summary(self, inp: BeamInput, judged: BeamJudged | None, cfg: ExperimentConfig
+                ) -> dict[str, Any]:
+        """Both profiles' figures (:func:`.summary.build_summary`)."""
+        return build_summary(judged.inp or inp if judged is not None else inp,
+                             samples=cfg.report.bootstrap_samples, seed=cfg.report.seed,
+                             judged=judged.section() if judged is not None else None)
+
+    def score_rows(self, inp: BeamInput, judged: BeamJudged | None) -> list[dict[str, Any]]:
+        """One row per question (none for a dry run)."""
+        if judged is None:
+            return score_rows(inp)
+        return score_rows(judged.inp, strict=judged.strict) if judged.inp else []
+
+    def card(self, summary: dict[str, Any]) -> dict[str, Any]:
+        """``card.json`` (:func:`.summary.build_card`)."""
+        return build_card(summary)
+
+    def report(self, summary: dict[str, Any], card: dict[str, Any]) -> str:
+        """``report.md`` (:func:`.report.render_report`)."""
+        return render_report(summary, card)
+
+    def console(self, summary: dict[str, Any]) -> list[str]:
+        """The console's figures (:func:`.report.render_console`)."""
+        return render_console(summary)
+
+    def gate(self, summary: dict[str, Any]) -> str | None:
+        """The judge audit's gate (``judge.audit.max_false_accept`` ...) when it failed."""
+        gate = ((summary.get("judge") or {}).get("audit") or {}).get("gate") or {}
+        return str(gate["message"]) if gate.get("fails_run") else None
+
+    def run_tags(self, summary: dict[str, Any]) -> dict[str, str]:
+        """:func:`.tracking.run_tags`."""
+        return beam_tracking.run_tags(summary)
+
+    def run_params(self, summary: dict[str, Any]) -> dict[str, str]:
+        """:func:`.tracking.run_params`."""
+        return beam_tracking.run_params(summary)
+
+    def run_metrics(self, summary: dict[str, Any]) -> dict[str, float]:
+        """:func:`.tracking.run_metrics`."""
+        return beam_tracking.run_metrics(summary)
+
+
+STEPS = BeamSteps(NAME, TITLE, "answers file")
+"""BEAM's hooks, as the pipeline runs them."""
 
 
 def run_beam(cfg: ExperimentConfig, output_dir: Path, start_dir: Path | None = None, *,
              client: JudgeClient | None = None, calls_stop: CallsStop | None = None,
              run_name: str | None = None, parent_run_id: str | None = None,
-             extra_tags: dict[str, str] | None = None) -> BeamRunResult:
+             extra_tags: dict[str, str] | None = None) -> JobResult:
     """Score a BEAM answers file with both profiles; ``scorer=judge`` judges every item first.
+
+    The pipeline's job (:func:`locomo_exp.benchmarks.pipeline.run_job`) over :data:`STEPS`.
 
     Args:
         cfg: the typed config (``data.path``, ``data.setting``, ``report``, ``tracking``;
@@ -142,7 +199,8 @@ def run_beam(cfg: ExperimentConfig, output_dir: Path, start_dir: Path | None = N
         extra_tags: more MLflow tags (a sweep job's number and swept values).
 
     Returns:
-        :class:`BeamRunResult`.
+        :class:`~locomo_exp.benchmarks.steps.JobResult`; ``exit_status`` 1 when the judge
+        audit's gate failed (outputs written).
 
     Raises:
         DataValidationError: a bad answers file (one line: file, record, field).
@@ -155,71 +213,8 @@ def run_beam(cfg: ExperimentConfig, output_dir: Path, start_dir: Path | None = N
         locomo_exp.report.run_dir.OutputDirInUse / OutputDirNotWritable: as for LoCoMo runs.
         locomo_exp.tracking.TrackingStoreError: a ``tracking.uri`` MLflow cannot use.
     """
-    start_dir = (start_dir or Path.cwd()).resolve()
-    output_dir = Path(output_dir).resolve()
-    _check_settings(cfg)
-    if cfg.scorer.uses_judge:  # settings, key, template: one line before anything is written
-        from locomo_exp.judge import preflight_judge
-
-        preflight_judge(item_config(cfg.judge, cfg.beam), [], start_dir=start_dir)
-    if cfg.tracking.enabled:  # one line before any work
-        tracking.check_tracking_uri(
-            tracking.resolve_tracking_uri(cfg.tracking.uri, start_dir),
-            connect_timeout_s=cfg.tracking.connect_timeout_s,
-        )
-    check_writable(output_dir)
-    path = single_data_file(cfg, start_dir)
-    if path is None:
-        raise ValueError("a BEAM run scores one answers file: give one data.path")
-    check_regular_file(path)
-    reference = expand_paths(cfg.data.reference, start_dir)[0] if cfg.data.reference else None
-    if reference is not None and not reference.exists():
-        raise ValueError(f"data.reference={cfg.data.reference}: no such file or folder")
-    inp = read_beam(path, setting=cfg.data.setting, reference=reference)
-    judged: BeamJudged | None = None
-    spend = None  # judge.max_cost_usd over items, alignment and audit: refused before writing
-    if cfg.scorer.uses_judge and cfg.judge.max_cost_usd is not None and not cfg.judge.dry_run:
-        spend = plan_job_spend(spend_parts(inp, cfg.judge, cfg.beam), cfg.judge.max_cost_usd,
-                               start_dir)
-    if cfg.scorer.uses_judge:  # every call cached: a re-run or a resumed run pays nothing twice
-        judged = judge_beam(inp, cfg.judge, cfg.beam, start_dir=start_dir, client=client,
-                            calls_stop=calls_stop, spend=spend)
-        inp = judged.inp or inp
-    prepare_output_dir(output_dir, cfg.overwrite)  # an old run is removed only for valid input
-    section = judged.section() if judged is not None else None
-    summary = build_summary(inp, samples=cfg.report.bootstrap_samples, seed=cfg.report.seed,
-                            judged=section)
-    run_context, tracking_uri = plugin_mlflow_run(
-        cfg, start_dir, output_dir,
-        run_name=run_name or cfg.tracking.run_name or f"{path.stem} · beam",
-        tags={**beam_tracking.run_tags(summary), **(extra_tags or {})},
-        parent_run_id=parent_run_id,
-    )
-    with run_context as run:
-        strict = bool(judged and judged.strict)
-        rows = score_rows(inp, strict=strict) if judged is None or judged.inp else []
-        files = _write(output_dir, cfg, summary, rows)
-        metrics = beam_tracking.run_metrics(summary)
-        if run is not None:
-            tracking.log_params(beam_tracking.run_params(summary))
-            tracking.log_metrics(metrics)
-            tracking.set_tags(tracking.warning_tags(summary["warnings"]))
-            tracking.log_artifacts(files)
-    console = render_console(summary)
-    console += ["", f"Report: {output_dir / 'report.md'}"]
-    if run is not None and tracking_uri is not None:
-        console.append(
-            f"MLflow: run {run.info.run_id} in experiment '{cfg.tracking.experiment}'.\n"
-            f"{tracking.open_ui_hint(tracking_uri, run.info.experiment_id)}"
-        )
-    gate = ((summary.get("judge") or {}).get("audit") or {}).get("gate") or {}
-    if gate.get("fails_run"):
-        console.append(f"error: {gate['message']}")
-    return BeamRunResult(
-        output_dir=output_dir, summary=summary, metrics=metrics, files=files, console=console,
-        run_id=run.info.run_id if run is not None else None, tracking_uri=tracking_uri,
-        exit_status=1 if gate.get("fails_run") else 0,
-    )
+    return run_job(STEPS, cfg, output_dir, start_dir, client=client, calls_stop=calls_stop,
+                   run_name=run_name, parent_run_id=parent_run_id, extra_tags=extra_tags)
 
 
-__all__ = ["BeamRunResult", "run_beam", "settings_problems"]
+__all__ = ["STEPS", "BeamRunResult", "BeamSteps", "run_beam", "settings_problems"]

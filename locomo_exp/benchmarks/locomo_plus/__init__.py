@@ -15,20 +15,22 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from locomo_exp.benchmarks.file_plugin import FilePlugin
 from locomo_exp.benchmarks.locomo_plus.facts import NAME, TITLE
 from locomo_exp.benchmarks.locomo_plus.protocol import LOCOMO_PLUS
-from locomo_exp.benchmarks.plugin import PluginRun, Spending, SweepJobRun
+from locomo_exp.benchmarks.pipeline_plugin import PipelinePlugin
+from locomo_exp.benchmarks.plugin import PluginRun, Spending
+from locomo_exp.benchmarks.steps import JobSteps
 
 if TYPE_CHECKING:
     from locomo_exp.config import ExperimentConfig, JudgeConfig
     from locomo_exp.results.run_log import RunLog
 
 
-class LocomoPlusPlugin(FilePlugin):
+class LocomoPlusPlugin(PipelinePlugin):
     """LoCoMo-Plus's :class:`~locomo_exp.benchmarks.plugin.BenchmarkPlugin`, ``compare``, sweep.
 
-    Its sweep hooks are :class:`~locomo_exp.benchmarks.plugin.SweepPlugin`'s.
+    Its sweep hooks are :class:`~locomo_exp.benchmarks.plugin.SweepPlugin`'s; its job, sweep job
+    and sweep checks are the pipeline's (:class:`PipelinePlugin`).
     """
 
     def detects(self, path: Path) -> bool:
@@ -37,17 +39,11 @@ class LocomoPlusPlugin(FilePlugin):
 
         return peek_layout(path) is not None
 
-    def run(self, cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -> PluginRun:
-        """Score the stored run (:func:`locomo_exp.benchmarks.locomo_plus.job.run_locomo_plus`).
+    def steps(self) -> JobSteps[Any, Any]:
+        """LoCoMo-Plus's pipeline hooks (:data:`locomo_exp.benchmarks.locomo_plus.job.STEPS`)."""
+        from locomo_exp.benchmarks.locomo_plus.job import STEPS
 
-        The judge gets this benchmark's protocol (:data:`JUDGE_PROTOCOLS`) handed in for the run.
-        """
-        from locomo_exp.benchmarks.locomo_plus.job import run_locomo_plus
-        from locomo_exp.judge.protocols import plugged_protocols
-
-        with plugged_protocols(JUDGE_PROTOCOLS):
-            result = run_locomo_plus(cfg, output_dir, start_dir)
-        return PluginRun(console="\n".join(result.console), output_dir=result.output_dir)
+        return STEPS
 
     def claims_runs(self, cfg: ExperimentConfig, start_dir: Path) -> bool:
         """Whether every ``compare.runs`` directory is a LoCoMo-Plus run (``mode=compare``)."""
@@ -62,32 +58,11 @@ class LocomoPlusPlugin(FilePlugin):
         lines = run_plus_compare(cfg, output_dir, start_dir)
         return PluginRun(console="\n".join(lines), output_dir=output_dir)
 
-    def sweep_problems(self, cfg: ExperimentConfig, start_dir: Path) -> list[str]:
-        """A job's settings that would fail it (:func:`.job.check_settings`), before any job."""
-        from locomo_exp.benchmarks.locomo_plus.job import check_settings
-
-        try:
-            check_settings(cfg)
-        except ValueError as error:
-            return [str(error)]
-        return []
-
     def sweep_judge_config(self, judge: JudgeConfig) -> JudgeConfig:
         """The judge with every LoCoMo-Plus category judged (:func:`.judged.judge_config`)."""
         from locomo_exp.benchmarks.locomo_plus.judged import judge_config
 
         return judge_config(judge)
-
-    def run_in_sweep(
-        self, cfg: ExperimentConfig, output_dir: Path, start_dir: Path, *,
-        run_name: str, parent_run_id: str | None, extra_tags: dict[str, str],
-    ) -> SweepJobRun:
-        """One sweep job (:func:`~locomo_exp.benchmarks.locomo_plus.job.run_locomo_plus`)."""
-        from locomo_exp.benchmarks.locomo_plus.job import run_locomo_plus
-
-        result = run_locomo_plus(cfg, output_dir, start_dir, run_name=run_name,
-                                 parent_run_id=parent_run_id, extra_tags=extra_tags)
-        return SweepJobRun(run_id=result.run_id, report_path=result.output_dir / "report.md")
 
     def run_log(self, summary: Mapping[str, Any]) -> RunLog:
         """The typed run log of its ``summary.json`` (:func:`.run_log.plus_run_log`)."""

@@ -398,7 +398,8 @@ def run_longmemeval(
                                judge_cfg.max_cost_usd, start_dir)
     recover_cut_swap(output_dir)  # a swap of runs cut by a killed job: finished or undone
     # overwrite=true: the new run is built beside the old one, swapped in once finished
-    replacing = cfg.overwrite and check_output_dir(output_dir, cfg.overwrite) != "empty"
+    state = check_output_dir(output_dir, cfg.overwrite)  # a finished run needs overwrite=true
+    replacing = cfg.overwrite and state != "empty"
     common: dict[str, Any] = {
         "answers_path": answers.path,
         "answers_sha256": answers.sha256,

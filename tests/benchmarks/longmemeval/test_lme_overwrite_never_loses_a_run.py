@@ -105,3 +105,16 @@ def test_a_finished_new_run_replaces_the_earlier_one(
     assert all(path.parent == out and path.is_file() for path in result.files)
     assert _files(out)["summary.json"] != before["summary.json"]
     assert not (out / STAGE_DIR).exists()
+
+
+def test_without_overwrite_a_finished_run_is_refused_and_kept(
+    typed_config: Any, tmp_path: Path, old_run: tuple[Path, dict[str, bytes]],
+) -> None:
+    # the replace decision once skipped the check when overwrite was false (a short-circuit)
+    from locomo_exp.report.run_dir import OutputDirInUse
+
+    out, before = old_run
+    answers, reference = _inputs(tmp_path, [False] * 6)
+    with pytest.raises(OutputDirInUse, match="already holds a run"):
+        run_longmemeval(_config(typed_config, answers, reference), out, tmp_path)
+    assert _files(out) == before

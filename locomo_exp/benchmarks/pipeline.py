@@ -1,0 +1,292 @@
+"""One job for every pipeline benchmark: preflight -> judge -> trust -> run log -> write -> track.
+
+:func:`run_job` drives a benchmark's :class:`~locomo_exp.benchmarks.steps.JobSteps` through
+named steps, each a short function:
+
+1. :func:`preflight`: every check that can refuse, before anything is written, deleted or
+   paid: settings, tracking URI, judge settings and key, a writable directory, the input
+   read and validated, the judge's checks on the records, ``judge.max_cost_usd`` over the
+   whole job, a directory holding a finished run without ``overwrite=true``.
+2. :func:`judge_step`: the benchmark's judge hook (realtime, batch, dry run: the judge
+   engine's; every call through the judge cache, so a re-run or a resumed run pays no call
+   twice), then its trust hook.
+3. the run log: the benchmark's summary, built once.
+4. :func:`write_and_track`: the files written into the run directory, or beside an earlier
+   run and swapped in only when every file is written (``overwrite=true``:
+   :func:`locomo_exp.report.run_swap.replacing_run`); the MLflow run; the console.
+
+The plug-in side (its job, sweep job, checks, comparison) is
+:class:`locomo_exp.benchmarks.pipeline_plugin.PipelinePlugin`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Generic
+
+from locomo_exp.benchmarks.file_plugin import plugin_mlflow_run, single_data_file
+from locomo_exp.benchmarks.steps import InputT, JobContext, JobResult, JobSteps, JudgedT
+
+if TYPE_CHECKING:
+    from locomo_exp.config import ExperimentConfig, JudgeConfig
+    from locomo_exp.judge.spend import JobSpend
+    from locomo_exp.llm.messages import JudgeClient
+    from locomo_exp.llm.stop import CallsStop
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class JobPlan(Generic[InputT]):
+    """What :func:`preflight` found: the job can run, nothing written or paid yet.
+
+    Attributes:
+        ctx: where and how the job runs (the spend plan included).
+        inp: the read and validated input.
+        judge: the judge settings, or ``None`` (no judge call).
+        replacing: whether an earlier finished run is replaced (``overwrite=true``).
+    """
+
+    ctx: JobContext
+    inp: InputT
+    judge: JudgeConfig | None
+    replacing: bool
+
+
+def _check_tracking(cfg: ExperimentConfig, start_dir: Path) -> None:
+    """A ``tracking.uri`` MLflow cannot use: one line before any work."""
+    if cfg.tracking.enabled:
+        from locomo_exp import tracking
+
+        tracking.check_tracking_uri(
+            tracking.resolve_tracking_uri(cfg.tracking.uri, start_dir),
+            connect_timeout_s=cfg.tracking.connect_timeout_s,
+        )
+
+
+def _input_file(steps: JobSteps[Any, Any], cfg: ExperimentConfig, start_dir: Path) -> Path:
+    """The job's one ``data.path`` file, checked to be a readable regular file."""
+    from locomo_exp.data.input_file import check_regular_file
+
+    path = single_data_file(cfg, start_dir)
+    if path is None:
+        raise ValueError(f"a {steps.title} run scores one {steps.noun}: give one data.path")
+    check_regular_file(path)
+    return path
+
+
+def _judge_checks(steps: JobSteps[InputT, Any], judge: JudgeConfig, inp: InputT,
+                  cfg: ExperimentConfig, path: Path, start_dir: Path) -> JobSpend | None:
+    """The judge's checks on the records, then ``judge.max_cost_usd`` over the whole job.
+
+    Returns:
+        The job's spend plan, or ``None`` (no cap, or a dry run).
+
+    Raises:
+        JudgeError: a record the protocol cannot judge, a prompt over the limit, or the
+            whole job's estimate above the cap (no call made).
+    """
+    from locomo_exp.judge import preflight_judge
+    from locomo_exp.judge.spend import plan_job_spend
+
+    preflight_judge(judge, steps.judge_records(inp, judge), start_dir=start_dir,
+                    source=str(path))
+    if judge.max_cost_usd is None or judge.dry_run:
+        return None
+    return plan_job_spend(steps.spend_parts(inp, judge, cfg), judge.max_cost_usd, start_dir)
+
+
+def preflight(
+    steps: JobSteps[InputT, Any], cfg: ExperimentConfig, output_dir: Path, start_dir: Path, *,
+    client: JudgeClient | None = None, calls_stop: CallsStop | None = None,
+) -> JobPlan[InputT]:
+    """Every check that can refuse the job, in order; nothing written, deleted or paid.
+
+    Args:
+        steps: the benchmark's hooks.
+        cfg: the typed config.
+        output_dir: the run directory (absolute; created, and probed with a temporary file).
+        start_dir: where relative paths are resolved (absolute).
+        client: a judge client to use instead of the provider's SDK (tests).
+        calls_stop: set by another thread to stop paying.
+
+    Returns:
+        :class:`JobPlan`.
+
+    Raises:
+        ValueError: bad settings or input (``DataValidationError``: one line naming file,
+            record and field); ``OutputDirInUse`` for a finished run without ``overwrite``;
+            ``OutputDirNotWritable``.
+        JudgeError: bad judge settings, a missing key, or the whole job's estimate above
+            ``judge.max_cost_usd`` (no call made).
+        locomo_exp.tracking.TrackingStoreError: a ``tracking.uri`` MLflow cannot use.
+    """
+    from locomo_exp.report.run_dir import check_output_dir, check_writable
+    from locomo_exp.report.run_swap import recover_cut_swap
+
+    steps.check_settings(cfg)
+    _check_tracking(cfg, start_dir)
+    judge = steps.judge_config(cfg)
+    if judge is not None:  # settings, key, template, cache: before reading
+        from locomo_exp.judge import preflight_judge
+
+        preflight_judge(judge, [], start_dir=start_dir)
+    check_writable(output_dir)
+    path = _input_file(steps, cfg, start_dir)
+    inp = steps.read(cfg, path, start_dir, judging=judge is not None)
+    spend = None if judge is None else _judge_checks(steps, judge, inp, cfg, path, start_dir)
+    recover_cut_swap(output_dir)  # a swap of runs cut by a killed job: finished or undone
+    state = check_output_dir(output_dir, cfg.overwrite)  # a finished run needs overwrite=true
+    replacing = cfg.overwrite and state != "empty"
+    ctx = JobContext(cfg=cfg, output_dir=output_dir, start_dir=start_dir, data_path=path,
+                     client=client, calls_stop=calls_stop, spend=spend)
+    return JobPlan(ctx=ctx, inp=inp, judge=judge, replacing=replacing)
+
+
+def judge_step(steps: JobSteps[InputT, JudgedT], plan: JobPlan[InputT]) -> JudgedT | None:
+    """The benchmark's judge (or dry run), then its trust checks; ``None`` without a judge.
+
+    Raises:
+        JudgeError, JudgeInterrupted, CallsStopped, JudgeBatchPending: from the judge
+            engine (:func:`locomo_exp.judge.run_judge`); every completed call is cached and
+            no earlier run has been touched.
+    """
+    if plan.judge is None:
+        return None
+    judged = steps.judge(plan.inp, plan.judge, plan.ctx)
+    return steps.trust(plan.inp, judged, plan.ctx)
+
+
+def write_files(steps: JobSteps[Any, Any], write_dir: Path, cfg: ExperimentConfig,
+                summary: dict[str, Any], rows: list[dict[str, Any]]) -> list[Path]:
+    """Write ``scores.jsonl``, ``report.md``, ``summary.json``, ``card.json``, ``config.yaml``.
+
+    Each file is written atomically; costs are rounded as money when the benchmark asks
+    (:attr:`~locomo_exp.benchmarks.steps.JobSteps.round_money`).
+
+    Returns:
+        The paths written, in that order.
+
+    Raises:
+        OSError: a file cannot be written.
+    """
+    from omegaconf import OmegaConf
+
+    from locomo_exp.report.run_dir import atomic_write_jsonl, atomic_write_text
+    from locomo_exp.results.money import round_money
+
+    def saved(obj: dict[str, Any]) -> str:
+        kept = round_money(obj) if steps.round_money else obj
+        return json.dumps(kept, indent=2, ensure_ascii=False) + "\n"
+
+    card = steps.card(summary)
+    texts = {
+        "report.md": steps.report(summary, card),
+        "summary.json": saved(summary),
+        "card.json": saved(card),
+        "config.yaml": OmegaConf.to_yaml(OmegaConf.structured(cfg)),
+    }
+    paths = [atomic_write_jsonl(write_dir / "scores.jsonl", rows)]
+    paths += [atomic_write_text(write_dir / name, text) for name, text in texts.items()]
+    return paths
+
+
+def write_and_track(
+    steps: JobSteps[InputT, JudgedT], plan: JobPlan[InputT], judged: JudgedT | None,
+    summary: dict[str, Any], *, run_name: str | None, parent_run_id: str | None,
+    extra_tags: dict[str, str] | None,
+) -> JobResult:
+    """Write the outputs (beside an earlier run, swapped in at the end), track, word the console.
+
+    Raises:
+        OSError: a file cannot be written (an earlier run is kept as it was).
+        KeyboardInterrupt: Ctrl-C before the swap (an earlier run is kept as it was).
+    """
+    from locomo_exp import tracking
+    from locomo_exp.report.run_swap import replacing_run
+    from locomo_exp.results import interrupts
+
+    ctx, cfg = plan.ctx, plan.ctx.cfg
+    console = steps.console(summary)
+    run_context, tracking_uri = plugin_mlflow_run(
+        cfg, ctx.start_dir, ctx.output_dir,
+        run_name=run_name or cfg.tracking.run_name or f"{ctx.data_path.stem} · {steps.name}",
+        tags={**steps.run_tags(summary), **(extra_tags or {})}, parent_run_id=parent_run_id,
+    )
+    with replacing_run(ctx.output_dir, plan.replacing) as replacement, run_context as run:
+        files = write_files(steps, replacement.write_dir, cfg, summary,
+                            steps.score_rows(plan.inp, judged))
+        metrics = steps.run_metrics(summary)
+        if run is not None:
+            tracking.log_params(steps.run_params(summary))
+            tracking.log_metrics(metrics)
+            tracking.set_tags(steps.end_tags(summary, console))
+            tracking.log_artifacts(files)
+        interrupts.raise_if_received()  # a swallowed Ctrl-C: an earlier run stays
+        replacement.commit()  # finished, every output written: now it replaces the old run
+        files = [replacement.final_path(path) for path in files]
+    console = [*console, "", f"Report: {ctx.output_dir / 'report.md'}"]
+    if run is not None and tracking_uri is not None:
+        console.append(
+            f"MLflow: run {run.info.run_id} in experiment '{cfg.tracking.experiment}'.\n"
+            f"{tracking.open_ui_hint(tracking_uri, run.info.experiment_id)}"
+        )
+    gate = steps.gate(summary)
+    if gate is not None:
+        console.append(f"error: {gate}")
+    return JobResult(
+        output_dir=ctx.output_dir, summary=summary, metrics=metrics, files=files,
+        console=console, run_id=run.info.run_id if run is not None else None,
+        tracking_uri=tracking_uri, exit_status=1 if gate is not None else 0,
+    )
+
+
+def run_job(
+    steps: JobSteps[Any, Any], cfg: ExperimentConfig, output_dir: Path,
+    start_dir: Path | None = None, *, client: JudgeClient | None = None,
+    calls_stop: CallsStop | None = None, run_name: str | None = None,
+    parent_run_id: str | None = None, extra_tags: dict[str, str] | None = None,
+) -> JobResult:
+    """Run one benchmark job through the pipeline's steps.
+
+    Args:
+        steps: the benchmark's hooks.
+        cfg: the typed config.
+        output_dir: where to write the outputs.
+        start_dir: where relative paths are resolved (default: the working directory).
+        client: a judge client to use instead of the provider's SDK (tests).
+        calls_stop: set by another thread to stop paying (completed calls stay cached).
+        run_name: the MLflow run name (default ``tracking.run_name``, else
+            ``<file stem> · <benchmark>``); a sweep job's name.
+        parent_run_id: nest the MLflow run under this one (a sweep's parent run).
+        extra_tags: more MLflow tags (a sweep job's number and swept values).
+
+    Returns:
+        :class:`~locomo_exp.benchmarks.steps.JobResult`.
+
+    Raises:
+        ValueError, OSError, JudgeError, TrackingStoreError: as :func:`preflight` (nothing
+            written, deleted or paid).
+        JudgeInterrupted, CallsStopped, JudgeBatchPending, JudgeError: from the judge
+            (:func:`judge_step`); an earlier run is untouched, completed calls cached.
+    """
+    start_dir = (start_dir or Path.cwd()).resolve()
+    plan = preflight(steps, cfg, Path(output_dir).resolve(), start_dir, client=client,
+                     calls_stop=calls_stop)
+    judged = judge_step(steps, plan)
+    summary = steps.summary(plan.inp, judged, cfg)  # the run log, built once
+    return write_and_track(steps, plan, judged, summary, run_name=run_name,
+                           parent_run_id=parent_run_id, extra_tags=extra_tags)
+
+
+__all__ = [
+    "JobPlan",
+    "judge_step",
+    "preflight",
+    "run_job",
+    "write_and_track",
+    "write_files",
+]

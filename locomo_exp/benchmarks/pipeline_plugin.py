@@ -1,0 +1,142 @@
+"""The plug-in side of a pipeline benchmark: its job, sweep job, checks and comparison.
+
+A benchmark package's ``PLUGIN`` subclasses :class:`PipelinePlugin` and gives only
+:meth:`~PipelinePlugin.detects` (a look at a file's first bytes) and
+:meth:`~PipelinePlugin.steps` (its hooks, :class:`~locomo_exp.benchmarks.steps.JobSteps`).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from locomo_exp.benchmarks.file_plugin import FilePlugin, claims_run_dirs, compare_run_dirs
+from locomo_exp.benchmarks.pipeline import run_job
+from locomo_exp.benchmarks.plugin import PluginRun, Spending, SweepJobRun
+from locomo_exp.benchmarks.steps import JobSteps
+
+if TYPE_CHECKING:
+    from locomo_exp.config import ExperimentConfig, JudgeConfig
+
+
+class PipelinePlugin(FilePlugin):
+    """A :class:`FilePlugin` whose job is :func:`run_job` over its :meth:`steps`.
+
+    Gives :meth:`run`, the sweep's :meth:`run_in_sweep` and :meth:`sweep_problems`, and
+    (for steps that give ``paired_scores``) ``mode=compare`` and the sweep's rows, pairing
+    and table; the subclass gives :meth:`detects` and :meth:`steps`.
+    """
+
+    def steps(self) -> JobSteps[Any, Any]:
+        """The benchmark's hooks (imported when a job runs, never by ``--help``).
+
+        Raises:
+            NotImplementedError: a subclass gives it.
+        """
+        raise NotImplementedError
+
+    def judge_protocols(self) -> tuple[Any, ...]:
+        """The judge protocols this benchmark brings: its package's ``JUDGE_PROTOCOLS``.
+
+        Handed to the judge for each job (:func:`locomo_exp.judge.protocols.plugged_protocols`),
+        so in-process callers outside the command line resolve them too.
+        """
+        return tuple(getattr(sys.modules[type(self).__module__], "JUDGE_PROTOCOLS", ()))
+
+    def run(self, cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -> PluginRun:
+        """Run the job (:func:`run_job`), the benchmark's judge protocols handed in."""
+        from locomo_exp.judge.protocols import plugged_protocols
+
+        with plugged_protocols(self.judge_protocols()):
+            result = run_job(self.steps(), cfg, output_dir, start_dir)
+        return PluginRun(console="\n".join(result.console), output_dir=result.output_dir,
+                         exit_status=result.exit_status)
+
+    def sweep_problems(self, cfg: ExperimentConfig, start_dir: Path) -> list[str]:
+        """The settings and judge protocol a job of this benchmark refuses, before any job."""
+        steps = self.steps()
+        try:
+            steps.check_settings(cfg)
+            steps.judge_config(cfg)
+        except ValueError as error:
+            return [str(error)]
+        return []
+
+    def run_in_sweep(
+        self, cfg: ExperimentConfig, output_dir: Path, start_dir: Path, *,
+        run_name: str, parent_run_id: str | None, extra_tags: dict[str, str],
+    ) -> SweepJobRun:
+        """One sweep job (:func:`run_job`), its MLflow run a child of ``parent_run_id``.
+
+        Raises:
+            ValueError: also a job whose gate failed (its outputs written).
+        """
+        from locomo_exp.judge.protocols import plugged_protocols
+
+        with plugged_protocols(self.judge_protocols()):
+            result = run_job(self.steps(), cfg, output_dir, start_dir, run_name=run_name,
+                             parent_run_id=parent_run_id, extra_tags=extra_tags)
+        if result.exit_status:
+            raise ValueError(result.console[-1].removeprefix("error: "))
+        return SweepJobRun(run_id=result.run_id, report_path=result.output_dir / "report.md")
+
+    def sweep_judge_config(self, judge: JudgeConfig) -> JudgeConfig:
+        """The judge settings a sweep job runs with. Default: ``judge`` itself."""
+        return judge
+
+    # The pipeline's comparison and sweep rows (:mod:`.pipeline_compare`), for a benchmark
+    # whose steps give ``paired_scores``; BEAM and LoCoMo-Plus override all six with theirs.
+    def _compares(self) -> bool:
+        return type(self.steps()).paired_scores is not JobSteps.paired_scores
+
+    def claims_runs(self, cfg: ExperimentConfig, start_dir: Path) -> bool:
+        """Whether every ``compare.runs`` directory is this benchmark's run (and it pairs)."""
+        return self._compares() and claims_run_dirs(cfg, start_dir, self.name)
+
+    def compare(self, cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -> PluginRun:
+        """Compare two runs: the second minus the first (:mod:`.pipeline_compare`).
+
+        Raises:
+            ValueError: not two runs, or a run without ``scores.jsonl``.
+        """
+        from locomo_exp.benchmarks.pipeline_compare import write_comparison
+
+        runs = compare_run_dirs(cfg, start_dir)
+        if len(runs) != 2:
+            raise ValueError(f"{self.title} runs are compared two at a time: give two "
+                             f"compare.runs (got {len(runs)})")
+        lines = write_comparison(self.steps(), (runs[0], runs[1]), Path(output_dir),
+                                 cfg.compare, overwrite=cfg.overwrite)
+        return PluginRun(console="\n".join(lines), output_dir=Path(output_dir))
+
+    def sweep_row(self, summary: Mapping[str, Any]) -> dict[str, Any] | None:
+        """A job's sweep cells (:func:`.pipeline_compare.sweep_row`), else ``None``."""
+        from locomo_exp.benchmarks.pipeline_compare import sweep_row
+
+        return sweep_row(self.steps(), summary) if self._compares() else None
+
+    def owns_sweep_rows(self, rows: list[dict[str, Any]]) -> bool:
+        """Whether the sweep's rows are this benchmark's jobs."""
+        from locomo_exp.benchmarks.pipeline_compare import owns_rows
+
+        return self._compares() and owns_rows(self.steps(), rows)
+
+    def sweep_vs_baseline(
+        self, rows: list[dict[str, Any]], base: dict[str, Any], sweep_dir: Path
+    ) -> str:
+        """Each job against the baseline job, as ``mode=compare`` (default ``compare.*``)."""
+        from locomo_exp.benchmarks.pipeline_compare import vs_baseline
+        from locomo_exp.config import CompareConfig
+
+        return vs_baseline(self.steps(), rows, base, sweep_dir, CompareConfig())
+
+    def sweep_table(self, summary: Mapping[str, Any], spending: Spending) -> list[str]:
+        """The sweep's table (:func:`.pipeline_compare.table`)."""
+        from locomo_exp.benchmarks.pipeline_compare import table
+
+        return table(summary, spending)
+
+
+__all__ = ["PipelinePlugin"]

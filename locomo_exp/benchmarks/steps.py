@@ -1,0 +1,238 @@
+"""The hooks a benchmark gives the one job pipeline (:func:`.pipeline.run_job`).
+
+A benchmark package subclasses :class:`JobSteps` and fills in only what is its own: its
+settings check, its reader, its judge records and judge call, its summary, score rows,
+renderers and MLflow names. The pipeline does everything else the same way for every
+benchmark: the refusals before anything is written or paid, the spend cap, the judge cache
+(resume, re-runs), batch and dry run (the judge engine's), the swap of an overwritten run,
+the MLflow run. See docs/development.md, "Adding a benchmark".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from locomo_exp.config import ExperimentConfig, JudgeConfig
+    from locomo_exp.judge.spend import JobSpend, Part
+    from locomo_exp.llm.messages import JudgeClient
+    from locomo_exp.llm.stop import CallsStop
+    from locomo_exp.results import QARecord
+
+InputT = TypeVar("InputT")
+"""The benchmark's read input (its own typed rows)."""
+JudgedT = TypeVar("JudgedT")
+"""What the benchmark's judge hook returns (its own type)."""
+
+
+@dataclass(frozen=True)
+class JobContext:
+    """Where and how one job runs: what every hook may need besides the input.
+
+    Attributes:
+        cfg: the typed config.
+        output_dir: the run directory (absolute).
+        start_dir: the directory relative paths are resolved against (absolute).
+        data_path: the one input file.
+        client: a judge client to use instead of the provider's SDK (tests), or ``None``.
+        calls_stop: set by another thread to stop paying (completed calls stay cached).
+        spend: the job's ``judge.max_cost_usd`` plan over all its parts, or ``None``.
+    """
+
+    cfg: ExperimentConfig
+    output_dir: Path
+    start_dir: Path
+    data_path: Path
+    client: JudgeClient | None = None
+    calls_stop: CallsStop | None = None
+    spend: JobSpend | None = None
+
+
+@dataclass
+class JobResult:
+    """What one benchmark job produced (every pipeline benchmark returns this type).
+
+    Attributes:
+        output_dir: where the outputs are.
+        summary: the content of ``summary.json`` (built once: the run log).
+        metrics: the MLflow metrics.
+        files: the output files written (their final paths).
+        console: the lines the command line prints.
+        run_id: the MLflow run id, or ``None`` with ``tracking=none``.
+        tracking_uri: the MLflow store, or ``None``.
+        exit_status: 1 when a gate the user set failed after the outputs were written
+            (the last console line says which, ``error: ...``); else 0.
+    """
+
+    output_dir: Path
+    summary: dict[str, Any]
+    metrics: dict[str, float]
+    files: list[Path] = field(default_factory=list)
+    console: list[str] = field(default_factory=list)
+    run_id: str | None = None
+    tracking_uri: str | None = None
+    exit_status: int = 0
+
+
+class JobSteps(Generic[InputT, JudgedT]):
+    """One benchmark's hooks; the defaults are those of a benchmark with nothing special.
+
+    Every hook that can refuse raises :class:`ValueError` (``DataValidationError``
+    included) with one line naming the file, the record and the field, and is called
+    before anything is written, deleted or paid.
+
+    Args:
+        name: the benchmark's registry key (``beam``): the default MLflow run name is
+            ``<file stem> · <name>``.
+        noun: what its ``data.path`` holds, for the one-file refusal (``answers file``).
+        title: the benchmark's name in messages (``BEAM``).
+    """
+
+    round_money = False
+    """Whether ``summary.json`` and ``card.json`` are saved with costs rounded as money."""
+
+    def __init__(self, name: str, title: str, noun: str) -> None:
+        self.name, self.title, self.noun = name, title, noun
+
+    # -- preflight -----------------------------------------------------------------------
+    def check_settings(self, cfg: ExperimentConfig) -> None:
+        """Refuse settings this benchmark cannot honour (one line). Default: none."""
+
+    def judge_config(self, cfg: ExperimentConfig) -> JudgeConfig | None:
+        """The judge settings of a judged job, or ``None`` when no judge call is made.
+
+        Default: ``cfg.judge`` with ``scorer=judge``/``both``, else ``None``.
+
+        Raises:
+            ValueError: a judge protocol the benchmark cannot use (one line).
+        """
+        return cfg.judge if cfg.scorer.uses_judge else None
+
+    def read(self, cfg: ExperimentConfig, path: Path, start_dir: Path, *, judging: bool
+             ) -> InputT:
+        """Read and validate the input file.
+
+        Raises:
+            NotImplementedError: a subclass gives it.
+        """
+        raise NotImplementedError
+
+    def judge_records(self, inp: InputT, judge: JudgeConfig) -> list[QARecord]:
+        """The records the judge is asked about (one per judged unit), for the preflight.
+
+        Raises:
+            NotImplementedError: a subclass gives it.
+        """
+        raise NotImplementedError
+
+    def spend_parts(self, inp: InputT, judge: JudgeConfig, cfg: ExperimentConfig
+                    ) -> list[Part]:
+        """Every part of the job's judge calls, in order, for ``judge.max_cost_usd``.
+
+        Default: one part, :meth:`judge_records` under ``judge``.
+        """
+        return [("item", self.judge_records(inp, judge), judge)]
+
+    # -- judge, trust --------------------------------------------------------------------
+    def judge(self, inp: InputT, judge: JudgeConfig, ctx: JobContext) -> JudgedT:
+        """Judge the input (or price it: ``judge.dry_run``); every call goes through the cache.
+
+        Raises:
+            NotImplementedError: a subclass gives it.
+        """
+        raise NotImplementedError
+
+    def trust(self, inp: InputT, judged: JudgedT, ctx: JobContext) -> JudgedT:
+        """Check the judge (an audit, labels) after it ran. Default: nothing to check."""
+        return judged
+
+    # -- the run log and its writers ------------------------------------------------------
+    def summary(self, inp: InputT, judged: JudgedT | None, cfg: ExperimentConfig
+                ) -> dict[str, Any]:
+        """The run log (``summary.json``), built once from the input and the judge's result.
+
+        Raises:
+            NotImplementedError: a subclass gives it.
+        """
+        raise NotImplementedError
+
+    def score_rows(self, inp: InputT, judged: JudgedT | None) -> list[dict[str, Any]]:
+        """The ``scores.jsonl`` rows, one per question or unit.
+
+        Raises:
+            NotImplementedError: a subclass gives it.
+        """
+        raise NotImplementedError
+
+    def card(self, summary: dict[str, Any]) -> dict[str, Any]:
+        """``card.json`` (the run's headline figures and provenance) from the summary.
+
+        Raises:
+            NotImplementedError: a subclass gives it.
+        """
+        raise NotImplementedError
+
+    def report(self, summary: dict[str, Any], card: dict[str, Any]) -> str:
+        """``report.md``, a pure function of the summary and the card.
+
+        Raises:
+            NotImplementedError: a subclass gives it.
+        """
+        raise NotImplementedError
+
+    def console(self, summary: dict[str, Any]) -> list[str]:
+        """The figures the command line prints (before where the outputs are).
+
+        Raises:
+            NotImplementedError: a subclass gives it.
+        """
+        raise NotImplementedError
+
+    def gate(self, summary: dict[str, Any]) -> str | None:
+        """A failed gate the user set (exit status 1, outputs kept), or ``None``."""
+        return None
+
+    def paired_scores(self, rows: list[dict[str, Any]]
+                      ) -> dict[str, tuple[str, float | None]]:
+        """Each ``scores.jsonl`` row's key, group and score (0-1, ``None`` unscored).
+
+        Declared by a benchmark without its own ``mode=compare`` and sweep table: the
+        pipeline's comparison pairs two runs by these keys
+        (:mod:`locomo_exp.benchmarks.pipeline_compare`).
+
+        Raises:
+            NotImplementedError: the benchmark compares its runs its own way (or not at all).
+        """
+        raise NotImplementedError
+
+    # -- MLflow -------------------------------------------------------------------------
+    def run_tags(self, summary: dict[str, Any]) -> dict[str, str]:
+        """The MLflow run's tags at its start. Default: ``benchmark``."""
+        return {"benchmark": self.name}
+
+    def run_params(self, summary: dict[str, Any]) -> dict[str, str]:
+        """The MLflow params (names as :mod:`locomo_exp.tracking` rules them).
+
+        Raises:
+            NotImplementedError: a subclass gives it.
+        """
+        raise NotImplementedError
+
+    def run_metrics(self, summary: dict[str, Any]) -> dict[str, float]:
+        """The MLflow metrics (names as :mod:`locomo_exp.tracking` rules them).
+
+        Raises:
+            NotImplementedError: a subclass gives it.
+        """
+        raise NotImplementedError
+
+    def end_tags(self, summary: dict[str, Any], console: list[str]) -> dict[str, str]:
+        """Tags set once the files are written. Default: the summary's warnings, if any."""
+        from locomo_exp import tracking
+
+        return tracking.warning_tags(summary.get("warnings") or ())
+
+
+__all__ = ["InputT", "JobContext", "JobResult", "JobSteps", "JudgedT"]
