@@ -1,6 +1,6 @@
 """The run log: what every run of every benchmark has, as one typed (pydantic) model.
 
-Every job (LoCoMo, LongMemEval, BEAM, LoCoMo-Plus) builds one :class:`RunLog` and saves it
+Every job (LoCoMo and each registered benchmark plug-in) builds one :class:`RunLog` and saves it
 as the ``run_log`` section of its ``summary.json`` (docs/run_log.md). The sweep's rows and the
 sweep parent's MLflow headlines read it back through :func:`read_run_log`, never by the keys
 of a benchmark's own sections. Its JSON Schema, generated from the model
@@ -101,7 +101,7 @@ class MetricResult(_Model):
         interval: how the intervals were made (``"95% percentile cluster bootstrap over
             chats (1000 resamples)"``), or ``None`` when there are none.
         groups: the benchmark's own group key, as a string (LoCoMo ``"1"``..``"5"``,
-            ``"overall_1_4"``, ``"overall"``; LongMemEval question types; BEAM abilities;
+            ``"overall_1_4"``, ``"overall"``; a plug-in's question types; BEAM abilities;
             LoCoMo-Plus categories) -> result.
     """
 
@@ -116,7 +116,7 @@ class Figure(_Model):
 
     Attributes:
         name: the metric name (``j/overall``, ``beam-nugget/pass_rate/overall``,
-            ``lme_stored/overall``, ``ours/cognitive``).
+            ``ours/cognitive``).
         value: the figure as that run logs it (its unit), or ``None``: not measured.
         unit: its scale.
         ci_low: lower bound of its 95% interval, or ``None``.
@@ -187,7 +187,7 @@ class RunLog(_Model):
 
     Attributes:
         schema_version: :data:`RUN_LOG_VERSION`.
-        benchmark: the benchmark's registry name (``locomo``, ``longmemeval``, ``beam``,
+        benchmark: the benchmark's registry name (``locomo``, a plug-in's: ``beam``,
             ``locomo_plus``).
         title: its display name.
         spec: what was asked.

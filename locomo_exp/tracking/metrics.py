@@ -399,9 +399,7 @@ def sweep_headlines(row: Mapping[str, Any]) -> dict[str, float | None]:
 
     A benchmark plug-in's row carries ``headlines``: its run log's headline figures
     (:mod:`locomo_exp.sweep.log_rows`; metric name -> number, in the units its own run logs
-    them: LongMemEval's ``lme_j/overall``, ``lme_j/task_avg``, ``lme_j/abstention`` for this
-    project's judge, ``lme_stored/...`` for the file's stored verdicts, percent), added as
-    they are.
+    them, e.g. ``beam-nugget/pass_rate/overall`` in percent), added as they are.
     """
     f1 = (row.get("f1") or {}).get("overall")
     out: dict[str, float | None] = {
