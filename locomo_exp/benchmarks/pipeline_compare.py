@@ -5,7 +5,7 @@ A benchmark whose hooks give :meth:`~locomo_exp.benchmarks.steps.JobSteps.paired
 of two of its runs (per group and overall: the paired mean difference in points, its
 question-level bootstrap interval, the sign-flip p, Holm over the groups) and a sweep's
 rows (its MLflow metrics as the row's figures and the parent's headlines), each job against
-the baseline job, and the table. BEAM and LoCoMo-Plus keep their own (their packages).
+the baseline job, and the table. A plug-in may keep its own (in its package).
 
 Formulas: the bootstrap is :func:`locomo_exp.stats.bootstrap.question_bootstrap_mean_diff`
 (percentile interval, Efron & Tibshirani 1993 ch. 13), the test

@@ -87,7 +87,7 @@ class PipelinePlugin(FilePlugin):
         return judge
 
     # The pipeline's comparison and sweep rows (:mod:`.pipeline_compare`), for a benchmark
-    # whose steps give ``paired_scores``; BEAM and LoCoMo-Plus override all six with theirs.
+    # whose steps give ``paired_scores``; a plug-in may override all six with its own.
     def _compares(self) -> bool:
         return type(self.steps()).paired_scores is not JobSteps.paired_scores
 

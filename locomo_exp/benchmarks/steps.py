@@ -84,10 +84,10 @@ class JobSteps(Generic[InputT, JudgedT]):
     before anything is written, deleted or paid.
 
     Args:
-        name: the benchmark's registry key (``beam``): the default MLflow run name is
+        name: the benchmark's registry key (``tinybench``): the default MLflow run name is
             ``<file stem> · <name>``.
         noun: what its ``data.path`` holds, for the one-file refusal (``answers file``).
-        title: the benchmark's name in messages (``BEAM``).
+        title: the benchmark's name in messages (``TinyBench``).
     """
 
     round_money = False

@@ -224,3 +224,33 @@ def test_a_judged_locomo_run_logs_the_calls_tokens_and_cost_and_a_cached_rerun_p
     assert cached.judge is not None and cached.judge.calls == 0 and cached.judge.cost_usd == 0.0
     assert cached.judge.cost_in_all_usd == pytest.approx(log.judge.cost_usd, abs=1e-6)
     assert cached.judge.input_tokens_in_all == log.judge.input_tokens
+
+
+def test_a_judged_longmemeval_run_logs_its_judge_and_headline_from_the_judges_verdicts(
+    typed_config: Any, fake_anthropic: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from fake_anthropic import judged_item, text
+    from lme_helpers import dataset_item, write_json, write_jsonl
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-fake")
+    types = ("single-session-user", "multi-session")
+    ref = write_json(tmp_path / "ref.json",
+                     [dataset_item(f"q{i}", types[i % 2], answer=f"a{i}") for i in range(6)])
+    hyp = write_jsonl(tmp_path / "h.jsonl", [
+        {"question_id": f"q{i}", "hypothesis": "good" if i < 4 else "bad"} for i in range(6)])
+    fake_anthropic.responder = lambda r: text("yes" if judged_item(r).prediction == "good"
+                                              else "no")
+    out = _plugin_run(typed_config, tmp_path, "data=file", "benchmark=longmemeval",
+                      "scorer=judge", f"data.path={hyp}", f"data.reference={ref}",
+                      f"judge.base_url={fake_anthropic.url}", "judge.progress=false",
+                      "judge.audit.n=0", f"judge.cache_path={tmp_path}/cache.sqlite")
+    summary, log = _validated(out)
+    settings = summary["judge"]["settings"]
+    assert log.spec.scorer == "judge" and log.spec.judge_model == settings["model"]
+    assert log.judge is not None
+    assert log.judge.calls == len(fake_anthropic.messages_requests()) == 6
+    assert (log.judge.input_tokens, log.judge.cost_usd) == (
+        settings["tokens"]["input"], settings["estimated_cost_usd"])
+    head = log.headline_values()
+    assert head["lme_j/overall"] == pytest.approx(100 * 4 / 6)  # q0-q3 judged correct
+    assert log.metrics["lme_j"].groups["multi-session"].value == pytest.approx(2 / 3)  # q1, q3, q5
