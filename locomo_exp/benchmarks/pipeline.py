@@ -173,8 +173,7 @@ def write_files(steps: JobSteps[Any, Any], write_dir: Path, cfg: ExperimentConfi
     Raises:
         OSError: a file cannot be written.
     """
-    from omegaconf import OmegaConf
-
+    from locomo_exp.report.outputs import config_yaml
     from locomo_exp.report.run_dir import atomic_write_jsonl, atomic_write_text
     from locomo_exp.results.money import round_money
 
@@ -187,7 +186,7 @@ def write_files(steps: JobSteps[Any, Any], write_dir: Path, cfg: ExperimentConfi
         "report.md": steps.report(summary, card),
         "summary.json": saved(summary),
         "card.json": saved(card),
-        "config.yaml": OmegaConf.to_yaml(OmegaConf.structured(cfg)),
+        "config.yaml": config_yaml(cfg),
     }
     paths = [atomic_write_jsonl(write_dir / "scores.jsonl", rows)]
     paths += [atomic_write_text(write_dir / name, text) for name, text in texts.items()]

@@ -60,8 +60,18 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _config_yaml(cfg: ExperimentConfig) -> str:
-    """The resolved config as YAML (``config.yaml``), every value as the job used it."""
+def config_yaml(cfg: ExperimentConfig) -> str:
+    """The resolved config as YAML (``config.yaml``), every value as the job used it.
+
+    The same text as ``OmegaConf.to_yaml(OmegaConf.structured(cfg))`` (pinned by
+    ``tests/report/test_config_yaml.py``) at about a tenth of its CPU: no typed node tree.
+
+    Args:
+        cfg: the run's typed config.
+
+    Returns:
+        The YAML text.
+    """
     return OmegaConf.to_yaml(OmegaConf.create(_plain(cfg)))
 
 
@@ -243,7 +253,7 @@ def write_outputs(
     html_path = output_dir / REPORT_HTML
     images = {name: (output_dir / name).read_bytes() for name in drawn}
     atomic_write_text(html_path, render_report_html(report_text, images, loaded.path.name))
-    atomic_write_text(config_path, _config_yaml(cfg))
+    atomic_write_text(config_path, config_yaml(cfg))
     atomic_write_text(output_dir / CARD_FILE, json.dumps(card, indent=2, ensure_ascii=False) + "\n")
     paths += [output_dir / CARD_FILE, html_path]
     paths += [output_dir / name for name in drawn]

@@ -17,8 +17,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from omegaconf import OmegaConf
-
 from locomo_exp import __version__, tracking
 from locomo_exp.benchmarks.longmemeval import facts as lme
 from locomo_exp.benchmarks.longmemeval import tracking as lme_tracking
@@ -55,6 +53,7 @@ from locomo_exp.judge.protocols import get_protocol
 from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL
 from locomo_exp.judge.spend import JobSpend, plan_job_spend
 from locomo_exp.llm.errors import JudgeBatchPending
+from locomo_exp.report.outputs import config_yaml
 from locomo_exp.report.run_dir import (
     atomic_write_jsonl,
     atomic_write_text,
@@ -139,7 +138,7 @@ def _write(
         "report.md": render_lme_report(summary, card, LME_BASELINES),
         "summary.json": json.dumps(round_money(summary), indent=2, ensure_ascii=False) + "\n",
         "card.json": json.dumps(round_money(card), indent=2, ensure_ascii=False) + "\n",
-        "config.yaml": OmegaConf.to_yaml(OmegaConf.structured(cfg)),
+        "config.yaml": config_yaml(cfg),
     }
     paths = [output_dir / "scores.jsonl"]
     atomic_write_jsonl(paths[0], rows)
