@@ -173,7 +173,7 @@ def write_files(steps: JobSteps[Any, Any], write_dir: Path, cfg: ExperimentConfi
     Raises:
         OSError: a file cannot be written.
     """
-    from locomo_exp.report.outputs import config_yaml
+    from locomo_exp.report.config_text import config_yaml
     from locomo_exp.report.run_dir import atomic_write_jsonl, atomic_write_text
     from locomo_exp.results.money import round_money
 

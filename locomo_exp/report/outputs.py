@@ -7,18 +7,15 @@ records, draws the plots and writes every output file atomically. The scoring jo
 
 from __future__ import annotations
 
-import dataclasses
-import enum
 import json
 from pathlib import Path
 from typing import Any, cast
-
-from omegaconf import OmegaConf
 
 from locomo_exp.config import ExperimentConfig
 from locomo_exp.data import LoadedResults
 from locomo_exp.data.info import input_info, stored_judge_section
 from locomo_exp.report.card import build_card
+from locomo_exp.report.config_text import config_yaml, plain_config
 from locomo_exp.report.document import render_report
 from locomo_exp.report.html import render_report_html
 from locomo_exp.report.plots import (
@@ -42,39 +39,6 @@ REPORT_HTML = "report.html"
 """Files written to the output directory of every run."""
 
 
-def _plain(value: Any) -> Any:
-    """Dataclasses as dicts, enums as their values, lists and dicts walked.
-
-    What ``OmegaConf.to_container(OmegaConf.structured(cfg), enum_to_str=True)`` gives
-    for the typed config, without building an OmegaConf node tree (0.1 s per call with
-    the baselines loaded).
-    """
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, dict):
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
-    if isinstance(value, enum.Enum):
-        return value.value
-    return value
-
-
-def config_yaml(cfg: ExperimentConfig) -> str:
-    """The resolved config as YAML (``config.yaml``), every value as the job used it.
-
-    The same text as ``OmegaConf.to_yaml(OmegaConf.structured(cfg))`` (pinned by
-    ``tests/report/test_config_yaml.py``) at about a tenth of its CPU: no typed node tree.
-
-    Args:
-        cfg: the run's typed config.
-
-    Returns:
-        The YAML text.
-    """
-    return OmegaConf.to_yaml(OmegaConf.create(_plain(cfg)))
-
-
 def config_tree(cfg: ExperimentConfig) -> dict[str, Any]:
     """The resolved config as a plain dict, with ``baselines`` reduced to their names.
 
@@ -84,7 +48,7 @@ def config_tree(cfg: ExperimentConfig) -> dict[str, Any]:
     Returns:
         The tree hashed into the card and logged to MLflow (numbers of baselines live in ``conf/``).
     """
-    tree = cast(dict[str, Any], _plain(cfg))
+    tree = cast(dict[str, Any], plain_config(cfg))
     tree["baselines"] = sorted(tree.get("baselines") or {})  # names only; numbers live in conf/
     return tree
 

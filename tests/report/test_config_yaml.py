@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from omegaconf import OmegaConf
 
-from locomo_exp.report.outputs import config_yaml
+from locomo_exp.report.config_text import config_yaml
 
 
 @pytest.mark.parametrize("overrides", [

@@ -53,7 +53,7 @@ from locomo_exp.judge.protocols import get_protocol
 from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL
 from locomo_exp.judge.spend import JobSpend, plan_job_spend
 from locomo_exp.llm.errors import JudgeBatchPending
-from locomo_exp.report.outputs import config_yaml
+from locomo_exp.report.config_text import config_yaml
 from locomo_exp.report.run_dir import (
     atomic_write_jsonl,
     atomic_write_text,
