@@ -258,7 +258,7 @@ def _score_and_write(
                 version=__version__,
                 scorer=cfg.scorer.name.value,
                 f1_variant=cfg.f1.variant.value,
-                data_file=data_path.name,
+                data_file=data_path.name, output_dir=str(output_dir.resolve()),
             ),
             **(extra_tags or {}),
         }

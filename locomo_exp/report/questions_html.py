@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -145,41 +145,35 @@ def run_table(rows: Sequence[QuestionRow]) -> tuple[list[str], list[list[Any]]]:
 
 
 def compare_table(
-    first: Sequence[QuestionRow], second: Sequence[QuestionRow], labels: tuple[str, str]
+    pairs: Sequence[tuple[QuestionRow, QuestionRow]], labels: tuple[str, str]
 ) -> tuple[list[str], list[list[Any]]]:
-    """Columns and cells of two runs' questions side by side, with each flip's direction.
+    """Columns and cells of two runs' matched questions side by side, with each flip.
 
     Args:
-        first: the baseline run's questions.
-        second: the other run's.
-        labels: short names of the two runs (column prefixes).
+        pairs: ``(row in A, row in B)`` of each shared question (the compare's matching).
+        labels: short names of runs A and B (column prefixes).
 
     Returns:
-        ``(columns, records)``: one record per question of ``first`` (joined on the id),
-        ``flip`` = ``gained``/``lost`` (:func:`~locomo_exp.results.questions.flips`) or empty.
+        ``(columns, records)``: one record per pair; ``flip`` is B's direction against A
+        (``gained``/``lost``, :func:`~locomo_exp.results.questions.flips`) or empty.
     """
-    by_id = {row.question_id: row for row in second}
-    flipped = flips(first, second)
-    metric_names = list(dict.fromkeys(name for row in first for name in row.metrics))
-    a, b = labels
-    columns = ["question_id", "kind", "question", "gold", f"{a} prediction", f"{b} prediction",
+    flipped = {(a, b): d for a, b, d in flips(pairs)}
+    metric_names = list(dict.fromkeys(name for row, _ in pairs for name in row.metrics))
+    a_label, b_label = labels
+    columns = ["question_id", "kind", "question", "gold",
+               f"{a_label} prediction", f"{b_label} prediction",
                *(f"{label} {m}" for m in metric_names for label in labels),
-               f"{a} verdict", f"{b} verdict", "flip", f"{b} reason"]
+               f"{a_label} verdict", f"{b_label} verdict", "flip", f"{b_label} reason"]
     records = []
-    for row in first:
-        other = by_id.get(row.question_id)
-        other_head = other.headline if other is not None else None
+    for a, b in pairs:
+        a_head, b_head = a.headline, b.headline
         records.append([
-            row.question_id, row.kind, row.question, row.gold, row.prediction,
-            other.prediction if other is not None else None,
-            *(
-                (run.metrics.get(m) if run is not None else None)
-                for m in metric_names for run in (row, other)
-            ),
-            _word(row.headline.passed) if row.headline is not None else None,
-            _word(other_head.passed) if other_head is not None else None,
-            flipped.get(row.question_id, ""),
-            other_head.reason if other_head is not None else None,
+            a.question_id, a.kind, a.question, a.gold, a.prediction, b.prediction,
+            *(run.metrics.get(m) for m in metric_names for run in (a, b)),
+            _word(a_head.passed) if a_head is not None else None,
+            _word(b_head.passed) if b_head is not None else None,
+            flipped.get((a.question_id, b.question_id), ""),
+            b_head.reason if b_head is not None else None,
         ])
     return columns, records
 
@@ -224,18 +218,9 @@ def write_run_questions(
     return write_questions_html(directory, title, run_table(rows)), rows
 
 
-def flip_counts(flipped: Mapping[str, str]) -> dict[str, int]:
-    """``{"gained": n, "lost": m}`` of a flips mapping."""
-    return {
-        "gained": sum(1 for v in flipped.values() if v == "gained"),
-        "lost": sum(1 for v in flipped.values() if v == "lost"),
-    }
-
-
 __all__ = [
     "QUESTIONS_HTML",
     "compare_table",
-    "flip_counts",
     "render_table_html",
     "run_table",
     "write_questions_html",

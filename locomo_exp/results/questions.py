@@ -11,7 +11,7 @@ A verdict is pass/fail with the judge's reason and source; scores stay in their 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -91,31 +91,35 @@ def verdict_from_score(
     return Verdict(name=name, passed=passed, score=score, reason=reason, source=source)
 
 
-def flips(
-    first: Sequence[QuestionRow], second: Sequence[QuestionRow]
-) -> dict[str, Flip]:
-    """Questions whose headline verdict differs between two runs, by question id.
+def flips(pairs: Iterable[tuple[QuestionRow, QuestionRow]]) -> list[tuple[str, str, Flip]]:
+    """Matched questions whose headline verdict differs between runs A and B.
 
-    ``gained``: wrong in ``first``, correct in ``second``; ``lost``: the reverse. A
-    question unscored or absent in either run is not a flip. The counts equal the
-    discordant pairs of McNemar's table on the questions both runs scored (``compare.json``).
+    ``gained``: wrong in A, correct in B; ``lost``: the reverse (B's direction; in A's own
+    view the word is the other one). A question unscored in either run is not a flip, so
+    the counts equal the discordant pairs of McNemar's table on the questions both runs
+    scored (``compare.json``, ``test.discordant``).
 
     Args:
-        first: the baseline run's rows.
-        second: the other run's rows.
+        pairs: ``(row in A, row in B)`` of each shared question (the compare's matching).
 
     Returns:
-        ``{question_id: "gained" | "lost"}``.
+        ``(question id in A, question id in B, direction)`` of each flip, in pair order.
     """
-    before = {row.question_id: row.headline for row in first}
-    out: dict[str, Flip] = {}
-    for row in second:
-        old, new = before.get(row.question_id), row.headline
+    out: list[tuple[str, str, Flip]] = []
+    for a, b in pairs:
+        old, new = a.headline, b.headline
         if old is None or new is None or old.passed is None or new.passed is None:
             continue
         if old.passed != new.passed:
-            out[row.question_id] = "gained" if new.passed else "lost"
+            out.append((a.question_id, b.question_id, "gained" if new.passed else "lost"))
     return out
 
 
-__all__ = ["ACCEPT_SCORE", "Flip", "QuestionRow", "Verdict", "flips", "verdict_from_score"]
+def reverse(direction: Flip) -> Flip:
+    """The same flip seen from the other run (``gained`` <-> ``lost``)."""
+    return "lost" if direction == "gained" else "gained"
+
+
+__all__ = [
+    "ACCEPT_SCORE", "Flip", "QuestionRow", "Verdict", "flips", "reverse", "verdict_from_score",
+]

@@ -62,6 +62,7 @@ from locomo_exp.tracking.questions import (
     FLIP_FILTER,
     QuestionLogging,
     evaluations_url,
+    find_run,
     log_question_traces,
     run_question_traces,
     tag_flips,
@@ -93,12 +94,13 @@ from locomo_exp.tracking.store import (
     table_columns,
 )
 from locomo_exp.tracking.sweep_note import sweep_description
-from locomo_exp.tracking.ui import mlflow_command, open_ui_hint, redact_uri, ui_url
+from locomo_exp.tracking.ui import mlflow_command, open_ui_hint, redact_uri, ui_base_url, ui_url
 
 __all__ = [
     "FLIP_FILTER",
     "QuestionLogging",
     "evaluations_url",
+    "find_run",
     "log_question_traces",
     "run_question_traces",
     "tag_flips",
@@ -165,5 +167,6 @@ __all__ = [
     "swept_label",
     "swept_tag_name",
     "table_columns",
+    "ui_base_url",
     "ui_url",
 ]

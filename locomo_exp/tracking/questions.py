@@ -208,6 +208,33 @@ def tag_flips(run_id: str, experiment_id: str, flipped: Mapping[str, Flip]) -> i
     return tagged
 
 
+def find_run(tracking_uri: str, experiment: str, output_dir: str) -> tuple[str, str] | None:
+    """The latest run of ``experiment`` whose run directory tag is ``output_dir``.
+
+    Args:
+        tracking_uri: the store.
+        experiment: the experiment name.
+        output_dir: the run directory's absolute path (tag ``locomo_exp.output_dir``).
+
+    Returns:
+        ``(run_id, experiment_id)``, or ``None`` when no run has that tag.
+    """
+    from mlflow import MlflowClient
+
+    from locomo_exp.tracking.metrics import OUTPUT_DIR_TAG
+
+    client = MlflowClient(tracking_uri)
+    found = client.get_experiment_by_name(experiment)
+    if found is None:
+        return None
+    value = output_dir.replace("'", "\\'")
+    runs = client.search_runs(
+        [found.experiment_id], filter_string=f"tags.`{OUTPUT_DIR_TAG}` = '{value}'",
+        order_by=["attributes.start_time DESC"], max_results=1,
+    )
+    return (runs[0].info.run_id, found.experiment_id) if runs else None
+
+
 def evaluations_url(
     base: str,
     experiment_id: str,
@@ -250,6 +277,7 @@ __all__ = [
     "FLIP_TAG",
     "QuestionLogging",
     "evaluations_url",
+    "find_run",
     "log_question_traces",
     "run_question_traces",
     "tag_flips",
