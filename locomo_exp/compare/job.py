@@ -296,16 +296,20 @@ def _tag_flips(
     from locomo_exp.compare.questions import tag_compared_runs
     from locomo_exp.tracking import find_run, ui_base_url
     from locomo_exp.tracking.compare_run import looks_like_run_id
+    from locomo_exp.tracking.questions import run_experiment_id
 
-    ids: dict[str, tuple[str, str]] = {}
-    for run, given, used in zip(job.result.runs, cfg.runs, resolved.runs, strict=True):
-        path = Path(str(used)) if Path(str(used)).is_absolute() else start_dir / str(used)
-        found = find_run(tracking_uri, experiment, str(path.resolve()))
-        if found is None and looks_like_run_id(str(given)) and job.experiment_id:
-            found = (str(given), job.experiment_id)
-        if found is not None:
-            ids[run.name] = found
-    tag_compared_runs(job.flips, ids, ui_base_url(tracking_uri))
+    try:  # the traces are a view: a store that refuses the tags costs one warning
+        ids: dict[str, tuple[str, str]] = {}
+        for run, given, used in zip(job.result.runs, cfg.runs, resolved.runs, strict=True):
+            path = Path(str(used)) if Path(str(used)).is_absolute() else start_dir / str(used)
+            found = find_run(tracking_uri, experiment, str(path.resolve()))
+            if found is None and looks_like_run_id(str(given)):
+                found = (str(given), run_experiment_id(tracking_uri, str(given)))
+            if found is not None:
+                ids[run.name] = found
+        tag_compared_runs(job.flips, ids, ui_base_url(tracking_uri))
+    except Exception as error:  # MlflowException, sqlite errors
+        logger.warning("flipped questions not tagged in MLflow: %s", error)
 
 
 __all__ = [

@@ -235,6 +235,17 @@ def find_run(tracking_uri: str, experiment: str, output_dir: str) -> tuple[str, 
     return (runs[0].info.run_id, found.experiment_id) if runs else None
 
 
+def run_experiment_id(tracking_uri: str, run_id: str) -> str:
+    """The experiment of a logged run (``MlflowClient.get_run``).
+
+    Raises:
+        mlflow.exceptions.MlflowException: no such run.
+    """
+    from mlflow import MlflowClient
+
+    return str(MlflowClient(tracking_uri).get_run(run_id).info.experiment_id)
+
+
 def evaluations_url(
     base: str,
     experiment_id: str,
@@ -279,6 +290,7 @@ __all__ = [
     "evaluations_url",
     "find_run",
     "log_question_traces",
+    "run_experiment_id",
     "run_question_traces",
     "tag_flips",
 ]
