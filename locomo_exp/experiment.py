@@ -135,9 +135,10 @@ def _run_name(cfg: ExperimentConfig, data_path: Path, run_name: str | None = Non
         return run_name
     if cfg.tracking.run_name:
         return cfg.tracking.run_name
-    variant = "" if cfg.f1.variant.value == "locomo" else f" · f1={cfg.f1.variant.value}"
-    sample = f" · sample {cfg.data.limit}" if cfg.data.limit else ""  # not the full benchmark
-    return f"{data_path.stem} · {cfg.scorer.name.value}{variant}{sample}"
+    return tracking.single_run_name(  # file, scorer, judge, F1 variant, sample
+        data_path.stem, cfg.scorer.name.value, f1_variant=cfg.f1.variant.value,
+        limit=cfg.data.limit, judge_model=cfg.judge.model if cfg.scorer.uses_judge else None,
+        judge_runs=cfg.judge.runs)
 
 
 def run_experiment(

@@ -70,6 +70,7 @@ from locomo_exp.tracking.questions import (
 from locomo_exp.tracking.run_names import (
     child_run_name,
     model_short_name,
+    single_run_name,
     sweep_value_label,
     swept_label,
     swept_tag_name,
@@ -162,6 +163,7 @@ __all__ = [
     "run_metrics",
     "run_tags",
     "set_tags",
+    "single_run_name",
     "sweep_table",
     "sweep_value_label",
     "swept_label",

@@ -91,3 +91,13 @@ def test_the_compare_address_has_the_form_of_mlflows_evaluations_page() -> None:
         "http://127.0.0.1:5000/#/experiments/3/runs/" + "b" * 32 + "/evaluations"
         "?compareToRunUuid=" + "a" * 32 + "&filter=TAG::=::true::flipped"
     )
+
+
+def test_a_judged_runs_default_name_says_which_judge_and_how_many_runs() -> None:
+    from locomo_exp.tracking import single_run_name
+
+    assert single_run_name("zep_locomo_grades", "both", f1_variant="locomo", limit=None,
+                           judge_model="claude-sonnet-4-6", judge_runs=3) == (
+        "zep_locomo_grades · both · sonnet-4-6 ×3")
+    assert single_run_name("memobase_eval_0710", "f1", f1_variant="squad", limit=200,
+                           judge_model=None) == "memobase_eval_0710 · f1 · f1=squad · sample 200"
