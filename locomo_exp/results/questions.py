@@ -1,7 +1,7 @@
 """One question of a run, benchmark-neutral: what MLflow's traces and ``questions.html`` show.
 
 Each benchmark maps its own ``scores.jsonl`` rows to :class:`QuestionRow` (LoCoMo in
-``report/question_rows.py``, LongMemEval, BEAM and LoCoMo-Plus in their packages); the
+``report/question_rows.py``, the plug-in benchmarks in their own packages); the
 tracking layer logs them as traces (``tracking/questions.py``) and the report renders them
 (``report/questions_html.py``) without knowing which benchmark wrote them.
 
@@ -49,7 +49,7 @@ class QuestionRow:
     Attributes:
         question_id: the benchmark's question id (unique within the run).
         question: the question text.
-        kind: the question's category or type name (LoCoMo category, LongMemEval type...).
+        kind: the question's category or type name (a LoCoMo category, a benchmark's type).
         prediction: the system's answer.
         gold: the ground-truth answer (logged as a trace tag, never an expectation: MLflow's
             evaluations header breaks past 1,000 distinct expectation values).

@@ -68,6 +68,9 @@ def log_question_traces(rows: Sequence[QuestionRow], run_id: str) -> dict[str, s
     import mlflow
     from mlflow.entities import AssessmentSource
 
+    # MLflow's trace exporter keeps the store it first saw; a process that ran a job on
+    # another store (an in-process sweep, a test) would send the traces there
+    mlflow.tracing.reset()  # type: ignore[no-untyped-call]
     metric_source = AssessmentSource(source_type="CODE", source_id="locomo_exp")
     trace_ids: dict[str, str] = {}
     for index, row in enumerate(rows, start=1):

@@ -38,8 +38,8 @@ ROWS = [
 
 def test_each_question_is_a_trace_of_the_run_with_its_f1_and_each_judge_verdict() -> None:
     questions = locomo_question_rows(ROWS, "claude-sonnet-4-6")
-    mlflow.set_experiment("questions")
-    with mlflow.start_run() as run:
+    experiment = MlflowClient().create_experiment("questions")  # no global active experiment
+    with mlflow.start_run(experiment_id=experiment) as run:
         ids = log_question_traces(questions, run.info.run_id)
     client = MlflowClient()
     traces = client.search_traces(locations=[run.info.experiment_id], run_id=run.info.run_id)
@@ -71,8 +71,8 @@ def test_each_question_is_a_trace_of_the_run_with_its_f1_and_each_judge_verdict(
 
 def test_flips_are_tagged_on_the_traces_of_their_questions_only() -> None:
     questions = locomo_question_rows(ROWS, None)
-    mlflow.set_experiment("flips")
-    with mlflow.start_run() as run:
+    experiment = MlflowClient().create_experiment("flips")
+    with mlflow.start_run(experiment_id=experiment) as run:
         log_question_traces(questions, run.info.run_id)
     assert tag_flips(run.info.run_id, run.info.experiment_id, {"1:1": "lost", "9:9": "gained"}) == 1
     client = MlflowClient()
