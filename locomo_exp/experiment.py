@@ -22,6 +22,7 @@ from locomo_exp.data import LoadedResults, LoadedRuns, expand_paths, load_data
 from locomo_exp.data.input_file import absolute_path, check_regular_file
 from locomo_exp.data.layouts import layout_spec
 from locomo_exp.report.outputs import CARD_FILE, config_tree, write_outputs
+from locomo_exp.report.question_rows import write_locomo_questions
 from locomo_exp.report.run_dir import check_output_dir, check_writable
 from locomo_exp.report.run_swap import RunReplacement, recover_cut_swap, replacing_run
 from locomo_exp.results import RunSummary, interrupts
@@ -134,9 +135,10 @@ def _run_name(cfg: ExperimentConfig, data_path: Path, run_name: str | None = Non
         return run_name
     if cfg.tracking.run_name:
         return cfg.tracking.run_name
-    variant = "" if cfg.f1.variant.value == "locomo" else f" · f1={cfg.f1.variant.value}"
-    sample = f" · sample {cfg.data.limit}" if cfg.data.limit else ""  # not the full benchmark
-    return f"{data_path.stem} · {cfg.scorer.name.value}{variant}{sample}"
+    return tracking.single_run_name(  # file, scorer, judge, F1 variant, sample
+        data_path.stem, cfg.scorer.name.value, f1_variant=cfg.f1.variant.value,
+        limit=cfg.data.limit, judge_model=cfg.judge.model if cfg.scorer.uses_judge else None,
+        judge_runs=cfg.judge.runs)
 
 
 def run_experiment(
@@ -257,7 +259,7 @@ def _score_and_write(
                 version=__version__,
                 scorer=cfg.scorer.name.value,
                 f1_variant=cfg.f1.variant.value,
-                data_file=data_path.name,
+                data_file=data_path.name, output_dir=str(output_dir.resolve()),
             ),
             **(extra_tags or {}),
         }
@@ -399,6 +401,9 @@ def _score_and_write(
                         tracking.judge_tags(judge_result.summary, dry_run=cfg.judge.dry_run)
                     )
 
+        questions = write_locomo_questions(  # every question, sortable: questions.html
+            write_dir, f"{data_path.name} · {cfg.scorer.name.value}", rows, files,
+            cfg.judge.model if judge_result is not None else None)
         metrics = tracking.run_metrics(summary, cfg.category_names)
         run = later.wait() if later is not None else run
         if run is not None:
@@ -430,9 +435,12 @@ def _score_and_write(
                     **tracking.warning_tags(summary.warnings),  # MLflow shows "Finished"
                 }
             )
+            traces = cfg.tracking.questions and tracking.QuestionLogging(questions, run.info.run_id)
             tracking.log_artifacts(files)
             tracking.log_table(rows, "scores_table.json")
             tracking.log_table(tracking.interval_rows(metrics), tracking.INTERVALS_TABLE)
+            if traces:
+                traces.wait()  # logged on a thread while the artifacts upload
         if judge_result is not None and status["judge"].startswith("failed"):  # no verdict
             counts = judge_result.summary.get("counts") or {}
             failure = status["judge"].removeprefix("failed: ")

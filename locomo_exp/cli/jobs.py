@@ -115,6 +115,10 @@ def run_compare_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir: Pat
     for warning in job.result.warnings:  # not only in compare.md
         print(f"warning: {warning}")
     print(f"\nComparison: {job.result.outputs['markdown']}")
+    print(f"Every question: {job.result.outputs['questions']}")
+    for pair in job.flips:  # McNemar's discordant pairs of the headline verdict
+        print(f"Flipped verdicts {pair.run_b} vs {pair.run_a}: {pair.gained} gained, "
+              f"{pair.lost} lost" + "".join(f"\n  {url}" for url in pair.urls))
     if job.run_id:
         print_mlflow_run(
             job.run_id, cfg.tracking.experiment, str(job.tracking_uri), job.experiment_id

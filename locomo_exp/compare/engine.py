@@ -110,6 +110,9 @@ class CompareRow:
         interval: which interval is the row's headline (verdict, console, sweep cell):
             ``"conversation"`` (cluster bootstrap) or ``"question"`` (question-level paired
             bootstrap); :data:`INTERVAL_METHODS` names the method.
+        discordant: McNemar's discordant pairs ``[A only, B only]`` (questions only A, only
+            B got right) when the test is exact McNemar, else ``None``; the flips the
+            compare tags in MLflow and ``questions.html`` (``compare/questions.py``).
     """
 
     run_a: str
@@ -134,6 +137,7 @@ class CompareRow:
     categories: list[int] = field(default_factory=list)
     note: str = ""
     interval: str = CONVERSATION
+    discordant: list[int] | None = None
 
     @property
     def headline_ci(self) -> list[float]:
@@ -297,6 +301,7 @@ def compare_pair(
                     categories=_narrowed(categories[mask], categories[sel]),
                     note="" if clustered else few_clusters_note(n_conv),
                     interval=CONVERSATION if clustered else QUESTION,
+                    discordant=list(test.discordant) if test.discordant else None,
                 )
             )
             previous = (sel, rows[-1])

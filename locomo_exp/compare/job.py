@@ -19,6 +19,7 @@ from typing import Any
 from locomo_exp.compare.comparison import CompareResult, run_compare
 from locomo_exp.compare.engine import QUESTION
 from locomo_exp.compare.metrics import COMPARED_BY_NAME
+from locomo_exp.compare.questions import QUESTIONS_HTML, PairFlips, compare_questions
 from locomo_exp.compare.render import SAME_AS_1_4, group_label, without_copies
 from locomo_exp.compare.run_dirs import CompareError
 from locomo_exp.config.compare import CompareConfig
@@ -41,6 +42,7 @@ class CompareJobResult:
         output_dir: where ``compare.md``/``compare.json``/plots are.
         run_id: the comparison's MLflow run (``None`` with tracking off).
         tracking_uri: the store; experiment_id: its experiment.
+        flips: each pair's flipped verdicts (counts, MLflow compare addresses).
     """
 
     result: CompareResult
@@ -48,6 +50,7 @@ class CompareJobResult:
     run_id: str | None = None
     tracking_uri: str | None = None
     experiment_id: str | None = None
+    flips: list[PairFlips] = dataclasses.field(default_factory=list)
 
 
 def resolve_runs(
@@ -155,7 +158,7 @@ def compare_outputs(output_dir: Path) -> tuple[str, ...]:
         MLflow runs, inputs) is not one of them.
     """
     plots = sorted(path.name for path in output_dir.glob("compare_forest*.png"))
-    return (*COMPARE_MARKERS, *plots)
+    return (*COMPARE_MARKERS, QUESTIONS_HTML, *plots)
 
 
 def run_plugin_compare(
@@ -242,9 +245,15 @@ def run_compare_job(
     earlier = any(os.path.lexists(output_dir / name) for name in files)
     with replacing_run(output_dir, earlier, files=files, noun="comparison") as replacement:
         result = run_compare(resolved, replacement.write_dir, start_dir)
-        job = CompareJobResult(result, output_dir)
+        found, page = compare_questions(  # flipped verdicts; every question: questions.html
+            result.runs, [(pair.run_a, pair.run_b) for pair in result.pairs],
+            replacement.write_dir,
+        )
+        result.outputs["questions"] = page
+        job = CompareJobResult(result, output_dir, flips=found)
         if tracking_uri is not None:
             _log(job, cfg, resolved, tracking_uri, experiment, run_name)
+            _tag_flips(job, cfg, resolved, start_dir, tracking_uri, experiment)
         interrupts.raise_if_received()  # a swallowed Ctrl-C: the earlier comparison stays
         replacement.commit()
     result.outputs = {key: replacement.final_path(path) for key, path in result.outputs.items()}
@@ -277,6 +286,30 @@ def _log(
         description=result.mlflow_description(),
     )
     job.tracking_uri = tracking_uri
+
+
+def _tag_flips(
+    job: CompareJobResult, cfg: CompareConfig, resolved: CompareConfig, start_dir: Path,
+    tracking_uri: str, experiment: str,
+) -> None:
+    """Tag the flips in the compared runs' MLflow traces (runs found by id or run dir)."""
+    from locomo_exp.compare.questions import tag_compared_runs
+    from locomo_exp.tracking import find_run, ui_base_url
+    from locomo_exp.tracking.compare_run import looks_like_run_id
+    from locomo_exp.tracking.questions import run_experiment_id
+
+    try:  # the traces are a view: a store that refuses the tags costs one warning
+        ids: dict[str, tuple[str, str]] = {}
+        for run, given, used in zip(job.result.runs, cfg.runs, resolved.runs, strict=True):
+            path = Path(str(used)) if Path(str(used)).is_absolute() else start_dir / str(used)
+            found = find_run(tracking_uri, experiment, str(path.resolve()))
+            if found is None and looks_like_run_id(str(given)):
+                found = (str(given), run_experiment_id(tracking_uri, str(given)))
+            if found is not None:
+                ids[run.name] = found
+        tag_compared_runs(job.flips, ids, ui_base_url(tracking_uri))
+    except Exception as error:  # MlflowException, sqlite errors
+        logger.warning("flipped questions not tagged in MLflow: %s", error)
 
 
 __all__ = [

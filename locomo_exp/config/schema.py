@@ -361,6 +361,8 @@ class TrackingConfig:
     run_name: Optional[str] = None
     # seconds an http(s) tracking server has to answer before any work (else one error line)
     connect_timeout_s: float = 5.0
+    # every question as an MLflow trace with its F1 and verdicts (docs/mlflow.md: cost, default)
+    questions: bool = False
 
 
 @dataclass

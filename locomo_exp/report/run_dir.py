@@ -40,7 +40,7 @@ COMPARE_MARKERS = ("compare.md", "compare.json")  # or a comparison's (mode=comp
 
 TOOL_FILES = (
     "report.md",
-    "report.html",
+    "report.html", "questions.html",
     "scores.jsonl",
     "summary.json",
     "config.yaml",

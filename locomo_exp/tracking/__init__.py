@@ -11,6 +11,7 @@
 - :mod:`.pending`: a judge job's run, set up on a thread while the calls wait on the network.
 - :mod:`.preflight`: ``tracking.uri`` checked before any call, without importing MLflow.
 - :mod:`.sweep`: a sweep's parent run and its children (``MlflowClient``).
+- :mod:`.questions`: every question as a trace with its assessments; flip tags of a compare.
 - :mod:`.ui`: the command that opens MLflow's UI on a store, printed after every job.
 """
 
@@ -57,9 +58,19 @@ from locomo_exp.tracking.names import (
 )
 from locomo_exp.tracking.pending import PendingRun, deferred_mlflow_run
 from locomo_exp.tracking.preflight import check_tracking_uri
+from locomo_exp.tracking.questions import (
+    FLIP_FILTER,
+    QuestionLogging,
+    evaluations_url,
+    find_run,
+    log_question_traces,
+    run_question_traces,
+    tag_flips,
+)
 from locomo_exp.tracking.run_names import (
     child_run_name,
     model_short_name,
+    single_run_name,
     sweep_value_label,
     swept_label,
     swept_tag_name,
@@ -84,9 +95,16 @@ from locomo_exp.tracking.store import (
     table_columns,
 )
 from locomo_exp.tracking.sweep_note import sweep_description
-from locomo_exp.tracking.ui import mlflow_command, open_ui_hint, redact_uri, ui_url
+from locomo_exp.tracking.ui import mlflow_command, open_ui_hint, redact_uri, ui_base_url, ui_url
 
 __all__ = [
+    "FLIP_FILTER",
+    "QuestionLogging",
+    "evaluations_url",
+    "find_run",
+    "log_question_traces",
+    "run_question_traces",
+    "tag_flips",
     "INTERVALS_TABLE",
     "interval_rows",
     "CONFIG_PARAM_KEYS",
@@ -145,10 +163,12 @@ __all__ = [
     "run_metrics",
     "run_tags",
     "set_tags",
+    "single_run_name",
     "sweep_table",
     "sweep_value_label",
     "swept_label",
     "swept_tag_name",
     "table_columns",
+    "ui_base_url",
     "ui_url",
 ]

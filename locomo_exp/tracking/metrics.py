@@ -45,14 +45,23 @@ as MLflow metrics (the headline keeps one interval per value)."""
 # ----------------------------------------------------------------------------- one run
 
 
-def run_tags(*, version: str, scorer: str, f1_variant: str, data_file: str) -> dict[str, str]:
-    """Tags of every job's run: package version, scorer, F1 variant, input file name."""
-    return {
+OUTPUT_DIR_TAG = "locomo_exp.output_dir"
+"""The run directory's absolute path: how ``mode=compare`` finds a run dir's MLflow run."""
+
+
+def run_tags(
+    *, version: str, scorer: str, f1_variant: str, data_file: str, output_dir: str | None = None
+) -> dict[str, str]:
+    """Tags of every job's run: package version, scorer, F1 variant, input file name, run dir."""
+    tags = {
         "locomo_exp.version": version,
         "scorer": scorer,
         "f1.variant": f1_variant,
         "data.file": data_file,
     }
+    if output_dir is not None:
+        tags[OUTPUT_DIR_TAG] = output_dir
+    return tags
 
 
 NOT_RUN_PARAMS = frozenset({"mode", "compare", "sweep"})

@@ -29,6 +29,37 @@ def model_short_name(model: str) -> str:
     return _DATE_SUFFIX_RE.sub("", short) or model
 
 
+def single_run_name(
+    stem: str, scorer: str, *, f1_variant: str, limit: int | None, judge_model: str | None,
+    judge_runs: int = 1,
+) -> str:
+    """A single run's default name: what tells it apart from the other runs of its file.
+
+    ``zep_locomo_grades · both · sonnet-4-6 ×3 · f1=squad · sample 200``: the input file's
+    stem, the scorer, the judge (model, and runs when several) when it ran, the F1 variant
+    when it is not LoCoMo's, the sample size when ``data.limit`` took one.
+
+    Args:
+        stem: the input file's name without its extension.
+        scorer: ``f1``, ``judge`` or ``both``.
+        f1_variant: ``f1.variant``.
+        limit: ``data.limit`` (``None``: every question).
+        judge_model: the judge model id when the judge runs, else ``None``.
+        judge_runs: ``judge.runs``.
+
+    Returns:
+        The name.
+    """
+    parts = [stem, scorer]
+    if judge_model:
+        parts.append(model_short_name(judge_model) + (f" ×{judge_runs}" if judge_runs > 1 else ""))
+    if f1_variant != "locomo":
+        parts.append(f"f1={f1_variant}")
+    if limit:
+        parts.append(f"sample {limit}")  # not the full benchmark
+    return RUN_NAME_SEPARATOR.join(parts)
+
+
 def _is_file_value(key: str, value: str) -> bool:
     """Whether a swept ``data.*`` value is a file path (shown by its file name)."""
     return key.startswith("data.") and ("/" in value or value.endswith((".json", ".jsonl")))

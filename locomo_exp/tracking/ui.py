@@ -8,7 +8,7 @@ from pathlib import Path
 
 from locomo_exp.config.secrets import redact_uri, uri_secret_spans
 
-__all__ = ["UI_BASE_URL", "mlflow_command", "open_ui_hint", "redact_uri", "ui_url"]
+__all__ = ["UI_BASE_URL", "mlflow_command", "open_ui_hint", "redact_uri", "ui_base_url", "ui_url"]
 
 UI_BASE_URL = "http://127.0.0.1:5000"
 """Where ``mlflow ui`` serves by default."""
@@ -29,6 +29,13 @@ def ui_url(experiment_id: str, base_url: str = UI_BASE_URL) -> str:
         ``http://127.0.0.1:5000/#/experiments/<id>/runs?workflowType=machine_learning``.
     """
     return f"{base_url}/#/experiments/{experiment_id}/runs?workflowType=machine_learning"
+
+
+def ui_base_url(tracking_uri: str) -> str:
+    """The UI's address for a store: an http(s) server's own, else :data:`UI_BASE_URL`."""
+    if tracking_uri.startswith(("http://", "https://")):
+        return redact_uri(tracking_uri).rstrip("/")
+    return UI_BASE_URL
 
 
 def mlflow_command() -> str:

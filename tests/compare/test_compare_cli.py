@@ -94,6 +94,7 @@ def test_cli_compare_prints_headline_rows_and_writes_outputs(tmp_path, capsys):
         "compare.json",
         "compare.md",
         "compare_forest.png",
+        "questions.html",
     ]
 
 

@@ -257,6 +257,7 @@ def test_overwrite_clears_only_the_tools_files_first(typed_config: Composer, tmp
         "config.yaml",
         "locomo_exp.log",
         "notes.txt",
+        "questions.html",
         "report.html",
         "report.md",
         "scores.jsonl",

@@ -160,7 +160,8 @@ def test_a_finished_comparison_replaces_the_old_one_and_its_plots(
         "new A", "new B"]
     assert "new A" in (out / "compare.md").read_text()
     assert sorted(job.result.outputs.values()) == sorted(
-        out / name for name in ("compare.json", "compare.md", "compare_forest.png"))
+        out / name
+        for name in ("compare.json", "compare.md", "compare_forest.png", "questions.html"))
     assert not (out / STAGE_DIR).exists() and not (out / OLD_DIR).exists()
     assert _kept_lines(caplog) == []
     assert f"overwrite=true: the new comparison replaced the earlier one in {out}" in [

@@ -34,6 +34,7 @@ from locomo_exp.benchmarks.longmemeval.dry_run import (
     lme_spend_parts,
     with_trust_calls,
 )
+from locomo_exp.benchmarks.longmemeval.questions import lme_question_rows
 from locomo_exp.benchmarks.longmemeval.reference import read_lme_reference
 from locomo_exp.benchmarks.longmemeval.report import render_lme_report
 from locomo_exp.benchmarks.longmemeval.run_log import with_run_log
@@ -54,6 +55,7 @@ from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL
 from locomo_exp.judge.spend import JobSpend, plan_job_spend
 from locomo_exp.llm.errors import JudgeBatchPending
 from locomo_exp.report.config_text import config_yaml
+from locomo_exp.report.questions_html import write_run_questions
 from locomo_exp.report.run_dir import (
     atomic_write_jsonl,
     atomic_write_text,
@@ -445,8 +447,13 @@ def run_longmemeval(
         if labels is not None or judge_result is not None:  # J inflated / deflated checked
             summary = with_lme_checks(summary)
             files = _write(write_dir, cfg, summary, score_rows(matched, judge_result))
+        questions = lme_question_rows(  # every question: questions.html, MLflow traces
+            score_rows(matched, judge_result),
+            judge_cfg.model if judge_cfg and judge_result else None)
+        files.append(write_run_questions(write_dir, f"{path.name} · longmemeval", questions)[0])
         metrics = lme_tracking.run_metrics(summary)
         if run is not None:
+            traces = cfg.tracking.questions and tracking.QuestionLogging(questions, run.info.run_id)
             card = json.loads((write_dir / "card.json").read_text(encoding="utf-8"))
             tracking.log_params(lme_tracking.run_params(summary, card))
             tracking.log_metrics(metrics)
@@ -457,6 +464,8 @@ def run_longmemeval(
                 }
             )
             tracking.log_artifacts(files)
+            if traces:
+                traces.wait()
         status = str(summary["status"].get("judge", "ok"))
         if status.startswith("failed"):
             where = (f"those outputs are not kept: the earlier run in {output_dir} stays"
