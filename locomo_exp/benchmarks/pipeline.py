@@ -216,14 +216,25 @@ def write_and_track(
         tags={**steps.run_tags(summary), **(extra_tags or {})}, parent_run_id=parent_run_id,
     )
     with replacing_run(ctx.output_dir, plan.replacing) as replacement, run_context as run:
-        files = write_files(steps, replacement.write_dir, cfg, summary,
-                            steps.score_rows(plan.inp, judged))
+        rows = steps.score_rows(plan.inp, judged)
+        files = write_files(steps, replacement.write_dir, cfg, summary, rows)
+        questions = steps.question_rows(
+            rows, plan.judge.model if plan.judge is not None and judged is not None else None)
+        if questions:  # every question: questions.html, and MLflow traces when asked
+            from locomo_exp.report.questions_html import write_run_questions
+
+            files.append(write_run_questions(
+                replacement.write_dir, f"{ctx.data_path.name} · {steps.name}", questions)[0])
         metrics = steps.run_metrics(summary)
         if run is not None:
+            traces = (tracking.QuestionLogging(questions, run.info.run_id)
+                      if cfg.tracking.questions and questions else None)
             tracking.log_params(steps.run_params(summary))
             tracking.log_metrics(metrics)
             tracking.set_tags(steps.end_tags(summary, console))
             tracking.log_artifacts(files)
+            if traces is not None:
+                traces.wait()
         interrupts.raise_if_received()  # a swallowed Ctrl-C: an earlier run stays
         replacement.commit()  # finished, every output written: now it replaces the old run
         files = [replacement.final_path(path) for path in files]

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from locomo_exp.llm.messages import JudgeClient
     from locomo_exp.llm.stop import CallsStop
     from locomo_exp.results import QARecord
+    from locomo_exp.results.questions import QuestionRow
 
 InputT = TypeVar("InputT")
 """The benchmark's read input (its own typed rows)."""
@@ -165,6 +166,19 @@ class JobSteps(Generic[InputT, JudgedT]):
             NotImplementedError: a subclass gives it.
         """
         raise NotImplementedError
+
+    def question_rows(self, rows: list[dict[str, Any]], judge_model: str | None
+                      ) -> list[QuestionRow]:
+        """The ``scores.jsonl`` rows as benchmark-neutral question rows.
+
+        They make ``questions.html`` and, with ``tracking.questions=true``, the MLflow
+        traces. Default: none (no page, no trace).
+
+        Args:
+            rows: the rows :meth:`score_rows` gave.
+            judge_model: this project's judge model when it ran, else ``None``.
+        """
+        return []
 
     def card(self, summary: dict[str, Any]) -> dict[str, Any]:
         """``card.json`` (the run's headline figures and provenance) from the summary.

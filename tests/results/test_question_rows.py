@@ -38,7 +38,8 @@ def test_longmemeval_judge_runs_come_first_with_their_reasons() -> None:
 def test_beam_rows_keep_each_profiles_score_as_a_metric() -> None:
     [row] = beam_question_rows([{
         "question_id": "3:7", "chat": "3", "ability": "temporal_reasoning", "difficulty": "hard",
-        "beam-nugget": 0.75, "beam-official": 0.5, "stored_score": None, "judge_failed": True,
+        "beam-nugget": {"score": 0.75, "pass": True}, "beam-official": {"score": 0.5, "reason": ""},
+        "stored_score": None, "judge_failed": True,
     }])
     assert row.kind == "temporal_reasoning"
     assert row.metrics == {"beam-nugget": 0.75, "beam-official": 0.5}

@@ -34,6 +34,7 @@ from locomo_exp.judge.spend import Part
 from locomo_exp.llm.messages import JudgeClient
 from locomo_exp.llm.stop import CallsStop
 from locomo_exp.results import QARecord
+from locomo_exp.results.questions import QuestionRow
 
 LOCOMO_ONLY_DATA = ("limit", "runs", "errata", "categories_from")
 """``data.*`` settings a BEAM run does not read: refused when set, never silently ignored."""
@@ -143,6 +144,13 @@ class BeamSteps(JobSteps[BeamInput, BeamJudged]):
         if judged is None:
             return score_rows(inp)
         return score_rows(judged.inp, strict=judged.strict) if judged.inp else []
+
+    def question_rows(self, rows: list[dict[str, Any]], judge_model: str | None
+                      ) -> list[QuestionRow]:
+        """Its rows as question rows (:func:`.questions.beam_question_rows`)."""
+        from locomo_exp.benchmarks.beam.questions import beam_question_rows
+
+        return beam_question_rows(rows)
 
     def card(self, summary: dict[str, Any]) -> dict[str, Any]:
         """``card.json`` (:func:`.summary.build_card`)."""

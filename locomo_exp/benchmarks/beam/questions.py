@@ -22,6 +22,13 @@ from locomo_exp.results.questions import QuestionRow
 METRIC_KEYS = (p.NUGGET, p.OFFICIAL, "stored_score", "order_tau_norm")
 
 
+def _number(value: Any) -> Any:
+    """A row's score: a profile's cell is ``{"score": ..., ...}``; the others are numbers."""
+    if isinstance(value, Mapping):
+        value = value.get("score")
+    return None if value is None else float(value)
+
+
 def beam_question_rows(rows: Iterable[Mapping[str, Any]]) -> list[QuestionRow]:
     """BEAM's ``scores.jsonl`` rows (``benchmarks/beam/summary.py:score_rows``) as question rows.
 
@@ -43,7 +50,7 @@ def beam_question_rows(rows: Iterable[Mapping[str, Any]]) -> list[QuestionRow]:
                 kind=str(row.get("ability") or ""),
                 prediction="",
                 gold="",
-                metrics={k: float(row[k]) for k in METRIC_KEYS if row.get(k) is not None},
+                metrics={k: v for k in METRIC_KEYS if (v := _number(row.get(k))) is not None},
                 tags=tags,
             )
         )

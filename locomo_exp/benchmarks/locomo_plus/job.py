@@ -37,6 +37,7 @@ from locomo_exp.config import ExperimentConfig, JudgeConfig, ScorerName
 from locomo_exp.judge.aggregate import JudgeRunResult
 from locomo_exp.llm.messages import JudgeClient
 from locomo_exp.results import QARecord
+from locomo_exp.results.questions import QuestionRow
 
 LOCOMO_ONLY_DATA = ("limit", "runs", "errata", "categories_from", "setting", "reference")
 """``data.*`` settings a stored LoCoMo-Plus run does not read: refused, never ignored."""
@@ -141,6 +142,13 @@ class PlusSteps(JobSteps[StoredRun, PlusJudged]):
         if judged is None or judged.readings is None:
             return score_rows(inp)
         return judged_score_rows(inp.rows, judged.result, judged.readings)
+
+    def question_rows(self, rows: list[dict[str, Any]], judge_model: str | None
+                      ) -> list[QuestionRow]:
+        """Its rows as question rows (:func:`.questions.plus_question_rows`)."""
+        from locomo_exp.benchmarks.locomo_plus.questions import plus_question_rows
+
+        return plus_question_rows(rows, judge_model)
 
     def card(self, summary: dict[str, Any]) -> dict[str, Any]:
         """``card.json`` (:func:`.summary.build_card`)."""

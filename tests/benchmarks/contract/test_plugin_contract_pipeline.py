@@ -24,7 +24,7 @@ from fake_server import RecordedRequest, Reply
 
 from locomo_exp.benchmarks import registry
 from locomo_exp.benchmarks.pipeline_plugin import PipelinePlugin, run_job
-from locomo_exp.benchmarks.steps import JobResult
+from locomo_exp.benchmarks.steps import JobResult, JobSteps
 from locomo_exp.llm.errors import JudgeError, JudgeInterrupted
 from locomo_exp.report.run_swap import OLD_DIR, STAGE_DIR
 from locomo_exp.tracking.names import is_secret_key, metric_name
@@ -90,8 +90,11 @@ def _tree(directory: Path) -> dict[str, bytes]:
 
 def test_the_plain_job_writes_the_five_outputs_and_says_where(bench: Bench) -> None:
     result = bench.run()
-    assert sorted(p.name for p in result.files) == sorted(OUTPUTS)
-    assert sorted(_tree(bench.tmp / "out")) == OUTPUTS  # nothing else, no stage left
+    # a benchmark that maps its rows to questions also writes questions.html (every row)
+    pages = type(bench.plugin.steps()).question_rows is not JobSteps.question_rows
+    expected = sorted(OUTPUTS + ["questions.html"] * pages)
+    assert sorted(p.name for p in result.files) == expected
+    assert sorted(_tree(bench.tmp / "out")) == expected  # nothing else, no stage left
     assert result.console[-1] == f"Report: {bench.tmp / 'out' / 'report.md'}"
     saved = json.loads((bench.tmp / "out" / "summary.json").read_text(encoding="utf-8"))
     assert saved["benchmark"] == bench.case.name and result.exit_status == 0
