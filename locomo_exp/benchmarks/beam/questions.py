@@ -5,10 +5,9 @@ BEAM's rows carry ids, the ability and the scores, not the question's or the ans
 Metrics (0-1): each profile's score (``nugget``, ``official``), ``stored_score`` and
 ``order_tau_norm`` where present. There is no pass/fail verdict: a rubric score is partial.
 
-Integration (the shared BEAM/LoCoMo-Plus pipeline): after the final ``scores.jsonl`` rows are
-written, ``write_run_questions(write_dir, title, beam_question_rows(rows))`` writes
-``questions.html`` and, with ``tracking.questions=true`` and a run,
-``tracking.QuestionLogging(questions, run.info.run_id).wait()`` logs the traces.
+The pipeline calls it through its steps' ``question_rows`` hook
+(:mod:`locomo_exp.benchmarks.pipeline`): the rows make ``questions.html`` and, with
+``tracking.questions=true``, the MLflow traces.
 """
 
 from __future__ import annotations

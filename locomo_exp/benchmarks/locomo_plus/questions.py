@@ -6,10 +6,9 @@ Fields read (``summary.py:score_rows`` and ``judged.py:judged_score_rows``): ``i
 ``stored_label`` or ``judge_labels`` with ``judge_replies``/``judge_errors``. LoCoMo-Plus has
 no gold answer in its rows (the judge reads the cue): ``gold`` is empty.
 
-Integration (the shared BEAM/LoCoMo-Plus pipeline): after the final rows are written,
-``write_run_questions(write_dir, title, plus_question_rows(rows, judge_model))`` writes
-``questions.html``; with ``tracking.questions=true`` and a run,
-``tracking.QuestionLogging(questions, run.info.run_id).wait()`` logs the traces.
+The pipeline calls it through its steps' ``question_rows`` hook
+(:mod:`locomo_exp.benchmarks.pipeline`): the rows make ``questions.html`` and, with
+``tracking.questions=true``, the MLflow traces.
 """
 
 from __future__ import annotations
