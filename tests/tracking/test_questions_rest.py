@@ -1,15 +1,15 @@
-"""Per-question traces and flip tags read back through a real ``mlflow server``'s REST API (issue 30).
+"""Per-question traces and flip tags read back through a real `mlflow server`'s REST API (issue 30).
 
 One ``mlflow server`` (sqlite store and served artifacts under the module's temporary
 directory, 127.0.0.1 only) for the module. Two LoCoMo jobs run in process against it with
-``tracking.questions=true``: A is the shipped example with stored verdicts (``llm_score``)
-added, B the same file with a few predictions and their verdicts changed; then ``mode=compare``
-of the two run directories tags the flips. Every check reads the server through its MLflow 3
-REST endpoints with urllib and JSON (``POST /api/3.0/mlflow/traces/search``,
+``tracking.questions=true`` and ``scorer=both``: A is the shipped example with stored verdicts
+(``llm_score``) added, B the same file with a few predictions and their verdicts changed; the
+fake Anthropic judge gives each answer its stored verdict with a reason naming the question.
+Then ``mode=compare`` of the two run directories tags the flips. Every check reads the server
+through its MLflow 3 REST endpoints with urllib and JSON (``POST /api/3.0/mlflow/traces/search``,
 ``GET /api/3.0/mlflow/traces/get``, ``GET /api/3.0/mlflow/traces/<id>/assessments/<id>``),
-never through MLflow's Python client, and compares them with the run's ``scores.jsonl``,
-``compare.json`` and a count made here from the two input files.
-"""
+never through MLflow's Python client, and compares them with the runs' ``scores.jsonl``,
+``compare.json`` and counts made here from the two input files."""
 
 from __future__ import annotations
 
@@ -29,6 +29,8 @@ from typing import Any
 
 import pytest
 from conftest import AMBIENT_PREFIXES, CONF_DIR, EXAMPLE, clean_env
+from fake_anthropic import FAKE_API_KEY, FakeAnthropicServer, JudgedItem, judged_item, rubric
+from fake_server import RecordedRequest, Reply
 from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 
@@ -84,7 +86,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         "--artifacts-destination", str(root / "artifacts"),
     ]
     with (root / "server.log").open("wb") as out:
-        process = subprocess.Popen(command, cwd=root, env=clean_env(), stdout=out,
+        # no job runner: one process to stop, no huey queue in /dev/shm
+        env = clean_env(MLFLOW_SERVER_ENABLE_JOB_EXECUTION="false")
+        process = subprocess.Popen(command, cwd=root, env=env, stdout=out,
                                    stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -159,10 +163,28 @@ def _inputs() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     return a, b
 
 
+def _reason(question_id: str, correct: bool) -> str:
+    return f"{question_id}: {'the gold answer' if correct else 'not the gold answer'}"
+
+
+def _judge(inputs: dict[str, list[dict[str, Any]]]) -> Any:
+    """The fake judge: each answer's verdict is its record's stored verdict, with a reason."""
+    verdicts = {(r["question"], r["predicted_answer"]): (r["question_id"], bool(r["llm_score"]))
+                for records in inputs.values() for r in records}
+
+    def respond(request: RecordedRequest) -> Reply:
+        item: JudgedItem = judged_item(request)
+        question_id, correct = verdicts[(item.question, item.prediction)]
+        return rubric(100 if correct else 0, _reason(question_id, correct))
+
+    return respond
+
+
 @dataclass
 class Logged:
     """The two logged runs and their comparison, as the jobs left them."""
 
+    judge_model: str
     runs: dict[str, Any]  # "a" / "b" -> run_experiment's result
     inputs: dict[str, list[dict[str, Any]]]
     scores: dict[str, list[dict[str, Any]]]  # each run's scores.jsonl rows
@@ -176,10 +198,13 @@ def logged(server: Server, tmp_path_factory: pytest.TempPathFactory) -> Iterator
     a, b = _inputs()
     inputs = {"a": a, "b": b}
     runs: dict[str, Any] = {}
+    judge = FakeAnthropicServer().start()
+    judge.responder = _judge(inputs)
     with pytest.MonkeyPatch.context() as patch, protocols_in_use():
         for name in list(os.environ):
             if name.startswith(AMBIENT_PREFIXES):
                 patch.delenv(name)
+        patch.setenv("ANTHROPIC_API_KEY", FAKE_API_KEY)
         patch.chdir(root)  # nothing lands in the user's directory
         register_configs()
         GlobalHydra.instance().clear()
@@ -190,12 +215,16 @@ def logged(server: Server, tmp_path_factory: pytest.TempPathFactory) -> Iterator
                     path.write_text(json.dumps(records), encoding="utf-8")
                     composed = compose(config_name="config", overrides=[
                         f"data.path={path}", "tracking.questions=true",
-                        f"tracking.uri={server.url}",
+                        f"tracking.uri={server.url}", "scorer=both", "judge.runs=1",
+                        "judge.min_successful_runs=1", "judge.audit.n=0",
+                        f"judge.base_url={judge.url}", f"judge.cache_path={root}/cache.sqlite",
+                        "judge.progress=false",
                     ])
                     cfg = to_experiment_config(composed, registry_name_problems)
                     runs[name] = run_experiment(cfg, root / name, root)
         finally:
             GlobalHydra.instance().clear()
+            judge.stop()
         run_compare_job(
             CompareConfig(runs=[str(root / "a"), str(root / "b")], bootstrap_samples=50,
                           permutation_samples=50),
@@ -207,7 +236,7 @@ def logged(server: Server, tmp_path_factory: pytest.TempPathFactory) -> Iterator
         for name in inputs
     }
     compare = json.loads((root / "cmp" / "compare.json").read_text(encoding="utf-8"))
-    yield Logged(runs, inputs, scores, compare)
+    yield Logged(cfg.judge.model, runs, inputs, scores, compare)
 
 
 def _run_traces(server: Server, logged: Logged, name: str) -> dict[str, dict[str, Any]]:
@@ -247,23 +276,37 @@ def test_a_trace_has_the_question_the_prediction_and_the_gold_tag(
     assert outputs == record["predicted_answer"] == "running, climbing"  # the gold: gained
 
 
-def test_assessments_hold_each_rows_f1_and_stored_verdict(server: Server, logged: Logged) -> None:
+def test_assessments_hold_each_rows_f1_judge_verdict_with_reason_and_stored_verdict(
+    server: Server, logged: Logged
+) -> None:
     for name in ("a", "b"):
         traces = _run_traces(server, logged, name)
-        stored = {r["question_id"]: r["llm_score"] for r in logged.inputs[name]}
+        stored = {r["question_id"]: bool(r["llm_score"]) for r in logged.inputs[name]}
+        judged = 0
         for row in logged.scores[name]:
-            info = traces[row["question_id"]]
+            qid = row["question_id"]
+            info = traces[qid]
             by_name = {a["assessment_name"]: a for a in info["assessments"]}
             assert by_name["f1"]["feedback"]["value"] == pytest.approx(row["f1"], abs=1e-12)
             assert by_name["f1"]["source"] == {"source_type": "CODE", "source_id": "locomo_exp"}
             verdict = by_name["stored_j"]
-            assert verdict["feedback"]["value"] is bool(stored[row["question_id"]])
+            assert verdict["feedback"]["value"] is stored[qid]
             assert verdict["source"] == {"source_type": "LLM_JUDGE", "source_id": "input file"}
             assert "rationale" not in verdict  # the input file gives no reason for its verdicts
-            # one assessment read alone by its id gives the same value
+            if not row.get("j_runs"):  # category 5 (adversarial) is not judged
+                assert "judge" not in by_name
+                continue
+            judged += 1
+            judge = by_name["judge"]
+            assert judge["feedback"]["value"] is stored[qid] is (row["j_mean"] == 100.0)
+            assert judge["rationale"] == _reason(qid, stored[qid]) == row["j_runs"][0]["explanation"]
+            assert judge["source"] == {"source_type": "LLM_JUDGE", "source_id": logged.judge_model}
+            # one assessment read alone by its id gives the same verdict and reason
             alone = _get(server, f"/api/3.0/mlflow/traces/{info['trace_id']}/assessments/"
-                                 f"{verdict['assessment_id']}")["assessment"]
-            assert alone["feedback"]["value"] is bool(stored[row["question_id"]])
+                                 f"{judge['assessment_id']}")["assessment"]
+            assert (alone["feedback"]["value"], alone["rationale"]) == (
+                stored[qid], _reason(qid, stored[qid]))
+        assert judged == 16  # the example's categories 1-4
 
 
 def test_flip_tags_mark_exactly_compare_jsons_discordant_pairs_in_each_direction(
@@ -272,10 +315,12 @@ def test_flip_tags_mark_exactly_compare_jsons_discordant_pairs_in_each_direction
     ids = [r["question_id"] for r in logged.inputs["a"]]
     gained_in_b = {ids[i] for i in GAINED_IN_B}
     lost_in_b = {ids[i] for i in LOST_IN_B}
-    [overall] = [r for r in logged.compare["rows"]
-                 if r["metric"] == "stored_j" and r["group"] == "overall"]
-    # McNemar's discordant pairs: (A right and B wrong, B right and A wrong)
-    assert overall["discordant"] == [len(lost_in_b), len(gained_in_b)] == [3, 2]
+    # McNemar's discordant pairs: (A right and B wrong, B right and A wrong); the judge's
+    # verdicts are the stored ones, so both tables count the same pairs
+    for metric in ("j", "stored_j"):
+        [overall] = [r for r in logged.compare["rows"]
+                     if r["metric"] == metric and r["group"] == "overall"]
+        assert overall["discordant"] == [len(lost_in_b), len(gained_in_b)] == [3, 2], metric
     for name, gained, lost in (("b", gained_in_b, lost_in_b), ("a", lost_in_b, gained_in_b)):
         run = logged.runs[name]
         flipped = _search(server, run.experiment_id,
