@@ -43,6 +43,8 @@ from locomo_exp.experiment import run_experiment
 
 HEALTH_ATTEMPTS = 300
 HEALTH_POLL_S = 0.2  # bounded polling: at most 60 s for the server to answer /health
+LOCAL = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+"""urllib without the environment's proxies: every request goes to 127.0.0.1 itself."""
 
 STORED_A = [0 if index % 3 == 0 else 1 for index in range(20)]
 """Run A's stored verdict per question of the example (1 = correct)."""
@@ -68,7 +70,7 @@ def _free_port() -> int:
 
 def _answers(url: str) -> bool:
     try:
-        with urllib.request.urlopen(url + "/health", timeout=2) as reply:
+        with LOCAL.open(url + "/health", timeout=2) as reply:
             return bool(reply.status == 200)
     except (urllib.error.URLError, OSError):
         return False
@@ -100,12 +102,19 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         assert process.poll() is None and _answers(url), f"mlflow server did not start:\n{log}"
         yield Server(url, process)
     finally:
+        _stop(process)
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """End the server's process group (SIGTERM, then SIGKILL after 20 s), once it is gone too."""
+    try:
         os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        process.wait(timeout=20)
+    except ProcessLookupError:  # it had already ended (a failed start)
+        process.wait()
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
 
 
 def _post(server: Server, path: str, body: dict[str, Any]) -> Any:
@@ -113,12 +122,12 @@ def _post(server: Server, path: str, body: dict[str, Any]) -> Any:
         server.url + path, data=json.dumps(body).encode(), method="POST",
         headers={"Content-Type": "application/json"},
     )
-    with urllib.request.urlopen(request, timeout=30) as reply:
+    with LOCAL.open(request, timeout=30) as reply:
         return json.loads(reply.read())
 
 
 def _get(server: Server, path: str) -> Any:
-    with urllib.request.urlopen(server.url + path, timeout=30) as reply:
+    with LOCAL.open(server.url + path, timeout=30) as reply:
         return json.loads(reply.read())
 
 
