@@ -103,7 +103,9 @@ def flip_lines(rows: list[dict[str, Any]]) -> list[str]:
 
     Returns:
         ``[]`` when no job has flips recorded; otherwise a heading line and one line per
-        job: ``- job 1: 3 gained, 2 lost (3 of 5 tagged in MLflow: <url>)``.
+        job: ``- job 1: 3 gained, 2 lost (5 of 5 tagged in MLflow: <url>)``; the MLflow part
+        is left out when tagging was not tried or nothing flipped, and says so when the job
+        had no traces to tag.
     """
     found = [r for r in rows if r.get("flips")]
     if not found:
@@ -118,9 +120,13 @@ def flip_lines(rows: list[dict[str, Any]]) -> list[str]:
     for r in found:
         flips = r["flips"]
         line = f"- job {r['job']}: {flips['gained']} gained, {flips['lost']} lost"
-        if flips.get("tagged") is not None:
-            line += f" ({flips['tagged']} of {flips['gained'] + flips['lost']} tagged in MLflow"
-            line += f": {flips['url']})" if flips.get("url") else ")"
+        n, tagged = flips["gained"] + flips["lost"], flips.get("tagged")
+        if tagged is not None and n:
+            line += (
+                f" ({tagged} of {n} tagged in MLflow: {flips['url']})" if tagged
+                else " (not tagged in MLflow: the job logged no question traces; "
+                "tracking.questions=true logs them)"
+            )
         lines.append(line)
     return lines
 

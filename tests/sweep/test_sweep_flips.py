@@ -98,9 +98,16 @@ def test_sweep_tags_each_jobs_flips_against_the_baseline(tmp_path):
     assert (sweep_dir / "vs_baseline" / "1" / "questions.html").is_file()
 
 
-def test_flip_lines_without_tracking_give_counts_only():
+def test_flip_lines_say_why_nothing_was_tagged():
     rows = [{"job": 0}, {"job": 1, "flips": {"gained": 2, "lost": 0, "tagged": None, "url": None}}]
     assert flip_lines(rows)[-1] == "- job 1: 2 gained, 0 lost"
+    rows[1]["flips"]["tagged"] = 0  # tracking on, tracking.questions=false: no traces
+    assert flip_lines(rows)[-1] == (
+        "- job 1: 2 gained, 0 lost (not tagged in MLflow: the job logged no question traces; "
+        "tracking.questions=true logs them)"
+    )
+    rows[1]["flips"].update(gained=0)  # nothing flipped: nothing to tag or open
+    assert flip_lines(rows)[-1] == "- job 1: 0 gained, 0 lost"
     assert flip_lines([{"job": 0}]) == []
 
 
