@@ -22,6 +22,7 @@ from locomo_exp.benchmarks.registry import sweep_plugin_for_rows
 from locomo_exp.report.run_dir import atomic_write_text
 from locomo_exp.report.run_swap import RunReplacement, stop_reason
 from locomo_exp.results.money import round_money
+from locomo_exp.sweep.flips import FlipStore
 from locomo_exp.sweep.job_files import (
     COMPLETED,
     FAILED,
@@ -333,7 +334,10 @@ class SweepCallback(Callback):
             if plugin is not None:
                 baseline = plugin_vs_baseline(plugin, rows, self._baseline, write_dir)
             else:
-                baseline = compare_with_baseline(rows, self._baseline, write_dir)
+                store = None
+                if context.parent_run_id and context.tracking_uri and context.experiment_id:
+                    store = FlipStore(context.tracking_uri, context.experiment_id)
+                baseline = compare_with_baseline(rows, self._baseline, write_dir, store=store)
         except Exception:
             log.exception("sweep: could not compare the jobs with the baseline job")
             baseline = {"error": "comparison with the baseline job failed (see the log)"}

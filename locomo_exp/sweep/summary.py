@@ -18,6 +18,7 @@ from locomo_exp.results.analysis import headline_intervals_json
 from locomo_exp.results.checks_read import run_warnings, status_with_warnings
 from locomo_exp.results.words import paid_words
 from locomo_exp.stats.bootstrap import MIN_RUN_CLUSTERS
+from locomo_exp.sweep.flips import flip_lines
 from locomo_exp.sweep.job_files import (
     COMPLETED,
     FAILED,
@@ -424,6 +425,7 @@ def render_sweep_summary(summary: dict[str, Any]) -> str:
         lines.append("| " + " | ".join(cells) + " |")
     if compared or base.get("label") is not None:
         lines += _vs_baseline_gaps(rows, base, same_f1)
+    lines += flip_lines(rows)
     warned = [(r["job"], w) for r in rows for w in r.get("vs_baseline_warnings") or ()]
     if warned:  # as mode=compare prints them: the table's numbers need them
         lines += ["", "Warnings of the comparisons with the baseline job (as `mode=compare` "

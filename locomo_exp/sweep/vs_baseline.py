@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from locomo_exp.sweep.flips import FlipStore, record_flips
 from locomo_exp.sweep.job_files import COMPLETED
 from locomo_exp.sweep.plan import job_label
 
@@ -125,6 +126,7 @@ def compare_with_baseline(
     *,
     bootstrap_samples: int | None = None,
     permutation_samples: int | None = None,
+    store: FlipStore | None = None,
 ) -> dict[str, Any] | None:
     """Compare every completed job with the baseline job; attach ``vs_baseline`` to rows.
 
@@ -144,6 +146,9 @@ def compare_with_baseline(
         bootstrap_samples: resamples per interval (``None``: ``mode=compare``'s default,
             :class:`~locomo_exp.config.compare.CompareConfig`).
         permutation_samples: sign-flip budget per test (``None``: ``mode=compare``'s).
+        store: the sweep's MLflow store: each compared job's flipped verdicts are tagged in
+            its traces (:func:`~locomo_exp.sweep.flips.record_flips`, ``row["flips"]``;
+            counted, not tagged, when ``None``).
 
     Returns:
         ``{"job", "label", "method"}`` of the baseline (``method``: the one line of
@@ -180,11 +185,9 @@ def compare_with_baseline(
             permutation_samples=budget,
             seed=defaults.seed,
         )
+        out_dir = sweep_dir / VS_BASELINE_DIR / str(row["job"])
         try:
-            result = run_compare(
-                cfg, sweep_dir / VS_BASELINE_DIR / str(row["job"]), sweep_dir, plots=False,
-                strict_metrics=False,
-            )
+            result = run_compare(cfg, out_dir, sweep_dir, plots=False, strict_metrics=False)
         except CompareError as error:
             row["vs_baseline"] = {"error": _refusal(error)}
             continue
@@ -200,6 +203,10 @@ def compare_with_baseline(
             if overall:
                 found[column] = _cell(overall[0])
         row["vs_baseline"] = found
+        try:  # flipped verdicts: counts, questions.html, MLflow tags (issue 30)
+            record_flips(result, row, base, out_dir, store)
+        except OSError as error:
+            logger.warning("sweep job %s: flipped questions not recorded: %s", row["job"], error)
     return {
         "job": base["job"],
         "label": job_label(base["swept"]),

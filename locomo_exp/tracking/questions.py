@@ -156,19 +156,22 @@ class QuestionLogging:
         return self.trace_ids
 
 
-def run_question_traces(run_id: str, experiment_id: str) -> dict[str, str]:
+def run_question_traces(
+    run_id: str, experiment_id: str, tracking_uri: str | None = None
+) -> dict[str, str]:
     """The traces of a run, by their ``question_id`` tag.
 
     Args:
         run_id: the run.
         experiment_id: its experiment.
+        tracking_uri: the store (``None``: the process's current one).
 
     Returns:
         ``{question_id: trace_id}`` (empty when the run logged none).
     """
     from mlflow import MlflowClient
 
-    client = MlflowClient()
+    client = MlflowClient(tracking_uri)
     out: dict[str, str] = {}
     token: str | None = None
     while True:
@@ -185,21 +188,24 @@ def run_question_traces(run_id: str, experiment_id: str) -> dict[str, str]:
             return out
 
 
-def tag_flips(run_id: str, experiment_id: str, flipped: Mapping[str, Flip]) -> int:
+def tag_flips(
+    run_id: str, experiment_id: str, flipped: Mapping[str, Flip], tracking_uri: str | None = None
+) -> int:
     """Tag, in one run's traces, the questions whose verdict flips (``flipped``, ``flip``).
 
     Args:
         run_id: the compared run whose traces are tagged.
         experiment_id: its experiment.
         flipped: ``{question_id: "gained" | "lost"}`` (``results.questions.flips``).
+        tracking_uri: the store (``None``: the process's current one).
 
     Returns:
         How many traces were tagged (a question without a trace is skipped).
     """
     from mlflow import MlflowClient
 
-    client = MlflowClient()
-    traces = run_question_traces(run_id, experiment_id)
+    client = MlflowClient(tracking_uri)
+    traces = run_question_traces(run_id, experiment_id, tracking_uri)
     tagged = 0
     for qid, direction in flipped.items():
         trace_id = traces.get(qid)
