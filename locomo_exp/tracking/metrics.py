@@ -317,9 +317,13 @@ def judge_tags(judge: Mapping[str, Any], *, dry_run: bool = False) -> dict[str, 
 
 
 def pending_batch_tags(batch_ids: Iterable[str]) -> dict[str, str]:
-    """Tags of a run whose judge batches are still processing (``judge.batch.wait=false``)."""
+    """Tags of a run whose judge batches are still processing (``judge.batch.wait=false``).
+
+    ``judge.batch_status`` (``pending``) and the batch ids (the run logs no judge param
+    past its config's, so they are not yet the ``judge.batch_ids`` param); the mode is the
+    config's param ``judge.mode``.
+    """
     return {
-        "judge.mode": "batch",
         "judge.batch_status": "pending",
         "judge.batch_ids": joined_ids(list(batch_ids)),
     }
