@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from locomo_exp import __version__, tracking
+from locomo_exp import tracking
 from locomo_exp.config import ExperimentConfig
 from locomo_exp.data import LoadedResults, LoadedRuns, expand_paths, load_data
 from locomo_exp.data.input_file import absolute_path, check_regular_file
@@ -255,12 +255,7 @@ def _score_and_write(
     if cfg.tracking.enabled:
         tracking_uri = tracking.resolve_tracking_uri(cfg.tracking.uri, start_dir)
         tags = {
-            **tracking.run_tags(
-                version=__version__,
-                scorer=cfg.scorer.name.value,
-                f1_variant=cfg.f1.variant.value,
-                data_file=data_path.name, output_dir=str(output_dir.resolve()),
-            ),
+            **tracking.run_tags(output_dir=str(output_dir.resolve())),
             **(extra_tags or {}),
         }
         logged_params = tracking.config_measurement_params(

@@ -378,6 +378,7 @@ class SweepCallback(Callback):
                 status=(
                     "KILLED" if interrupted else "FAILED" if summary["n_failed"] else "FINISHED"
                 ),
+                chart_image=plot,
             )
         return summary
 

@@ -49,19 +49,21 @@ OUTPUT_DIR_TAG = "locomo_exp.output_dir"
 """The run directory's absolute path: how ``mode=compare`` finds a run dir's MLflow run."""
 
 
-def run_tags(
-    *, version: str, scorer: str, f1_variant: str, data_file: str, output_dir: str | None = None
-) -> dict[str, str]:
-    """Tags of every job's run: package version, scorer, F1 variant, input file name, run dir."""
-    tags = {
-        "locomo_exp.version": version,
-        "scorer": scorer,
-        "f1.variant": f1_variant,
-        "data.file": data_file,
-    }
-    if output_dir is not None:
-        tags[OUTPUT_DIR_TAG] = output_dir
-    return tags
+def run_tags(*, output_dir: str | None = None) -> dict[str, str]:
+    """Tags of every job's run: only what no param or metric holds.
+
+    The run directory (:data:`OUTPUT_DIR_TAG`, how ``mode=compare`` finds the run). The
+    package version, scorer, F1 variant and input file are the params ``tool.version``,
+    ``scorer.name``, ``f1.variant`` and ``data.file``; repeating them as tags doubled their
+    columns in MLflow's runs table (issue 30 §4).
+
+    Args:
+        output_dir: the run directory's absolute path, or ``None`` (none tagged).
+
+    Returns:
+        ``{"locomo_exp.output_dir": "/abs/run/dir"}`` or ``{}``.
+    """
+    return {OUTPUT_DIR_TAG: output_dir} if output_dir is not None else {}
 
 
 NOT_RUN_PARAMS = frozenset({"mode", "compare", "sweep"})
@@ -297,15 +299,14 @@ def judge_params(judge: Mapping[str, Any]) -> dict[str, str]:
 
 
 def judge_tags(judge: Mapping[str, Any], *, dry_run: bool = False) -> dict[str, str]:
-    """Tags the judge's run adds.
+    """Tags the judge's run adds: only states no param or metric holds.
 
-    ``judge.mode``; ``judge.batch_ids``; ``judge.dry_run``; ``judge.audit_gate``
-    (``passed``, ``failed``, ``not set`` or ``not measured``) when the audit ran.
+    ``judge.dry_run`` (``true``) for a dry run; ``judge.audit_gate`` (``passed``,
+    ``failed``, ``not set`` or ``not measured``) when the audit ran. The judge's mode and
+    batch ids are the params ``judge.mode`` and ``judge.batch_ids``
+    (:func:`config_params`, :func:`judge_params`), not repeated as tags (issue 30 §4).
     """
-    tags = {"judge.mode": str(judge.get("mode"))}
-    batch = judge.get("batch")
-    if batch is not None:
-        tags["judge.batch_ids"] = joined_ids(batch.get("batch_ids") or [])
+    tags: dict[str, str] = {}
     if dry_run:
         tags["judge.dry_run"] = "true"
     trust = judge.get("trust")
@@ -316,9 +317,13 @@ def judge_tags(judge: Mapping[str, Any], *, dry_run: bool = False) -> dict[str, 
 
 
 def pending_batch_tags(batch_ids: Iterable[str]) -> dict[str, str]:
-    """Tags of a run whose judge batches are still processing (``judge.batch.wait=false``)."""
+    """Tags of a run whose judge batches are still processing (``judge.batch.wait=false``).
+
+    ``judge.batch_status`` (``pending``) and the batch ids (the run logs no judge param
+    past its config's, so they are not yet the ``judge.batch_ids`` param); the mode is the
+    config's param ``judge.mode``.
+    """
     return {
-        "judge.mode": "batch",
         "judge.batch_status": "pending",
         "judge.batch_ids": joined_ids(list(batch_ids)),
     }

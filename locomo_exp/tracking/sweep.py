@@ -95,6 +95,10 @@ def mark_run_failed(tracking_uri: str, run_id: str, status: str = "FAILED") -> N
     _client(tracking_uri).set_terminated(run_id, status)
 
 
+SWEEP_PLOT_KEY = "sweep_plot"
+"""MLflow image key of the sweep plot on the parent run (its chart views' image card)."""
+
+
 def finish_parent_run(
     tracking_uri: str,
     run_id: str,
@@ -104,6 +108,7 @@ def finish_parent_run(
     metrics: Mapping[str, Any],
     table: list[dict[str, Any]],
     status: str,
+    chart_image: Path | None = None,
 ) -> None:
     """Log the sweep's results on its parent run and end it.
 
@@ -115,6 +120,11 @@ def finish_parent_run(
         metrics: from :func:`locomo_exp.tracking.metrics.parent_metrics`.
         table: rows for ``log_table`` (:data:`SWEEP_TABLE_FILE`), may be empty.
         status: ``FINISHED``, ``FAILED`` or ``KILLED`` (the sweep was interrupted).
+        chart_image: the sweep plot (J and F1 against the swept value with 95% interval
+            bars), also logged as an MLflow image under :data:`SWEEP_PLOT_KEY`: MLflow's
+            chart views give every image key an image card, the one way they show an
+            interval (their bar, line, scatter and parallel charts draw none; issue 30 §4).
+            ``None`` or a missing file: no image.
     """
     from mlflow.entities import Metric, RunTag
     from mlflow.utils.time import get_current_time_millis
@@ -131,11 +141,17 @@ def finish_parent_run(
     )
     if table:
         client.log_table(run_id, data=table_columns(table), artifact_file=SWEEP_TABLE_FILE)
+    if chart_image is not None and Path(chart_image).is_file():
+        from PIL import Image
+
+        with Image.open(chart_image) as image:
+            client.log_image(run_id, image.convert("RGB"), key=SWEEP_PLOT_KEY, step=0)
     client.set_terminated(run_id, status)
     log.info("MLflow parent run %s ended %s", run_id, status)
 
 
 __all__ = [
+    "SWEEP_PLOT_KEY",
     "SWEEP_TABLE_FILE",
     "ChildRun",
     "child_runs",

@@ -122,6 +122,7 @@ def test_batch_wait_false_submits_and_exits_then_the_same_command_collects(fake_
     experiment = client.get_experiment_by_name("locomo_exp").experiment_id
     [pending] = client.search_runs(experiment)
     assert pending.data.tags["judge.batch_status"] == "pending"
+    assert pending.data.params["judge.mode"] == "batch" and "judge.mode" not in pending.data.tags
     assert "f1/overall" in pending.data.metrics and "j/overall" not in pending.data.metrics
 
     fake_anthropic.end_batches()
@@ -130,7 +131,9 @@ def test_batch_wait_false_submits_and_exits_then_the_same_command_collects(fake_
     assert len(fake_anthropic.batch_create_requests()) == 1  # nothing submitted twice
     collected = [r for r in client.search_runs(experiment) if r.info.run_id != pending.info.run_id]
     [done] = collected
-    assert done.data.tags["judge.mode"] == "batch"
+    # mode and batch ids are params, not repeated as tags (issue 30 §4)
+    assert done.data.params["judge.mode"] == "batch" and "judge.mode" not in done.data.tags
+    assert done.data.params["judge.batch_ids"] and "judge.batch_ids" not in done.data.tags
     assert done.data.metrics["judge/api_errors"] == 0
     rows = [json.loads(line) for line in (tmp_path / "second" / "scores.jsonl").read_text().splitlines()]
     assert sum(row.get("j_mean") is not None for row in rows) == 16  # categories 1-4 of the example

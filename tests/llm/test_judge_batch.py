@@ -128,10 +128,12 @@ def test_batch_run_gives_exactly_the_scores_of_a_realtime_run(
     assert info["results"]["errored"] == batch.summary["counts"]["api_error"]
     assert info["errored_types"] == {"api_error": batch.summary["counts"]["api_error"]}
     assert judge_params(batch.summary)["judge.batch_ids"] == ",".join(info["batch_ids"])
-    assert judge_tags(batch.summary) == {"judge.mode": "batch", "judge.batch_ids": ",".join(info["batch_ids"])}
+    # mode and batch ids are params (judge.mode from the config), not repeated as tags (issue 30 §4)
+    assert judge_tags(batch.summary) == {}
     assert judge_metrics(batch.summary, {})["judge/batch_count"] == 3
     assert judge_metrics(batch.summary, {})["judge/batch_errored"] == batch.summary["counts"]["api_error"]
-    assert judge_tags(realtime.summary) == {"judge.mode": "realtime"}
+    assert judge_tags(realtime.summary) == {}
+    assert judge_tags(realtime.summary, dry_run=True) == {"judge.dry_run": "true"}
 
     # Batch tokens cost half: the same tokens, the canary at list price.
     assert batch.summary["tokens"]["input"] == realtime.summary["tokens"]["input"]

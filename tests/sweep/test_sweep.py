@@ -305,6 +305,10 @@ def _check_temperature_sweep(
     artifacts = {a.path for a in client.list_artifacts(parent.info.run_id)}
     assert {sweep.SUMMARY_JSON, sweep.SUMMARY_MD, sweep.SUMMARY_PLOT} <= artifacts
     assert "sweep_summary_table.json" in artifacts  # mlflow.log_table of the summary
+    # the plot is also an MLflow image: the parent's chart views show it (issue 30 §4)
+    images = [a.path for a in client.list_artifacts(parent.info.run_id, "images")]
+    assert sorted(Path(p).suffix for p in images) == [".png", ".webp"], images
+    assert all(Path(p).name.startswith("sweep_plot+step+0+") for p in images), images
 
 
 @pytest.fixture(scope="module")

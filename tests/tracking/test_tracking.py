@@ -243,7 +243,14 @@ def test_judge_run_logs_judge_params_and_j_overall_1_4(
     run = _client(uri).get_run(result.run_id)
     assert run.data.params["judge.model"] == cfg.judge.model
     assert run.data.params["judge.prompt_version"] == result.summary["judge"]["prompt_version"]
-    assert run.data.tags["judge.mode"] == "realtime"
+    assert run.data.params["judge.mode"] == "realtime"
+    # no tag repeats a param (issue 30 §4: the runs table's columns, not 330 of them)
+    assert not set(run.data.tags) & set(run.data.params), set(run.data.tags) & set(run.data.params)
+    own = {t for t in run.data.tags if not t.startswith("mlflow.")}
+    assert own == {"locomo_exp.output_dir", "run.status", "run.warnings"} or own == {
+        "locomo_exp.output_dir"}, own
+    assert run.data.params["tool.version"] and run.data.params["data.file"] == "qa_results.json"
+    assert run.data.params["scorer.name"] == "both" and run.data.params["f1.variant"] == "locomo"
     assert run.data.metrics["j/overall"] == 80.0
     assert run.data.metrics["j/overall_1_4"] == 80.0  # judged categories 1-4 (the default)
     assert "j/overall_1_4_ci_low" in run.data.metrics
