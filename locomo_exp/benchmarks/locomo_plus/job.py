@@ -1,7 +1,9 @@
 """One LoCoMo-Plus job: the pipeline's hooks (a stored run -> both readings' figures -> outputs).
 
 Stored verdicts (the authors' ``judged.json`` or kumiho's ``all_results.json``) are scored
-with no judge call; ``scorer=judge`` judges every item (:mod:`.judged`). The steps are the
+with no judge call; ``scorer=judge`` judges every item (:mod:`.judged`), ``scorer=both`` also
+scores the factual items' token F1 (:mod:`.f1`; Cognitive items have no gold answer, so no F1).
+The steps are the
 pipeline's (:func:`locomo_exp.benchmarks.pipeline.run_job`). Outputs: ``report.md``,
 ``summary.json``, ``scores.jsonl``, ``card.json``, ``config.yaml`` (docs/locomo_plus.md).
 """
@@ -13,6 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from locomo_exp.benchmarks.locomo_plus import tracking as plus_tracking
+from locomo_exp.benchmarks.locomo_plus.f1 import (
+    NO_GOLD,
+    PlusF1,
+    check_gold,
+    f1_section,
+    score_f1,
+)
 from locomo_exp.benchmarks.locomo_plus.facts import NAME, TITLE
 from locomo_exp.benchmarks.locomo_plus.judged import (
     JudgedReadings,
@@ -42,11 +51,6 @@ from locomo_exp.results.questions import QuestionRow
 LOCOMO_ONLY_DATA = ("limit", "runs", "errata", "categories_from", "setting", "reference")
 """``data.*`` settings a stored LoCoMo-Plus run does not read: refused, never ignored."""
 
-NO_F1 = (
-    "scorer=both: F1 is not computed for LoCoMo-Plus runs in this version; use scorer=judge "
-    "(a judge call per item) or the default scorer (stored verdicts)"
-)
-
 PlusRunResult = JobResult
 """What one LoCoMo-Plus job produced (the pipeline's :class:`JobResult`)."""
 
@@ -55,8 +59,7 @@ def check_settings(cfg: ExperimentConfig) -> None:
     """Refuse settings a stored LoCoMo-Plus run cannot honour, in one line.
 
     Raises:
-        ValueError: an unknown ``judge.parser``, a LoCoMo-only ``data.*`` setting, or
-            ``scorer=both``.
+        ValueError: an unknown ``judge.parser`` or a LoCoMo-only ``data.*`` setting.
     """
     parser = str(cfg.judge.parser)
     if parser not in PARSERS:
@@ -67,8 +70,6 @@ def check_settings(cfg: ExperimentConfig) -> None:
     if given:
         raise ValueError(f"{', '.join(given)}: not available for a stored LoCoMo-Plus run, "
                          "which is scored whole; drop the setting")
-    if cfg.scorer.name is ScorerName.both:
-        raise ValueError(NO_F1)
 
 
 @dataclass(frozen=True)
@@ -78,10 +79,13 @@ class PlusJudged:
     Attributes:
         result: the judge engine's result (a dry run's estimate, or every item's runs).
         readings: both parsers' scores, ``None`` for a dry run.
+        f1: every item's token F1 with ``scorer=both`` (also for a dry run: no call needed),
+            else ``None``.
     """
 
     result: JudgeRunResult
     readings: JudgedReadings | None
+    f1: PlusF1 | None = None
 
 
 class PlusSteps(JobSteps[StoredRun, PlusJudged]):
@@ -107,23 +111,34 @@ class PlusSteps(JobSteps[StoredRun, PlusJudged]):
              ) -> StoredRun:
         """Read the stored run (:func:`.runs.read_stored_run`; verdicts optional when judging).
 
+        With ``scorer=both`` every factual item needs a gold answer for its F1
+        (:func:`.f1.check_gold`), checked here, before any call.
+
         Raises:
             DataValidationError: a bad run file (one line: file, record, field).
         """
-        return read_stored_run(path, judging=judging)
+        run = read_stored_run(path, judging=judging)
+        if cfg.scorer.name is ScorerName.both:
+            check_gold(run)
+        return run
 
     def judge_records(self, inp: StoredRun, judge: JudgeConfig) -> list[QARecord]:
         """One record per item (:func:`.judged.judge_records`)."""
         return judge_records(inp.rows)
 
     def judge(self, inp: StoredRun, judge: JudgeConfig, ctx: JobContext) -> PlusJudged:
-        """Judge every item (or count the calls: ``judge.dry_run``); read both parsers."""
+        """Judge every item (or count the calls: ``judge.dry_run``); read both parsers.
+
+        With ``scorer=both`` the factual items' F1 too (``f1.variant``, :func:`.f1.score_f1`).
+        """
         from locomo_exp.judge import run_judge
 
         result = run_judge(judge_records(inp.rows), judge, start_dir=ctx.start_dir,
                            client=ctx.client, calls_stop=ctx.calls_stop, spend=ctx.spend)
         dry = result.dry_run_estimate is not None
-        return PlusJudged(result, None if dry else read_judged(inp.rows, result))
+        f1 = (score_f1(inp, ctx.cfg.f1.variant.value)
+              if ctx.cfg.scorer.name is ScorerName.both else None)
+        return PlusJudged(result, None if dry else read_judged(inp.rows, result), f1)
 
     def summary(self, inp: StoredRun, judged: PlusJudged | None, cfg: ExperimentConfig
                 ) -> dict[str, Any]:
@@ -134,14 +149,26 @@ class PlusSteps(JobSteps[StoredRun, PlusJudged]):
         section = judge_section(judged.result)
         if judged.result.dry_run_estimate is not None:
             section["dry_run"] = dict(judged.result.dry_run_estimate)
-        return build_judged_summary(inp, parser=parser, samples=samples, seed=seed,
-                                    judge=section, readings=judged.readings)
+        return build_judged_summary(
+            inp, parser=parser, samples=samples, seed=seed, judge=section,
+            readings=judged.readings,
+            f1=None if judged.f1 is None else f1_section(inp, judged.f1))
 
     def score_rows(self, inp: StoredRun, judged: PlusJudged | None) -> list[dict[str, Any]]:
-        """One row per item: stored verdicts, or the judge's replies and both readings."""
+        """One row per item: stored verdicts, or the judge's replies and both readings.
+
+        With ``scorer=both`` each row also has ``f1_<variant>`` (0-1; ``None`` with
+        ``f1_unscored`` giving the reason on a Cognitive item).
+        """
         if judged is None or judged.readings is None:
             return score_rows(inp)
-        return judged_score_rows(inp.rows, judged.result, judged.readings)
+        rows = judged_score_rows(inp.rows, judged.result, judged.readings)
+        if judged.f1 is not None:
+            key = f"f1_{judged.f1.variant}"
+            for row, f1 in zip(rows, judged.f1.scores, strict=True):
+                row[key] = f1
+                row["f1_unscored"] = NO_GOLD if f1 is None else None
+        return rows
 
     def question_rows(self, rows: list[dict[str, Any]], judge_model: str | None
                       ) -> list[QuestionRow]:
@@ -194,7 +221,7 @@ def run_locomo_plus(cfg: ExperimentConfig, output_dir: Path, start_dir: Path | N
 
     The pipeline's job (:func:`locomo_exp.benchmarks.pipeline.run_job`) over :data:`STEPS`.
     With ``scorer=judge`` each item gets ``judge.runs`` judge calls, read by both parsers;
-    ``judge.dry_run`` counts and prices them.
+    ``judge.dry_run`` counts and prices them; ``scorer=both`` adds the factual items' F1.
 
     Args:
         cfg: the typed config (``data.path``, ``judge.parser``, ``report``, ``tracking``).

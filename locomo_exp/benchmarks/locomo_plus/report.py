@@ -92,6 +92,48 @@ def aggregate_lines(summary: dict[str, Any]) -> list[str]:
     return [line]
 
 
+def f1_rows(summary: dict[str, Any]) -> list[tuple[str, int, str, str]]:
+    """F1 beside J per category (``scorer=both``'s table); empty without an ``f1`` section.
+
+    Args:
+        summary: the run's ``summary.json``.
+
+    Returns:
+        ``(category, items, J of the headline reading, F1)`` per category of the run, then the
+        factual averages (unweighted, item-weighted); figures as :func:`fig`, F1 ``no gold
+        answer`` on the Cognitive row.
+    """
+    f1 = summary.get("f1")
+    if not f1:
+        return []
+    head = summary["readings"][summary["headline"]]
+    counts = summary["input"]["per_category"]
+    out = []
+    for cat in (*FACTUAL, COGNITIVE):
+        if cat not in counts:
+            continue
+        group = head["by_category"].get(cat) or {}
+        score = (f1["by_category"].get(cat) or {}).get("mean")
+        out.append((cat, counts[cat], fig(group.get("mean")),
+                    "no gold answer" if cat == COGNITIVE else fig(score)))
+    n_factual = sum(n for cat, n in counts.items() if cat != COGNITIVE)
+    if n_factual:
+        for key in ("unweighted", "item_weighted"):
+            out.append((f"factual, {key.replace('_', '-')}", n_factual,
+                        fig(head["factual"][key]), fig(f1["factual"][key])))
+    return out
+
+
+def f1_lines(summary: dict[str, Any]) -> list[str]:
+    """The console's F1-beside-J lines (``scorer=both``); empty without an ``f1`` section."""
+    f1 = summary.get("f1")
+    if not f1:
+        return []
+    lines = [f"F1 beside J ({f1['title']}, {f1['version']}; factual items only):"]
+    lines += [f"  {cat}: J {j}, F1 {score} (n={n})" for cat, n, j, score in f1_rows(summary)]
+    return lines + [f"  {f1['cognitive']}"]
+
+
 def judge_lines(summary: dict[str, Any]) -> list[str]:
     """What the judge did (calls, cache, cost) or, for a dry run, would do; empty when stored."""
     judge = summary.get("judge")
@@ -120,6 +162,7 @@ def render_console(summary: dict[str, Any]) -> list[str]:
     lines += [f"  {line}" for line in headline_lines(summary, head)]
     if head == AUTHORS and "ours" in summary["readings"]:
         lines += ["Our reading: " + headline_lines(summary, "ours")[0]]
+    lines += f1_lines(summary)
     lines += parser_lines(summary) + aggregate_lines(summary) + judge_lines(summary)
     return lines
 
@@ -150,6 +193,15 @@ def render_report(summary: dict[str, Any], card: dict[str, Any]) -> str:
         marker = " (headline)" if name == summary["headline"] else ""
         out += [f"## Figures: {_reading_title(summary, name)}{marker}", ""]
         out += [f"- {line.strip()}" for line in headline_lines(summary, name)] + [""]
+    f1 = summary.get("f1")
+    if f1:
+        out += [f"## F1 beside J (`scorer=both`, {f1['title']})", "",
+                f"J is the {summary['headline']} reading's mean label score; F1 is "
+                f"`f1_{f1['variant']}` ({f1['version']}; {f1['source']}), {f1['scale']}. "
+                f"{f1['cognitive']}.", "",
+                "| category | items | J | F1 |", "|---|---:|---:|---:|"]
+        out += [f"| {cat} | {n:,} | {j} | {score} |" for cat, n, j, score in f1_rows(summary)]
+        out += [""]
     extra = parser_lines(summary) + aggregate_lines(summary)
     if extra:
         out += ["## The authors' scoring", ""] + [f"- {line}" for line in extra] + [""]

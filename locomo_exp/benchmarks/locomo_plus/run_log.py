@@ -56,6 +56,17 @@ def _reading(name: str, figures: Mapping[str, Any]) -> MetricResult:
         groups=groups)
 
 
+def _f1_metric(f1: Mapping[str, Any]) -> MetricResult:
+    """The factual items' F1 (``scorer=both``): 0-1 per category and item-weighted overall."""
+    groups = {str(cat): GroupResult(n=int(g.get("n") or 0), value=g.get("mean"))
+              for cat, g in (f1.get("by_category") or {}).items()}
+    groups[OVERALL] = GroupResult(n=int(f1.get("n_items") or 0),
+                                  value=(f1.get("factual") or {}).get("item_weighted"))
+    return MetricResult(title=f"{f1.get('title')} ({f1.get('version')}), factual items only "
+                              "(Cognitive items have no gold answer)",
+                        unit="0-1", interval=None, groups=groups)
+
+
 def plus_run_log(summary: Mapping[str, Any]) -> RunLog:
     """The run log of a LoCoMo-Plus run (stored, judged or a judge dry run).
 
@@ -92,11 +103,15 @@ def plus_run_log(summary: Mapping[str, Any]) -> RunLog:
         spend = judge_spend([judge], status="dry run" if dry is not None else "ok",
                             dry_run_estimate=dry if isinstance(dry, Mapping) else None)
     inp = summary["input"]
+    metrics = {name: _reading(name, figures) for name, figures in readings.items()}
+    f1 = summary.get("f1")
+    if f1:
+        metrics[f"f1_{f1['variant']}"] = _f1_metric(f1)
     return RunLog(
         benchmark=NAME,
         title=TITLE,
         spec=RunSpec(
-            scorer="judge" if judged else "stored verdicts",
+            scorer=("both" if f1 else "judge") if judged else "stored verdicts",
             judge_model=judge.get("model") if judged else None,
             judge_protocol=judge.get("protocol") if judged else None,
             judge_runs=judge.get("runs") if judged else None,
@@ -104,7 +119,7 @@ def plus_run_log(summary: Mapping[str, Any]) -> RunLog:
         ),
         input=InputFile(path=str(inp["path"]), sha256=str(inp["sha256"]),
                         format=str(inp.get("layout")), records=int(inp.get("rows") or 0)),
-        metrics={name: _reading(name, figures) for name, figures in readings.items()},
+        metrics=metrics,
         headline=headline,
         judge=spend,
         warnings=[str(w) for w in summary.get("warnings") or ()],

@@ -72,8 +72,8 @@ def judged_parser_section(readings: JudgedReadings, parser: str) -> dict[str, An
 
 
 def build_judged_summary(run: StoredRun, *, parser: str, samples: int, seed: int,
-                         judge: dict[str, Any], readings: JudgedReadings | None
-                         ) -> dict[str, Any]:
+                         judge: dict[str, Any], readings: JudgedReadings | None,
+                         f1: dict[str, Any] | None = None) -> dict[str, Any]:
     """The ``summary.json`` content of a judged LoCoMo-Plus run (or its dry run).
 
     Args:
@@ -83,11 +83,12 @@ def build_judged_summary(run: StoredRun, *, parser: str, samples: int, seed: int
         seed: their seed.
         judge: the judge section (settings, counts, cost; with ``dry_run`` the estimate).
         readings: both parsers' readings, ``None`` for a dry run (no call made).
+        f1: the factual items' F1 (``scorer=both``, :func:`.f1.f1_section`), or ``None``.
 
     Returns:
         The layout of :func:`build_summary`, with ``verdicts.source`` ``judged`` (or
-        ``dry run``) and a ``judge`` section; both readings are always present; the
-        ``run_log`` built last.
+        ``dry run``) and a ``judge`` section; both readings are always present; an ``f1``
+        section only when ``f1`` is given; the ``run_log`` built last.
     """
     summary = _stored_summary(run, parser=parser, samples=0, seed=seed)
     if readings is None:
@@ -111,6 +112,8 @@ def build_judged_summary(run: StoredRun, *, parser: str, samples: int, seed: int
              f"{judge.get('runs')} run(s) per item")
     summary["verdicts"] = {"source": source, "judge": words, "label": f"J judged now: {words}"}
     summary["judge"] = judge
+    if f1 is not None:
+        summary["f1"] = f1
     summary["authors_aggregate"] = None
     failed = summary["parser"]["api_errors"]
     summary["warnings"] = ([f"{failed:,} of {readings.calls:,} judge calls failed (API errors)"]

@@ -18,8 +18,10 @@ def run_metrics(summary: dict[str, Any]) -> dict[str, float]:
 
     Names: ``<reading>/overall``, ``<reading>/category/<name>``,
     ``<reading>/relation/<name>``, ``<reading>/factual_unweighted``, ...,
-    ``parser/derived_from_api_errors``, ``stored/api_errors``. Figures not measured are
-    not logged.
+    ``parser/derived_from_api_errors``, ``stored/api_errors``; with ``scorer=both``
+    ``f1_<variant>/category/<name>``, ``f1_<variant>/factual_unweighted`` and
+    ``f1_<variant>/factual_item_weighted`` (percent; factual items only). Figures not
+    measured are not logged.
     """
     out: dict[str, Any] = {}
     for name, f in summary["readings"].items():
@@ -33,6 +35,13 @@ def run_metrics(summary: dict[str, Any]) -> dict[str, float]:
         for key in ("unweighted", "item_weighted"):
             out[f"{name}/factual_{key}"] = _pct(f["factual"][key])
             out[f"{name}/gap_{key}"] = _pct(f["gap"][key])
+    f1 = summary.get("f1")
+    if f1:
+        name = f"f1_{f1['variant']}"
+        for cat, group in f1["by_category"].items():
+            out[metric_name(f"{name}/category/{cat}")] = _pct(group["mean"])
+        for key in ("unweighted", "item_weighted"):
+            out[f"{name}/factual_{key}"] = _pct(f1["factual"][key])
     parser = summary["parser"]
     out["stored/api_errors"] = parser["api_errors"]
     out["parser/derived_from_api_errors"] = parser["derived_from_api_errors"]
@@ -57,6 +66,8 @@ def run_params(summary: dict[str, Any]) -> dict[str, str]:
         "judge.parser": str(summary["parser"]["name"]),
         "verdicts": str(summary["verdicts"]["label"])[:500],
         "metric_version": str(summary["versions"]["metrics"]),
+        **({"f1.variant": str(summary["f1"]["variant"]),
+            "f1.version": str(summary["f1"]["version"])} if summary.get("f1") else {}),
         **{f"judge.{key}": str(value) for key, value in (summary.get("judge") or {}).items()
            if key in ("model", "provider", "protocol", "prompt_version", "temperature",
                       "max_tokens", "runs", "mode")},
