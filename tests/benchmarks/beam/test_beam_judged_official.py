@@ -120,3 +120,68 @@ def test_strict_keeps_halves_and_shows_the_question(typed_config, tmp_path, fake
 )
 def test_greedy_alignment_takes_the_first_unused_item(n_lines, same, expected):
     assert greedy_alignment(n_lines, 2, lambda j, k: (j, k) in same) == expected
+
+
+# the judged-run guarantees under beam-official: 5 rubric-item calls + 9 alignment calls
+
+
+def test_official_rerun_pays_nothing_for_items_or_alignment(typed_config, tmp_path, fake_anthropic):
+    fake_anthropic.responder = _respond
+    first = _run(typed_config, tmp_path, fake_anthropic)
+    assert len(fake_anthropic.messages_requests()) == 14
+    fake_anthropic.clear()
+    again = _run(typed_config, tmp_path, fake_anthropic, "overwrite=true")
+    assert fake_anthropic.requests == []
+    judge = again.summary["judge"]
+    assert (judge["counts"]["calls_made"], judge["counts"]["cache_hits"]) == (0, 5)
+    alignment = judge["alignment"]["counts"]
+    assert (alignment["calls_made"], alignment["cache_hits"]) == (0, 9)
+    assert again.summary["figures"] == first.summary["figures"]
+
+
+def test_official_batch_mode_equals_realtime(typed_config, tmp_path, fake_anthropic):
+    fake_anthropic.responder = _respond
+    realtime = _run(typed_config, tmp_path, fake_anthropic,
+                    f"judge.cache_path={tmp_path / 'rt.sqlite'}")
+    (tmp_path / "out").rename(tmp_path / "rt")
+    fake_anthropic.clear()
+    batch = _run(typed_config, tmp_path, fake_anthropic, "judge.mode=batch",
+                 "judge.batch.poll_interval_s=0.01", f"judge.cache_path={tmp_path / 'b.sqlite'}")
+    assert fake_anthropic.batch_requests_submitted() >= 1  # the Batch API was used
+    paid = fake_anthropic.batch_requests_submitted() + len(fake_anthropic.messages_requests())
+    assert paid == 14  # each item and each alignment pair once, realtime or in a batch
+    assert batch.summary["figures"] == realtime.summary["figures"]
+    rows = [(tmp_path / d / "scores.jsonl").read_text() for d in ("rt", "out")]
+    assert rows[0] == rows[1]
+
+
+def test_official_stopped_run_resumes_and_pays_no_call_twice(typed_config, tmp_path, fake_anthropic):
+    from locomo_exp.llm.stop import CallsStop, CallsStopped
+
+    stop = CallsStop()
+
+    def respond(request):
+        if len(fake_anthropic.messages_requests()) >= 3:
+            stop.set("stopped for the test")
+        return _respond(request)
+
+    fake_anthropic.responder = respond
+    mem0_file(tmp_path / "answers.json", _rows())
+    cfg = typed_config(
+        "data=file", "tracking=none", "benchmark=beam", "scorer=judge", "beam.profile=official",
+        f"data.path={tmp_path / 'answers.json'}", f"judge.base_url={fake_anthropic.url}",
+        "judge.progress=false", f"judge.cache_path={tmp_path / 'cache.sqlite'}",
+        "judge.max_concurrency=1",
+    )
+    with pytest.raises(CallsStopped):
+        run_beam(cfg, tmp_path / "a", tmp_path, calls_stop=stop)
+    first = [r.prompt for r in fake_anthropic.messages_requests()]
+    assert 3 <= len(first) < 14
+    fake_anthropic.clear()
+    fake_anthropic.responder = _respond
+    done = run_beam(cfg, tmp_path / "b", tmp_path)
+    second = [r.prompt for r in fake_anthropic.messages_requests()]
+    assert len(first) + len(second) == 14
+    assert sorted(first + second) == sorted(set(first + second))  # nothing asked twice
+    order = done.summary["figures"][p.OFFICIAL]["abilities"]["event_ordering"]
+    assert order["score"] == pytest.approx(2 / 3)  # as the uninterrupted run
