@@ -62,14 +62,6 @@ EXPECTED_ADVERSARIAL_PROMPT = (
     "<reply>\nIt was never mentioned.\n</reply>\n\n"
     'Answer with the JSON object {"label": ..., "reason": ...}; label is correct or wrong.'
 )
-EXPECTED_SINGLE_HOP_PROMPT = (
-    "Kind of item: single-hop\n"
-    "Labels allowed: correct, partial or wrong\n"
-    "Standard: Label correct when the reply names the same entities as the reference answer; "
-    "partial when it gets the main entity right but leaves out details the reference gives; "
-    "wrong when the main entity is missing or different.\n\n"
-    "<question>\nWhat is Ben&#x27;s dog called?\n</question>\n\n"
-)
 
 
 @pytest.fixture
@@ -320,3 +312,52 @@ def test_an_answers_file_is_read_without_verdicts_only_when_judging(
     cfg = typed_config("data=file", f"data.path={answers}", "tracking.enabled=false")
     with pytest.raises(ValueError, match="field 'judge_label': missing or not a string .*add scorer=judge"):
         run_locomo_plus(cfg, tmp_path / "out", tmp_path)
+
+
+_THREE = "correct, partial or wrong"
+_ENTITIES = ("Label correct when the reply names the same entities as the reference answer; "
+             "partial when it gets the main entity right but leaves out details the reference "
+             "gives; wrong when the main entity is missing or different.")
+
+
+def _factual_prompt(kind: str, labels: str, standard: str, question: str, gold: str,
+                    reply: str) -> str:
+    return (f"Kind of item: {kind}\nLabels allowed: {labels}\nStandard: {standard}\n\n"
+            f"<question>\n{question}\n</question>\n\n"
+            f"<reference_answer>\n{gold}\n</reference_answer>\n\n"
+            f"<reply>\n{reply}\n</reply>\n\n"
+            f'Answer with the JSON object {{"label": ..., "reason": ...}}; label is {labels}.')
+
+
+@pytest.mark.parametrize(
+    ("kind", "expected"),
+    [
+        pytest.param("multi-hop", _factual_prompt(
+            "multi-hop", _THREE, _ENTITIES, "Which two cities did Ana visit?", "Oslo and Lima",
+            "Oslo and Lima."), id="multi-hop"),
+        pytest.param("temporal", _factual_prompt(
+            "temporal", "correct or wrong",
+            "Label correct when the reply gives the same time, date, duration or order of "
+            "events as the reference answer (another format of the same date counts); wrong "
+            "otherwise.", "When did Ben move?", "May 2023", "In May 2023."), id="temporal"),
+        pytest.param("common-sense", _factual_prompt(
+            "common-sense", _THREE,
+            "The question may need general knowledge on top of the conversation. Label correct "
+            "when the reply reaches the reference's conclusion; partial when it is on the right "
+            "track but incomplete; wrong otherwise.", "Would Ana like a cold trip?",
+            "Probably not", "No."), id="common-sense"),
+        pytest.param("single-hop", _factual_prompt(
+            "single-hop", _THREE, _ENTITIES, "What is Ben's dog called?", "Rex",
+            "Rex &lt;b&gt;!&lt;/b&gt;"), id="single-hop"),
+        pytest.param("adversarial", EXPECTED_ADVERSARIAL_PROMPT, id="adversarial"),
+        pytest.param("Cognitive", EXPECTED_COGNITIVE_PROMPT, id="Cognitive"),
+    ],
+)
+def test_each_categorys_prompt_is_sent_byte_for_byte(
+    judged_run: Any, fake_openai: FakeOpenAIServer, kind: str, expected: str
+) -> None:
+    fake_openai.responder = lambda request: Reply(text='{"label": "correct", "reason": "ok"}')
+    judged_run()
+    request = by_kind(fake_openai.messages_requests())[kind]
+    assert request.body["messages"] == [{"role": "system", "content": SYSTEM_PROMPT},
+                                        {"role": "user", "content": expected}]
