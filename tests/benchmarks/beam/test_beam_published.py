@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 import pytest
 from beam_helpers import RESULTS_10M, config
-from conftest import mlflow_runs, run_cli_ok
+from conftest import clean_env, mlflow_runs, run_cli_ok
+from fake_openai import FAKE_OPENAI_KEY
 
 from locomo_exp.benchmarks import plugin_for
 from locomo_exp.benchmarks.beam.baselines import MEM0_PLATFORM_10M
@@ -146,9 +147,18 @@ def test_mlflow_run_logs_the_figures(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_the_plain_command_prints_every_published_figure(tmp_path: Path) -> None:
+def test_the_plain_command_prints_every_published_figure(
+    tmp_path: Path, fake_anthropic: Any, fake_openai: Any
+) -> None:
+    # both providers' keys and endpoints are set (fakes on 127.0.0.1), so a judge call
+    # would be counted: the plain command makes none
+    env = clean_env(fake_anthropic, OPENAI_API_KEY=FAKE_OPENAI_KEY,
+                    OPENAI_BASE_URL=fake_openai.base_url)
     done = run_cli_ok("data=file", f"data.path={RESULTS_10M}", "hydra.run.dir=out",
-                      cwd=tmp_path)
+                      cwd=tmp_path, env=env)
+    assert fake_anthropic.requests == [] and fake_openai.requests == []  # no judge call
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["run_log"]["judge"] is None
     out = done.stdout
     assert "| **overall** | 200 | 0.486 " in out and "| 101/200 | 50.5% " in out
     for ability, (avg, passes, n) in PUBLISHED.items():

@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import SHARED_DATA, mlflow_runs, run_cli
+from conftest import SHARED_DATA, clean_env, mlflow_runs, run_cli
+from fake_openai import FAKE_OPENAI_KEY
 
 from locomo_exp.benchmarks.locomo_plus.job import run_locomo_plus
 
@@ -119,11 +120,22 @@ def test_an_unknown_parser_is_refused_before_reading(typed_config, tmp_path: Pat
 
 
 @pytest.mark.slow
-def test_the_plain_command_detects_kumiho_and_logs_to_mlflow(real, tmp_path: Path) -> None:
-    done = run_cli("data=file", f"data.path={KUMIHO}", "hydra.run.dir=out", cwd=tmp_path)
+def test_the_plain_command_detects_kumiho_and_logs_to_mlflow(
+    real, tmp_path: Path, fake_anthropic, fake_openai
+) -> None:
+    # both providers' keys and endpoints are set (fakes on 127.0.0.1), so a judge call
+    # would be counted: the plain command makes none
+    env = clean_env(fake_anthropic, OPENAI_API_KEY=FAKE_OPENAI_KEY,
+                    OPENAI_BASE_URL=fake_openai.base_url)
+    done = run_cli("data=file", f"data.path={KUMIHO}", "hydra.run.dir=out", cwd=tmp_path,
+                   env=env)
     assert done.returncode == 0, done.stderr
-    assert "Overall: 0.9327 (93.3%)" in done.stdout
-    assert "Cognitive/goal: 0.8500 (85.0%)" in done.stdout
+    assert fake_anthropic.requests == [] and fake_openai.requests == []  # no judge call
+    # every published figure: 93.3% overall; causal, state, value 96.0%; goal 85.0%
+    for text in ("Overall: 0.9327 (93.3%)", "Cognitive/causal: 0.9604 (96.0%)",
+                 "Cognitive/state: 0.9600 (96.0%)", "Cognitive/value: 0.9600 (96.0%)",
+                 "Cognitive/goal: 0.8500 (85.0%)"):
+        assert text in done.stdout
     [run] = mlflow_runs(tmp_path, "locomo_exp")
     assert run.data.metrics["ours/overall"] == 93.27
     assert run.data.metrics["ours/relation/goal"] == 85.0
