@@ -361,3 +361,34 @@ def test_each_categorys_prompt_is_sent_byte_for_byte(
     request = by_kind(fake_openai.messages_requests())[kind]
     assert request.body["messages"] == [{"role": "system", "content": SYSTEM_PROMPT},
                                         {"role": "user", "content": expected}]
+
+
+def test_a_failed_call_is_unscored_for_us_and_counted_when_the_authors_derive_a_verdict(
+    judged_run: Any, fake_openai: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    def fail_cognitive(request: RecordedRequest) -> Reply:
+        if request.prompt.startswith("Kind of item: Cognitive"):  # fails after its retries
+            return Reply(status=500, error_type="server_error",
+                         message="Incorrect state on the server")
+        return Reply(text='{"label": "wrong", "reason": "no"}')
+
+    fake_openai.responder = fail_cognitive
+    store = tmp_path / "mlflow.db"
+    result = judged_run("judge.parser=authors", "judge.max_retries=1", "judge.max_error_rate=0.5",
+                        "tracking.enabled=true",
+                        f"tracking.uri=sqlite:///{store}")
+    ours, theirs = result.summary["readings"]["ours"], result.summary["readings"]["authors"]
+    assert (ours["n_scored"], ours["n_unscored"], ours["cognitive"]) == (5, 1, None)
+    # their wrapper's "[API Error: ... Incorrect ...]" text holds "correct": read as correct
+    assert theirs["cognitive"] == 1.0 and theirs["overall"] == round(1 / 6, 4)
+    parser = result.summary["parser"]
+    assert (parser["derived_from_api_errors"], parser["derived_from_no_label"]) == (1, 0)
+    line = ("judge.parser=authors: 1 verdicts derived from API errors; 0 from replies that "
+            "held no label")
+    assert line in result.console
+    assert line in (result.output_dir / "report.md").read_text(encoding="utf-8")
+    import mlflow
+
+    run = mlflow.MlflowClient(f"sqlite:///{store}").get_run(result.run_id)
+    assert run.data.metrics["parser/derived_from_api_errors"] == 1
+    assert run.data.metrics["judge/api_error"] == 1
