@@ -29,7 +29,8 @@ def plus_question_rows(
         judge_model: the judge model when this project's judge ran (each run's source).
 
     Returns:
-        One row per item: metrics ``score``/``score_authors`` (0-1); the headline verdict
+        One row per item: metrics ``score``/``score_authors`` (0-1) and, with ``scorer=both``,
+        ``f1_<variant>`` (0-1; none on a Cognitive item); the headline verdict
         ``judge`` passes at ``score >= 0.5`` (unscored when ``score`` is ``None``), its
         reason the stored label or each judge run's label and error.
     """
@@ -44,8 +45,9 @@ def plus_question_rows(
         verdicts = [Verdict("judge", None if score is None else float(score) >= 0.5,
                             None if score is None else 100.0 * float(score), reason,
                             judge_model or "input file")]
-        metrics = {key: float(row[key]) for key in ("score", "score_authors")
-                   if row.get(key) is not None}
+        metrics = {key: float(value) for key, value in row.items()
+                   if (key in ("score", "score_authors") or key.startswith("f1_"))
+                   and isinstance(value, (int, float)) and not isinstance(value, bool)}
         out.append(
             QuestionRow(
                 question_id=str(row["item_id"]),

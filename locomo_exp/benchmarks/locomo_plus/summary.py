@@ -211,9 +211,11 @@ def build_card(summary: dict[str, Any], *, argv: list[str] | None = None) -> dic
     Returns:
         The provenance fields (:func:`locomo_exp.report.provenance.provenance`), then
         ``benchmark``, ``input`` (path, sha256, layout), ``verdicts``, ``parser``,
-        ``metric_version``, ``headline`` (overall, Cognitive, both factual averages, status).
+        ``metric_version``, ``headline`` (overall, Cognitive, both factual averages, status);
+        with ``scorer=both`` also ``f1`` (variant, version, both factual F1 averages, 0-1).
     """
     head = summary["readings"][summary["headline"]]
+    f1 = summary.get("f1")
     return {
         **provenance(argv=argv),
         "benchmark": summary["benchmark"],
@@ -225,6 +227,8 @@ def build_card(summary: dict[str, Any], *, argv: list[str] | None = None) -> dic
                      "overall": head["overall"],
                      "cognitive": head["cognitive"], "factual": {
                          k: head["factual"][k] for k in ("unweighted", "item_weighted")}},
+        **({"f1": {"variant": f1["variant"], "version": f1["version"], "factual": {
+            k: f1["factual"][k] for k in ("unweighted", "item_weighted")}}} if f1 else {}),
     }
 
 

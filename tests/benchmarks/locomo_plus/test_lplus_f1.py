@@ -110,6 +110,11 @@ def test_both_scores_factual_f1_beside_j_and_no_f1_for_cognitive(
     assert result.metrics["f1_locomo/category/single-hop"] == 83.33
     assert result.metrics["f1_locomo/factual_unweighted"] == 72.67
     assert result.metrics["f1_locomo/factual_item_weighted"] == 74.44
+    card = json.loads((result.output_dir / "card.json").read_text(encoding="utf-8"))
+    assert card["f1"]["variant"] == "locomo"
+    assert card["f1"]["factual"] == {"unweighted": 0.7267, "item_weighted": 0.7444}
+    page = (result.output_dir / "questions.html").read_text(encoding="utf-8")
+    assert "f1_locomo" in page
     log = result.summary["run_log"]
     assert log["spec"]["scorer"] == "both"
     assert log["metrics"]["f1_locomo"]["groups"]["overall"] == {
