@@ -148,3 +148,13 @@ def test_a_factual_item_without_gold_is_one_line_before_any_call(
         "Fix the file; no item was scored.")
     assert fake_openai.messages_requests() == []
     assert not any(p.is_file() for p in (tmp_path / "bad").rglob("*"))  # nothing written
+
+
+def test_a_dry_run_pays_nothing_and_already_has_the_f1(
+    run: Any, fake_openai: FakeOpenAIServer
+) -> None:
+    result = run("scorer=both", "judge.dry_run=true")
+    assert fake_openai.requests == []
+    assert result.summary["judge"]["dry_run"]["calls_to_make"] == len(ITEMS)
+    assert result.summary["f1"]["factual"]["item_weighted"] == 0.7444  # no call needed
+    assert "  single-hop: J not measured, F1 0.8333 (83.3%) (n=2)" in result.console
