@@ -144,10 +144,15 @@ def test_the_plain_command_detects_kumiho_and_logs_to_mlflow(
 
 
 @pytest.mark.slow
-def test_the_plain_command_on_the_authors_run_says_not_measured(real, tmp_path: Path) -> None:
+def test_the_plain_command_on_the_authors_run_says_not_measured(
+    real, tmp_path: Path, fake_anthropic, fake_openai
+) -> None:
+    env = clean_env(fake_anthropic, OPENAI_API_KEY=FAKE_OPENAI_KEY,
+                    OPENAI_BASE_URL=fake_openai.base_url)
     done = run_cli("data=file", f"data.path={AUTHORS}", "tracking=none", "hydra.run.dir=out",
-                   cwd=tmp_path)
+                   cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stderr
+    assert fake_anthropic.requests == [] and fake_openai.requests == []  # no judge call
     assert "2,240 of 2,240 stored verdicts are API errors; accuracy not measured" in done.stdout
     assert "The authors' aggregate: overall_avg 1.0" in done.stdout
     assert "sk-proj" not in done.stdout + done.stderr
