@@ -6,6 +6,8 @@ from typing import Any
 
 from locomo_exp.benchmarks.locomo_plus.facts import COGNITIVE, FACTUAL
 from locomo_exp.benchmarks.locomo_plus.parsing import AUTHORS
+from locomo_exp.benchmarks.locomo_plus.protocol import KINDS
+from locomo_exp.benchmarks.plugin_trust import trust_report_sections
 
 NOT_MEASURED = "not measured"
 
@@ -132,8 +134,9 @@ def render_report(summary: dict[str, Any], card: dict[str, Any]) -> str:
         card: its ``card.json`` (provenance).
 
     Returns:
-        Markdown: the input, the verdicts' source, each reading's figures, the authors'
-        aggregate (labelled as theirs), the definitions, how it was measured.
+        Markdown: the input, the verdicts' source, each reading's figures, the judge's
+        trust checks when they ran, the authors' aggregate (labelled as theirs), the
+        definitions, how it was measured.
     """
     inp = summary["input"]
     out = [f"# {summary['title']}: {inp['layout_title']}", ""]
@@ -150,6 +153,8 @@ def render_report(summary: dict[str, Any], card: dict[str, Any]) -> str:
         marker = " (headline)" if name == summary["headline"] else ""
         out += [f"## Figures: {_reading_title(summary, name)}{marker}", ""]
         out += [f"- {line.strip()}" for line in headline_lines(summary, name)] + [""]
+    for section in trust_report_sections((summary.get("judge") or {}).get("trust"), KINDS):
+        out += [section, ""]  # audit, labels, corrected accuracy, panel: LoCoMo's sections
     extra = parser_lines(summary) + aggregate_lines(summary)
     if extra:
         out += ["## The authors' scoring", ""] + [f"- {line}" for line in extra] + [""]
