@@ -39,7 +39,7 @@ from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL
 from locomo_exp.judge.spend import JobSpend, Part
 from locomo_exp.llm.messages import JudgeClient
 from locomo_exp.llm.stop import CallsStop
-from locomo_exp.results import QARecord
+from locomo_exp.results import QARecord, TrustSummary
 
 log = logging.getLogger(__name__)
 
@@ -184,6 +184,9 @@ class BeamJudged:
         dry_run: the estimate of a dry run (items and alignment calls added up; the
             audit's apart, then the total), else ``None``.
         audit: the audit block (:func:`.audit.audit_section`), else ``None``.
+        trust: the human labels' agreement, corrected accept rate and panel over the rubric
+            items (:func:`locomo_exp.benchmarks.plugin_trust.run_plugin_trust`), else
+            ``None``.
     """
 
     inp: BeamInput | None
@@ -193,6 +196,7 @@ class BeamJudged:
     align: JudgeRunResult | None = None
     dry_run: dict[str, Any] | None = None
     audit: dict[str, Any] | None = None
+    trust: TrustSummary | None = None
 
     def section(self) -> dict[str, Any]:
         """The ``judge`` block of ``summary.json``: settings, counts, tokens and cost."""
@@ -214,6 +218,8 @@ class BeamJudged:
             out["dry_run_estimate"] = self.dry_run
         if self.audit is not None:
             out["audit"] = self.audit
+        if self.trust is not None:
+            out["trust"] = self.trust.to_json()
         return out
 
 
