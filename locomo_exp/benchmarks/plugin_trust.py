@@ -161,12 +161,15 @@ def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}%"
 
 
-def trust_console_lines(section: Mapping[str, Any] | None, *, unit: str) -> list[str]:
+def trust_console_lines(section: Mapping[str, Any] | None, *, unit: str,
+                        with_warnings: bool = True) -> list[str]:
     """The console's trust lines: audit rates, kappa with the labels, corrected accuracy, panel.
 
     Args:
         section: the ``trust`` block of ``summary.json``, or ``None`` (no line).
         unit: what a verdict is about (``rubric item``, ``item``), named in the lines.
+        with_warnings: also a ``warning: ...`` line per trust warning (``False`` when the
+            benchmark's console already prints the run's warnings, which hold them).
 
     Returns:
         One line per check that ran; a check that could not be measured says so.
@@ -195,7 +198,8 @@ def trust_console_lines(section: Mapping[str, Any] | None, *, unit: str) -> list
         alpha = trust.panel.alpha
         lines.append(f"Judge panel ({', '.join(trust.panel.models)}): Krippendorff's alpha "
                      + ("n/a" if alpha is None else f"{alpha:.3f}"))
-    lines += [f"warning: {w}" for w in trust.warnings]
+    if with_warnings:
+        lines += [f"warning: {w}" for w in trust.warnings]
     return lines
 
 

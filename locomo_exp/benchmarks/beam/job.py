@@ -184,7 +184,8 @@ class BeamSteps(JobSteps[BeamInput, BeamJudged]):
     def console(self, summary: dict[str, Any]) -> list[str]:
         """The console's figures (:func:`.report.render_console`), then labels and panel."""
         trust = (summary.get("judge") or {}).get("trust")
-        return [*render_console(summary), *plugin_trust.trust_console_lines(trust, unit=UNIT)]
+        return [*render_console(summary),  # its warnings hold the trust checks' already
+                *plugin_trust.trust_console_lines(trust, unit=UNIT, with_warnings=False)]
 
     def gate(self, summary: dict[str, Any]) -> str | None:
         """The judge audit's gate (``judge.audit.max_false_accept`` ...) when it failed."""
