@@ -192,6 +192,8 @@ def trust_console_lines(section: Mapping[str, Any] | None, *, unit: str,
         c = trust.corrected
         lines.append(f"Corrected accept rate (Rogan-Gladen, from {c.source}): {_pct(c.value)} "
                      f"[{_pct(c.ci_low)}, {_pct(c.ci_high)}] vs raw {_pct(c.raw)}")
+    elif trust.corrected is not None:  # e.g. a judge no better than chance on the labels
+        lines.append(f"Corrected accept rate: not measured ({trust.corrected.reason})")
     elif trust.corrected_unavailable:
         lines.append(f"Corrected accept rate: not measured ({trust.corrected_unavailable})")
     if trust.panel is not None:
