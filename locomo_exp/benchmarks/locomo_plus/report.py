@@ -101,10 +101,17 @@ def judge_lines(summary: dict[str, Any]) -> list[str]:
         return []
     estimate = judge.get("dry_run")
     if estimate is not None:
-        return [f"Dry run: {estimate['calls_total']:,} judge calls ({estimate['calls_cached']:,}"
+        line = (f"Dry run: {estimate['calls_total']:,} judge calls ({estimate['calls_cached']:,}"
                 f" cached, {estimate['calls_to_make']:,} to make), estimated cost "
                 f"${estimate['estimated_cost_usd']:.4f} (at most "
-                f"${estimate['cost_upper_bound_usd']:.4f}); no call made"]
+                f"${estimate['cost_upper_bound_usd']:.4f}); no call made")
+        if "total_calls_to_make" in estimate:  # the audit's and the panel's calls too
+            total = estimate.get("total_estimated_cost_usd")
+            line += (f"; with {estimate.get('audit_calls_to_make', 0):,} audit control and "
+                     f"{estimate.get('panel_calls_to_make', 0):,} panel calls: "
+                     f"{estimate['total_calls_to_make']:,} to make, estimated "
+                     + ("cost not known" if total is None else f"${total:.4f}"))
+        return [line]
     counts = judge.get("counts", {})
     cost = judge.get("estimated_cost_usd")
     return [f"Judge: {counts.get('calls_made', 0):,} calls made, {counts.get('cache_hits', 0):,}"

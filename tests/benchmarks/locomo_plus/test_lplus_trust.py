@@ -160,6 +160,8 @@ def test_the_audit_is_capped_by_max_share_and_counted_in_the_spend_cap(
     estimate = dry.summary["judge"]["dry_run"]
     assert (estimate["calls_to_make"], estimate["audit_calls_to_make"]) == (12, 36)
     assert estimate["total_calls_to_make"] == 48
+    assert any("with 36 audit control and 0 panel calls: 48 to make" in line
+               for line in dry.console)
     assert fake_openai.messages_requests() == []  # a dry run calls nothing
     items_only = float(estimate["estimated_cost_usd"])
     between = (items_only + float(estimate["total_estimated_cost_usd"])) / 2
