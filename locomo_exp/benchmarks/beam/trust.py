@@ -15,8 +15,10 @@ LoCoMo's generic engine (:mod:`locomo_exp.benchmarks.plugin_trust`):
   accept rates, pairwise kappa and Krippendorff's alpha.
 
 BEAM's audit controls stay its own (:mod:`.audit`: read by the profile's item rule, sized
-by ``judge.audit.max_share``), so the generic audit is switched off here; the corrected
-accept rate therefore needs labels.
+by ``judge.audit.max_share``), so the generic audit is switched off here. Without labels,
+the corrected accept rate comes from the audit's controls, as LoCoMo's does: each control's
+expected verdict against the judge's accept read the way the items' accept rate is (verdict
+>= the threshold), not the profile's audit rule.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from locomo_exp.benchmarks.steps import JobContext
 from locomo_exp.config import ExperimentConfig, JudgeAuditConfig, JudgeConfig
 from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL
 from locomo_exp.judge.spend import Part
-from locomo_exp.results import QARecord
+from locomo_exp.results import QARecord, TrustSummary
 from locomo_exp.trust.plan import TrustPlan, panel_preset_config
 
 UNIT = "rubric item"
@@ -124,15 +126,44 @@ def run_beam_trust(inp: BeamInput, judged: BeamJudged, ctx: JobContext) -> BeamJ
     Raises:
         Whatever :func:`locomo_exp.trust.job.run_trust` raises (completed calls cached).
     """
-    if inp.trust_plan is None:
-        return judged
     trust = plugin_trust.run_plugin_trust(
         inp.trust_plan, _records(inp, ctx.cfg), trust_config(ctx.cfg), judged.items, ctx,
         category_names=category_names(template=ctx.cfg.judge.protocol == TEMPLATE_PROTOCOL))
-    dry_run = judged.dry_run
-    if dry_run is not None:
-        dry_run = _with_panel_estimate(dry_run, trust)
-    return replace(judged, trust=trust, dry_run=dry_run)
+    if judged.dry_run is not None:
+        return replace(judged, trust=trust, dry_run=_with_panel_estimate(judged.dry_run, trust))
+    if judged.audit_pairs and (trust is None or trust.labels is None):
+        ids = [r.question_id for r in _records(inp, ctx.cfg)]
+        trust = _corrected_from_audit(trust, judged, trust_config(ctx.cfg), ids)
+    return replace(judged, trust=trust)
+
+
+def _corrected_from_audit(trust: TrustSummary | None, judged: BeamJudged, item_cfg: JudgeConfig,
+                          item_ids: list[str]) -> TrustSummary:
+    """``trust`` (or a new summary) with the accept rate corrected from the audit's controls.
+
+    Rogan-Gladen with the two-sample bootstrap
+    (:func:`locomo_exp.stats.correction.corrected_j`): the items' accepts (verdict >= the
+    protocol's threshold) and, as the labelled pairs, the controls' expected verdicts against
+    the judge's accepts (:attr:`.judged.BeamJudged.audit_pairs`).
+    """
+    from locomo_exp.judge.protocols import protocol_spec
+    from locomo_exp.stats.correction import corrected_j
+    from locomo_exp.trust.summary import corrected_result
+
+    base = trust if trust is not None else TrustSummary()
+    threshold = protocol_spec(item_cfg).accept_threshold
+    per_item = judged.items.per_question
+    scores = [per_item[i].mean_score for i in item_ids if i in per_item]  # file order
+    accepts = [s >= threshold for s in scores if s is not None]
+    assert judged.audit_pairs is not None
+    expected, got = judged.audit_pairs
+    if not accepts:
+        return replace(base, corrected_unavailable="no rubric item has a verdict")
+    try:
+        corrected = corrected_j(accepts, expected, got, source="audit")
+    except ValueError as error:
+        return replace(base, corrected_unavailable=f"audit: {error}")
+    return replace(base, corrected=corrected_result(corrected))
 
 
 __all__ = ["UNIT", "beam_trust_parts", "category_names", "plan_beam_trust", "run_beam_trust",

@@ -193,3 +193,59 @@ def test_audit_rates_reach_mlflow_under_locomos_names(
     assert result.metrics["audit/gold_as_answer/n"] == 2.0
     assert result.metrics["audit/non_answer/error_rate"] == pytest.approx(
         100 * audit["kinds"]["non_answer"]["rate"])
+
+
+ANSWER_RE = re.compile(r"<answer>\n(.*?)\n</answer>", re.S)
+
+
+def _respond_to_controls(request: Any) -> Reply:
+    item = ITEM_RE.search(request.prompt).group(1)  # type: ignore[union-attr]
+    answer = ANSWER_RE.search(request.prompt).group(1)  # type: ignore[union-attr]
+    chat, position, k = (int(x) for x in item.split()[2].split("."))
+    if answer == item:  # gold_as_answer: rejected for item 1 of chat 0 (3 false rejects)
+        accept = not (chat == 0 and k == 1)
+    elif answer == "I don't know.":  # non_answer: accepted once (one false accept)
+        accept = (chat, position, k) == (1, 1, 0)
+    else:  # the real answers: item 0 of every question
+        accept = k == 0
+    return text(json.dumps({"score": 1 if accept else 0, "reason": "invented"}))
+
+
+def test_without_labels_the_accept_rate_is_corrected_from_the_audit(
+    typed_config: Any, tmp_path: Path, fake_anthropic: Any
+) -> None:
+    fake_anthropic.responder = _respond_to_controls
+    result = run_beam(_cfg(typed_config, tmp_path, fake_anthropic, "judge.audit.n=20",
+                           "judge.audit.max_share=null",
+                           "judge.audit.kinds=[gold_as_answer,non_answer]"),
+                      tmp_path / "out", tmp_path)
+    corrected = result.summary["judge"]["trust"]["corrected"]
+    # items: 6 of 12 accepted; controls: 12 gold_as_answer (9 accepted: sensitivity 3/4),
+    # 8 non_answer outside abstention (1 accepted: specificity 7/8)
+    raw, sens, spec = 6 / 12, 9 / 12, 7 / 8
+    assert corrected["source"] == "audit"
+    assert (corrected["raw"], corrected["sensitivity"], corrected["specificity"]) == (
+        pytest.approx(raw), pytest.approx(sens), pytest.approx(spec))
+    assert corrected["value"] == pytest.approx((raw + spec - 1) / (sens + spec - 1))  # 0.6
+    # the bootstrap written out: controls in kind order, each in file order
+    accepts = np.array(MAIN_ACCEPTS)
+    ref = np.array([True] * 12 + [False] * 8)
+    got = np.array([not (i < 6 and i % 2 == 1) for i in range(12)]
+                   + [i == 4 for i in range(8)])
+    rng = np.random.default_rng(corrected["seed"])
+    j_star = [accepts[rng.integers(0, 12, size=12)].mean() for _ in range(corrected["n_boot"])]
+    estimates = []
+    for j in j_star:
+        idx = rng.integers(0, 20, size=20)
+        r, g = ref[idx], got[idx]
+        if r.all() or not r.any():
+            continue
+        se, sp = (r & g).sum() / r.sum(), (~r & ~g).sum() / (~r).sum()
+        if se + sp - 1 > 0:
+            estimates.append(min(1.0, max(0.0, (j + sp - 1) / (se + sp - 1))))
+    low, high = np.quantile(estimates, [0.025, 0.975])
+    assert (corrected["ci_low"], corrected["ci_high"]) == (pytest.approx(low), pytest.approx(high))
+    assert result.metrics["j_corrected/overall"] == pytest.approx(60.0)
+    assert any(line.startswith("Corrected accept rate (Rogan-Gladen, from audit): 60.0%")
+               for line in result.console)
+    assert "## Corrected J" in (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
