@@ -95,7 +95,8 @@ def beam_trust_parts(inp: BeamInput, cfg: ExperimentConfig) -> list[Part]:
     return plugin_trust.trust_parts(inp.trust_plan, _records(inp, cfg), trust_config(cfg))
 
 
-def _with_panel_estimate(estimate: dict[str, Any], trust: Any) -> dict[str, Any]:
+def _with_panel_estimate(estimate: dict[str, Any], trust: TrustSummary | None
+                         ) -> dict[str, Any]:
     """A dry run's estimate with the panel's calls and cost added to the job's total."""
     dry = trust.dry_run if trust is not None else None
     if dry is None or not dry.panel:
