@@ -139,6 +139,13 @@ def test_cognitive_controls_restate_the_cue_or_carry_another_items_cue(
     assert result.metrics["audit/false_accept_rate"] == pytest.approx(100 / 24)
     assert result.metrics["audit/false_reject_rate"] == pytest.approx(100 / 12)
     assert result.summary["run_log"]["trust"]["false_accept_rate"] == pytest.approx(1 / 24)
+    # a re-run pays nothing: the items and the controls are answered from the cache
+    again = run(*AUDIT, out="again")
+    assert len(fake_openai.messages_requests()) == 48
+    kinds_again = again.summary["judge"]["trust"]["audit"]["kinds"]
+    assert {k: v["accept"] for k, v in kinds_again.items()} == {
+        k: v["accept"] for k, v in kinds.items()}
+    assert kinds_again["other_gold"]["cost_usd"] == 0.0  # cached: nothing paid
 
 
 def test_the_audit_gate_fails_the_run_after_the_outputs_are_written(run: Any) -> None:
