@@ -38,6 +38,11 @@ Each kind is sampled independently, so adding a kind does not change the others.
 Equal allocation favours per-category estimates; the pooled rates of a kind are therefore
 not weighted like the benchmark.
 
+A benchmark whose categories differ from LoCoMo's gives ``answer_categories`` (kind ->
+the categories whose gold it may use); a category with a gold of another nature (a cue
+instead of an answer) can then take the kinds that mean something for it and not the
+others.
+
 Judged controls are summarised (accept and error rates, the gate) in
 :mod:`locomo_exp.trust.audit`.
 """
@@ -48,7 +53,7 @@ import logging
 import random
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from locomo_exp.results import QARecord
@@ -184,6 +189,7 @@ def _candidates(
     records: Sequence[QARecord],
     seed: int,
     speakers: Mapping[str | None, Sequence[str]],
+    answer_categories: Collection[int] = ANSWER_CATEGORIES,
 ) -> list[tuple[QARecord, AuditControl]]:
     out: list[tuple[QARecord, AuditControl]] = []
     groups: dict[tuple[str | None, int], list[QARecord]] = defaultdict(list)
@@ -192,7 +198,7 @@ def _candidates(
     for record in records:
         gold = _answer_of(record).strip()
         has_gold = record.ground_truth is not None and bool(gold)
-        answerable = record.category in ANSWER_CATEGORIES and has_gold
+        answerable = record.category in answer_categories and has_gold
         prediction: str | None = None
         note = ""
         if kind == ADVERSARIAL_TRAP:
@@ -234,6 +240,7 @@ def build_controls(
     kinds: Sequence[str] = BUILTIN_KINDS,
     categories: Iterable[int] | None = None,
     speakers: Mapping[str | None, Sequence[str]] | None = None,
+    answer_categories: Mapping[str, Collection[int]] | None = None,
 ) -> list[AuditControl]:
     """Build the built-in audit controls from the input's records (rules in the module doc).
 
@@ -247,6 +254,8 @@ def build_controls(
             judges); ``None`` for all.
         speakers: conversation id -> speaker names; conversations not in it get speakers
             guessed from their questions.
+        answer_categories: kind -> the categories whose gold that kind may use; a kind not
+            in it uses :data:`ANSWER_CATEGORIES`. ``None``: LoCoMo's (1-4 for every kind).
 
     Returns:
         The controls, grouped by kind (in ``kinds`` order), then by category, then in
@@ -275,7 +284,8 @@ def build_controls(
     pool = [r for r in all_records if allowed is None or r.category in allowed]
     controls: list[AuditControl] = []
     for kind in kinds:
-        chosen = _stratified(_candidates(kind, pool, seed, names), n, seed, kind)
+        cats = (answer_categories or {}).get(kind, ANSWER_CATEGORIES)
+        chosen = _stratified(_candidates(kind, pool, seed, names, cats), n, seed, kind)
         if len(chosen) < n:  # the run's plan says it once (trust.plan.short_kinds_line)
             logger.debug("audit: %s has %d eligible records, fewer than n=%d", kind, len(chosen), n)
         controls.extend(chosen)

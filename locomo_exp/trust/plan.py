@@ -9,7 +9,7 @@ made by :func:`locomo_exp.trust.job.run_trust`.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
@@ -176,7 +176,9 @@ def _user_controls(cfg: JudgeConfig, start_dir: Path) -> list[AuditControl]:
 
 
 def plan_trust(
-    records: list[QARecord], cfg: JudgeConfig, *, start_dir: Path, source: str | None = None
+    records: list[QARecord], cfg: JudgeConfig, *, start_dir: Path, source: str | None = None,
+    answer_categories: Mapping[str, Collection[int]] | None = None,
+    panel_member: Callable[[str], JudgeConfig] | None = None,
 ) -> TrustPlan:
     """Validate the trust options and build the controls, before any judge call.
 
@@ -185,6 +187,11 @@ def plan_trust(
         cfg: the judge config.
         start_dir: directory relative paths (labels, control files) are resolved against.
         source: the answers file, named when a panel member's model cannot take a prompt.
+        answer_categories: kind -> the categories whose gold that built-in kind may use
+            (:func:`~locomo_exp.trust.controls.build_controls`); ``None``: LoCoMo's.
+        panel_member: a panel preset's name -> that member's judge config, for a
+            benchmark whose judged unit needs its own settings; ``None``:
+            :func:`panel_preset_config` of ``cfg``.
 
     Returns:
         The :class:`TrustPlan`; its call counts are logged.
@@ -210,7 +217,8 @@ def plan_trust(
         seed = int(audit.seed)
         try:
             controls, n_used = cap_controls(
-                lambda n: build_controls(records, n=n, seed=seed, kinds=kinds, categories=cats),
+                lambda n: build_controls(records, n=n, seed=seed, kinds=kinds, categories=cats,
+                                         answer_categories=answer_categories),
                 int(audit.n),
                 None if budget is None else max(0, budget - len(user)),
             )
@@ -228,7 +236,8 @@ def plan_trust(
             match_labels(labels, judged_records(records, cfg), log_unmatched=False)  # conflicts
         except LabelsError as error:
             raise JudgeError(f"judge.labels: {error}") from None
-    panel = [(str(p), panel_preset_config(cfg, str(p))) for p in cfg.panel]
+    member_of = panel_member or (lambda preset: panel_preset_config(cfg, preset))
+    panel = [(str(p), member_of(str(p))) for p in cfg.panel]
     if len(panel) == 1:
         raise JudgeError("judge.panel needs at least two judge presets (or none)")
     check_panel_members(panel)

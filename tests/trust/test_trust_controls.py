@@ -354,3 +354,24 @@ def test_limits_must_be_rates() -> None:
         ValueError, match="judge.audit.max_false_accept must be a rate on 0-1, got 10"
     ):
         summarise_audit([], {}, threshold=ACCEPT, max_false_accept=10)
+
+
+def test_answer_categories_let_a_category_take_only_the_kinds_given_for_it() -> None:
+    # a benchmark's category 6 holds a cue, not an answer: restated or swapped, never perturbed
+    records = [
+        QARecord(question_id=f"c{i}", question=f"Invented trigger {i}?",
+                 ground_truth=f"invented cue number {i} about the year 2020",
+                 prediction="reply", category=6, conversation_id="conv-x", position=i)
+        for i in range(3)
+    ]
+    kinds = ["gold_as_answer", "other_gold", "perturbed_number", "non_answer"]
+    assert build_controls(records, n=5, kinds=kinds) == []  # LoCoMo's: categories 1-4 only
+    cue = {"gold_as_answer": (6,), "other_gold": (6,), "non_answer": (6,)}
+    controls = build_controls(records, n=5, kinds=kinds, answer_categories=cue)
+    assert Counter(c.kind for c in controls) == {"gold_as_answer": 3, "other_gold": 3,
+                                                 "non_answer": 3}
+    restated = [c for c in controls if c.kind == "gold_as_answer"]
+    assert [c.record.prediction for c in restated] == [r.ground_truth for r in records]
+    swapped = [c for c in controls if c.kind == "other_gold"]
+    assert all(c.record.prediction != r.ground_truth and c.record.prediction.startswith(
+        "invented cue number") for c, r in zip(swapped, records, strict=True))

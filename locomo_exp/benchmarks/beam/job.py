@@ -9,9 +9,11 @@ call; ``scorer=judge`` judges every rubric item (and aligns event-ordering lines
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from locomo_exp.benchmarks import plugin_trust
 from locomo_exp.benchmarks.beam import tracking as beam_tracking
 from locomo_exp.benchmarks.beam.abilities import NAME, TITLE
 from locomo_exp.benchmarks.beam.judged import (
@@ -25,6 +27,13 @@ from locomo_exp.benchmarks.beam.load import read_beam
 from locomo_exp.benchmarks.beam.report import render_console, render_report
 from locomo_exp.benchmarks.beam.rows import BeamInput
 from locomo_exp.benchmarks.beam.summary import build_card, build_summary, score_rows
+from locomo_exp.benchmarks.beam.trust import (
+    UNIT,
+    beam_trust_parts,
+    category_names,
+    plan_beam_trust,
+    run_beam_trust,
+)
 from locomo_exp.benchmarks.pipeline import run_job
 from locomo_exp.benchmarks.steps import JobContext, JobResult, JobSteps
 from locomo_exp.config import BeamProfile, ExperimentConfig, JudgeConfig
@@ -110,13 +119,21 @@ class BeamSteps(JobSteps[BeamInput, BeamJudged]):
              ) -> BeamInput:
         """Read the answers (any layout; ``data.reference`` for the authors' layout).
 
+        A judged run's ``judge.labels`` and ``judge.panel`` are planned here, before any
+        call (:func:`.trust.plan_beam_trust`): a bad labels file or preset is refused with
+        nothing written or paid.
+
         Raises:
             ValueError: a missing ``data.reference``; ``DataValidationError``: a bad file.
+            JudgeError: a bad labels file or panel preset (one line naming it).
         """
         ref = expand_paths(cfg.data.reference, start_dir)[0] if cfg.data.reference else None
         if ref is not None and not ref.exists():
             raise ValueError(f"data.reference={cfg.data.reference}: no such file or folder")
-        return read_beam(path, setting=cfg.data.setting, reference=ref)
+        inp = read_beam(path, setting=cfg.data.setting, reference=ref)
+        if not judging:
+            return inp
+        return replace(inp, trust_plan=plan_beam_trust(inp, cfg, start_dir))
 
     def judge_records(self, inp: BeamInput, judge: JudgeConfig) -> list[QARecord]:
         """One record per rubric item (:func:`.judged.item_records`)."""
@@ -124,13 +141,17 @@ class BeamSteps(JobSteps[BeamInput, BeamJudged]):
 
     def spend_parts(self, inp: BeamInput, judge: JudgeConfig, cfg: ExperimentConfig
                     ) -> list[Part]:
-        """Items, alignment (beam-official) and audit (:func:`.judged.spend_parts`)."""
-        return spend_parts(inp, cfg.judge, cfg.beam)
+        """Items, alignment (beam-official), audit (:func:`.judged.spend_parts`), panel."""
+        return [*spend_parts(inp, cfg.judge, cfg.beam), *beam_trust_parts(inp, cfg)]
 
     def judge(self, inp: BeamInput, judge: JudgeConfig, ctx: JobContext) -> BeamJudged:
         """Judge every item, align, audit (:func:`.judged.judge_beam`; the audit is its trust)."""
         return judge_beam(inp, ctx.cfg.judge, ctx.cfg.beam, start_dir=ctx.start_dir,
                           client=ctx.client, calls_stop=ctx.calls_stop, spend=ctx.spend)
+
+    def trust(self, inp: BeamInput, judged: BeamJudged, ctx: JobContext) -> BeamJudged:
+        """Labels (kappa, corrected accept rate) and panel over the items (:mod:`.trust`)."""
+        return run_beam_trust(inp, judged, ctx)
 
     def summary(self, inp: BeamInput, judged: BeamJudged | None, cfg: ExperimentConfig
                 ) -> dict[str, Any]:
@@ -161,8 +182,10 @@ class BeamSteps(JobSteps[BeamInput, BeamJudged]):
         return render_report(summary, card)
 
     def console(self, summary: dict[str, Any]) -> list[str]:
-        """The console's figures (:func:`.report.render_console`)."""
-        return render_console(summary)
+        """The console's figures (:func:`.report.render_console`), then labels and panel."""
+        trust = (summary.get("judge") or {}).get("trust")
+        return [*render_console(summary),  # its warnings hold the trust checks' already
+                *plugin_trust.trust_console_lines(trust, unit=UNIT, with_warnings=False)]
 
     def gate(self, summary: dict[str, Any]) -> str | None:
         """The judge audit's gate (``judge.audit.max_false_accept`` ...) when it failed."""
@@ -178,8 +201,11 @@ class BeamSteps(JobSteps[BeamInput, BeamJudged]):
         return beam_tracking.run_params(summary)
 
     def run_metrics(self, summary: dict[str, Any]) -> dict[str, float]:
-        """:func:`.tracking.run_metrics`."""
-        return beam_tracking.run_metrics(summary)
+        """:func:`.tracking.run_metrics`, and labels' and panel's (LoCoMo's names)."""
+        judge = summary.get("judge") or {}
+        names = category_names(template=bool(judge.get("template")))
+        return {**beam_tracking.run_metrics(summary),
+                **plugin_trust.trust_run_metrics(judge.get("trust"), names)}
 
 
 STEPS = BeamSteps(NAME, TITLE, "answers file")

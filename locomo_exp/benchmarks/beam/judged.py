@@ -39,7 +39,8 @@ from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL
 from locomo_exp.judge.spend import JobSpend, Part
 from locomo_exp.llm.messages import JudgeClient
 from locomo_exp.llm.stop import CallsStop
-from locomo_exp.results import QARecord
+from locomo_exp.results import QARecord, TrustSummary
+from locomo_exp.trust.audit import audit_pairs
 
 log = logging.getLogger(__name__)
 
@@ -184,6 +185,12 @@ class BeamJudged:
         dry_run: the estimate of a dry run (items and alignment calls added up; the
             audit's apart, then the total), else ``None``.
         audit: the audit block (:func:`.audit.audit_section`), else ``None``.
+        trust: the human labels' agreement, corrected accept rate and panel over the rubric
+            items (:func:`locomo_exp.benchmarks.plugin_trust.run_plugin_trust`), else
+            ``None``.
+        audit_pairs: ``(expected accept, judge accepted)`` per scored control, the accept
+            read as for the items' accept rate (verdict >= the protocol's threshold), for a
+            correction from the audit; ``None`` without controls.
     """
 
     inp: BeamInput | None
@@ -193,6 +200,8 @@ class BeamJudged:
     align: JudgeRunResult | None = None
     dry_run: dict[str, Any] | None = None
     audit: dict[str, Any] | None = None
+    trust: TrustSummary | None = None
+    audit_pairs: tuple[list[bool], list[bool]] | None = None
 
     def section(self) -> dict[str, Any]:
         """The ``judge`` block of ``summary.json``: settings, counts, tokens and cost."""
@@ -214,6 +223,8 @@ class BeamJudged:
             out["dry_run_estimate"] = self.dry_run
         if self.audit is not None:
             out["audit"] = self.audit
+        if self.trust is not None:
+            out["trust"] = self.trust.to_json()
         return out
 
 
@@ -355,15 +366,17 @@ def judge_beam(inp: BeamInput, judge: JudgeConfig, beam: BeamConfig, *, start_di
         estimate["alignment_calls"] = len(records)
         return BeamJudged(None, profile, strict, items, align,
                           dry_run=_with_audit(estimate, audited, sizing))
-    audit = None
+    audit = pairs = None
     if audited is not None:
         audit = audit_section(controls, audited, profile=profile, strict=strict,
                               sizing=sizing, item_cfg=item_cfg)
+        verdicts = {qid: agg.mean_score for qid, agg in audited.per_question.items()}
+        pairs = audit_pairs(controls, verdicts, protocol_spec(item_cfg).accept_threshold)
     elif int(item_cfg.audit.n) > 0:  # asked for, capped to none: the report says why
         audit = {"unit": "rubric item", "sizing": sizing, "kinds": {}}
     judged = tuple(_judged_question(q, items, align) for q in inp.questions)
     return BeamJudged(replace(inp, questions=judged, verdicts_source="judge"), profile, strict,
-                      items, align, audit=audit)
+                      items, align, audit=audit, audit_pairs=pairs)
 
 
 __all__ = [

@@ -13,6 +13,8 @@ from typing import Any
 from locomo_exp.benchmarks.beam import profiles as p
 from locomo_exp.benchmarks.beam.abilities import ABILITIES, TITLE, ability_title
 from locomo_exp.benchmarks.beam.baselines import BEAM_BASELINES, BeamBaseline
+from locomo_exp.benchmarks.beam.trust import category_names
+from locomo_exp.benchmarks.plugin_trust import trust_report_sections
 from locomo_exp.report.provenance import provenance_lines
 from locomo_exp.results.words import counted
 
@@ -216,7 +218,9 @@ def render_report(summary: Mapping[str, Any], card: Mapping[str, Any]) -> str:
 
     Returns:
         Markdown: the heading line, each profile's table with its definition, the published
-        baselines with their comparability, the warnings, then "How this was measured".
+        baselines with their comparability, the judge audit, the labels' agreement and
+        corrected accept rate and the panel (LoCoMo's sections, per rubric item), the
+        warnings, then "How this was measured".
     """
     inp = summary["input"]
     lines = [f"# {TITLE} run: {inp['path'].rsplit('/', 1)[-1]}", "", _heading(summary), ""]
@@ -232,7 +236,11 @@ def render_report(summary: Mapping[str, Any], card: Mapping[str, Any]) -> str:
                   ""]
         for b, entry in zip(BEAM_BASELINES, summary["baselines"], strict=True):
             lines += [*_baseline_lines(summary, b, entry), ""]
-    lines += audit_lines((summary.get("judge") or {}).get("audit"), markdown=True)
+    judge = summary.get("judge") or {}
+    lines += audit_lines(judge.get("audit"), markdown=True)
+    names = category_names(template=bool(judge.get("template")))
+    for section in trust_report_sections(judge.get("trust"), names):  # labels, panel
+        lines += [section, ""]
     if summary["warnings"]:
         lines += ["## Warnings", "", *[f"- WARNING: {w}" for w in summary["warnings"]], ""]
     lines += [

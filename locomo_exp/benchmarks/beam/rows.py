@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from locomo_exp.trust.plan import TrustPlan
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,8 @@ class BeamInput:
         reference: the probing-questions file(s) read (authors' layout), else empty.
         other_settings: settings the file also holds that this run did not score.
         verdicts_source: ``stored`` (the file's item verdicts) or ``judge`` (this run's).
+        trust_plan: a judged run's labels and panel, planned before any call
+            (:func:`locomo_exp.benchmarks.plugin_trust.plan_plugin_trust`), else ``None``.
     """
 
     path: Path
@@ -74,6 +80,7 @@ class BeamInput:
     reference: tuple[Path, ...] = ()
     other_settings: tuple[str, ...] = ()
     verdicts_source: str = "stored"
+    trust_plan: TrustPlan | None = None
 
     @property
     def stored(self) -> bool:

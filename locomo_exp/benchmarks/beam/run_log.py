@@ -12,6 +12,7 @@ from typing import Any
 
 from locomo_exp.benchmarks.beam import profiles as p
 from locomo_exp.benchmarks.beam.abilities import NAME, TITLE
+from locomo_exp.benchmarks.plugin_trust import trust_brief
 from locomo_exp.results.run_log import (
     Figure,
     GroupResult,
@@ -69,16 +70,10 @@ def _headline(figures: Mapping[str, Any]) -> list[Figure]:
 
 
 def _trust(judge: Mapping[str, Any], warnings: list[str]) -> TrustBrief | None:
+    """BEAM's own audit (rates, gate) and the labels' corrected accept rate, in brief."""
     audit = judge.get("audit")
-    if not isinstance(audit, Mapping):
-        return None
-    state = (audit.get("gate") or {}).get("state")
-    return TrustBrief(
-        gate_passed=None if state not in ("passed", "failed") else state == "passed",
-        false_accept_rate=(audit.get("false_accept") or {}).get("rate"),
-        false_reject_rate=(audit.get("false_reject") or {}).get("rate"),
-        warnings=warnings,
-    )
+    return trust_brief(judge.get("trust"), audit=audit if isinstance(audit, Mapping) else None,
+                       warnings=warnings)
 
 
 def beam_run_log(summary: Mapping[str, Any]) -> RunLog:

@@ -63,6 +63,8 @@ def _warnings(inp: BeamInput, scored: Sequence[tuple[BeamQuestion, dict[str, Any
             "own prompt (question shown, 0.5 allowed before truncation); the authors' judge "
             "(gpt-4.1-mini, no question shown) could give other verdicts: not comparable with "
             f"{p.OFFICIAL} figures of a judged run")
+    if judged:  # the labels' and the panel's checks (kappa too low ...)
+        warnings += [str(w) for w in (judged.get("trust") or {}).get("warnings") or ()]
     return warnings
 
 

@@ -2,7 +2,11 @@
 
 Metric names: ``beam-nugget/pass_rate/<ability or overall>`` (percent),
 ``beam-nugget/avg_score/<...>`` (0-1), ``beam-official/score/<ability>`` (0-1) and
-``beam-official/mean_of_abilities`` (0-1; not the authors' figure).
+``beam-official/mean_of_abilities`` (0-1; not the authors' figure); a judged run's audit
+under LoCoMo's audit names (percent): ``audit/false_accept_rate``,
+``audit/false_reject_rate`` (+ ``_ci_low``, ``_ci_high``), ``audit/<kind>/error_rate``,
+``audit/<kind>/n``, ``audit/gate_passed`` (100 passed, 0 failed or not measured; absent
+when no limit is set).
 """
 
 from __future__ import annotations
@@ -51,7 +55,36 @@ def run_metrics(summary: Mapping[str, Any]) -> dict[str, float]:
                 metrics[f"{p.OFFICIAL}/score/{key}"] = float(b["score"])
         if official["mean_of_abilities"] is not None:
             metrics[f"{p.OFFICIAL}/mean_of_abilities"] = float(official["mean_of_abilities"])
-    return metrics
+    return {**metrics, **audit_metrics((summary.get("judge") or {}).get("audit"))}
+
+
+def _put_rate(out: dict[str, float], name: str, block: Mapping[str, Any]) -> None:
+    if block.get("rate") is None:
+        return
+    out[name] = 100 * float(block["rate"])
+    for bound in ("ci_low", "ci_high"):
+        if block.get(bound) is not None:
+            out[f"{name}_{bound}"] = 100 * float(block[bound])
+
+
+def audit_metrics(audit: Mapping[str, Any] | None) -> dict[str, float]:
+    """The audit block's MLflow metrics (rates as percent), ``{}`` without controls.
+
+    Args:
+        audit: the ``judge.audit`` block of ``summary.json`` (:func:`.audit.audit_section`).
+    """
+    if not audit or not audit.get("kinds"):
+        return {}
+    out: dict[str, float] = {}
+    for kind, row in audit["kinds"].items():
+        out[f"audit/{kind}/n"] = float(row["n"])
+        _put_rate(out, f"audit/{kind}/error_rate", row)
+    _put_rate(out, "audit/false_accept_rate", audit["false_accept"])
+    _put_rate(out, "audit/false_reject_rate", audit["false_reject"])
+    state = (audit.get("gate") or {}).get("state")
+    if state not in (None, "not set"):
+        out["audit/gate_passed"] = 100.0 if state == "passed" else 0.0
+    return out
 
 
 def run_tags(summary: Mapping[str, Any]) -> dict[str, str]:
@@ -63,4 +96,4 @@ def run_tags(summary: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
-__all__ = ["run_metrics", "run_params", "run_tags"]
+__all__ = ["audit_metrics", "run_metrics", "run_params", "run_tags"]

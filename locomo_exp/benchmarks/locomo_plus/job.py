@@ -10,11 +10,13 @@ pipeline's (:func:`locomo_exp.benchmarks.pipeline.run_job`). Outputs: ``report.m
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from locomo_exp.benchmarks import plugin_trust
 from locomo_exp.benchmarks.locomo_plus import tracking as plus_tracking
+from locomo_exp.benchmarks.locomo_plus.audit import CONTROL_CATEGORIES
 from locomo_exp.benchmarks.locomo_plus.f1 import (
     NO_GOLD,
     PlusF1,
@@ -32,6 +34,7 @@ from locomo_exp.benchmarks.locomo_plus.judged import (
     read_judged,
 )
 from locomo_exp.benchmarks.locomo_plus.parsing import PARSERS
+from locomo_exp.benchmarks.locomo_plus.protocol import KINDS
 from locomo_exp.benchmarks.locomo_plus.report import render_console, render_report
 from locomo_exp.benchmarks.locomo_plus.runs import StoredRun, read_stored_run
 from locomo_exp.benchmarks.locomo_plus.summary import (
@@ -44,8 +47,9 @@ from locomo_exp.benchmarks.pipeline import run_job
 from locomo_exp.benchmarks.steps import JobContext, JobResult, JobSteps
 from locomo_exp.config import ExperimentConfig, JudgeConfig, ScorerName
 from locomo_exp.judge.aggregate import JudgeRunResult
+from locomo_exp.judge.spend import Part
 from locomo_exp.llm.messages import JudgeClient
-from locomo_exp.results import QARecord
+from locomo_exp.results import QARecord, TrustSummary
 from locomo_exp.results.questions import QuestionRow
 
 LOCOMO_ONLY_DATA = ("limit", "runs", "errata", "categories_from", "setting", "reference")
@@ -81,11 +85,13 @@ class PlusJudged:
         readings: both parsers' scores, ``None`` for a dry run.
         f1: every item's token F1 with ``scorer=both`` (also for a dry run: no call needed),
             else ``None``.
+        trust: the audit, labels and panel (:mod:`.audit`), ``None`` when none was asked.
     """
 
     result: JudgeRunResult
     readings: JudgedReadings | None
     f1: PlusF1 | None = None
+    trust: TrustSummary | None = None
 
 
 class PlusSteps(JobSteps[StoredRun, PlusJudged]):
@@ -113,18 +119,34 @@ class PlusSteps(JobSteps[StoredRun, PlusJudged]):
 
         With ``scorer=both`` every factual item needs a gold answer for its F1
         (:func:`.f1.check_gold`), checked here, before any call.
+        A judged run's trust checks (``judge.audit``, ``judge.labels``, ``judge.panel``) are
+        planned here, before any call: a bad labels file or panel preset is refused in one
+        line with nothing written or paid (controls: :mod:`.audit`).
 
         Raises:
             DataValidationError: a bad run file (one line: file, record, field).
+            JudgeError: a bad trust option (one line naming it).
         """
         run = read_stored_run(path, judging=judging)
         if cfg.scorer.name is ScorerName.both:
             check_gold(run)
-        return run
+        if not judging:
+            return run
+        plan = plugin_trust.plan_plugin_trust(
+            judge_records(run.rows), judge_config(cfg.judge), start_dir=start_dir,
+            source=str(path), answer_categories=CONTROL_CATEGORIES)
+        return replace(run, trust_plan=plan)
 
     def judge_records(self, inp: StoredRun, judge: JudgeConfig) -> list[QARecord]:
         """One record per item (:func:`.judged.judge_records`)."""
         return judge_records(inp.rows)
+
+    def spend_parts(self, inp: StoredRun, judge: JudgeConfig, cfg: ExperimentConfig
+                    ) -> list[Part]:
+        """The items, then the audit's controls and each panel member, for the spend cap."""
+        records = judge_records(inp.rows)
+        return [("item", records, judge),
+                *plugin_trust.trust_parts(inp.trust_plan, records, judge)]
 
     def judge(self, inp: StoredRun, judge: JudgeConfig, ctx: JobContext) -> PlusJudged:
         """Judge every item (or count the calls: ``judge.dry_run``); read both parsers.
@@ -140,6 +162,17 @@ class PlusSteps(JobSteps[StoredRun, PlusJudged]):
               if ctx.cfg.scorer.name is ScorerName.both else None)
         return PlusJudged(result, None if dry else read_judged(inp.rows, result), f1)
 
+    def trust(self, inp: StoredRun, judged: PlusJudged, ctx: JobContext) -> PlusJudged:
+        """The audit controls, the labels' agreement and corrected accuracy, the panel.
+
+        Judged with the items' judge, cache, client and spend cap
+        (:func:`locomo_exp.benchmarks.plugin_trust.run_plugin_trust`); a dry run prices them.
+        """
+        trust = plugin_trust.run_plugin_trust(
+            inp.trust_plan, judge_records(inp.rows), judge_config(ctx.cfg.judge), judged.result,
+            ctx, category_names=KINDS)
+        return judged if trust is None else replace(judged, trust=trust)
+
     def summary(self, inp: StoredRun, judged: PlusJudged | None, cfg: ExperimentConfig
                 ) -> dict[str, Any]:
         """Both readings' figures (:mod:`.summary`)."""
@@ -149,6 +182,8 @@ class PlusSteps(JobSteps[StoredRun, PlusJudged]):
         section = judge_section(judged.result)
         if judged.result.dry_run_estimate is not None:
             section["dry_run"] = dict(judged.result.dry_run_estimate)
+        if judged.trust is not None:
+            section["trust"] = plugin_trust.trust_section(judged.trust)
         return build_judged_summary(
             inp, parser=parser, samples=samples, seed=seed, judge=section,
             readings=judged.readings,
@@ -182,12 +217,18 @@ class PlusSteps(JobSteps[StoredRun, PlusJudged]):
         return build_card(summary)
 
     def report(self, summary: dict[str, Any], card: dict[str, Any]) -> str:
-        """``report.md`` (:func:`.report.render_report`)."""
+        """``report.md`` (:func:`.report.render_report`, the trust sections included)."""
         return render_report(summary, card)
 
     def console(self, summary: dict[str, Any]) -> list[str]:
-        """The console's figures (:func:`.report.render_console`)."""
-        return render_console(summary)
+        """The console's figures (:func:`.report.render_console`), then the trust lines."""
+        trust = (summary.get("judge") or {}).get("trust")
+        return [*render_console(summary),
+                *plugin_trust.trust_console_lines(trust, unit="item")]
+
+    def gate(self, summary: dict[str, Any]) -> str | None:
+        """The judge audit's gate (``judge.audit.max_false_accept`` ...) when it failed."""
+        return plugin_trust.trust_gate((summary.get("judge") or {}).get("trust"))
 
     def run_tags(self, summary: dict[str, Any]) -> dict[str, str]:
         """:func:`.tracking.run_tags`."""
@@ -198,8 +239,10 @@ class PlusSteps(JobSteps[StoredRun, PlusJudged]):
         return plus_tracking.run_params(summary)
 
     def run_metrics(self, summary: dict[str, Any]) -> dict[str, float]:
-        """:func:`.tracking.run_metrics` (percent)."""
-        return plus_tracking.run_metrics(summary)
+        """:func:`.tracking.run_metrics` (percent), and the trust checks' (LoCoMo's names)."""
+        trust = (summary.get("judge") or {}).get("trust")
+        return {**plus_tracking.run_metrics(summary),
+                **plugin_trust.trust_run_metrics(trust, KINDS)}
 
     def end_tags(self, summary: dict[str, Any], console: list[str]) -> dict[str, str]:
         """The console's figures as the run's note, and the warnings."""

@@ -60,7 +60,9 @@ def judge_records(rows: Sequence[StoredRow]) -> list[QARecord]:
 
     The category string travels as ``question_type`` (what a template's ``by_kind`` keys
     are) and as its code; a Cognitive item's cue (``evidence``) is its ``ground_truth``
-    (a template's ``{gold_answer}``), as it has no reference answer.
+    (a template's ``{gold_answer}``), as it has no reference answer. The LoCoMo
+    conversation index, when recorded, is the ``conversation_id`` (the audit's
+    ``other_gold`` draws from the same conversation; a labels file may name it).
 
     Args:
         rows: the answers file's rows.
@@ -75,6 +77,7 @@ def judge_records(rows: Sequence[StoredRow]) -> list[QARecord]:
             ground_truth=row.evidence if row.category == COGNITIVE else row.ground_truth,
             prediction=row.prediction,
             category=CODE_OF[row.category],
+            conversation_id=None if row.conversation is None else str(row.conversation),
             position=index,
             question_type=row.category,
         )

@@ -6,6 +6,8 @@ from typing import Any
 
 from locomo_exp.benchmarks.locomo_plus.facts import COGNITIVE, FACTUAL
 from locomo_exp.benchmarks.locomo_plus.parsing import AUTHORS
+from locomo_exp.benchmarks.locomo_plus.protocol import KINDS
+from locomo_exp.benchmarks.plugin_trust import trust_report_sections
 
 NOT_MEASURED = "not measured"
 
@@ -141,10 +143,17 @@ def judge_lines(summary: dict[str, Any]) -> list[str]:
         return []
     estimate = judge.get("dry_run")
     if estimate is not None:
-        return [f"Dry run: {estimate['calls_total']:,} judge calls ({estimate['calls_cached']:,}"
+        line = (f"Dry run: {estimate['calls_total']:,} judge calls ({estimate['calls_cached']:,}"
                 f" cached, {estimate['calls_to_make']:,} to make), estimated cost "
                 f"${estimate['estimated_cost_usd']:.4f} (at most "
-                f"${estimate['cost_upper_bound_usd']:.4f}); no call made"]
+                f"${estimate['cost_upper_bound_usd']:.4f}); no call made")
+        if "total_calls_to_make" in estimate:  # the audit's and the panel's calls too
+            total = estimate.get("total_estimated_cost_usd")
+            line += (f"; with {estimate.get('audit_calls_to_make', 0):,} audit control and "
+                     f"{estimate.get('panel_calls_to_make', 0):,} panel calls: "
+                     f"{estimate['total_calls_to_make']:,} to make, estimated "
+                     + ("cost not known" if total is None else f"${total:.4f}"))
+        return [line]
     counts = judge.get("counts", {})
     cost = judge.get("estimated_cost_usd")
     return [f"Judge: {counts.get('calls_made', 0):,} calls made, {counts.get('cache_hits', 0):,}"
@@ -175,8 +184,9 @@ def render_report(summary: dict[str, Any], card: dict[str, Any]) -> str:
         card: its ``card.json`` (provenance).
 
     Returns:
-        Markdown: the input, the verdicts' source, each reading's figures, the authors'
-        aggregate (labelled as theirs), the definitions, how it was measured.
+        Markdown: the input, the verdicts' source, each reading's figures, the judge's
+        trust checks when they ran, the authors' aggregate (labelled as theirs), the
+        definitions, how it was measured.
     """
     inp = summary["input"]
     out = [f"# {summary['title']}: {inp['layout_title']}", ""]
@@ -202,6 +212,8 @@ def render_report(summary: dict[str, Any], card: dict[str, Any]) -> str:
                 "| category | items | J | F1 |", "|---|---:|---:|---:|"]
         out += [f"| {cat} | {n:,} | {j} | {score} |" for cat, n, j, score in f1_rows(summary)]
         out += [""]
+    for section in trust_report_sections((summary.get("judge") or {}).get("trust"), KINDS):
+        out += [section, ""]  # audit, labels, corrected accuracy, panel: LoCoMo's sections
     extra = parser_lines(summary) + aggregate_lines(summary)
     if extra:
         out += ["## The authors' scoring", ""] + [f"- {line}" for line in extra] + [""]

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from locomo_exp.benchmarks.locomo_plus.facts import NAME, TITLE
+from locomo_exp.benchmarks.plugin_trust import trust_brief
 from locomo_exp.results.run_log import (
     Figure,
     GroupResult,
@@ -122,6 +123,8 @@ def plus_run_log(summary: Mapping[str, Any]) -> RunLog:
         metrics=metrics,
         headline=headline,
         judge=spend,
+        trust=trust_brief(judge.get("trust") if judged else None,
+                          warnings=[str(w) for w in summary.get("warnings") or ()]),
         warnings=[str(w) for w in summary.get("warnings") or ()],
         status={"figures": str(head.get("status") or "not measured")},
     )

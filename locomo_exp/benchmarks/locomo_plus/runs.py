@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from locomo_exp.benchmarks.locomo_plus.facts import (
     CATEGORIES,
@@ -35,6 +35,9 @@ from locomo_exp.data.input_file import (
     check_regular_file,
     read_results_file,
 )
+
+if TYPE_CHECKING:
+    from locomo_exp.trust.plan import TrustPlan
 
 AUTHORS = "authors"
 KUMIHO = "kumiho"
@@ -94,6 +97,8 @@ class StoredRun:
         judge: what the file records of its judge, in words.
         answer_models: the answering models the rows name (empty when not recorded).
         authors_summary: the authors' ``judge_summary.json`` beside the file, if any.
+        trust_plan: a judged run's trust checks, planned before any call
+            (:func:`locomo_exp.benchmarks.plugin_trust.plan_plugin_trust`), else ``None``.
     """
 
     path: Path
@@ -103,6 +108,7 @@ class StoredRun:
     judge: str
     answer_models: list[str] = field(default_factory=list)
     authors_summary: dict[str, Any] | None = None
+    trust_plan: TrustPlan | None = None
 
 
 def peek_layout(path: Path) -> str | None:

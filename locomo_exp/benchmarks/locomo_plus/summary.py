@@ -118,6 +118,7 @@ def build_judged_summary(run: StoredRun, *, parser: str, samples: int, seed: int
     failed = summary["parser"]["api_errors"]
     summary["warnings"] = ([f"{failed:,} of {readings.calls:,} judge calls failed (API errors)"]
                            if readings is not None and failed else [])
+    summary["warnings"] += [str(w) for w in (judge.get("trust") or {}).get("warnings") or ()]
     summary["run_log"] = plus_run_log(summary).to_json()  # the typed log (docs/run_log.md)
     return summary
 
