@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from locomo_exp.report.run_dir import atomic_write_text
-from locomo_exp.results.questions import QuestionRow, flips
+from locomo_exp.results.questions import QuestionRow, verdict_or_score_flips
 
 QUESTIONS_HTML = "questions.html"
 
@@ -155,9 +155,10 @@ def compare_table(
 
     Returns:
         ``(columns, records)``: one record per pair; ``flip`` is B's direction against A
-        (``gained``/``lost``, :func:`~locomo_exp.results.questions.flips`) or empty.
+        (``gained``/``lost``, :func:`~locomo_exp.results.questions.verdict_or_score_flips`:
+        the headline verdict, or the headline score for rows without one) or empty.
     """
-    flipped = {(a, b): d for a, b, d in flips(pairs)}
+    flipped = {(a, b): d for a, b, d in verdict_or_score_flips(pairs)}
     metric_names = list(dict.fromkeys(name for row, _ in pairs for name in row.metrics))
     a_label, b_label = labels
     columns = ["question_id", "kind", "question", "gold",
