@@ -133,8 +133,9 @@ def audit_control_rows(
     Args:
         audit: ``summary.json`` -> judge -> trust -> audit
             (:meth:`locomo_exp.results.audit.AuditResult.to_json`: ``verdicts`` control id
-            -> mean score 0-100 or ``None``, ``kinds`` -> ``expected_accept``,
-            ``threshold``), or ``None`` (no audit: no rows).
+            -> mean score 0-100 or ``None``, ``kinds`` -> ``expected_accept`` (or
+            ``expected``: 1/0), ``threshold``), or ``None`` (no audit: no rows). A
+            control's source is its id's last part (``#...`` of a rubric item cut).
         sources: the run's question rows (a control's source question by id).
         judge_model: the judge model (each verdict's source).
 
@@ -149,9 +150,10 @@ def audit_control_rows(
     out = []
     for control_id, score in audit["verdicts"].items():
         kind, _, source_id = str(control_id).removeprefix(CONTROL_PREFIX).partition(":")
-        expected = bool((kinds.get(kind) or {}).get("expected_accept"))
+        spec = kinds.get(kind) or {}
+        expected = bool(spec.get("expected_accept", spec.get("expected")))
         passed = None if score is None else float(score) >= threshold
-        source = by_id.get(source_id)
+        source = by_id.get(source_id) or by_id.get(source_id.split("#", 1)[0])
         metrics = {} if passed is None else {"audit.error": float(passed != expected)}
         out.append(QuestionRow(
             question_id=str(control_id),
@@ -175,9 +177,22 @@ def run_audit(directory: Path) -> Mapping[str, Any] | None:
     """
     try:
         summary = json.loads((directory / "summary.json").read_text(encoding="utf-8"))
-        audit = ((summary.get("judge") or {}).get("trust") or {}).get("audit")
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError):
         return None
+    return summary_audit(summary)
+
+
+def summary_audit(summary: Any) -> Mapping[str, Any] | None:
+    """A ``summary.json``'s judged audit: ``judge.trust.audit``, else ``judge.audit``.
+
+    Never raises: a summary without one (or not a mapping) has none.
+    """
+    judge = summary.get("judge") if isinstance(summary, Mapping) else None
+    if not isinstance(judge, Mapping):
+        return None
+    trust = judge.get("trust")
+    audit = trust.get("audit") if isinstance(trust, Mapping) else None
+    audit = audit if audit is not None else judge.get("audit")
     return audit if isinstance(audit, Mapping) else None
 
 
@@ -215,5 +230,5 @@ def write_locomo_questions(
 
 __all__ = [
     "CONTROL_TAG", "LEXICAL_KEYS", "audit_control_rows", "judge_verdicts",
-    "locomo_question_rows", "run_audit", "write_locomo_questions",
+    "locomo_question_rows", "run_audit", "summary_audit", "write_locomo_questions",
 ]

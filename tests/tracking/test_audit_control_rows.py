@@ -73,3 +73,18 @@ def test_a_control_rows_verdict_says_right_false_accept_or_reject() -> None:
     assert rows[1].tags == {"audit.control": "non_answer", "audit.expected": "reject",
                             "audit.source": "q1"}
     assert audit_control_rows(None, [source], "m") == []
+
+
+def test_a_rubric_item_control_finds_its_question_and_the_kinds_expected_flag() -> None:
+    """A plug-in's audit layout: ``judge.audit``, ``expected`` 1/0, ids ``...#item<k>``."""
+    from locomo_exp.report.question_rows import summary_audit
+
+    source = QuestionRow("100K_0_q1_abstention", "What?", "abstention", "", "")
+    summary = {"judge": {"audit": {
+        "kinds": {"other_gold": {"expected": 0}, "gold_as_answer": {"expected": 1}},
+        "verdicts": {"audit:other_gold:100K_0_q1_abstention#item2": 0.0,
+                     "audit:gold_as_answer:100K_0_q1_abstention#item0": 0.0}}}}
+    rows = audit_control_rows(summary_audit(summary), [source], "m")
+    assert [(r.tags["audit.expected"], r.question, r.metrics["audit.error"]) for r in rows] == [
+        ("reject", "What?", 0.0), ("accept", "What?", 1.0)]
+    assert summary_audit({"judge": None}) is None and summary_audit([]) is None
