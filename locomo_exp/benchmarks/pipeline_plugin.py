@@ -19,6 +19,7 @@ from locomo_exp.benchmarks.steps import JobSteps
 
 if TYPE_CHECKING:
     from locomo_exp.config import ExperimentConfig, JudgeConfig
+    from locomo_exp.results.questions import QuestionRow
 
 
 class PipelinePlugin(FilePlugin):
@@ -50,7 +51,8 @@ class PipelinePlugin(FilePlugin):
         from locomo_exp.judge.protocols import plugged_protocols
 
         with plugged_protocols(self.judge_protocols()):
-            result = run_job(self.steps(), cfg, output_dir, start_dir)
+            result = run_job(self.steps(), cfg, output_dir, start_dir,
+                             extra_tags=_run_dir_tag(output_dir))
         return PluginRun(console="\n".join(result.console), output_dir=result.output_dir,
                          exit_status=result.exit_status)
 
@@ -77,7 +79,8 @@ class PipelinePlugin(FilePlugin):
 
         with plugged_protocols(self.judge_protocols()):
             result = run_job(self.steps(), cfg, output_dir, start_dir, run_name=run_name,
-                             parent_run_id=parent_run_id, extra_tags=extra_tags)
+                             parent_run_id=parent_run_id,
+                             extra_tags={**_run_dir_tag(output_dir), **extra_tags})
         if result.exit_status:
             raise ValueError(result.console[-1].removeprefix("error: "))
         return SweepJobRun(run_id=result.run_id, report_path=result.output_dir / "report.md")
@@ -85,6 +88,30 @@ class PipelinePlugin(FilePlugin):
     def sweep_judge_config(self, judge: JudgeConfig) -> JudgeConfig:
         """The judge settings a sweep job runs with. Default: ``judge`` itself."""
         return judge
+
+    def question_rows_of(self, run_dir: Path) -> list[QuestionRow]:
+        """A finished run's questions (:func:`.compare_track.run_question_rows`).
+
+        Raises:
+            ValueError: a missing or unreadable ``scores.jsonl`` (one line).
+        """
+        from locomo_exp.benchmarks.compare_track import run_question_rows
+
+        return run_question_rows(self.steps(), run_dir)
+
+    def compare_and_track(self, cfg: ExperimentConfig, output_dir: Path, start_dir: Path
+                          ) -> PluginRun:
+        """:meth:`compare`, then the flips, ``questions.html`` and the MLflow run.
+
+        What ``mode=compare`` runs (:func:`locomo_exp.compare.job.run_plugin_compare`);
+        :func:`.compare_track.compare_and_track`.
+
+        Raises:
+            ValueError, OSError, TrackingStoreError: as that function.
+        """
+        from locomo_exp.benchmarks.compare_track import compare_and_track
+
+        return compare_and_track(self, self.steps(), cfg, output_dir, start_dir)
 
     # The pipeline's comparison and sweep rows (:mod:`.pipeline_compare`), for a benchmark
     # whose steps give ``paired_scores``; a plug-in may override all six with its own.
@@ -137,6 +164,13 @@ class PipelinePlugin(FilePlugin):
         from locomo_exp.benchmarks.pipeline_compare import table
 
         return table(summary, spending)
+
+
+def _run_dir_tag(output_dir: Path) -> dict[str, str]:
+    """The run directory's tag, how ``mode=compare`` finds a run's MLflow run (its flips)."""
+    from locomo_exp.tracking.metrics import run_tags
+
+    return run_tags(output_dir=str(Path(output_dir).resolve()))
 
 
 __all__ = ["PipelinePlugin"]

@@ -170,6 +170,9 @@ def run_plugin_compare(
     is written into the stage (:func:`~locomo_exp.report.run_swap.replacing_run`) and
     swapped in only once the plug-in has finished; a stop before that (an error, a full
     disk, Ctrl-C) leaves the earlier comparison exactly as it was, said in one log line.
+    A plug-in that has ``compare_and_track`` (the pipeline's,
+    :mod:`locomo_exp.benchmarks.compare_track`) is asked for it instead of ``compare``: its
+    comparison, then the flips, ``questions.html`` and the MLflow run (tracking on).
 
     Args:
         plugin: the :class:`~locomo_exp.benchmarks.plugin.ComparePlugin` that claimed the runs.
@@ -193,7 +196,8 @@ def run_plugin_compare(
         files = compare_outputs(output_dir)
         earlier = any(os.path.lexists(output_dir / name) for name in files)
     with replacing_run(output_dir, earlier, files=files, noun="comparison") as replacement:
-        done = plugin.compare(cfg, replacement.write_dir, start_dir)
+        compare = getattr(plugin, "compare_and_track", None) or plugin.compare
+        done = compare(cfg, replacement.write_dir, start_dir)  # with flips and MLflow if given
         interrupts.raise_if_received()  # a swallowed Ctrl-C: the earlier comparison stays
         replacement.commit()
     console = str(done.console).replace(str(replacement.write_dir), str(output_dir))

@@ -20,7 +20,7 @@ from locomo_exp.data.match import match_questions
 from locomo_exp.report.question_rows import locomo_question_rows
 from locomo_exp.report.questions_html import compare_table, render_table_html
 from locomo_exp.report.run_dir import atomic_write_text
-from locomo_exp.results.questions import Flip, QuestionRow, flips, reverse
+from locomo_exp.results.questions import Flip, QuestionRow, reverse, verdict_or_score_flips
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +61,69 @@ def question_rows(run: RunData) -> list[QuestionRow]:
     return locomo_question_rows(run.rows, _judge_model(run))
 
 
+def pair_flips(
+    name_a: str, name_b: str, matched: list[tuple[QuestionRow, QuestionRow]]
+) -> PairFlips:
+    """The flips of one compared pair, from its matched question rows (any benchmark).
+
+    Args:
+        name_a: run A's display name.
+        name_b: run B's display name.
+        matched: ``(row in A, row in B)`` of each shared question.
+
+    Returns:
+        :class:`PairFlips`: the headline verdicts' flips
+        (:func:`~locomo_exp.results.questions.flips`), or, for rows without a verdict (a
+        partial score), the changed headline scores
+        (:func:`~locomo_exp.results.questions.score_flips`).
+    """
+    found = verdict_or_score_flips(matched)
+    return PairFlips(
+        run_a=name_a,
+        run_b=name_b,
+        a_flips={qa: reverse(d) for qa, _, d in found},
+        b_flips={qb: d for _, qb, d in found},
+        gained=sum(1 for *_, d in found if d == "gained"),
+        lost=sum(1 for *_, d in found if d == "lost"),
+    )
+
+
+def pairs_by_id(
+    rows_a: list[QuestionRow], rows_b: list[QuestionRow]
+) -> list[tuple[QuestionRow, QuestionRow]]:
+    """Question rows of two runs matched by ``question_id`` (A's order; ids unique per run)."""
+    in_b = {row.question_id: row for row in rows_b}
+    return [(row, in_b[row.question_id]) for row in rows_a if row.question_id in in_b]
+
+
+def write_pairs_page(
+    output_dir: Path, title: str, matched: list[tuple[str, str, list[tuple[QuestionRow,
+                                                                          QuestionRow]]]]
+) -> Path:
+    """Write a comparison's ``questions.html``: every shared question of each pair.
+
+    Args:
+        output_dir: where the page goes.
+        title: the page title.
+        matched: ``(run A name, run B name, matched rows)`` of each pair.
+
+    Returns:
+        The page's path.
+
+    Raises:
+        OSError: the page cannot be written.
+    """
+    columns: list[str] = ["pair"]
+    records: list[list[Any]] = []
+    for name_a, name_b, rows in matched:
+        cols, recs = compare_table(rows, ("A", "B"))
+        columns = ["pair", *cols]
+        records.extend([f"A={name_a} B={name_b}", *rec] for rec in recs)
+    path = output_dir / QUESTIONS_HTML
+    atomic_write_text(path, render_table_html(title, columns, records))
+    return path
+
+
 def compare_questions(
     runs: list[RunData], pairs: list[tuple[str, str]], output_dir: Path
 ) -> tuple[list[PairFlips], Path]:
@@ -80,30 +143,15 @@ def compare_questions(
     by_name = {run.name: run for run in runs}
     rows = {run.name: question_rows(run) for run in runs}
     out: list[PairFlips] = []
-    columns: list[str] = []
-    records: list[list[Any]] = []
+    pages = []
     for name_a, name_b in pairs:
         a, b = by_name[name_a], by_name[name_b]
         matching = match_questions(a.rows, b.rows)
         matched = [(rows[name_a][i], rows[name_b][j]) for i, j in matching.pairs]
-        found = flips(matched)
-        out.append(
-            PairFlips(
-                run_a=name_a,
-                run_b=name_b,
-                a_flips={qa: reverse(d) for qa, _, d in found},
-                b_flips={qb: d for _, qb, d in found},
-                gained=sum(1 for *_, d in found if d == "gained"),
-                lost=sum(1 for *_, d in found if d == "lost"),
-            )
-        )
-        cols, recs = compare_table(matched, ("A", "B"))
-        columns = ["pair", *cols]
-        records.extend([f"A={name_a} B={name_b}", *rec] for rec in recs)
-    path = output_dir / QUESTIONS_HTML
+        out.append(pair_flips(name_a, name_b, matched))
+        pages.append((name_a, name_b, matched))
     title = "compare " + " vs ".join(run.name for run in runs)
-    atomic_write_text(path, render_table_html(title, columns, records))
-    return out, path
+    return out, write_pairs_page(output_dir, title, pages)
 
 
 def tag_compared_runs(
@@ -132,4 +180,7 @@ def tag_compared_runs(
             pair.urls.append(evaluations_url(base_url, exp_a, run_b, run_a, [FLIP_FILTER]))
 
 
-__all__ = ["PairFlips", "compare_questions", "question_rows", "tag_compared_runs"]
+__all__ = [
+    "PairFlips", "compare_questions", "pair_flips", "pairs_by_id", "question_rows",
+    "tag_compared_runs", "write_pairs_page",
+]

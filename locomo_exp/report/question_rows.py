@@ -10,6 +10,7 @@ file's own verdict).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -98,6 +99,103 @@ def locomo_question_rows(
     return out
 
 
+CONTROL_TAG = "audit.control"
+"""The trace tag (and ``questions.html`` column) of an audit control row: its kind."""
+CONTROL_PREFIX = "audit:"
+"""How a control's id starts (``audit:<kind>:<source question id>``, ``trust/controls.py``)."""
+
+
+def _control_reason(kind: str, expected: bool, passed: bool | None, score: float | None) -> str:
+    should = "accepts" if expected else "rejects"
+    if passed is None:
+        return f"audit control ({kind}): a correct judge {should} it; no verdict"
+    did = "accepted" if passed else "rejected"
+    outcome = ("right" if passed == expected
+               else "a false accept" if passed else "a false reject")
+    return (f"audit control ({kind}): a correct judge {should} it; the judge {did} it "
+            f"({score:g}): {outcome}")
+
+
+def audit_control_rows(
+    audit: Mapping[str, Any] | None, sources: Iterable[QuestionRow], judge_model: str
+) -> list[QuestionRow]:
+    """The judged audit's controls as question rows of their own (issue 30 §1).
+
+    Each control (never part of J) becomes a row a user can filter to: tags
+    ``audit.control=<kind>``, ``audit.expected=accept|reject`` and ``audit.source=<the
+    question it was built from>``; the question and gold are its source question's (the
+    control's own answer is not kept in ``summary.json``: the kind says what it was); the
+    verdict ``judge`` passes when the judge accepted it (mean score at or above the audit's
+    threshold, 0-100), its reason says whether that was right, a false accept or a false
+    reject; the metric ``audit.error`` is 1 for a wrong verdict, 0 for a right one (absent
+    when unscored).
+
+    Args:
+        audit: ``summary.json`` -> judge -> trust -> audit
+            (:meth:`locomo_exp.results.audit.AuditResult.to_json`: ``verdicts`` control id
+            -> mean score 0-100 or ``None``, ``kinds`` -> ``expected_accept`` (or
+            ``expected``: 1/0), ``threshold``), or ``None`` (no audit: no rows). A
+            control's source is its id's last part (``#...`` of a rubric item cut).
+        sources: the run's question rows (a control's source question by id).
+        judge_model: the judge model (each verdict's source).
+
+    Returns:
+        One row per control in the audit's order; ``[]`` without per-control verdicts.
+    """
+    if not audit or not audit.get("verdicts"):
+        return []
+    by_id = {row.question_id: row for row in sources}
+    kinds = audit.get("kinds") or {}
+    threshold = float(audit.get("threshold", 50.0))
+    out = []
+    for control_id, score in audit["verdicts"].items():
+        kind, _, source_id = str(control_id).removeprefix(CONTROL_PREFIX).partition(":")
+        spec = kinds.get(kind) or {}
+        expected = bool(spec.get("expected_accept", spec.get("expected")))
+        passed = None if score is None else float(score) >= threshold
+        source = by_id.get(source_id) or by_id.get(source_id.split("#", 1)[0])
+        metrics = {} if passed is None else {"audit.error": float(passed != expected)}
+        out.append(QuestionRow(
+            question_id=str(control_id),
+            question=source.question if source is not None else "",
+            kind=f"audit control ({kind})",
+            prediction="",
+            gold=source.gold if source is not None else "",
+            metrics=metrics,
+            verdicts=(Verdict("judge", passed, None if score is None else float(score),
+                              _control_reason(kind, expected, passed, score), judge_model),),
+            tags={CONTROL_TAG: kind, "audit.expected": "accept" if expected else "reject",
+                  "audit.source": source_id},
+        ))
+    return out
+
+
+def run_audit(directory: Path) -> Mapping[str, Any] | None:
+    """The judged audit of the run whose ``summary.json`` is in ``directory``, else ``None``.
+
+    Never raises: a missing or unreadable file has no audit to show.
+    """
+    try:
+        summary = json.loads((directory / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return summary_audit(summary)
+
+
+def summary_audit(summary: Any) -> Mapping[str, Any] | None:
+    """A ``summary.json``'s judged audit: ``judge.trust.audit``, else ``judge.audit``.
+
+    Never raises: a summary without one (or not a mapping) has none.
+    """
+    judge = summary.get("judge") if isinstance(summary, Mapping) else None
+    if not isinstance(judge, Mapping):
+        return None
+    trust = judge.get("trust")
+    audit = trust.get("audit") if isinstance(trust, Mapping) else None
+    audit = audit if audit is not None else judge.get("audit")
+    return audit if isinstance(audit, Mapping) else None
+
+
 def write_locomo_questions(
     directory: Path,
     title: str,
@@ -115,15 +213,22 @@ def write_locomo_questions(
         judge_model: the judge model when the judge ran, else ``None``.
 
     Returns:
-        The question rows (:func:`locomo_question_rows`), for MLflow's traces.
+        The question rows (:func:`locomo_question_rows`), then the judged audit's controls
+        (:func:`audit_control_rows`, read from the ``summary.json`` the run wrote in
+        ``directory`` before this page), for MLflow's traces.
 
     Raises:
         OSError: the page cannot be written.
     """
     questions = locomo_question_rows(rows, judge_model)
+    if judge_model:  # the audit's controls, tagged rows of their own
+        questions += audit_control_rows(run_audit(directory), questions, judge_model)
     path, _ = write_run_questions(directory, title, questions)
     files.append(path)
     return questions
 
 
-__all__ = ["LEXICAL_KEYS", "judge_verdicts", "locomo_question_rows", "write_locomo_questions"]
+__all__ = [
+    "CONTROL_TAG", "LEXICAL_KEYS", "audit_control_rows", "judge_verdicts",
+    "locomo_question_rows", "run_audit", "summary_audit", "write_locomo_questions",
+]

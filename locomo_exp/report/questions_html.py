@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from locomo_exp.report.run_dir import atomic_write_text
-from locomo_exp.results.questions import QuestionRow, flips
+from locomo_exp.results.questions import QuestionRow, verdict_or_score_flips
 
 QUESTIONS_HTML = "questions.html"
 
@@ -125,12 +125,14 @@ def run_table(rows: Sequence[QuestionRow]) -> tuple[list[str], list[list[Any]]]:
 
     Returns:
         ``(columns, records)``: id, kind, question, gold, prediction, each metric, each
-        verdict and the headline verdict's reason.
+        verdict, the headline verdict's reason, then each tag any row has (e.g.
+        ``audit.control``: the page's filter finds an audit control's rows by its kind).
     """
     metric_names = list(dict.fromkeys(name for row in rows for name in row.metrics))
     verdict_names = list(dict.fromkeys(v.name for row in rows for v in row.verdicts))
+    tag_names = list(dict.fromkeys(name for row in rows for name in row.tags))
     columns = ["question_id", "kind", "question", "gold", "prediction", *metric_names,
-               *verdict_names, "reason"]
+               *verdict_names, "reason", *tag_names]
     records = []
     for row in rows:
         verdicts = {v.name: v for v in row.verdicts}
@@ -140,6 +142,7 @@ def run_table(rows: Sequence[QuestionRow]) -> tuple[list[str], list[list[Any]]]:
             *(row.metrics.get(name) for name in metric_names),
             *(_word(verdicts[n].passed) if n in verdicts else None for n in verdict_names),
             head.reason if head is not None else None,
+            *(row.tags.get(name) for name in tag_names),
         ])
     return columns, records
 
@@ -155,9 +158,10 @@ def compare_table(
 
     Returns:
         ``(columns, records)``: one record per pair; ``flip`` is B's direction against A
-        (``gained``/``lost``, :func:`~locomo_exp.results.questions.flips`) or empty.
+        (``gained``/``lost``, :func:`~locomo_exp.results.questions.verdict_or_score_flips`:
+        the headline verdict, or the headline score for rows without one) or empty.
     """
-    flipped = {(a, b): d for a, b, d in flips(pairs)}
+    flipped = {(a, b): d for a, b, d in verdict_or_score_flips(pairs)}
     metric_names = list(dict.fromkeys(name for row, _ in pairs for name in row.metrics))
     a_label, b_label = labels
     columns = ["question_id", "kind", "question", "gold",

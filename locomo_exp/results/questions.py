@@ -115,11 +115,55 @@ def flips(pairs: Iterable[tuple[QuestionRow, QuestionRow]]) -> list[tuple[str, s
     return out
 
 
+def score_flips(pairs: Iterable[tuple[QuestionRow, QuestionRow]]
+                ) -> list[tuple[str, str, Flip]]:
+    """Matched questions whose headline *score* differs, for rows without a verdict.
+
+    A benchmark whose question score is partial (a rubric score, 0-1) gives no
+    pass/fail verdict; its "flips" are the questions whose headline metric (the row's first
+    metric) differs between the runs: ``gained`` when B's is higher,
+    ``lost`` when lower. These are the non-zero paired differences the sign-flip test of
+    the comparison uses (a zero difference carries no sign). A question without that
+    metric in either run is not counted.
+
+    Args:
+        pairs: ``(row in A, row in B)`` of each shared question.
+
+    Returns:
+        ``(question id in A, question id in B, direction)`` of each change, in pair order.
+    """
+    out: list[tuple[str, str, Flip]] = []
+    for a, b in pairs:
+        key = next(iter(a.metrics), None)
+        if key is None or key not in b.metrics:
+            continue
+        old, new = a.metrics[key], b.metrics[key]
+        if old != new:
+            out.append((a.question_id, b.question_id, "gained" if new > old else "lost"))
+    return out
+
+
+def verdict_or_score_flips(pairs: Sequence[tuple[QuestionRow, QuestionRow]]
+                           ) -> list[tuple[str, str, Flip]]:
+    """:func:`flips` on the headline verdicts, or :func:`score_flips` when no row has one.
+
+    Args:
+        pairs: ``(row in A, row in B)`` of each shared question.
+
+    Returns:
+        As :func:`flips`.
+    """
+    if any(a.verdicts or b.verdicts for a, b in pairs):
+        return flips(pairs)
+    return score_flips(pairs)
+
+
 def reverse(direction: Flip) -> Flip:
     """The same flip seen from the other run (``gained`` <-> ``lost``)."""
     return "lost" if direction == "gained" else "gained"
 
 
 __all__ = [
-    "ACCEPT_SCORE", "Flip", "QuestionRow", "Verdict", "flips", "reverse", "verdict_from_score",
+    "ACCEPT_SCORE", "Flip", "QuestionRow", "Verdict", "flips", "reverse", "score_flips",
+    "verdict_from_score", "verdict_or_score_flips",
 ]

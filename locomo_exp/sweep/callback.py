@@ -22,7 +22,7 @@ from locomo_exp.benchmarks.registry import sweep_plugin_for_rows
 from locomo_exp.report.run_dir import atomic_write_text
 from locomo_exp.report.run_swap import RunReplacement, stop_reason
 from locomo_exp.results.money import round_money
-from locomo_exp.sweep.flips import FlipStore
+from locomo_exp.sweep.flips import FlipStore, record_plugin_flips
 from locomo_exp.sweep.job_files import (
     COMPLETED,
     FAILED,
@@ -52,6 +52,7 @@ from locomo_exp.sweep.summary import (
     summary_row,
 )
 from locomo_exp.sweep.vs_baseline import (
+    VS_BASELINE_DIR,
     BaselineNotFound,
     baseline_job,
     compare_with_baseline,
@@ -330,13 +331,17 @@ class SweepCallback(Callback):
                     )
             rows.append(summary_row(record, _job_summary(record)))
         try:  # each job vs the baseline job (sweep.baseline); never loses the summary
+            store = None
+            if context.parent_run_id and context.tracking_uri and context.experiment_id:
+                store = FlipStore(context.tracking_uri, context.experiment_id)
             plugin = sweep_plugin_for_rows(rows)  # a benchmark plug-in's jobs: its pairing
             if plugin is not None:
                 baseline = plugin_vs_baseline(plugin, rows, self._baseline, write_dir)
+                reader = getattr(plugin, "question_rows_of", None)  # its flips, as LoCoMo's
+                if reader is not None:
+                    record_plugin_flips(reader, rows, baseline, write_dir / VS_BASELINE_DIR,
+                                        store)
             else:
-                store = None
-                if context.parent_run_id and context.tracking_uri and context.experiment_id:
-                    store = FlipStore(context.tracking_uri, context.experiment_id)
                 baseline = compare_with_baseline(rows, self._baseline, write_dir, store=store)
         except Exception:
             log.exception("sweep: could not compare the jobs with the baseline job")

@@ -14,9 +14,16 @@ compared with every job, and one set of tags cannot say against which.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from locomo_exp.sweep.job_files import COMPLETED
+
+if TYPE_CHECKING:
+    from locomo_exp.compare.questions import PairFlips
+    from locomo_exp.results.questions import QuestionRow
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +74,12 @@ def record_flips(
 
     pair = result.pairs[0]
     [found], _page = compare_questions(result.runs, [(pair.run_a, pair.run_b)], out_dir)
+    return _record(found, row, base, store)
+
+
+def _record(found: PairFlips, row: dict[str, Any], base: dict[str, Any],
+            store: FlipStore | None) -> dict[str, Any]:
+    """Set ``row["flips"]`` from one job-vs-baseline pair (A = the job); tag them in MLflow."""
     in_job = list(found.a_flips.values())
     cell: dict[str, Any] = {
         "gained": in_job.count("gained"),
@@ -93,6 +106,59 @@ def record_flips(
             )
     row["flips"] = cell
     return cell
+
+
+def record_plugin_flips(
+    question_rows_of: Callable[[Path], list[QuestionRow]],
+    rows: list[dict[str, Any]],
+    baseline: dict[str, Any] | None,
+    pages_dir: Path,
+    store: FlipStore | None = None,
+) -> int:
+    """A benchmark plug-in's sweep: each completed job's flips against the baseline job.
+
+    The same flips, ``questions.html`` and MLflow tags as a LoCoMo sweep's
+    (:func:`record_flips`), from the plug-in's question rows
+    (:func:`locomo_exp.compare.questions.pair_flips`: the headline verdict, or the headline
+    score for rows without one), paired by question id.
+
+    Args:
+        question_rows_of: the plug-in's reader of a run directory's question rows
+            (``PipelinePlugin.question_rows_of``).
+        rows: the sweep summary rows (each compared one gets ``flips``).
+        baseline: the plug-in comparison's ``{"job", ...}`` (``None`` or ``{"error"}``:
+            nothing compared).
+        pages_dir: the comparisons' directory (``<sweep>/vs_baseline``): each job's page
+            is ``<pages_dir>/<job>/questions.html``.
+        store: the sweep's MLflow store, or ``None`` (tracking off: nothing tagged).
+
+    Returns:
+        How many jobs got ``flips``. A job whose rows cannot be read keeps none (a warning).
+    """
+    from locomo_exp.compare.questions import pair_flips, pairs_by_id, write_pairs_page
+
+    if not baseline or "job" not in baseline:
+        return 0
+    [base] = [r for r in rows if r["job"] == baseline["job"]]
+    done = 0
+    for row in rows:
+        if row is base or row["status"] != COMPLETED or not row.get("output_dir"):
+            continue
+        job, job_dir = str(row["job"]), Path(row["output_dir"])
+        try:
+            matched = pairs_by_id(question_rows_of(job_dir),
+                                  question_rows_of(Path(base["output_dir"])))
+            out_dir = pages_dir / job
+            out_dir.mkdir(parents=True, exist_ok=True)
+            found = pair_flips(f"job {job}", f"job {base['job']}", matched)
+            write_pairs_page(out_dir, f"sweep job {job} vs baseline job {base['job']}",
+                             [(found.run_a, found.run_b, matched)])
+        except (ValueError, OSError) as error:
+            log.warning("sweep job %s: flips against the baseline not found: %s", job, error)
+            continue
+        _record(found, row, base, store)
+        done += 1
+    return done
 
 
 def flip_lines(rows: list[dict[str, Any]]) -> list[str]:
@@ -131,4 +197,4 @@ def flip_lines(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-__all__ = ["FlipStore", "flip_lines", "record_flips"]
+__all__ = ["FlipStore", "flip_lines", "record_flips", "record_plugin_flips"]

@@ -333,7 +333,7 @@ def render_sweep_summary(summary: dict[str, Any]) -> str:
     plugin = sweep_plugin_for_rows(rows)  # a benchmark plug-in's sweep: its own figures
     if plugin is not None:
         table = plugin.sweep_table(summary, _spending_cells)
-        return "\n".join([*lines, *table, *_tail_lines(summary)]) + "\n"
+        return "\n".join([*lines, *table, *flip_lines(rows), *_tail_lines(summary)]) + "\n"
     f1_text = (
         f"F1 in percent ({', '.join(variants)} variant{'s' if len(variants) > 1 else ''})"
         if variants

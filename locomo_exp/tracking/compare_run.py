@@ -119,4 +119,69 @@ def log_comparison(
         return run.info.run_id, run.info.experiment_id
 
 
-__all__ = ["RUN_FILES", "RunFetchError", "fetch_run_files", "log_comparison", "looks_like_run_id"]
+GROUP_FIELDS = {"diff": 1.0, "difference": 100.0}
+"""A plug-in ``compare.json`` group's difference field and its scale to points: ``diff`` is
+in points already (``benchmarks/pipeline_compare.py``), ``difference`` is 0-1 (the plug-ins
+with their own comparison)."""
+
+
+def pair_prefix(run_a: str, run_b: str) -> str:
+    """``compare/<A>_vs_<B>``, sanitised to MLflow's metric-name character set."""
+    pair = re.sub(r"[^A-Za-z0-9_\-. :]+", "_", f"{run_a}_vs_{run_b}")
+    return f"compare/{pair.replace('..', '_')}"
+
+
+def _groups(node: Any, path: tuple[str, ...]) -> list[tuple[tuple[str, ...], Mapping[str, Any]]]:
+    """Every group of a ``compare.json`` tree: a mapping with a ``pvalue`` key, by key path."""
+    if not isinstance(node, Mapping):
+        return []
+    if "pvalue" in node and any(key in node for key in GROUP_FIELDS):
+        return [(path, node)]
+    return [found for key, value in node.items() for found in _groups(value, (*path, str(key)))]
+
+
+def plugin_comparison_metrics(
+    body: Mapping[str, Any], run_a: str, run_b: str, flips: Mapping[str, int]
+) -> dict[str, float]:
+    """A plug-in comparison's MLflow metrics, read from its ``compare.json``.
+
+    Every group of the file (a mapping with ``pvalue`` and ``diff`` or ``difference``, at
+    any depth: ``profiles/<profile>/<group>``, ``groups/<group>``)
+    gives ``<prefix>/<path>/diff``, ``ci_low``, ``ci_high`` (points, 0-100, the
+    comparison's own interval), ``p`` and ``p_holm`` (as the file has them); the flips give
+    ``<prefix>/flips/gained`` and ``lost`` (questions). ``<prefix>`` is
+    :func:`pair_prefix`; the path leaves out the file's top key (``profiles``, ``groups``).
+    A value not measured (``None``) is not logged.
+
+    Args:
+        body: ``compare.json``.
+        run_a: run A's display name.
+        run_b: run B's display name.
+        flips: ``{"gained": n, "lost": n}`` (B's view against A).
+
+    Returns:
+        ``{metric name: value}``; names at most 250 characters.
+    """
+    prefix = pair_prefix(run_a, run_b)
+    out: dict[str, float] = {}
+    for path, group in _groups(body, ()):
+        name = re.sub(r"[^A-Za-z0-9_\-. :/]+", "_", "/".join(path[1:] or path))
+        field = next(key for key in GROUP_FIELDS if key in group)
+        scale = GROUP_FIELDS[field]
+        ci = group.get("ci") or [None, None]
+        values = {"diff": group.get(field), "ci_low": ci[0], "ci_high": ci[1],
+                  "p": group.get("pvalue"), "p_holm": group.get("pvalue_holm")}
+        for key, value in values.items():
+            if value is None:
+                continue
+            factor = scale if key in ("diff", "ci_low", "ci_high") else 1.0
+            out[f"{prefix}/{name}/{key}"[:250]] = round(float(value) * factor, 6)
+    for direction, count in flips.items():
+        out[f"{prefix}/flips/{direction}"[:250]] = float(count)
+    return out
+
+
+__all__ = [
+    "RUN_FILES", "RunFetchError", "fetch_run_files", "log_comparison", "looks_like_run_id",
+    "pair_prefix", "plugin_comparison_metrics",
+]

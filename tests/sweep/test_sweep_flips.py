@@ -136,3 +136,53 @@ def test_a_store_that_refuses_the_tags_costs_one_warning_not_the_sweep(
     assert rows[1]["flips"] == {"gained": job_only, "lost": base_only, "tagged": None, "url": None}
     warned = [r.getMessage() for r in caplog.records if "not tagged in MLflow" in r.getMessage()]
     assert len(warned) == 1 and warned[0].startswith("sweep job 1: flipped questions not tagged")
+
+
+def _plugin_stored_run(path: Path, verdicts: list[int]) -> Path:
+    """A stored-verdict run of a benchmark plug-in (kumiho's layout): 12 invented items."""
+    rows = [{"question_id": f"cog-{i}", "question": f"An invented trigger {i}.",
+             "question_type": "cognitive/state", "ground_truth": "Ann: an invented cue.",
+             "prediction": f"An invented reply {i}.", "judge_score": bool(v),
+             "metadata": {"base_conv_idx": i % 6, "judge_reason": "invented"}}
+            for i, v in enumerate(verdicts)]
+    path.write_text(json.dumps(rows), encoding="utf-8")
+    return path
+
+
+def test_a_plugin_sweep_tags_each_jobs_flips_as_a_locomo_sweep_does(tmp_path):
+    """The same flips, page and tags for a benchmark plug-in's sweep (generic code)."""
+    base_file = _plugin_stored_run(tmp_path / "base.json", BASELINE)
+    job_file = _plugin_stored_run(tmp_path / "job.json", JOB)
+    store = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    sweep_dir = tmp_path / "sweep"
+    done = run_cli_ok(
+        "-m", "data=file", f"data.path={base_file},{job_file}", "tracking.questions=true",
+        f"tracking.uri={store}", f"hydra.sweep.dir={sweep_dir}", cwd=tmp_path, env=clean_env(),
+    )
+    summary = json.loads((sweep_dir / "sweep_summary.json").read_text(encoding="utf-8"))
+    base_row, job_row = summary["rows"]
+    assert summary["baseline"]["job"] == 0 and "flips" not in base_row
+    # by hand, the job against the baseline: right only in the job at items 2, 5, 8; right
+    # only in the baseline at items 1, 10
+    expected = {"cog-2": "gained", "cog-5": "gained", "cog-8": "gained",
+                "cog-1": "lost", "cog-10": "lost"}
+    assert {f"cog-{i}": "gained" if j else "lost"
+            for i, (b, j) in enumerate(zip(BASELINE, JOB, strict=True)) if b != j} == expected
+    flips = job_row["flips"]
+    assert (flips["gained"], flips["lost"], flips["tagged"]) == (3, 2, 5)
+    client = MlflowClient(store)
+    exp_id = client.get_experiment_by_name("locomo_exp").experiment_id
+    tagged = client.search_traces(locations=[exp_id], run_id=job_row["run_id"],
+                                  filter_string="tag.flipped = 'true'")
+    assert {t.info.tags["question_id"]: t.info.tags["flip"] for t in tagged} == expected
+    assert client.search_traces(locations=[exp_id], run_id=base_row["run_id"],
+                                filter_string="tag.flipped = 'true'") == []
+    url = (f"http://127.0.0.1:5000/#/experiments/{exp_id}/runs/{job_row['run_id']}"
+           f"/evaluations?compareToRunUuid={base_row['run_id']}&filter=TAG::=::true::flipped")
+    assert flips["url"] == url
+    line = f"- job 1: 3 gained, 2 lost (5 of 5 tagged in MLflow: {url})"
+    assert line in (sweep_dir / "sweep_summary.md").read_text().splitlines()
+    assert line in done.stdout
+    page = (sweep_dir / "vs_baseline" / "1" / "questions.html").read_text(encoding="utf-8")
+    # the page pairs A = the job with B = the baseline; its flip column is B's direction
+    assert page.count('"gained"') == 2 and page.count('"lost"') == 3
