@@ -118,3 +118,27 @@ def test_without_overwrite_a_finished_run_is_refused_and_kept(
     with pytest.raises(OutputDirInUse, match="already holds a run"):
         run_longmemeval(_config(typed_config, answers, reference), out, tmp_path)
     assert _files(out) == before
+
+
+def test_a_failed_judge_writes_nothing_and_keeps_the_earlier_run(
+    typed_config: Any, tmp_path: Path, old_run: tuple[Path, dict[str, bytes]],
+    fake_anthropic: Any,
+) -> None:
+    """Every reply a refusal with no text: no valid verdict, so the judge failed; since the port onto the pipeline (issue 26) nothing is written, not even a
+    summary saying so, and the earlier run stays byte for byte."""
+    from fake_server import Reply
+
+    out, before = old_run
+    answers, reference = _inputs(tmp_path, [False] * 6)
+    fake_anthropic.responder = lambda request: Reply(text=None, stop_reason="refusal")
+    cfg = _config(typed_config, answers, reference, "overwrite=true", "benchmark=longmemeval",
+                  "scorer=judge", f"judge.base_url={fake_anthropic.url}", "judge.progress=false",
+                  "judge.audit.n=0", "judge.max_error_rate=1.0")
+    with pytest.raises(ValueError) as failed:
+        run_longmemeval(cfg, out, tmp_path)
+    line = str(failed.value)
+    assert line.startswith("judge failed: no valid judge verdict: ") and "\n" not in line
+    assert f"nothing written (completed calls are cached; an earlier run in {out} stays" in line
+    prompts = [r.prompt for r in fake_anthropic.messages_requests()]
+    assert len(prompts) == 12 and len(set(prompts)) == 6  # each answer asked again once
+    assert _files(out) == before and not (out / STAGE_DIR).exists()
