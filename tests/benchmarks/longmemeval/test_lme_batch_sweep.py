@@ -83,3 +83,20 @@ def test_wait_false_writes_nothing_and_the_same_command_collects(
     assert result.summary["status"]["judge"] == "ok"
     assert result.summary["headline"]["figures"]["overall"]["accuracy"] == 0.5
     assert fake_anthropic.batch_requests_submitted() == submitted  # nothing submitted again
+
+
+def test_the_command_line_says_the_batches_are_pending_and_exits_0(
+    typed_config, tmp_path, fake_anthropic, capsys
+):
+    from locomo_exp.benchmarks.longmemeval import PLUGIN
+    from locomo_exp.cli.jobs import run_plugin_from_cli
+
+    fake_anthropic.responder = lambda r: text("yes")
+    fake_anthropic.batch_processing_s = 3600.0
+    cfg = _cfg(typed_config, fake_anthropic, tmp_path, "judge.batch.wait=false")
+    run_plugin_from_cli(PLUGIN, cfg, tmp_path / "out", tmp_path)  # no SystemExit: status 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0] == f"No outputs yet (no J yet): {tmp_path / 'out'}"
+    assert len(printed) > 1 and "batch" in printed[1].lower()
+    assert not (tmp_path / "out" / "summary.json").exists()
+    fake_anthropic.end_batches()
