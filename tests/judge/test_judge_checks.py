@@ -201,7 +201,7 @@ def test_a_longmemeval_judge_that_says_no_to_everything_is_flagged(
     ]
     status = "warning: " + "; ".join(warnings)
     assert summary["status"] == {"j": status, "judge": status}
-    report = result.report_path.read_text()
+    report = (result.output_dir / "report.md").read_text()
     assert "## Run status: WARNING" in report and f"- **Warning: {warnings[0]}.**" in report
     assert "Check of false rejects (is J deflated?): J deflated." in report
     from locomo_exp.benchmarks.longmemeval import tracking as lme_tracking

@@ -87,20 +87,20 @@ def test_a_plugins_run_hands_in_its_own_protocol(tmp_path) -> None:
 
     seen: list[list[str]] = []
 
-    def fake_job(cfg, output_dir, start_dir):
+    def fake_job(steps, cfg, output_dir, start_dir):
         seen.append(sorted(all_protocols()))
         raise ValueError("stop here")
 
     def check() -> None:
-        import locomo_exp.benchmarks.longmemeval.job as job
+        import locomo_exp.benchmarks.pipeline_plugin as pipeline_plugin
 
-        original = job.run_longmemeval
-        job.run_longmemeval = fake_job
+        original = pipeline_plugin.run_job
+        pipeline_plugin.run_job = fake_job  # the pipeline's job, which LongMemEval's run calls
         try:
             with pytest.raises(ValueError, match="stop here"):
                 plugin_package.PLUGIN.run(None, tmp_path, tmp_path)
         finally:
-            job.run_longmemeval = original
+            pipeline_plugin.run_job = original
 
     _fresh(check)
     assert seen == [["binary", "longmemeval", "rubric"]]

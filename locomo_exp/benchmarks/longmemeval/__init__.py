@@ -5,9 +5,10 @@ look at the answer file), :mod:`.answers` (the ``{question_id, hypothesis}`` row
 stored verdicts), :mod:`.reference` (the dataset file, streamed), :mod:`.scoring` (overall,
 task-averaged, abstention accuracy), :mod:`.controls` (the audit's controls),
 :mod:`.checks` (the judge's checks on a run), :mod:`.dry_run` (the whole run's calls and
-spend), :mod:`.summary` (``summary.json``, ``card.json``, ``scores.jsonl``), :mod:`.report`
-(markdown and console), :mod:`.baselines` (published figures), :mod:`.tracking` (MLflow
-names), :mod:`.job` (the run), :mod:`.compare`, :mod:`.compare_report` and
+spend), :mod:`.judged` (the judge, its panel and audit), :mod:`.summary` (``summary.json``,
+``card.json``, ``scores.jsonl``), :mod:`.report` (markdown), :mod:`.console`,
+:mod:`.baselines` (published figures), :mod:`.tracking` (MLflow names), :mod:`.job` (the
+pipeline's hooks, :class:`~.job.LmeSteps`), :mod:`.compare`, :mod:`.compare_report` and
 :mod:`.compare_job` (``mode=compare``), :mod:`.sweep_rows` (a sweep's rows and table).
 
 The benchmark's facts (question types, sizes, variants, its
@@ -22,9 +23,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from locomo_exp.benchmarks.file_plugin import FilePlugin
 from locomo_exp.benchmarks.longmemeval.protocol import LONGMEMEVAL as _PROTOCOL
-from locomo_exp.benchmarks.plugin import PluginRun, Spending, SweepJobRun
+from locomo_exp.benchmarks.pipeline_plugin import PipelinePlugin
+from locomo_exp.benchmarks.plugin import PluginRun, Spending
+from locomo_exp.benchmarks.steps import JobSteps
 
 if TYPE_CHECKING:
     from locomo_exp.config import ExperimentConfig, JudgeConfig
@@ -37,8 +39,13 @@ TITLE = "LongMemEval"
 """The benchmark's name as reports print it."""
 
 
-class LongMemEvalPlugin(FilePlugin):
-    """LongMemEval's :class:`~locomo_exp.benchmarks.plugin.BenchmarkPlugin` (with ``compare``)."""
+class LongMemEvalPlugin(PipelinePlugin):
+    """LongMemEval's :class:`~locomo_exp.benchmarks.plugin.BenchmarkPlugin`, ``compare``, sweep.
+
+    Its job, sweep job and sweep checks are the pipeline's (:class:`PipelinePlugin` over
+    :data:`.job.STEPS`); its comparison (paired by ``question_id``, McNemar) and sweep table
+    are its own.
+    """
 
     def claims(self, cfg: ExperimentConfig, start_dir: Path) -> bool:
         """Whether the job is a LongMemEval one (:func:`.detect.is_longmemeval`).
@@ -49,27 +56,32 @@ class LongMemEvalPlugin(FilePlugin):
 
         return is_longmemeval(cfg, start_dir)
 
+    def detects(self, path: Path) -> bool:
+        """Whether ``path`` holds LongMemEval answer rows (:func:`.detect.is_lme_file`)."""
+        from locomo_exp.benchmarks.longmemeval.detect import is_lme_file
+
+        return is_lme_file(path)
+
     def run(self, cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -> PluginRun:
-        """Score the answer file (:func:`locomo_exp.benchmarks.longmemeval.job.run_longmemeval`).
+        """Run the job (the pipeline's, :meth:`PipelinePlugin.run`).
 
         A judge whose batches are still processing (``judge.batch.wait=false``) is not a
-        failure: the console says where the outputs so far are, exit status 0. The judge gets
-        this benchmark's protocol (:data:`JUDGE_PROTOCOLS`) handed in for the run.
+        failure: nothing is written yet, the console says so and how to collect (the same
+        command), exit status 0.
         """
-        from locomo_exp.benchmarks.longmemeval.console import console_text
-        from locomo_exp.benchmarks.longmemeval.job import run_longmemeval
-        from locomo_exp.judge.protocols import plugged_protocols
         from locomo_exp.llm.errors import JudgeBatchPending
 
         try:
-            with plugged_protocols(JUDGE_PROTOCOLS):
-                result = run_longmemeval(cfg, output_dir, start_dir)
+            return super().run(cfg, output_dir, start_dir)
         except JudgeBatchPending as waiting:
-            return PluginRun(
-                console=f"Outputs so far (no J yet): {output_dir}\n{waiting}",
-                output_dir=Path(output_dir),
-            )
-        return PluginRun(console=console_text(result), output_dir=result.output_dir)
+            return PluginRun(console=f"No outputs yet (no J yet): {output_dir}\n{waiting}",
+                             output_dir=Path(output_dir))
+
+    def steps(self) -> JobSteps[Any, Any]:
+        """LongMemEval's pipeline hooks (:data:`locomo_exp.benchmarks.longmemeval.job.STEPS`)."""
+        from locomo_exp.benchmarks.longmemeval.job import STEPS
+
+        return STEPS
 
     def claims_runs(self, cfg: ExperimentConfig, start_dir: Path) -> bool:
         """Whether every ``compare.runs`` directory is a LongMemEval run (``mode=compare``).
@@ -92,11 +104,13 @@ class LongMemEvalPlugin(FilePlugin):
         )
 
     def sweep_problems(self, cfg: ExperimentConfig, start_dir: Path) -> list[str]:
-        """A job's settings that would fail it: no dataset file, LoCoMo-only keys."""
-        from locomo_exp.benchmarks.longmemeval.job import NO_REFERENCE, locomo_only_settings
+        """A job's settings that would fail it: the pipeline's checks, then no dataset file."""
+        from locomo_exp.benchmarks.longmemeval.job import NO_REFERENCE
         from locomo_exp.data import expand_paths
+        from locomo_exp.judge.protocols import plugged_protocols
 
-        problems = [p for p in (locomo_only_settings(cfg),) if p]
+        with plugged_protocols(self.judge_protocols()):  # judge.protocol=longmemeval resolves
+            problems = super().sweep_problems(cfg, start_dir)
         if not cfg.data.reference:
             return [*problems, NO_REFERENCE]
         for path in expand_paths(cfg.data.reference, start_dir)[:1]:
@@ -105,21 +119,10 @@ class LongMemEvalPlugin(FilePlugin):
         return problems
 
     def sweep_judge_config(self, judge: JudgeConfig) -> JudgeConfig:
-        """The judge under LongMemEval's question kinds (:func:`.job.lme_judge_config`)."""
-        from locomo_exp.benchmarks.longmemeval.job import lme_judge_config
+        """The judge under LongMemEval's question kinds (:func:`.judged.lme_judge_config`)."""
+        from locomo_exp.benchmarks.longmemeval.judged import lme_judge_config
 
         return lme_judge_config(judge)
-
-    def run_in_sweep(
-        self, cfg: ExperimentConfig, output_dir: Path, start_dir: Path, *,
-        run_name: str, parent_run_id: str | None, extra_tags: dict[str, str],
-    ) -> SweepJobRun:
-        """One sweep job (:func:`~locomo_exp.benchmarks.longmemeval.job.run_longmemeval`)."""
-        from locomo_exp.benchmarks.longmemeval.job import run_longmemeval
-
-        result = run_longmemeval(cfg, output_dir, start_dir, run_name=run_name,
-                                 parent_run_id=parent_run_id, extra_tags=extra_tags)
-        return SweepJobRun(run_id=result.run_id, report_path=result.report_path)
 
     def run_log(self, summary: Mapping[str, Any]) -> RunLog:
         """The typed run log of its ``summary.json`` (:func:`.run_log.lme_run_log`)."""
@@ -154,8 +157,9 @@ class LongMemEvalPlugin(FilePlugin):
 
 PLUGIN = LongMemEvalPlugin(NAME, TITLE)
 
+"""The plug-in the registry loads."""
+
 JUDGE_PROTOCOLS = (_PROTOCOL,)
 """The judge protocols this benchmark brings (``judge.protocol=longmemeval``)."""
-"""The plug-in the registry loads."""
 
 __all__ = ["NAME", "PLUGIN", "TITLE", "LongMemEvalPlugin"]

@@ -50,17 +50,23 @@ def is_longmemeval(cfg: ExperimentConfig, start_dir: Path) -> bool:
         return True
     if fmt != AUTO:
         return False
+    path = lme_data_file(cfg, start_dir)
+    return path is not None and is_lme_file(path)
+
+
+def is_lme_file(path: Path) -> bool:
+    """Whether ``path`` holds LongMemEval answer rows (``{question_id, hypothesis, ...}``).
+
+    A look at its first :data:`PEEK_BYTES` for ``hypothesis`` first (LoCoMo runs parse nothing
+    twice), then the parsed rows. Never raises: an unreadable or malformed file is not one.
+    """
     try:
-        path = lme_data_file(cfg, start_dir)
-        if path is None:
-            return False
         check_regular_file(path)
-        with path.open("rb") as handle:  # a cheap look first: LoCoMo runs parse nothing twice
+        with path.open("rb") as handle:
             if b"hypothesis" not in handle.read(PEEK_BYTES):
                 return False
         return looks_like_lme(read_results_file(path).obj)
     except (DataValidationError, ValueError, OSError):
         return False
 
-
-__all__ = ["FORMAT", "PEEK_BYTES", "is_longmemeval", "lme_data_file"]
+__all__ = ["FORMAT", "PEEK_BYTES", "is_lme_file", "is_longmemeval", "lme_data_file"]

@@ -1,73 +1,47 @@
-"""One LongMemEval scoring job: answers + dataset -> figures, outputs, MLflow.
+"""One LongMemEval job: the pipeline's hooks (answers + dataset -> figures, outputs, MLflow).
 
 :func:`run_longmemeval` is what ``python -m locomo_exp data=file data.path=FILE
 data.reference=REF`` runs when ``FILE`` is a LongMemEval answer file (detected from its
-rows, :func:`is_longmemeval`) or when ``benchmark=longmemeval`` is given. The stored
-verdicts of an ``.eval-results-<model>`` file are read as J with their judge named; no judge
-is called for them. Outputs: ``report.md``, ``scores.jsonl``, ``summary.json``, ``card.json``,
-``config.yaml``, as for LoCoMo (docs/longmemeval.md).
+rows, :func:`~.detect.is_longmemeval`) or when ``benchmark=longmemeval`` is given. The steps
+are the pipeline's (:func:`locomo_exp.benchmarks.pipeline.run_job`); :class:`LmeSteps` gives
+what is LongMemEval's own: the reader (answers, dataset, human labels), the judge and its
+trust checks (:mod:`.judged`: panel, audit), the summary, rows, card, report, console and
+MLflow names. The stored verdicts of an ``.eval-results-<model>`` file are read as J with
+their judge named; no judge is called for them. Outputs: ``report.md``, ``scores.jsonl``,
+``summary.json``, ``card.json``, ``config.yaml``, ``questions.html`` (docs/longmemeval.md).
 """
 
 from __future__ import annotations
 
-import json
-import logging
-from contextlib import nullcontext
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from locomo_exp import __version__, tracking
-from locomo_exp.benchmarks.longmemeval import facts as lme
 from locomo_exp.benchmarks.longmemeval import tracking as lme_tracking
-from locomo_exp.benchmarks.longmemeval.answers import (
-    LmeMatched,
-    match_reference,
-    read_lme_answers,
+from locomo_exp.benchmarks.longmemeval.answers import LmeAnswers, LmeMatched
+from locomo_exp.benchmarks.longmemeval.facts import NAME
+from locomo_exp.benchmarks.longmemeval.judged import (
+    LmeJudged,
+    check_judge,
+    judge_answers,
+    judge_records,
+    judge_verdicts,
+    lme_judge_config,
 )
-from locomo_exp.benchmarks.longmemeval.baselines import LME_BASELINES
-from locomo_exp.benchmarks.longmemeval.checks import with_lme_checks
-from locomo_exp.benchmarks.longmemeval.controls import lme_audit_config, size_lme_audit
-from locomo_exp.benchmarks.longmemeval.detect import is_longmemeval, lme_data_file
-from locomo_exp.benchmarks.longmemeval.dry_run import (
-    lme_member_config,
-    lme_spend_parts,
-    with_trust_calls,
-)
-from locomo_exp.benchmarks.longmemeval.questions import lme_question_rows
-from locomo_exp.benchmarks.longmemeval.reference import read_lme_reference
-from locomo_exp.benchmarks.longmemeval.report import render_lme_report
-from locomo_exp.benchmarks.longmemeval.run_log import with_run_log
-from locomo_exp.benchmarks.longmemeval.summary import (
-    audit_section,
-    build_lme_card,
-    build_lme_summary,
-    labels_section,
-    panel_member,
-    score_rows,
-)
+from locomo_exp.benchmarks.longmemeval.reference import LmeReference
+from locomo_exp.benchmarks.pipeline import run_job
+from locomo_exp.benchmarks.steps import JobContext, JobResult, JobSteps
 from locomo_exp.config import ExperimentConfig, JudgeConfig
-from locomo_exp.data.input_file import check_regular_file
-from locomo_exp.data.load import expand_paths
-from locomo_exp.judge.aggregate import JudgeRunResult
-from locomo_exp.judge.protocols import get_protocol
-from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL
-from locomo_exp.judge.spend import JobSpend, plan_job_spend
-from locomo_exp.llm.errors import JudgeBatchPending
-from locomo_exp.report.config_text import config_yaml
-from locomo_exp.report.questions_html import write_run_questions
-from locomo_exp.report.run_dir import (
-    atomic_write_jsonl,
-    atomic_write_text,
-    check_output_dir,
-    check_writable,
-)
-from locomo_exp.report.run_swap import recover_cut_swap, replacing_run
-from locomo_exp.results import JUDGE_DRY_RUN, QARecord, interrupts
-from locomo_exp.results.money import round_money
-from locomo_exp.results.status import judge_status
 
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    from locomo_exp.judge.spend import Part
+    from locomo_exp.llm.messages import JudgeClient
+    from locomo_exp.results import QARecord
+    from locomo_exp.results.questions import QuestionRow
+    from locomo_exp.trust.labels import LabelSet
+
+TITLE = "LongMemEval"
+"""The benchmark's name in messages."""
 
 NO_REFERENCE = (
     "LongMemEval answers need the dataset file for each question's type: add "
@@ -77,6 +51,9 @@ NO_REFERENCE = (
 LOCOMO_ONLY_DATA = ("limit", "runs", "errata", "categories_from", "setting")
 """``data.*`` settings of LoCoMo runs that a LongMemEval run does not read: refused when set,
 so a sample asked for (``data.limit``) is never silently the whole file."""
+
+LmeRunResult = JobResult
+"""What one LongMemEval job produced (the pipeline's :class:`JobResult`)."""
 
 
 def locomo_only_settings(cfg: ExperimentConfig) -> str | None:
@@ -101,223 +78,209 @@ def locomo_only_settings(cfg: ExperimentConfig) -> str | None:
     )
 
 
-@dataclass
-class LmeRunResult:
-    """What one LongMemEval job produced.
+@dataclass(frozen=True)
+class LmeInput:
+    """A LongMemEval job's read and validated input.
 
     Attributes:
-        output_dir: where the outputs are.
-        summary: the content of ``summary.json``.
-        metrics: the MLflow metrics (percent).
-        files: the output files written.
-        run_id: the MLflow run id, or ``None`` with ``tracking=none``.
-        tracking_uri: the MLflow store, or ``None``.
-        experiment: the MLflow experiment name, or ``None``.
-        experiment_id: the MLflow experiment id, or ``None``.
+        answers: the answer file's rows.
+        reference: the dataset's questions.
+        matched: the rows matched to the dataset.
+        labels: human labels (``judge.labels``), or ``None``.
     """
 
-    output_dir: Path
-    summary: dict[str, Any]
-    metrics: dict[str, float]
-    files: list[Path] = field(default_factory=list)
-    run_id: str | None = None
-    tracking_uri: str | None = None
-    experiment: str | None = None
-    experiment_id: str | None = None
+    answers: LmeAnswers
+    reference: LmeReference
+    matched: LmeMatched
+    labels: LabelSet | None
 
-    @property
-    def report_path(self) -> Path:
-        """``report.md`` of the run."""
-        return self.output_dir / "report.md"
-
-
-def _write(
-    output_dir: Path, cfg: ExperimentConfig, summary: dict[str, Any], rows: list[dict[str, Any]]
-) -> list[Path]:
-    with_run_log(summary)  # the typed log, built last (docs/run_log.md)
-    card = build_lme_card(summary)
-    files = {
-        "report.md": render_lme_report(summary, card, LME_BASELINES),
-        "summary.json": json.dumps(round_money(summary), indent=2, ensure_ascii=False) + "\n",
-        "card.json": json.dumps(round_money(card), indent=2, ensure_ascii=False) + "\n",
-        "config.yaml": config_yaml(cfg),
-    }
-    paths = [output_dir / "scores.jsonl"]
-    atomic_write_jsonl(paths[0], rows)
-    for name, text in files.items():
-        atomic_write_text(output_dir / name, text)
-        paths.append(output_dir / name)
-    return paths
+    def common(self, seed: int) -> dict[str, Any]:
+        """The arguments of every :func:`.summary.build_lme_summary` call of this input."""
+        return {
+            "answers_path": self.answers.path,
+            "answers_sha256": self.answers.sha256,
+            "reference": self.reference,
+            "matched": self.matched,
+            "n_rows": len(self.answers.rows),
+            "null_hypotheses": len(self.answers.missing_hypotheses),
+            "stored_models": self.answers.label_models or (["unnamed"] if self.answers.labelled
+                                                           else []),
+            "seed": seed,
+        }
 
 
-def judge_records(matched: LmeMatched) -> list[QARecord]:
-    """The judge engine's records: the kind of each question is carried as its category code.
+def _card(summary: dict[str, Any]) -> dict[str, Any]:
+    """``card.json`` as written (costs rounded as money)."""
+    from locomo_exp.benchmarks.longmemeval.summary import build_lme_card
+    from locomo_exp.results.money import round_money
 
-    Args:
-        matched: answer rows matched to the dataset.
-
-    Returns:
-        One :class:`~locomo_exp.results.QARecord` per answered question, ``category`` =
-        :data:`locomo_exp.benchmarks.longmemeval.facts.KIND_CODES` of its kind (``abstention`` for
-        ``_abs``).
-    """
-    return [
-        QARecord(
-            question_id=item.question.question_id,
-            question=item.question.question,
-            ground_truth=item.question.gold_text,
-            prediction=item.answer.hypothesis,
-            category=lme.KIND_CODES[item.question.kind],
-            position=index,
-            question_type=item.question.question_type,
-            kind=item.question.kind,
-        )
-        for index, item in enumerate(matched.items)
-    ]
+    card: dict[str, Any] = round_money(build_lme_card(summary))
+    return card
 
 
-def lme_judge_config(judge: JudgeConfig) -> JudgeConfig:
-    """The judge settings of a LongMemEval run: every kind code judged.
+class LmeSteps(JobSteps[LmeInput, LmeJudged]):
+    """LongMemEval's hooks for the pipeline: reader, judge, panel and audit, names."""
 
-    Raises:
-        ValueError: when ``judge.protocol`` is not a protocol that judges LongMemEval's kinds
-            (one line, naming the fix).
-    """
-    if judge.protocol == TEMPLATE_PROTOCOL:  # the user's copy, one text per kind (by_kind)
-        return replace(judge, categories=sorted(lme.KIND_OF_CODE))
-    spec = get_protocol(judge.protocol)
-    if dict(getattr(spec, "kinds", {}) or {}) != lme.KIND_OF_CODE:
-        raise ValueError(
-            f"judge.protocol={judge.protocol} judges LoCoMo's categories; LongMemEval answers "
-            "are judged with judge.protocol=longmemeval (benchmark=longmemeval sets it, with "
-            "temperature 0 and max_tokens 10), or judge.protocol=template with by_kind texts"
-        )
-    return replace(judge, categories=sorted(lme.KIND_OF_CODE))
+    round_money = True
 
+    def check_settings(self, cfg: ExperimentConfig) -> None:
+        """Refuse LoCoMo-only ``data.*`` settings (:func:`locomo_only_settings`).
 
-def judge_verdicts(result: JudgeRunResult, matched: LmeMatched) -> dict[str, float | None]:
-    """Question id -> the mean of its judge runs' verdicts on 0-1, ``None`` when unscored.
+        Raises:
+            ValueError: one line naming each setting given.
+        """
+        refused = locomo_only_settings(cfg)
+        if refused:
+            raise ValueError(refused)
 
-    Each run's verdict is yes (1) or no (0) by the authors' rule; with ``judge.runs > 1`` a
-    question's verdict is the mean over its valid runs, so one yes and one no give 0.5, and
-    the accuracies are means of these (:func:`.scoring.lme_accuracies`).
-    Yes/no comparisons (agreement, kappa, corrected accuracy) take a question as accepted
-    when this mean is at least :data:`lme.ACCEPT_AT` / 100
-    (:func:`locomo_exp.benchmarks.longmemeval.summary.accepted`).
-    """
-    out: dict[str, float | None] = {}
-    for item in matched.items:
-        agg = result.per_question.get(item.question.question_id)
-        mean = agg.mean_score if agg is not None else None
-        out[item.question.question_id] = None if mean is None else mean / 100.0
-    return out
+    def judge_config(self, cfg: ExperimentConfig) -> JudgeConfig | None:
+        """Every kind judged (:func:`.judged.lme_judge_config`), or ``None`` without a judge.
 
+        Raises:
+            ValueError: a LoCoMo ``judge.protocol``.
+        """
+        return lme_judge_config(cfg.judge) if cfg.scorer.uses_judge else None
 
-def judge_section(result: JudgeRunResult) -> dict[str, Any]:
-    """What ``summary.json`` keeps of the judge run (settings, counts, tokens, cost).
+    def read(self, cfg: ExperimentConfig, path: Path, start_dir: Path, *, judging: bool
+             ) -> LmeInput:
+        """Read the answers, then the dataset (``data.reference``) and the human labels.
 
-    The cost is this run's calls (``estimated_cost_usd``) and the same work counting the
-    calls answered from the judge cache (``estimated_cost_usd_including_cached``), as for
-    LoCoMo runs; the report says both (:mod:`locomo_exp.benchmarks.longmemeval.report`).
+        Raises:
+            DataValidationError: bad answers, dataset or labels file (one line naming file,
+                record, field).
+            ValueError: no ``data.reference``, or a hypothesis file without stored verdicts
+                and no judge.
+        """
+        from locomo_exp.benchmarks.longmemeval.answers import match_reference, read_lme_answers
+        from locomo_exp.benchmarks.longmemeval.reference import read_lme_reference
+        from locomo_exp.data.load import expand_paths
 
-    Where the calls went is kept as for LoCoMo runs: ``provider``, ``endpoint`` (without
-    user info, query or fragment: never a credential) and ``endpoint_kind`` (``default`` or
-    ``custom``), and ``model_snapshot`` when the API named one; ``template`` (name, sha256)
-    for ``judge.protocol=template``, so a comparison can tell two judges' prompts apart.
-    """
-    keep = (
-        "protocol", "prompt_version", "template", "parser_version", "provider", "endpoint",
-        "endpoint_kind", "model", "model_snapshot", "response_models",
-        "temperature", "max_tokens", "runs", "api_version", "counts",
-        "tokens", "estimated_cost_usd", "estimated_cost_usd_including_cached", "mode",
-    )
-    return {k: result.summary[k] for k in keep if k in result.summary}
-
-
-def _run_panel(
-    judge_cfg: JudgeConfig,
-    records: list[QARecord],
-    matched: LmeMatched,
-    main: dict[str, float | None],
-    start_dir: Path,
-    *,
-    seed: int,
-    spend: JobSpend | None = None,
-) -> list[dict[str, Any]]:
-    """Judge the same answers with each ``judge.panel`` preset, under LongMemEval's protocol.
-
-    Each member keeps its model and provider, and takes the run's protocol settings
-    (protocol, temperature, max_tokens, runs, plain text), so only the model differs.
-    """
-    from locomo_exp.judge import run_judge
-
-    members = []
-    for preset in judge_cfg.panel:
-        member_cfg = lme_member_config(judge_cfg, str(preset))
-        result = run_judge(records, member_cfg, start_dir=start_dir,
-                           category_names=dict(lme.KIND_OF_CODE), spend=spend)
-        members.append(panel_member(str(preset), member_cfg.model, matched,
-                                    judge_verdicts(result, matched), main, seed=seed))
-    return members
-
-
-RUNNING = "running: not finished (the job stopped before the judge ended)"
-
-
-def _run_judge(
-    cfg: ExperimentConfig,
-    judge_cfg: JudgeConfig,
-    matched: LmeMatched,
-    common: dict[str, Any],
-    start_dir: Path,
-    output_dir: Path,
-    spend: JobSpend | None = None,
-) -> tuple[JudgeRunResult, dict[str, Any]]:
-    """Judge every answered question; on failure record the status in the outputs and raise.
-
-    ``spend``: the job's ``judge.max_cost_usd`` over the answers, the panel and the audit.
-    """
-    from locomo_exp.judge import run_judge
-
-    records = judge_records(matched)
-    try:
-        result = run_judge(records, judge_cfg, start_dir=start_dir,
-                           category_names=dict(lme.KIND_OF_CODE), spend=spend)
-        section = judge_section(result)
-        controls, sizing = size_lme_audit(records, judge_cfg)  # judge.audit.max_share
-
-        def judge(recs: list[QARecord], c: JudgeConfig) -> JudgeRunResult:
-            return run_judge(recs, c, start_dir=start_dir, category_names=dict(lme.KIND_OF_CODE),
-                             spend=None if cfg.judge.dry_run else spend)
-
-        if result.dry_run_estimate is not None:  # the audit's and panel's calls counted too
-            estimate = with_trust_calls(result.dry_run_estimate, judge_cfg, records,
-                                        [c.record for c in controls], judge, audit_sizing=sizing)
-            summary = build_lme_summary(
-                **common, dry_run=(section, estimate), judge_status=JUDGE_DRY_RUN
+        answers = read_lme_answers(path)  # a LoCoMo file is named as one before data.reference
+        if not cfg.data.reference:
+            raise ValueError(NO_REFERENCE)
+        if not answers.labelled and not judging:
+            raise ValueError(
+                f"{path}: its rows have no autoeval_label (stored verdicts), so nothing can be "
+                "scored without a judge: add scorer=judge benchmark=longmemeval (e.g. "
+                "judge=gpt-4o, LongMemEval's judge)"
             )
-            return result, summary
-        status = result.finished_status(judge_cfg.max_error_rate)
-        verdicts = judge_verdicts(result, matched)
-        summary = build_lme_summary(**common, judged=(verdicts, section), judge_status=status)
-        if judge_cfg.panel:
-            summary["panel"] = _run_panel(judge_cfg, records, matched, verdicts, start_dir,
-                                          seed=cfg.report.seed, spend=spend)
-        if controls:  # judged like the real answers, never part of the accuracies
-            audited = judge([c.record for c in controls], lme_audit_config(judge_cfg))
-            summary["audit"] = audit_section(controls, audited, verdicts, seed=cfg.report.seed)
-            summary["audit"]["sizing"] = sizing
-        elif int(judge_cfg.audit.n) > 0:  # asked for, capped to none: the report says why
-            summary["audit"] = {"kinds": {}, "sizing": sizing}
-        return result, summary
-    except BaseException as error:  # the outputs say the judge (answers, panel, audit) did not end
-        status = judge_status(error)  # "failed: ...", "interrupted" or "pending: ..."
-        try:
-            _write(output_dir, cfg, build_lme_summary(**common, judge_status=status),
-                   score_rows(matched))
-        except Exception:  # never hide the judge's own error
-            log.exception("could not record the judge status in %s", output_dir)
-        raise
+        labels = None
+        if cfg.judge.labels:  # read and checked before any call
+            from locomo_exp.trust.labels import load_labels
+
+            labels = load_labels(expand_paths(cfg.judge.labels, start_dir)[0])
+        reference = read_lme_reference(expand_paths(cfg.data.reference, start_dir)[0])
+        return LmeInput(answers, reference, match_reference(answers, reference), labels)
+
+    def judge_records(self, inp: LmeInput, judge: JudgeConfig) -> list[QARecord]:
+        """One record per answered question (:func:`.judged.judge_records`)."""
+        return judge_records(inp.matched)
+
+    def spend_parts(self, inp: LmeInput, judge: JudgeConfig, cfg: ExperimentConfig
+                    ) -> list[Part]:
+        """The answers, each panel member and the audit's controls (``max_share`` applied)."""
+        from locomo_exp.benchmarks.longmemeval.controls import size_lme_audit
+        from locomo_exp.benchmarks.longmemeval.dry_run import lme_spend_parts
+
+        records = judge_records(inp.matched)
+        controls, _ = size_lme_audit(records, judge, quiet=True)
+        return lme_spend_parts(judge, records, [c.record for c in controls])
+
+    def judge(self, inp: LmeInput, judge: JudgeConfig, ctx: JobContext) -> LmeJudged:
+        """Judge every answer, or price the job (:func:`.judged.judge_answers`).
+
+        Raises:
+            ValueError: the judge run failed (nothing written).
+        """
+        return judge_answers(inp.matched, judge, ctx)
+
+    def trust(self, inp: LmeInput, judged: LmeJudged, ctx: JobContext) -> LmeJudged:
+        """The panel and the audit (:func:`.judged.check_judge`)."""
+        judge = self.judge_config(ctx.cfg)
+        assert judge is not None  # the trust hook runs only after the judge
+        return check_judge(inp.matched, judged, judge, ctx)
+
+    def summary(self, inp: LmeInput, judged: LmeJudged | None, cfg: ExperimentConfig
+                ) -> dict[str, Any]:
+        """``summary.json``: figures, judge, panel, audit, labels, checks, the run log."""
+        from locomo_exp.benchmarks.longmemeval.checks import with_lme_checks
+        from locomo_exp.benchmarks.longmemeval.run_log import with_run_log
+        from locomo_exp.benchmarks.longmemeval.summary import build_lme_summary, labels_section
+
+        common = inp.common(cfg.report.seed)
+        if judged is None:
+            summary = build_lme_summary(**common)
+        elif judged.estimate is not None:
+            summary = build_lme_summary(**common, dry_run=(judged.section, judged.estimate),
+                                        judge_status=judged.status)
+        else:
+            summary = build_lme_summary(**common, judged=(judged.verdicts, judged.section),
+                                        judge_status=judged.status)
+            if judged.panel is not None:
+                summary["panel"] = judged.panel
+            if judged.audit is not None:
+                summary["audit"] = judged.audit
+        if inp.labels is not None:
+            summary["labels"] = labels_section(
+                inp.matched, summary, inp.labels, seed=cfg.report.seed,
+                judge_verdicts=(None if judged is None
+                                else judge_verdicts(judged.result, inp.matched)))
+        if inp.labels is not None or judged is not None:  # J inflated / deflated checked
+            summary = with_lme_checks(summary)
+        return with_run_log(summary)  # the typed log, built last (docs/run_log.md)
+
+    def score_rows(self, inp: LmeInput, judged: LmeJudged | None) -> list[dict[str, Any]]:
+        """One row per answered question (:func:`.summary.score_rows`)."""
+        from locomo_exp.benchmarks.longmemeval.summary import score_rows
+
+        return score_rows(inp.matched, None if judged is None else judged.result)
+
+    def question_rows(self, rows: list[dict[str, Any]], judge_model: str | None
+                      ) -> list[QuestionRow]:
+        """Its rows as question rows (:func:`.questions.lme_question_rows`)."""
+        from locomo_exp.benchmarks.longmemeval.questions import lme_question_rows
+
+        return lme_question_rows(rows, judge_model)
+
+    def card(self, summary: dict[str, Any]) -> dict[str, Any]:
+        """``card.json`` (:func:`.summary.build_lme_card`)."""
+        from locomo_exp.benchmarks.longmemeval.summary import build_lme_card
+
+        return build_lme_card(summary)
+
+    def report(self, summary: dict[str, Any], card: dict[str, Any]) -> str:
+        """``report.md`` (:func:`.report.render_lme_report`, with the published baselines)."""
+        from locomo_exp.benchmarks.longmemeval.baselines import LME_BASELINES
+        from locomo_exp.benchmarks.longmemeval.report import render_lme_report
+
+        return render_lme_report(summary, card, LME_BASELINES)
+
+    def console(self, summary: dict[str, Any]) -> list[str]:
+        """The console's figures (:func:`.console.console_lines`)."""
+        from locomo_exp.benchmarks.longmemeval.console import console_lines
+
+        return console_lines(summary)
+
+    def run_params(self, summary: dict[str, Any]) -> dict[str, str]:
+        """:func:`.tracking.run_params` (with the card's tool version and commit)."""
+        return lme_tracking.run_params(summary, _card(summary))
+
+    def run_metrics(self, summary: dict[str, Any]) -> dict[str, float]:
+        """:func:`.tracking.run_metrics` (percent)."""
+        return lme_tracking.run_metrics(summary)
+
+    def end_tags(self, summary: dict[str, Any], console: list[str]) -> dict[str, str]:
+        """The run's description (:func:`.tracking.run_description`) and the warnings."""
+        from locomo_exp import tracking
+
+        metrics = lme_tracking.run_metrics(summary)
+        return {tracking.NOTE_TAG: lme_tracking.run_description(metrics, summary,
+                                                                _card(summary)),
+                **tracking.warning_tags(summary.get("warnings") or ())}
+
+
+STEPS = LmeSteps(NAME, TITLE, "answer file")
+"""LongMemEval's hooks, as the pipeline runs them."""
 
 
 def run_longmemeval(
@@ -325,168 +288,51 @@ def run_longmemeval(
     output_dir: Path,
     start_dir: Path | None = None,
     *,
+    client: JudgeClient | None = None,
     run_name: str | None = None,
     parent_run_id: str | None = None,
     extra_tags: dict[str, str] | None = None,
-) -> LmeRunResult:
+) -> JobResult:
     """Score a LongMemEval answer file against its dataset file.
 
+    The pipeline's job (:func:`locomo_exp.benchmarks.pipeline.run_job`) over :data:`STEPS`.
+
     Args:
-        cfg: the typed config (``data.path``, ``data.reference``, ``tracking``, ``report``).
+        cfg: the typed config (``data.path``, ``data.reference``, ``judge``, ``tracking``,
+            ``report``).
         output_dir: where to write the outputs.
         start_dir: directory relative paths are resolved against (default: cwd).
+        client: a judge client to use instead of the provider's SDK (tests).
         run_name: the MLflow run name (default ``tracking.run_name``, else
-            ``<file> · longmemeval``).
+            ``<file stem> · longmemeval``).
         parent_run_id: nest the MLflow run under this one (a sweep's parent run).
         extra_tags: more MLflow tags (a sweep job's number and swept values).
 
     Returns:
-        :class:`LmeRunResult`.
+        :class:`~locomo_exp.benchmarks.steps.JobResult`.
 
     Raises:
         DataValidationError: bad answers or dataset file (one line naming file, record, field).
-        ValueError: no ``data.reference``, several files, or a hypothesis file without stored
-            verdicts and no judge.
+        ValueError: no ``data.reference``, several files, a hypothesis file without stored
+            verdicts and no judge, or a failed judge run (nothing written).
+        JudgeError: also the whole job's estimate (answers, panel, audit) above
+            ``judge.max_cost_usd``: refused before anything is written or deleted.
         locomo_exp.report.run_dir.OutputDirInUse / OutputDirNotWritable: as for LoCoMo runs.
         locomo_exp.tracking.TrackingStoreError: a ``tracking.uri`` MLflow cannot use.
-
-    With ``overwrite=true`` over an earlier run, the new run is built beside it and swapped
-    in only once finished (:func:`locomo_exp.report.run_swap.replacing_run`): a run that
-    stops (an error, Ctrl-C, a pending batch) leaves the earlier one as it was.
+        JudgeInterrupted, CallsStopped, JudgeBatchPending: from the judge; nothing written,
+            an earlier run untouched, completed calls cached (the same command resumes).
     """
-    start_dir = (start_dir or Path.cwd()).resolve()
-    output_dir = Path(output_dir).resolve()
-    if cfg.tracking.enabled:  # one line before any work (an http(s) server that is down ...)
-        tracking.check_tracking_uri(
-            tracking.resolve_tracking_uri(cfg.tracking.uri, start_dir),
-            connect_timeout_s=cfg.tracking.connect_timeout_s,
-        )
-    check_writable(output_dir)
-    path = lme_data_file(cfg, start_dir)
-    if path is None:
-        raise ValueError("benchmark=longmemeval scores one answer file: give one data.path")
-    refused = locomo_only_settings(cfg)
-    if refused:
-        raise ValueError(refused)
-    check_regular_file(path)
-    answers = read_lme_answers(path)  # a LoCoMo file is named as one before data.reference
-    if not cfg.data.reference:
-        raise ValueError(NO_REFERENCE)
-    if not answers.labelled and not cfg.scorer.uses_judge:
-        raise ValueError(
-            f"{path}: its rows have no autoeval_label (stored verdicts), so nothing can be "
-            "scored without a judge: add scorer=judge benchmark=longmemeval (e.g. judge=gpt-4o, "
-            "LongMemEval's judge)"
-        )
-    labels = None
-    if cfg.judge.labels:  # read and checked before any call
-        from locomo_exp.trust.labels import load_labels
-
-        labels = load_labels(expand_paths(cfg.judge.labels, start_dir)[0])
-    judge_cfg = lme_judge_config(cfg.judge) if cfg.scorer.uses_judge else None
-    if judge_cfg is not None:
-        from locomo_exp.judge import preflight_judge
-
-        preflight_judge(judge_cfg, [], start_dir=start_dir)  # settings, key: before any reading
-    reference_path = expand_paths(cfg.data.reference, start_dir)[0]
-    reference = read_lme_reference(reference_path)
-    matched = match_reference(answers, reference)
-    spend = None  # judge.max_cost_usd over the whole job, refused before anything is written
-    if judge_cfg is not None and judge_cfg.max_cost_usd is not None and not judge_cfg.dry_run:
-        records = judge_records(matched)
-        controls, _ = size_lme_audit(records, judge_cfg, quiet=True)  # max_share applied
-        spend = plan_job_spend(lme_spend_parts(judge_cfg, records, [c.record for c in controls]),
-                               judge_cfg.max_cost_usd, start_dir)
-    recover_cut_swap(output_dir)  # a swap of runs cut by a killed job: finished or undone
-    # overwrite=true: the new run is built beside the old one, swapped in once finished
-    state = check_output_dir(output_dir, cfg.overwrite)  # a finished run needs overwrite=true
-    replacing = cfg.overwrite and state != "empty"
-    common: dict[str, Any] = {
-        "answers_path": answers.path,
-        "answers_sha256": answers.sha256,
-        "reference": reference,
-        "matched": matched,
-        "n_rows": len(answers.rows),
-        "null_hypotheses": len(answers.missing_hypotheses),
-        "stored_models": answers.label_models or (["unnamed"] if answers.labelled else []),
-        "seed": cfg.report.seed,
-    }
-    tracking_uri = None
-    run_context: Any = nullcontext()
-    if cfg.tracking.enabled:
-        tracking_uri = tracking.resolve_tracking_uri(cfg.tracking.uri, start_dir)
-        spec = tracking.RunSpec(
-            tracking_uri=tracking_uri,
-            experiment=cfg.tracking.experiment,
-            run_name=run_name or cfg.tracking.run_name or f"{path.stem} · longmemeval",
-            tags={"locomo_exp.version": __version__, "benchmark": lme.NAME,
-                  "data.file": path.name, "scorer": cfg.scorer.name.value, **(extra_tags or {})},
-            parent_run_id=parent_run_id,
-        )
-        run_context = tracking.mlflow_run(spec, log_file=output_dir / "locomo_exp.log")
-    with replacing_run(output_dir, replacing) as replacement, run_context as run:
-        write_dir = replacement.write_dir  # output_dir, or the stage of a replacing run
-        summary = build_lme_summary(**common, judge_status=RUNNING if judge_cfg else None)
-        files = _write(write_dir, cfg, summary, score_rows(matched))  # stored J first
-        judge_result = None
-        pending: JudgeBatchPending | None = None
-        if judge_cfg is not None:
-            try:
-                judge_result, summary = _run_judge(cfg, judge_cfg, matched, common, start_dir,
-                                                   write_dir, spend)
-            except JudgeBatchPending as waiting:  # judge.batch.wait=false: collected later
-                pending = waiting
-                summary = build_lme_summary(**common, judge_status=judge_status(waiting))
-                if run is not None:
-                    tracking.set_tags(tracking.pending_batch_tags(waiting.batch_ids))
-        if labels is not None:
-            summary["labels"] = labels_section(
-                matched, summary, labels, seed=cfg.report.seed,
-                judge_verdicts=judge_verdicts(judge_result, matched) if judge_result else None,
-            )
-        if labels is not None or judge_result is not None:  # J inflated / deflated checked
-            summary = with_lme_checks(summary)
-            files = _write(write_dir, cfg, summary, score_rows(matched, judge_result))
-        questions = lme_question_rows(  # every question: questions.html, MLflow traces
-            score_rows(matched, judge_result),
-            judge_cfg.model if judge_cfg and judge_result else None)
-        files.append(write_run_questions(write_dir, f"{path.name} · longmemeval", questions)[0])
-        metrics = lme_tracking.run_metrics(summary)
-        if run is not None:
-            traces = cfg.tracking.questions and tracking.QuestionLogging(questions, run.info.run_id)
-            card = json.loads((write_dir / "card.json").read_text(encoding="utf-8"))
-            tracking.log_params(lme_tracking.run_params(summary, card))
-            tracking.log_metrics(metrics)
-            tracking.set_tags(
-                {
-                    tracking.NOTE_TAG: lme_tracking.run_description(metrics, summary, card),
-                    **tracking.warning_tags(summary.get("warnings") or ()),
-                }
-            )
-            tracking.log_artifacts(files)
-            if traces:
-                traces.wait()
-        status = str(summary["status"].get("judge", "ok"))
-        if status.startswith("failed"):
-            where = (f"those outputs are not kept: the earlier run in {output_dir} stays"
-                     if replacement.active else f"outputs are in {output_dir}")
-            raise ValueError(f"judge {status}; {where}")
-        if pending is None:  # finished, every output written: now it replaces the old run
-            interrupts.raise_if_received()  # a swallowed Ctrl-C: the old run stays
-            replacement.commit()
-            files = [replacement.final_path(path) for path in files]
-    if pending is not None:  # after the run ended: the same command collects the batches
-        raise pending
-    return LmeRunResult(
-        output_dir=output_dir,
-        summary=summary,
-        metrics=metrics,
-        files=files,
-        run_id=run.info.run_id if run is not None else None,
-        tracking_uri=tracking_uri,
-        experiment=cfg.tracking.experiment if run is not None else None,
-        experiment_id=run.info.experiment_id if run is not None else None,
-    )
+    return run_job(STEPS, cfg, output_dir, start_dir, client=client, run_name=run_name,
+                   parent_run_id=parent_run_id, extra_tags=extra_tags)
 
 
-__all__ = ["LmeRunResult", "is_longmemeval", "run_longmemeval", "score_rows"]
+__all__ = [
+    "LOCOMO_ONLY_DATA",
+    "NO_REFERENCE",
+    "STEPS",
+    "LmeInput",
+    "LmeRunResult",
+    "LmeSteps",
+    "locomo_only_settings",
+    "run_longmemeval",
+]

@@ -203,14 +203,17 @@ def run_params(
         card: its ``card.json``, for the tool's version and git commit (left out without).
 
     Returns:
-        ``benchmark``, ``lme.variant``, ``lme.reference_sha256``, ``input.sha256``,
-        ``lme.metric_version``, ``lme.verdicts``, ``stored_judge.field`` and
-        ``stored_judge.judge`` (what is known of the stored verdicts' judge),
-        ``tool.version``, ``tool.git_commit``; unknown values left out.
+        ``data.file`` (the answer file's name), ``lme.variant``, ``lme.reference_sha256``,
+        ``input.sha256``, ``lme.metric_version``, ``lme.verdicts`` (their source and judge:
+        what ``scorer`` chose), ``stored_judge.field`` and ``stored_judge.judge`` (what is
+        known of the stored verdicts' judge), ``tool.version``, ``tool.git_commit``; unknown
+        values left out. No tag repeats one of them: the benchmark is the run's ``benchmark``
+        tag (as every pipeline benchmark's), and the tags ``data.file``,
+        ``locomo_exp.version`` and ``scorer`` are no longer set (docs/mlflow.md).
     """
     ref = summary["input"]["reference"]
     params = {
-        "benchmark": "longmemeval",
+        "data.file": format_param(str(summary["input"]["path"]).rsplit("/", 1)[-1]),
         "lme.variant": str(ref["variant"]),
         "lme.reference_sha256": str(ref["sha256"]),
         "input.sha256": str(summary["input"]["sha256"]),

@@ -1,7 +1,7 @@
 """One small input sample per pipeline benchmark, built in tmp_path, and how to judge it.
 
-BEAM's and LoCoMo-Plus's samples are cut from the shared real files (never copied into the
-project); tinybench's is made up. Each case names what the contract suite needs: the sample,
+BEAM's, LoCoMo-Plus's and LongMemEval's samples are cut from the shared real files (never
+copied into the project); tinybench's is made up. Each case names what the contract suite needs: the sample,
 its judge overrides, a deterministic reply per prompt, a record to break and its field.
 """
 
@@ -19,6 +19,8 @@ from fake_server import RecordedRequest, Reply
 
 BEAM_FILE = SHARED_DATA / "beam" / "beam_10m_results.json"
 PLUS_FILE = SHARED_DATA / "locomo_plus" / "kumiho" / "all_results.json"
+LME_FILE = SHARED_DATA / "longmemeval" / "memory-agents" / "my_predictions.jsonl.eval-results-gpt-4o"
+LME_REFERENCE = SHARED_DATA / "longmemeval" / "longmemeval_reference.json"
 TINY_DIR = Path(__file__).resolve().parent
 
 
@@ -61,6 +63,31 @@ def plus_break(path: Path) -> tuple[str, str]:
     return "[3]", "judge_score"
 
 
+def lme_sample(path: Path) -> Path:
+    """memory-agents' gpt-4o file (stored verdicts), every 50th of its 500 rows, as a JSON
+    list, and those 10 questions of the dataset file beside it (:func:`lme_overrides`)."""
+    rows = [json.loads(line) for line in LME_FILE.read_text(encoding="utf-8").splitlines()
+            if line.strip()][::50]
+    kept = {row["question_id"] for row in rows}
+    items = [item for item in json.loads(LME_REFERENCE.read_text(encoding="utf-8"))
+             if item["question_id"] in kept]
+    (path.parent / "lme_reference.json").write_text(json.dumps(items), encoding="utf-8")
+    path.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def lme_overrides(path: Path) -> tuple[str, ...]:
+    """Every LongMemEval job names its dataset file (written by :func:`lme_sample`)."""
+    return (f"data.reference={path.parent / 'lme_reference.json'}",)
+
+
+def lme_break(path: Path) -> tuple[str, str]:
+    rows = json.loads(path.read_text(encoding="utf-8"))
+    rows[3]["hypothesis"] = 7
+    path.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
+    return "[3]", "hypothesis"
+
+
 def tiny_sample(path: Path) -> Path:
     """Five made-up questions of both kinds, with stored verdicts."""
     rows = [
@@ -92,6 +119,9 @@ class Case:
         reply: the fake judge's reply to a prompt, deterministic.
         figures: the figures of a summary that batch and realtime runs must share.
         needs_shared: the shared file the sample is cut from (skipped when absent).
+        overrides: settings every job of the sample needs, from the sample's path (e.g. the
+            dataset file a LongMemEval answer file is scored against).
+        judge_run: where a summary keeps the judge run's ``counts`` and ``mode``.
     """
 
     name: str
@@ -101,6 +131,8 @@ class Case:
     reply: Callable[[RecordedRequest], Reply]
     figures: Callable[[dict[str, Any]], Any]
     needs_shared: Path | None = None
+    overrides: Callable[[Path], tuple[str, ...]] = lambda path: ()
+    judge_run: Callable[[dict[str, Any]], dict[str, Any]] = lambda summary: summary["judge"]
 
 
 def _beam_reply(request: RecordedRequest) -> Reply:
@@ -112,12 +144,20 @@ def _plus_reply(request: RecordedRequest) -> Reply:
     return Reply(text=json.dumps({"label": label, "reason": "x"}))
 
 
+def _lme_reply(request: RecordedRequest) -> Reply:
+    return Reply(text="Yes." if _split(request.prompt) else "No.")
+
+
 def _tiny_reply(request: RecordedRequest) -> Reply:
     label = "CORRECT" if _split(request.prompt) else "WRONG"
     return Reply(text=json.dumps({"label": label, "explanation": "x"}))
 
 
 CASES = [
+    Case("longmemeval", lme_sample, lme_break,
+         ("benchmark=longmemeval", "judge=gpt-4o-mini", "judge.audit.n=0"), _lme_reply,
+         lambda s: s["headline"]["figures"], LME_FILE, lme_overrides,
+         lambda s: s["judge"]["settings"]),
     Case("beam", beam_sample, beam_break, ("judge=gpt-4o-mini", "judge.audit.n=0"),
          _beam_reply, lambda s: s["figures"], BEAM_FILE),
     Case("locomo_plus", plus_sample, plus_break, ("benchmark=locomo_plus",), _plus_reply,

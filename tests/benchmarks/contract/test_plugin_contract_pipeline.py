@@ -1,4 +1,5 @@
-"""The pipeline's contract, over every pipeline benchmark (BEAM, LoCoMo-Plus) and tinybench.
+"""The pipeline's contract, over every pipeline benchmark (BEAM, LoCoMo-Plus, LongMemEval) and
+tinybench.
 
 Each benchmark gets the same tests on a small sample (:mod:`contract_cases`): the plain job,
 a judged run against the fake OpenAI server (requests = the units the dry run planned), the
@@ -65,7 +66,8 @@ class Bench:
                  "judge.retry_initial_backoff_s=0.001", "judge.retry_max_backoff_s=0.01",
                  ) if judged else ()
         return self.typed_config("data=file", f"data.path={self.data}", "tracking=none",
-                                 "report.bootstrap_samples=50", *judge, *overrides)
+                                 "report.bootstrap_samples=50", *self.case.overrides(self.data),
+                                 *judge, *overrides)
 
     def run(self, *overrides: str, out: str = "out", judged: bool = False,
             cache: str = "cache") -> JobResult:
@@ -105,7 +107,7 @@ def test_the_plain_job_writes_the_five_outputs_and_says_where(bench: Bench) -> N
 
 def test_tinybench_figures_are_the_mean_of_its_verdicts(case: Case, bench: Bench) -> None:
     if case.name != "tinybench":
-        pytest.skip("BEAM's and LoCoMo-Plus's figures are pinned by their own suites")
+        pytest.skip("BEAM's, LoCoMo-Plus's and LongMemEval's figures are pinned by their own suites")
     rows = json.loads(bench.data.read_text())["tinybench"]
     expected = {kind: sum(r["verdict"] for r in rows if kind in (None, r["kind"]))
                 / sum(kind in (None, r["kind"]) for r in rows) for kind in (None, "recall", "update")}
@@ -119,7 +121,7 @@ def test_a_judged_run_makes_exactly_the_planned_calls_and_a_dry_run_none(bench: 
     assert planned > 0 and bench.server.messages_requests() == []  # the dry run paid nothing
     result = bench.run(judged=True)
     assert len(bench.server.messages_requests()) == planned
-    counts = result.summary["judge"]["counts"]
+    counts = bench.case.judge_run(result.summary)["counts"]
     assert counts["calls_made"] == planned and counts.get("cache_hits", 0) == 0
 
 
@@ -129,7 +131,7 @@ def test_batch_mode_gives_the_realtime_figures(bench: Bench) -> None:
                       "judge.batch.max_poll_interval_s=0.01", judged=True, cache="batch",
                       out="batch")
     assert bench.server.batch_create_requests()  # the Batch API was used
-    assert batch.summary["judge"]["mode"] == "batch"
+    assert bench.case.judge_run(batch.summary)["mode"] == "batch"
     assert bench.case.figures(batch.summary) == bench.case.figures(realtime.summary)
 
 
@@ -138,7 +140,7 @@ def test_a_rerun_pays_nothing(bench: Bench) -> None:
     bench.server.clear()
     again = bench.run(judged=True, out="two")
     assert bench.server.requests == []
-    assert again.summary["judge"]["counts"]["calls_made"] == 0
+    assert bench.case.judge_run(again.summary)["counts"]["calls_made"] == 0
     assert bench.case.figures(again.summary) == bench.case.figures(first.summary)
 
 
@@ -171,7 +173,7 @@ def test_resume_after_ctrl_c_pays_no_unit_twice(bench: Bench) -> None:
     second = [r.prompt for r in bench.server.messages_requests()]
     assert sorted(first + second) == sorted(set(first + second))  # no prompt asked twice
     assert len(first) + len(second) == planned
-    assert done.summary["judge"]["counts"]["calls_made"] == len(second)
+    assert bench.case.judge_run(done.summary)["counts"]["calls_made"] == len(second)
 
 
 def test_a_bad_record_is_one_line_naming_file_record_and_field(bench: Bench) -> None:
@@ -273,7 +275,7 @@ def test_a_sweep_over_two_values_has_one_mlflow_parent(case: Case, bench: Bench)
 
     store = f"sqlite:///{bench.tmp / 'm.db'}"
     args = ["-m", "data=file", f"data.path={bench.data}", "report.bootstrap_samples=50,60",
-            f"tracking.uri={store}", "hydra.sweep.dir=sw"]
+            f"tracking.uri={store}", "hydra.sweep.dir=sw", *case.overrides(bench.data)]
     done = run_python(SWEEP.format(tiny=str(TINY_DIR), args=args), cwd=bench.tmp)
     assert done.returncode == 0, done.stderr
     summary = json.loads((bench.tmp / "sw" / "sweep_summary.json").read_text())

@@ -59,9 +59,12 @@ def test_batch_mode_gives_the_realtime_figures_and_a_second_run_pays_nothing(
     assert again.summary["headline"]["figures"]["overall"]["accuracy"] == 0.5
 
 
-def test_wait_false_records_pending_and_the_same_command_collects(
+def test_wait_false_writes_nothing_and_the_same_command_collects(
     typed_config, tmp_path, fake_anthropic
 ):
+    """As every pipeline benchmark: a pending batch is not a run, so nothing claims one (the
+    earlier job wrote a summary saying ``pending``; issue 26 moved LongMemEval onto the
+    pipeline, which writes only a finished run)."""
     from locomo_exp.judge import JudgeBatchPending
 
     fake_anthropic.responder = lambda r: text("yes" if judged_item(r).prediction == "good" else "no")
@@ -70,9 +73,8 @@ def test_wait_false_records_pending_and_the_same_command_collects(
     out = tmp_path / "out"
     with pytest.raises(JudgeBatchPending) as info:
         run_longmemeval(cfg, out, tmp_path)
-    summary = json.loads((out / "summary.json").read_text())
-    assert summary["status"]["judge"] == f"pending: {info.value}"  # as for LoCoMo runs
-    assert summary["headline"] is None  # no J yet, nothing else claimed
+    assert info.value.batch_ids  # the batches the same command collects
+    assert not (out / "summary.json").exists()  # nothing claims a run
     submitted = fake_anthropic.batch_requests_submitted()
     assert submitted == 7
 
@@ -81,3 +83,20 @@ def test_wait_false_records_pending_and_the_same_command_collects(
     assert result.summary["status"]["judge"] == "ok"
     assert result.summary["headline"]["figures"]["overall"]["accuracy"] == 0.5
     assert fake_anthropic.batch_requests_submitted() == submitted  # nothing submitted again
+
+
+def test_the_command_line_says_the_batches_are_pending_and_exits_0(
+    typed_config, tmp_path, fake_anthropic, capsys
+):
+    from locomo_exp.benchmarks.longmemeval import PLUGIN
+    from locomo_exp.cli.jobs import run_plugin_from_cli
+
+    fake_anthropic.responder = lambda r: text("yes")
+    fake_anthropic.batch_processing_s = 3600.0
+    cfg = _cfg(typed_config, fake_anthropic, tmp_path, "judge.batch.wait=false")
+    run_plugin_from_cli(PLUGIN, cfg, tmp_path / "out", tmp_path)  # no SystemExit: status 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0] == f"No outputs yet (no J yet): {tmp_path / 'out'}"
+    assert len(printed) > 1 and "batch" in printed[1].lower()
+    assert not (tmp_path / "out" / "summary.json").exists()
+    fake_anthropic.end_batches()

@@ -10,7 +10,8 @@ import pytest
 from conftest import PROJECT_ROOT
 from lme_helpers import GPT4O, HUNK_MINI, HYPOTHESES, REFERENCE, need_shared, write_json
 
-from locomo_exp.benchmarks.longmemeval.job import is_longmemeval, run_longmemeval
+from locomo_exp.benchmarks.longmemeval.detect import is_longmemeval
+from locomo_exp.benchmarks.longmemeval.job import run_longmemeval
 from locomo_exp.benchmarks.longmemeval.tracking import run_metrics
 
 PLAIN = ("data=file", "tracking=none")
@@ -60,7 +61,7 @@ def test_plain_command_reproduces_the_published_figures(typed_config, tmp_path, 
     headline = result.summary["headline"]
     assert headline["source"] == "stored" and headline["judge_model"] == judge
     assert _printed(headline["figures"]) == figures
-    report = result.report_path.read_text()
+    report = (result.output_dir / "report.md").read_text()
     for value in figures.values():
         assert f"| {value} |" in report
     saved = json.loads((tmp_path / "out" / "summary.json").read_text())
@@ -146,7 +147,10 @@ def test_plain_command_prints_the_figures_and_logs_mlflow(tmp_path):
     assert round(run.data.metrics["lme_stored/task_avg"], 2) == 72.75
     assert round(run.data.metrics["lme_stored/abstention"], 2) == 70.00
     assert round(run.data.metrics["lme_stored/knowledge-update"], 2) == 79.49
-    assert run.data.params["benchmark"] == "longmemeval"
+    assert run.data.tags["benchmark"] == "longmemeval"  # a tag, as every pipeline benchmark's
+    assert run.data.params["data.file"] == GPT4O.name
+    assert not {"data.file", "locomo_exp.version", "scorer"} & set(run.data.tags)  # params
+    assert not set(run.data.params) & set(run.data.tags)  # no tag repeats a param
 
 
 def test_human_labels_are_compared_with_the_stored_verdicts(typed_config, tmp_path):
@@ -167,5 +171,5 @@ def test_human_labels_are_compared_with_the_stored_verdicts(typed_config, tmp_pa
     assert section["n"] == 500 and section["agreement"]["count"] == 490
     assert section["verdicts"] == "stored (gpt-4o-2024-08-06)"
     assert section["corrected_overall"]["accuracy"] is not None
-    assert "## Against human labels" in result.report_path.read_text()
+    assert "## Against human labels" in (result.output_dir / "report.md").read_text()
     assert round(run_metrics(result.summary)["lme_stored/labels_agreement"], 2) == 98.0

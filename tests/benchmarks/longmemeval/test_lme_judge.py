@@ -11,7 +11,8 @@ from lme_helpers import GPT4O, HYPOTHESES, REFERENCE, need_shared
 from test_lme_job import GPT4O_FIGURES, _printed
 
 from locomo_exp.benchmarks.longmemeval import facts as lme
-from locomo_exp.benchmarks.longmemeval.job import lme_judge_config, run_longmemeval
+from locomo_exp.benchmarks.longmemeval.job import run_longmemeval
+from locomo_exp.benchmarks.longmemeval.judged import lme_judge_config
 from locomo_exp.benchmarks.longmemeval.protocol import CRITERIA, LONGMEMEVAL, render_prompt
 from locomo_exp.judge.parsing import parse_judge_reply
 from locomo_exp.judge.protocols import get_protocol
@@ -121,13 +122,13 @@ def test_rejudged_hypotheses_replaying_the_stored_labels_give_the_published_figu
     assert card["judge"]["protocol"] == "longmemeval" and card["judge"]["max_tokens"] == 10
     assert {k: card["judge"].get(k) for k in where} == where
     assert f"- judge API: anthropic, custom endpoint `{where['endpoint']}`" in (
-        result.report_path.read_text()
+        (result.output_dir / "report.md").read_text()
     )
     agreement = result.summary["judge"]["agreement_with_stored"]
     if answers == GPT4O:  # the stored verdicts are kept beside this judge's, which agree
         assert _printed(result.summary["stored"]["figures"]) == GPT4O_FIGURES
         assert (agreement["n"], agreement["agreement"], agreement["kappa"]) == (500, 1.0, 1.0)
-        assert "agrees with the stored verdicts on 100.00% of 500" in result.report_path.read_text()
+        assert "agrees with the stored verdicts on 100.00% of 500" in (result.output_dir / "report.md").read_text()
     else:
         assert agreement is None and result.summary["stored"] is None
 
@@ -220,7 +221,7 @@ def test_audit_controls_with_a_truthful_judge(typed_config, tmp_path, fake_anthr
     assert audit["sensitivity"]["rate"] == 1.0 and audit["specificity"]["rate"] == 1.0
     overall = result.summary["headline"]["figures"]["overall"]["accuracy"]
     assert audit["corrected_overall"]["accuracy"] == pytest.approx(overall)
-    assert "## Judge audit" in result.report_path.read_text()
+    assert "## Judge audit" in (result.output_dir / "report.md").read_text()
     assert len(fake_anthropic.messages_requests()) == 500 + 90
 
 
@@ -250,4 +251,4 @@ def test_a_panel_judge_runs_the_same_protocol_and_is_compared_with_the_judge(
     assert member["agreement_with_judge"]["agreement"]["count"] == 362
     haiku = [r.body for r in fake_anthropic.messages_requests() if r.body["model"] == "claude-haiku-4-5"]
     assert len(haiku) == 500 and {(b["temperature"], b["max_tokens"]) for b in haiku} == {(0.0, 10)}
-    assert "## Judge panel" in result.report_path.read_text()
+    assert "## Judge panel" in (result.output_dir / "report.md").read_text()

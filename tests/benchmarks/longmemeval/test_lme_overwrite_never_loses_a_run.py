@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from lme_helpers import dataset_item, write_json, write_jsonl
 
-import locomo_exp.benchmarks.longmemeval.job as lme_job
+import locomo_exp.benchmarks.longmemeval.report as lme_report
 from locomo_exp.benchmarks.longmemeval.job import run_longmemeval
 from locomo_exp.report.run_swap import STAGE_DIR
 
@@ -66,7 +66,7 @@ def test_a_failure_mid_run_keeps_the_earlier_run_byte_for_byte(
         calls.append(args)
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(lme_job, "render_lme_report", full_disk)  # mid-run: after scores.jsonl
+    monkeypatch.setattr(lme_report, "render_lme_report", full_disk)  # mid-run: after scores.jsonl
     with caplog.at_level(logging.WARNING), pytest.raises(OSError, match="No space left"):
         run_longmemeval(_config(typed_config, answers, reference, "overwrite=true"), out, tmp_path)
     assert calls  # the new run got as far as writing its report
@@ -86,7 +86,7 @@ def test_an_interrupt_mid_run_keeps_the_earlier_run(
     def ctrl_c(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(lme_job, "render_lme_report", ctrl_c)
+    monkeypatch.setattr(lme_report, "render_lme_report", ctrl_c)
     with pytest.raises(KeyboardInterrupt):
         run_longmemeval(_config(typed_config, answers, reference, "overwrite=true"), out, tmp_path)
     assert _files(out) == before
@@ -101,7 +101,7 @@ def test_a_finished_new_run_replaces_the_earlier_one(
     result = run_longmemeval(_config(typed_config, answers, reference, "overwrite=true"), out,
                              tmp_path)
     assert result.summary["headline"]["figures"]["overall"]["accuracy"] == 0.0
-    assert result.report_path == out / "report.md" and result.report_path.is_file()
+    assert (result.output_dir / "report.md") == out / "report.md" and (result.output_dir / "report.md").is_file()
     assert all(path.parent == out and path.is_file() for path in result.files)
     assert _files(out)["summary.json"] != before["summary.json"]
     assert not (out / STAGE_DIR).exists()
@@ -118,3 +118,27 @@ def test_without_overwrite_a_finished_run_is_refused_and_kept(
     with pytest.raises(OutputDirInUse, match="already holds a run"):
         run_longmemeval(_config(typed_config, answers, reference), out, tmp_path)
     assert _files(out) == before
+
+
+def test_a_failed_judge_writes_nothing_and_keeps_the_earlier_run(
+    typed_config: Any, tmp_path: Path, old_run: tuple[Path, dict[str, bytes]],
+    fake_anthropic: Any,
+) -> None:
+    """Every reply a refusal with no text: no valid verdict, so the judge failed; since the port onto the pipeline (issue 26) nothing is written, not even a
+    summary saying so, and the earlier run stays byte for byte."""
+    from fake_server import Reply
+
+    out, before = old_run
+    answers, reference = _inputs(tmp_path, [False] * 6)
+    fake_anthropic.responder = lambda request: Reply(text=None, stop_reason="refusal")
+    cfg = _config(typed_config, answers, reference, "overwrite=true", "benchmark=longmemeval",
+                  "scorer=judge", f"judge.base_url={fake_anthropic.url}", "judge.progress=false",
+                  "judge.audit.n=0", "judge.max_error_rate=1.0")
+    with pytest.raises(ValueError) as failed:
+        run_longmemeval(cfg, out, tmp_path)
+    line = str(failed.value)
+    assert line.startswith("judge failed: no valid judge verdict: ") and "\n" not in line
+    assert f"nothing written (completed calls are cached; an earlier run in {out} stays" in line
+    prompts = [r.prompt for r in fake_anthropic.messages_requests()]
+    assert len(prompts) == 12 and len(set(prompts)) == 6  # each answer asked again once
+    assert _files(out) == before and not (out / STAGE_DIR).exists()

@@ -93,7 +93,7 @@ def test_the_audit_is_capped_by_its_share_of_the_answer_calls(
     assert audit["sizing"] == CAPPED
     assert f"judge audit: 3 controls x 1 run(s) = 3 extra judge calls (19% of the 16 calls for " \
         f"the answers); {CAPPED}" in caplog.messages  # LoCoMo's words (trust/plan.py)
-    assert f"Audit size: {CAPPED}." in result.report_path.read_text()
+    assert f"Audit size: {CAPPED}." in (result.output_dir / "report.md").read_text()
 
 
 def test_the_audit_cap_is_lifted_with_null_and_counted_in_a_dry_run(
@@ -123,7 +123,7 @@ def test_a_small_run_whose_cap_leaves_no_control_says_why(typed_config, tmp_path
         "(judge.audit.max_share; null for no cap): 0 control(s) per kind instead of "
         "judge.audit.n=50",
     }
-    assert "No control was judged: each control judged 1x" in result.report_path.read_text()
+    assert "No control was judged: each control judged 1x" in (result.output_dir / "report.md").read_text()
 
 
 RUN_REPLIES = {  # question -> the judge's reply to its first and second run
