@@ -103,6 +103,16 @@ class LongMemEvalPlugin(PipelinePlugin):
             console=compare_from_config(cfg, output_dir, start_dir), output_dir=output_dir
         )
 
+    def compare_and_track(self, cfg: ExperimentConfig, output_dir: Path, start_dir: Path
+                          ) -> PluginRun:
+        """:meth:`compare` alone: LongMemEval's comparison logs its own MLflow run
+        (:mod:`.compare_job`), so the pipeline's second run of the same comparison is not made.
+
+        Raises:
+            ValueError: as :meth:`compare`.
+        """
+        return self.compare(cfg, output_dir, start_dir)
+
     def sweep_problems(self, cfg: ExperimentConfig, start_dir: Path) -> list[str]:
         """A job's settings that would fail it: the pipeline's checks, then no dataset file."""
         from locomo_exp.benchmarks.longmemeval.job import NO_REFERENCE
