@@ -34,6 +34,7 @@ from locomo_exp.benchmarks.longmemeval.dry_run import (
     lme_spend_parts,
     with_trust_calls,
 )
+from locomo_exp.benchmarks.longmemeval.protocol import LONGMEMEVAL
 from locomo_exp.benchmarks.longmemeval.questions import lme_question_rows
 from locomo_exp.benchmarks.longmemeval.reference import read_lme_reference
 from locomo_exp.benchmarks.longmemeval.report import render_lme_report
@@ -151,15 +152,17 @@ def _write(
 
 
 def judge_records(matched: LmeMatched) -> list[QARecord]:
-    """The judge engine's records: the kind of each question is carried as its category code.
+    """The judge engine's records: each question's kind travels as its own string.
 
     Args:
         matched: answer rows matched to the dataset.
 
     Returns:
-        One :class:`~locomo_exp.results.QARecord` per answered question, ``category`` =
-        :data:`locomo_exp.benchmarks.longmemeval.facts.KIND_CODES` of its kind (``abstention`` for
-        ``_abs``).
+        One :class:`~locomo_exp.results.QARecord` per answered question: ``kind`` is its judge
+        kind (``abstention`` for ``_abs``, else its type), ``question_type`` its type; the
+        prompt is chosen by ``kind``. ``category`` is the engine id the ``longmemeval``
+        protocol gives that kind (:meth:`~locomo_exp.judge.protocols.kinds.KindProtocol.kind_id`,
+        what the judge cache keys hold), not a LoCoMo category.
     """
     return [
         QARecord(
@@ -167,7 +170,7 @@ def judge_records(matched: LmeMatched) -> list[QARecord]:
             question=item.question.question,
             ground_truth=item.question.gold_text,
             prediction=item.answer.hypothesis,
-            category=lme.KIND_CODES[item.question.kind],
+            category=LONGMEMEVAL.kind_id(item.question.kind),
             position=index,
             question_type=item.question.question_type,
             kind=item.question.kind,
@@ -177,22 +180,22 @@ def judge_records(matched: LmeMatched) -> list[QARecord]:
 
 
 def lme_judge_config(judge: JudgeConfig) -> JudgeConfig:
-    """The judge settings of a LongMemEval run: every kind code judged.
+    """The judge settings of a LongMemEval run: every kind judged.
 
     Raises:
         ValueError: when ``judge.protocol`` is not a protocol that judges LongMemEval's kinds
             (one line, naming the fix).
     """
     if judge.protocol == TEMPLATE_PROTOCOL:  # the user's copy, one text per kind (by_kind)
-        return replace(judge, categories=sorted(lme.KIND_OF_CODE))
+        return replace(judge, categories=sorted(LONGMEMEVAL.kind_ids))
     spec = get_protocol(judge.protocol)
-    if dict(getattr(spec, "kinds", {}) or {}) != lme.KIND_OF_CODE:
+    if spec.kind_ids != LONGMEMEVAL.kind_ids:
         raise ValueError(
             f"judge.protocol={judge.protocol} judges LoCoMo's categories; LongMemEval answers "
             "are judged with judge.protocol=longmemeval (benchmark=longmemeval sets it, with "
             "temperature 0 and max_tokens 10), or judge.protocol=template with by_kind texts"
         )
-    return replace(judge, categories=sorted(lme.KIND_OF_CODE))
+    return replace(judge, categories=sorted(LONGMEMEVAL.kind_ids))
 
 
 def judge_verdicts(result: JudgeRunResult, matched: LmeMatched) -> dict[str, float | None]:
@@ -255,7 +258,7 @@ def _run_panel(
     for preset in judge_cfg.panel:
         member_cfg = lme_member_config(judge_cfg, str(preset))
         result = run_judge(records, member_cfg, start_dir=start_dir,
-                           category_names=dict(lme.KIND_OF_CODE), spend=spend)
+                           category_names=LONGMEMEVAL.kind_ids, spend=spend)
         members.append(panel_member(str(preset), member_cfg.model, matched,
                                     judge_verdicts(result, matched), main, seed=seed))
     return members
@@ -282,12 +285,12 @@ def _run_judge(
     records = judge_records(matched)
     try:
         result = run_judge(records, judge_cfg, start_dir=start_dir,
-                           category_names=dict(lme.KIND_OF_CODE), spend=spend)
+                           category_names=LONGMEMEVAL.kind_ids, spend=spend)
         section = judge_section(result)
         controls, sizing = size_lme_audit(records, judge_cfg)  # judge.audit.max_share
 
         def judge(recs: list[QARecord], c: JudgeConfig) -> JudgeRunResult:
-            return run_judge(recs, c, start_dir=start_dir, category_names=dict(lme.KIND_OF_CODE),
+            return run_judge(recs, c, start_dir=start_dir, category_names=LONGMEMEVAL.kind_ids,
                              spend=None if cfg.judge.dry_run else spend)
 
         if result.dry_run_estimate is not None:  # the audit's and panel's calls counted too

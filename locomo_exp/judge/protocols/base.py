@@ -233,6 +233,15 @@ class ProtocolSpec:
         """The protocol's name (alias of :attr:`name`)."""
         return self.name
 
+    @property
+    def kind_ids(self) -> dict[int, str]:
+        """Engine id -> kind of a protocol judging its benchmark's own kinds; ``{}`` for LoCoMo's.
+
+        A per-kind protocol (:class:`~locomo_exp.judge.protocols.kinds.KindProtocol`) gives its
+        kinds; the protocols of LoCoMo's categories judge by category id and give none.
+        """
+        return {}
+
     def build_prompt(
         self,
         question: str,
