@@ -1,7 +1,8 @@
 """The judge prompts of judged BEAM runs, in this project's own words: one call per rubric item.
 
 Three protocols (:class:`~locomo_exp.judge.protocols.ProtocolSpec`), held by the plug-in
-and handed to the judge engine (they are not ``judge.protocol`` names):
+and handed to the judge engine (they are not ``judge.protocol`` names: ``by_name=False``; the
+plug-in hands :data:`NUGGET_ITEM` in so that a template's ``by_kind`` may name each ability):
 
 - :data:`NUGGET_ITEM` (``beam-nugget``): the judge sees the question, one rubric item and
   the answer, and replies ``{"score": 0 | 0.5 | 1, "reason": "..."}``; mem0's harness shows
@@ -160,6 +161,7 @@ def _item_protocol(name: str, show_question: bool) -> KindProtocol:
         reply_format='Reply {"score": <1, 0.5 or 0>, "reason": "..."}.',
         kinds=ABILITIES,
         render=render,
+        by_name=False,
     )
 
 
@@ -185,6 +187,7 @@ ALIGN = YES_NO.protocol(
     reply_format="Answer yes or no.",
     kinds=ABILITIES,
     render=_align_prompt,
+    by_name=False,
 )
 """The yes/no alignment of an answer line (the prediction) with a rubric item (the gold answer),
 for event ordering under beam-official; the question is not shown. Its kinds are every ability,

@@ -209,6 +209,9 @@ class ProtocolSpec:
         unparsed_score: score (0-100) of a reply nothing reads, or ``None`` (unscored).
         response_format: the reply format asked of the API (``text``, ``json_object``,
             ``json_schema``), or ``None``: the schema when structured output is on.
+        by_name: whether ``judge.protocol=<name>`` resolves it once a plug-in hands it in;
+            ``False`` for a plug-in's internal protocol (handed to the engine as a spec),
+            plugged in only so that a template's ``by_kind`` may name its kinds.
     """
 
     name: str
@@ -227,6 +230,7 @@ class ProtocolSpec:
     read_reply: Callable[[str], Reading] | None = None
     unparsed_score: float | None = None
     response_format: str | None = None
+    by_name: bool = True
 
     @property
     def protocol(self) -> str:

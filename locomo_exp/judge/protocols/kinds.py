@@ -1,11 +1,11 @@
 """Per-kind protocols: one prompt text per kind of question, chosen by the benchmark's own key.
 
-A benchmark plug-in whose judge asks a different question for each kind of question
-(LongMemEval's question types and abstention, LoCoMo-Plus's categories, BEAM's abilities) gives
-a :class:`KindProtocol`: its kinds, as the benchmark's own strings, in a fixed order, and one
-function that renders the prompt of a kind. The prompt of a record is chosen by the record's
-string kind (:attr:`~locomo_exp.results.QARecord.kind`, else its ``question_type``), never by a
-number; the verdict is read by the protocol's :class:`~.shape.VerdictShape`.
+A benchmark plug-in whose judge asks a different question for each kind of question (its
+question types, categories or abilities) gives a :class:`KindProtocol`: its kinds, as the
+benchmark's own strings, in a fixed order, and one function that renders the prompt of a kind.
+The prompt of a record is chosen by the record's string kind
+(:attr:`~locomo_exp.results.QARecord.kind`, else its ``question_type``), never by a number; the
+verdict is read by the protocol's :class:`~.shape.VerdictShape`.
 
 The judge engine groups, filters (``judge.categories``) and keys its cache by an integer, the
 record's ``category``. For a record of a per-kind protocol that integer is the kind's **engine

@@ -5,8 +5,7 @@ that does not depend on the prompt: the reply's verdict field and JSON schema, t
 verdict value, of an unfinished JSON object, of plain text and of a bare reply, the label scores
 and the Krippendorff level. A protocol is a shape plus its prompts
 (:meth:`VerdictShape.protocol`), so a reply format written once serves every protocol that asks
-for it: :data:`YES_NO` is the yes/no verdict of LongMemEval's judge and of BEAM's event-ordering
-alignment.
+for it: :data:`YES_NO` is the yes/no verdict that several plug-ins' judges ask for.
 """
 
 from __future__ import annotations
@@ -92,8 +91,8 @@ class VerdictShape:
 def read_yes_no(value: Any) -> Reading:
     """A ``verdict`` value by the substring rule: ``yes`` in it (lower-cased) is YES, else NO.
 
-    The rule is :func:`~locomo_exp.judge.protocols.base.contains_yes`, LongMemEval's own
-    (``src/evaluation/evaluate_qa.py``; docs/field_notes.md §11).
+    The rule is :func:`~locomo_exp.judge.protocols.base.contains_yes` (docs/field_notes.md §11
+    names the scorer that uses it).
 
     Returns:
         ``(Verdict(100.0, "YES") or Verdict(0.0, "NO"), "")``; ``(None, reason)`` for a value
