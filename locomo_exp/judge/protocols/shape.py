@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal, TypeVar
 
 from locomo_exp.judge.protocols.base import (
@@ -74,18 +74,7 @@ class VerdictShape:
         Returns:
             ``cls(**prompts, <this shape's fields>)``.
         """
-        return cls(
-            **prompts,
-            verdict_field=self.verdict_field,
-            output_schema=self.output_schema,
-            krippendorff_level=self.krippendorff_level,
-            read=self.read,
-            salvage_pattern=self.salvage_pattern,
-            plain_verdicts=self.plain_verdicts,
-            bare=self.bare,
-            label_scores=dict(self.label_scores),
-            read_reply=self.read_reply,
-        )
+        return cls(**prompts, **{f.name: getattr(self, f.name) for f in fields(self)})
 
 
 def read_yes_no(value: Any) -> Reading:
