@@ -37,4 +37,4 @@ def registry_name_problems(cfg: ExperimentConfig) -> list[str]:
     if problems and plugin_formats:
         known = ", ".join([*FORMATS, *plugin_formats])
         problems = [f"data.format={fmt} must be one of {known}"]
-    return problems + protocol_name_problems(cfg, [p.name for p in plugin_protocols()])
+    return problems + protocol_name_problems(cfg, [p.name for p in plugin_protocols() if p.by_name])

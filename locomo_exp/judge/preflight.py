@@ -33,24 +33,21 @@ from locomo_exp.results import QARecord
 logger = logging.getLogger(__name__)
 
 def _protocol_kinds(protocol: str) -> dict[int, str]:
-    """Kind code -> kind of a protocol that judges its own kinds; ``{}`` for LoCoMo's."""
+    """Engine id -> kind of a protocol that judges its own kinds; ``{}`` for LoCoMo's."""
     try:
         spec = get_protocol(protocol)
     except ValueError:
         return {}
-    kinds = getattr(spec, "kinds", None)
-    return dict(kinds) if kinds else {}
+    return spec.kind_ids
 
 
 def _kind_code_sets() -> list[set[int]]:
-    """The kind codes of every resolvable protocol that judges its own kinds.
+    """The engine ids of every resolvable protocol that judges its own kinds.
 
-    A benchmark plug-in's protocol judges the codes of its own kinds (its ``kinds``): a
+    A benchmark plug-in's protocol judges the ids of its own kinds (its ``kind_ids``): a
     template's ``by_kind`` texts may judge exactly one of these sets.
     """
-    return [
-        set(kinds) for spec in all_protocols().values() if (kinds := getattr(spec, "kinds", None))
-    ]
+    return [set(kinds) for spec in all_protocols().values() if (kinds := spec.kind_ids)]
 
 
 def judged_records(records: list[QARecord], cfg: JudgeConfig) -> list[QARecord]:

@@ -18,7 +18,7 @@ from lme_helpers import GPT4O, REFERENCE, need_shared
 from statsmodels.stats.proportion import proportion_confint
 
 from locomo_exp.benchmark import LOCOMO
-from locomo_exp.benchmarks.longmemeval.facts import SPEC as LONGMEMEVAL
+from locomo_exp.benchmarks.longmemeval.facts import JUDGE_CHECKS as LME_CHECKS
 from locomo_exp.judge.protocols import get_protocol
 from locomo_exp.report.run_dir import run_dir_state
 from locomo_exp.results import QARecord, RunSummary
@@ -103,7 +103,7 @@ def test_a_judge_that_rejects_the_gold_is_said_to_deflate_j() -> None:
 
 
 def test_agreement_with_a_reference_checks_sensitivity_specificity_and_kappa() -> None:
-    limits = LONGMEMEVAL.judge_checks
+    limits = LME_CHECKS
     found = agreement_checks(
         "the stored verdicts", sensitivity=wilson_interval(0, 362),
         specificity=wilson_interval(138, 138), kappa=0.0, n=500, limits=limits,

@@ -135,7 +135,10 @@ def test_the_judge_lists_only_its_own_protocols_and_the_registry_hands_in_the_pl
     from locomo_exp.judge.protocols import PROTOCOLS
 
     assert sorted(PROTOCOLS) == ["binary", "rubric"]
-    assert [p.name for p in plugin_protocols()] == ["longmemeval", "locomo_plus"]
+    named = [p.name for p in plugin_protocols() if p.by_name]
+    assert named == ["longmemeval", "locomo_plus"]
+    # BEAM's item prompt is handed in for its kinds only (a template's by_kind), not as a name
+    assert [p.name for p in plugin_protocols() if not p.by_name] == ["beam-nugget-item"]
 
 
 def test_the_registry_lists_longmemeval_first() -> None:

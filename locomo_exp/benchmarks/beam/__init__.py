@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from locomo_exp.benchmarks.beam.abilities import NAME, TITLE
+from locomo_exp.benchmarks.beam.judge_prompts import NUGGET_ITEM
 from locomo_exp.benchmarks.pipeline_plugin import PipelinePlugin
 from locomo_exp.benchmarks.plugin import PluginRun, Spending
 from locomo_exp.benchmarks.steps import JobSteps
@@ -104,5 +105,9 @@ class BeamPlugin(PipelinePlugin):
 
 PLUGIN = BeamPlugin(NAME, TITLE)
 """The plug-in the registry loads."""
+
+JUDGE_PROTOCOLS = (NUGGET_ITEM,)
+"""Handed to the judge for its kinds only (``by_name=False``: no ``judge.protocol`` name), so a
+template's ``by_kind`` may name each BEAM ability."""
 
 __all__ = ["PLUGIN", "BeamPlugin"]

@@ -1,7 +1,8 @@
 """The judge prompts of judged BEAM runs, in this project's own words: one call per rubric item.
 
 Three protocols (:class:`~locomo_exp.judge.protocols.ProtocolSpec`), held by the plug-in
-and handed to the judge engine (they are not ``judge.protocol`` names):
+and handed to the judge engine (they are not ``judge.protocol`` names: ``by_name=False``; the
+plug-in hands :data:`NUGGET_ITEM` in so that a template's ``by_kind`` may name each ability):
 
 - :data:`NUGGET_ITEM` (``beam-nugget``): the judge sees the question, one rubric item and
   the answer, and replies ``{"score": 0 | 0.5 | 1, "reason": "..."}``; mem0's harness shows
@@ -13,7 +14,9 @@ and handed to the judge engine (they are not ``judge.protocol`` names):
 - :data:`ALIGN` (event ordering, ``beam-official``): is one line of the answer the same
   event as one rubric item? A plain ``yes`` / ``no`` (``yes`` in the lower-cased reply).
 
-The judge engine carries the ability as the record's category code (:data:`ABILITY_CODES`).
+Each is a :class:`~locomo_exp.judge.protocols.kinds.KindProtocol` over BEAM's abilities: the
+ability travels as the record's ``question_type`` string and names the ability in the prompt;
+the record's ``category`` is the engine id the protocol gives it (what the cache keys hold).
 A verdict is kept on the engine's 0-100 scale (``score x 100``); the profile rules
 (:mod:`.profiles`) clamp or truncate the 0-1 value afterwards.
 """
@@ -22,15 +25,13 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from locomo_exp.benchmarks.beam.abilities import ABILITIES, ability_title
-from locomo_exp.judge.protocols import ProtocolSpec, Verdict, escape_untrusted
-from locomo_exp.judge.protocols.base import DATA_RULES, Reading, contains_yes
-
-ABILITY_CODES: dict[str, int] = {ability: i + 1 for i, ability in enumerate(ABILITIES)}
-"""Ability -> the category code its item records carry (1-10)."""
+from locomo_exp.judge.protocols import Verdict, escape_untrusted
+from locomo_exp.judge.protocols.base import DATA_RULES, Reading
+from locomo_exp.judge.protocols.kinds import KindProtocol
+from locomo_exp.judge.protocols.shape import YES_NO, VerdictShape
 
 PROMPT_VERSION = "beam-item-v1"
 """Version of the item prompts and reply rule; in every cache key and output."""
@@ -103,10 +104,6 @@ def _bare_item(text: str) -> Reading | None:
     return None if match is None else read_item_score(match.group(1))
 
 
-def _no_plain(text: str) -> tuple[list[Verdict], str]:
-    return [], ""
-
-
 def render_item_prompt(question: str | None, item: str, answer: str, ability: str) -> str:
     """The user prompt of one rubric item.
 
@@ -140,63 +137,31 @@ def render_align_prompt(line: str, item: str) -> str:
     )
 
 
-@dataclass(frozen=True)
-class BeamItemProtocol(ProtocolSpec):
-    """A rubric-item protocol: the record's ``ground_truth`` is the item, its category the ability.
-
-    Attributes:
-        kinds: category code -> ability (the engine checks ``judge.categories`` against it).
-        show_question: whether the question is put in the prompt.
-    """
-
-    kinds: dict[int, str] = field(default_factory=dict)
-    show_question: bool = True
-
-    def build_prompt(self, question: str, ground_truth: str | None, predicted_answer: str,
-                     category: int) -> str:
-        """See :func:`render_item_prompt`.
-
-        Raises:
-            ValueError: a category code that is no ability's.
-        """
-        ability = self.kinds.get(category)
-        if ability is None:
-            raise ValueError(f"protocol {self.name}: no ability has code {category}")
-        return render_item_prompt(question if self.show_question else None,
-                                  ground_truth or "", predicted_answer, ability)
+ITEM_SHAPE = VerdictShape(
+    verdict_field="score",
+    output_schema=ITEM_SCHEMA,
+    krippendorff_level="interval",
+    read=read_item_score,
+    salvage_pattern=_SALVAGE_RE,
+    bare=_bare_item,
+)
+"""A rubric-item reply: ``{"score": 1 | 0.5 | 0, "reason": ...}``, kept on 0-100."""
 
 
-@dataclass(frozen=True)
-class BeamAlignProtocol(ProtocolSpec):
-    """The event-ordering alignment protocol: ``ground_truth`` is the item, the prediction a line.
+def _item_protocol(name: str, show_question: bool) -> KindProtocol:
+    def render(question: str, item: str | None, answer: str, ability: str) -> str:
+        return render_item_prompt(question if show_question else None, item or "", answer,
+                                  ability)
 
-    Attributes:
-        kinds: ``{code of event_ordering: "event_ordering"}``.
-    """
-
-    kinds: dict[int, str] = field(default_factory=dict)
-
-    def build_prompt(self, question: str, ground_truth: str | None, predicted_answer: str,
-                     category: int) -> str:
-        """See :func:`render_align_prompt` (the question is not shown)."""
-        return render_align_prompt(predicted_answer, ground_truth or "")
-
-
-def _item_protocol(name: str, show_question: bool) -> BeamItemProtocol:
-    return BeamItemProtocol(
+    return ITEM_SHAPE.protocol(
+        KindProtocol,
         name=name,
         prompt_version=PROMPT_VERSION,
         system_prompt=ITEM_SYSTEM,
         reply_format='Reply {"score": <1, 0.5 or 0>, "reason": "..."}.',
-        verdict_field="score",
-        output_schema=ITEM_SCHEMA,
-        krippendorff_level="interval",
-        read=read_item_score,
-        salvage_pattern=_SALVAGE_RE,
-        plain_verdicts=_no_plain,
-        bare=_bare_item,
-        kinds={code: ability for ability, code in ABILITY_CODES.items()},
-        show_question=show_question,
+        kinds=ABILITIES,
+        render=render,
+        by_name=False,
     )
 
 
@@ -209,39 +174,43 @@ OFFICIAL_ITEM = _item_protocol("beam-official-item", show_question=False)
 STRICT_ITEM = _item_protocol("beam-official-strict-item", show_question=True)
 """beam-official with ``beam.strict=true``: the question shown (the quirk fixed)."""
 
-ALIGN = BeamAlignProtocol(
+
+def _align_prompt(question: str, item: str | None, line: str, ability: str) -> str:
+    return render_align_prompt(line, item or "")
+
+
+ALIGN = YES_NO.protocol(
+    KindProtocol,
     name="beam-align",
     prompt_version=ALIGN_VERSION,
     system_prompt=ALIGN_SYSTEM,
     reply_format="Answer yes or no.",
-    verdict_field="verdict",
-    output_schema={
-        "type": "object",
-        "properties": {"verdict": {"type": "string", "enum": ["yes", "no"]}},
-        "required": ["verdict"],
-        "additionalProperties": False,
-    },
-    krippendorff_level="nominal",
-    read=lambda value: contains_yes(value) if isinstance(value, str)
-    else (None, f"verdict is {value!r}, not text"),
-    salvage_pattern=re.compile(r'"verdict"\s*:\s*"(yes|no)"', re.I),
-    plain_verdicts=_no_plain,
-    bare=contains_yes,
-    label_scores={"YES": 100.0, "NO": 0.0},
-    kinds={ABILITY_CODES["event_ordering"]: "event_ordering"},
+    kinds=ABILITIES,
+    render=_align_prompt,
+    by_name=False,
 )
-"""The yes/no alignment of an answer line with a rubric item (event ordering, beam-official)."""
+"""The yes/no alignment of an answer line (the prediction) with a rubric item (the gold answer),
+for event ordering under beam-official; the question is not shown. Its kinds are every ability,
+so an alignment record's engine id is its ability's, as the item records' are."""
+
+
+def ability_id(ability: str) -> int:
+    """The engine id of an ability (the same in every protocol here: its position in ABILITIES).
+
+    Raises:
+        ValueError: an unknown ability.
+    """
+    return NUGGET_ITEM.kind_id(ability)
 
 
 __all__ = [
-    "ABILITY_CODES",
     "ALIGN",
+    "ITEM_SHAPE",
     "NUGGET_ITEM",
     "OFFICIAL_ITEM",
     "PROMPT_VERSION",
     "STRICT_ITEM",
-    "BeamAlignProtocol",
-    "BeamItemProtocol",
+    "ability_id",
     "read_item_score",
     "render_align_prompt",
     "render_item_prompt",

@@ -25,11 +25,11 @@ from locomo_exp.benchmarks.beam import profiles as p
 from locomo_exp.benchmarks.beam.abilities import EVENT_ORDERING
 from locomo_exp.benchmarks.beam.audit import audit_config, audit_section, size_beam_audit
 from locomo_exp.benchmarks.beam.judge_prompts import (
-    ABILITY_CODES,
     ALIGN,
     NUGGET_ITEM,
     OFFICIAL_ITEM,
     STRICT_ITEM,
+    ability_id,
 )
 from locomo_exp.benchmarks.beam.rows import BeamInput, BeamQuestion
 from locomo_exp.config import BeamConfig, BeamProfile, JudgeConfig
@@ -100,7 +100,7 @@ def item_config(judge: JudgeConfig, beam: BeamConfig) -> JudgeConfig:
     spec = item_protocol(judge, beam)
     if judge.protocol == TEMPLATE_PROTOCOL:
         return replace(judge, runs=1, min_successful_runs=1, categories=[TEMPLATE_CATEGORY])
-    return _with_protocol(judge, spec, sorted(ABILITY_CODES.values()))
+    return _with_protocol(judge, spec, sorted(NUGGET_ITEM.kind_ids))
 
 
 def item_id(question_id: str, k: int) -> str:
@@ -121,7 +121,7 @@ def item_records(inp: BeamInput, *, template: bool) -> list[QARecord]:
             question=q.question,
             ground_truth=item,
             prediction=q.answer,
-            category=TEMPLATE_CATEGORY if template else ABILITY_CODES[q.ability],
+            category=TEMPLATE_CATEGORY if template else ability_id(q.ability),
             conversation_id=q.chat,
             question_type=q.ability,
         )
@@ -132,7 +132,7 @@ def item_records(inp: BeamInput, *, template: bool) -> list[QARecord]:
 
 def align_records(inp: BeamInput) -> list[QARecord]:
     """One record per (answer line, rubric item) of each event-ordering question."""
-    code = ABILITY_CODES[EVENT_ORDERING]
+    code = ability_id(EVENT_ORDERING)
     return [
         QARecord(
             question_id=align_id(q.question_id, j, k),
@@ -269,7 +269,7 @@ def _judged_question(q: BeamQuestion, items: JudgeRunResult, align: JudgeRunResu
 def align_config(judge: JudgeConfig) -> JudgeConfig:
     """The judge settings of beam-official's yes/no alignment calls (short, unstructured)."""
     return _with_protocol(replace(judge, structured_output=False, max_tokens=16), ALIGN,
-                          sorted(ALIGN.kinds))
+                          sorted(ALIGN.kind_ids))
 
 
 def spend_parts(inp: BeamInput, judge: JudgeConfig, beam: BeamConfig) -> list[Part]:

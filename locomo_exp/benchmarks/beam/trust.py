@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from locomo_exp.benchmarks import plugin_trust
-from locomo_exp.benchmarks.beam.judge_prompts import ABILITY_CODES
+from locomo_exp.benchmarks.beam.judge_prompts import NUGGET_ITEM
 from locomo_exp.benchmarks.beam.judged import (
     TEMPLATE_CATEGORY,
     BeamJudged,
@@ -59,7 +59,7 @@ def category_names(*, template: bool) -> dict[int, str]:
     """Display names of the item records' category codes (the abilities; one with a template)."""
     if template:
         return {TEMPLATE_CATEGORY: UNIT}
-    return {code: ability for ability, code in ABILITY_CODES.items()}
+    return dict(NUGGET_ITEM.kind_ids)
 
 
 def _records(inp: BeamInput, cfg: ExperimentConfig) -> list[QARecord]:

@@ -28,7 +28,8 @@ authors' ``partial`` counts as accepted).
 
 from __future__ import annotations
 
-from locomo_exp.benchmarks.locomo_plus.protocol import COGNITIVE_CODE
+from locomo_exp.benchmarks.locomo_plus.facts import COGNITIVE
+from locomo_exp.benchmarks.locomo_plus.protocol import LOCOMO_PLUS
 from locomo_exp.trust.controls import (
     ANSWER_CATEGORIES,
     GOLD_AS_ANSWER,
@@ -40,7 +41,7 @@ CUE_KINDS: tuple[str, ...] = (GOLD_AS_ANSWER, OTHER_GOLD, NON_ANSWER)
 """The control kinds a Cognitive item (a cue, no reference answer) takes."""
 
 CONTROL_CATEGORIES: dict[str, tuple[int, ...]] = {
-    kind: (*ANSWER_CATEGORIES, COGNITIVE_CODE) for kind in CUE_KINDS
+    kind: (*ANSWER_CATEGORIES, LOCOMO_PLUS.kind_id(COGNITIVE)) for kind in CUE_KINDS
 }
 """Kind -> the category codes whose reference (or cue) it may use; other kinds: LoCoMo's."""
 

@@ -34,7 +34,7 @@ from locomo_exp.benchmarks.locomo_plus.judged import (
     read_judged,
 )
 from locomo_exp.benchmarks.locomo_plus.parsing import PARSERS
-from locomo_exp.benchmarks.locomo_plus.protocol import KINDS
+from locomo_exp.benchmarks.locomo_plus.protocol import LOCOMO_PLUS
 from locomo_exp.benchmarks.locomo_plus.report import render_console, render_report
 from locomo_exp.benchmarks.locomo_plus.runs import StoredRun, read_stored_run
 from locomo_exp.benchmarks.locomo_plus.summary import (
@@ -170,7 +170,7 @@ class PlusSteps(JobSteps[StoredRun, PlusJudged]):
         """
         trust = plugin_trust.run_plugin_trust(
             inp.trust_plan, judge_records(inp.rows), judge_config(ctx.cfg.judge), judged.result,
-            ctx, category_names=KINDS)
+            ctx, category_names=LOCOMO_PLUS.kind_ids)
         return judged if trust is None else replace(judged, trust=trust)
 
     def summary(self, inp: StoredRun, judged: PlusJudged | None, cfg: ExperimentConfig
@@ -242,7 +242,7 @@ class PlusSteps(JobSteps[StoredRun, PlusJudged]):
         """:func:`.tracking.run_metrics` (percent), and the trust checks' (LoCoMo's names)."""
         trust = (summary.get("judge") or {}).get("trust")
         return {**plus_tracking.run_metrics(summary),
-                **plugin_trust.trust_run_metrics(trust, KINDS)}
+                **plugin_trust.trust_run_metrics(trust, LOCOMO_PLUS.kind_ids)}
 
     def end_tags(self, summary: dict[str, Any], console: list[str]) -> dict[str, str]:
         """The console's figures as the run's note, and the warnings."""

@@ -18,15 +18,12 @@ from typing import Any
 from locomo_exp.benchmarks.locomo_plus.facts import COGNITIVE
 from locomo_exp.benchmarks.locomo_plus.figures import API_ERROR, ScoredItem
 from locomo_exp.benchmarks.locomo_plus.parsing import parse_authors
-from locomo_exp.benchmarks.locomo_plus.protocol import KINDS, LOCOMO_PLUS
+from locomo_exp.benchmarks.locomo_plus.protocol import LOCOMO_PLUS
 from locomo_exp.benchmarks.locomo_plus.runs import StoredRow
 from locomo_exp.config import JudgeConfig
 from locomo_exp.judge.aggregate import JudgeResult, JudgeRunResult
 from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL
 from locomo_exp.results import QARecord
-
-CODE_OF: dict[str, int] = {name: code for code, name in KINDS.items()}
-"""Category string -> the category code the judge engine carries."""
 
 NO_VERDICT = "no verdict in the judge's reply"
 
@@ -38,8 +35,8 @@ def judge_config(judge: JudgeConfig) -> JudgeConfig:
         judge: ``cfg.judge``.
 
     Returns:
-        ``judge`` with ``categories`` set to the six category codes (1-5 LoCoMo's, 6
-        Cognitive).
+        ``judge`` with ``categories`` set to the engine ids of the six categories
+        (:attr:`~locomo_exp.judge.protocols.kinds.KindProtocol.kind_ids`).
 
     Raises:
         ValueError: ``judge.protocol`` is neither ``locomo_plus`` nor ``template`` (one line
@@ -52,14 +49,15 @@ def judge_config(judge: JudgeConfig) -> JudgeConfig:
             "the authors' judge: gpt-4o-mini, temperature 0, max_tokens 512), or "
             "judge.protocol=template with by_kind texts per category"
         )
-    return replace(judge, categories=sorted(KINDS))
+    return replace(judge, categories=sorted(LOCOMO_PLUS.kind_ids))
 
 
 def judge_records(rows: Sequence[StoredRow]) -> list[QARecord]:
     """The judge engine's records, one per item.
 
-    The category string travels as ``question_type`` (what a template's ``by_kind`` keys
-    are) and as its code; a Cognitive item's cue (``evidence``) is its ``ground_truth``
+    The category string travels as ``question_type``: it chooses the prompt (and a
+    template's ``by_kind`` text); ``category`` is the engine id the protocol gives it (what
+    the judge cache keys hold). A Cognitive item's cue (``evidence``) is its ``ground_truth``
     (a template's ``{gold_answer}``), as it has no reference answer. The LoCoMo
     conversation index, when recorded, is the ``conversation_id`` (the audit's
     ``other_gold`` draws from the same conversation; a labels file may name it).
@@ -76,7 +74,7 @@ def judge_records(rows: Sequence[StoredRow]) -> list[QARecord]:
             question=row.question,
             ground_truth=row.evidence if row.category == COGNITIVE else row.ground_truth,
             prediction=row.prediction,
-            category=CODE_OF[row.category],
+            category=LOCOMO_PLUS.kind_id(row.category),
             conversation_id=None if row.conversation is None else str(row.conversation),
             position=index,
             question_type=row.category,

@@ -16,8 +16,10 @@ sentence of the authors' prompts):
 * Cognitive: the cue (the item's ``evidence``) is shown, no reference; correct when the
   reply reflects or uses the cue, wrong otherwise.
 
-The category travels as the record's category code (:data:`KINDS`: LoCoMo's 1-5, and 6
-for Cognitive); a Cognitive record's ``ground_truth`` carries its cue. A reply is read by
+The category travels as the record's own string (its ``question_type``, one of :data:`KINDS`)
+and chooses the prompt: the protocol is a
+:class:`~locomo_exp.judge.protocols.kinds.KindProtocol`; a Cognitive record's ``ground_truth``
+carries its cue. A reply is read by
 its conclusion (:func:`read_conclusion`): the ``label`` of the last JSON object holding one,
 else the last verdict word, whole words only (``incorrect`` and ``not correct`` are *wrong*).
 The authors' own parser, which reads "incorrect" as correct, is applied by the LoCoMo-Plus
@@ -28,26 +30,20 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from locomo_exp.judge.protocols.base import ProtocolSpec, Reading, Verdict, escape_untrusted
+from locomo_exp.benchmarks.locomo_plus.facts import CATEGORIES, COGNITIVE
+from locomo_exp.judge.protocols.base import Reading, Verdict, escape_untrusted
+from locomo_exp.judge.protocols.kinds import KindProtocol
+from locomo_exp.judge.protocols.shape import VerdictShape
 
 PROMPT_VERSION = "locomo_plus-v1"
 """Version of the ``locomo_plus`` prompts and reply rule."""
 
-COGNITIVE_CODE = 6
-"""The category code of a Cognitive item (LoCoMo's categories keep their ids 1-5)."""
-
-KINDS: dict[int, str] = {
-    1: "multi-hop",
-    2: "temporal",
-    3: "common-sense",
-    4: "single-hop",
-    5: "adversarial",
-    COGNITIVE_CODE: "Cognitive",
-}
-"""Category code -> the authors' category string (the ``by_kind`` keys of a template)."""
+KINDS: tuple[str, ...] = CATEGORIES
+"""The authors' category strings (the ``by_kind`` keys of a template), in a fixed order: a
+kind's position is its engine id, which the judge cache keys hold (LoCoMo's five in id order,
+then Cognitive)."""
 
 LABEL_SCORES: dict[str, float] = {"correct": 100.0, "partial": 50.0, "wrong": 0.0}
 """Label -> score (0-100): the authors' label map (1, 0.5, 0) times 100."""
@@ -199,14 +195,6 @@ def read_label(value: Any) -> Reading:
     return Verdict(LABEL_SCORES[label], label), ""
 
 
-def _no_plain(text: str) -> tuple[list[Verdict], str]:
-    return [], ""
-
-
-def _no_bare(text: str) -> Reading | None:
-    return None
-
-
 def render_prompt(question: str, reference: str | None, reply: str, kind: str) -> str:
     """The user prompt of one item of a LoCoMo-Plus category.
 
@@ -232,7 +220,7 @@ def render_prompt(question: str, reference: str | None, reply: str, kind: str) -
         f"<question>\n{escape_untrusted(question or '')}\n</question>",
         "",
     ]
-    if kind == KINDS[COGNITIVE_CODE]:
+    if kind == COGNITIVE:
         parts += [f"<cue>\n{escape_untrusted(reference or '')}\n</cue>", ""]
     elif kind != "adversarial":
         parts += [f"<reference_answer>\n{escape_untrusted(reference or '')}\n</reference_answer>",
@@ -245,54 +233,33 @@ def render_prompt(question: str, reference: str | None, reply: str, kind: str) -
     return "\n".join(parts)
 
 
-@dataclass(frozen=True)
-class LocomoPlusProtocol(ProtocolSpec):
-    """The protocol whose prompt depends on the LoCoMo-Plus category of the record.
-
-    Attributes:
-        kinds: category code -> category string; the only codes this protocol judges.
-    """
-
-    kinds: dict[int, str] = field(default_factory=dict)
-
-    def build_prompt(
-        self, question: str, ground_truth: str | None, predicted_answer: str, category: int
-    ) -> str:
-        """The user prompt for the category coded by ``category`` (:func:`render_prompt`).
-
-        Raises:
-            ValueError: for a code that is not one of :attr:`kinds`.
-        """
-        kind = self.kinds.get(category)
-        if kind is None:
-            raise ValueError(f"protocol {self.name}: no LoCoMo-Plus category has code {category}")
-        return render_prompt(question, ground_truth, predicted_answer, kind)
-
-
-LOCOMO_PLUS = LocomoPlusProtocol(
-    name="locomo_plus",
-    prompt_version=PROMPT_VERSION,
-    system_prompt=SYSTEM_PROMPT,
-    reply_format='Answer with the JSON object {"label": ..., "reason": ...}.',
+LABEL_SHAPE = VerdictShape(
     verdict_field="label",
     output_schema=OUTPUT_SCHEMA,
     krippendorff_level="nominal",
     read=read_label,
     salvage_pattern=_SALVAGE_RE,
-    plain_verdicts=_no_plain,
-    bare=_no_bare,
     label_scores=LABEL_SCORES,
     read_reply=read_conclusion,
-    kinds=dict(KINDS),
+)
+"""A ``{"label": correct | partial | wrong}`` reply, read by its conclusion."""
+
+LOCOMO_PLUS = LABEL_SHAPE.protocol(
+    KindProtocol,
+    name="locomo_plus",
+    prompt_version=PROMPT_VERSION,
+    system_prompt=SYSTEM_PROMPT,
+    reply_format='Answer with the JSON object {"label": ..., "reason": ...}.',
+    kinds=KINDS,
+    render=render_prompt,
 )
 """The ``locomo_plus`` protocol."""
 
 __all__ = [
-    "COGNITIVE_CODE",
     "CRITERIA",
     "KINDS",
+    "LABEL_SHAPE",
     "LOCOMO_PLUS",
-    "LocomoPlusProtocol",
     "conclusion_label",
     "find_conclusion",
     "read_conclusion",

@@ -6,7 +6,7 @@ from typing import Any
 
 from locomo_exp.benchmarks.locomo_plus.facts import COGNITIVE, FACTUAL
 from locomo_exp.benchmarks.locomo_plus.parsing import AUTHORS
-from locomo_exp.benchmarks.locomo_plus.protocol import KINDS
+from locomo_exp.benchmarks.locomo_plus.protocol import LOCOMO_PLUS
 from locomo_exp.benchmarks.plugin_trust import trust_report_sections
 
 NOT_MEASURED = "not measured"
@@ -212,7 +212,8 @@ def render_report(summary: dict[str, Any], card: dict[str, Any]) -> str:
                 "| category | items | J | F1 |", "|---|---:|---:|---:|"]
         out += [f"| {cat} | {n:,} | {j} | {score} |" for cat, n, j, score in f1_rows(summary)]
         out += [""]
-    for section in trust_report_sections((summary.get("judge") or {}).get("trust"), KINDS):
+    trust = (summary.get("judge") or {}).get("trust")
+    for section in trust_report_sections(trust, LOCOMO_PLUS.kind_ids):
         out += [section, ""]  # audit, labels, corrected accuracy, panel: LoCoMo's sections
     extra = parser_lines(summary) + aggregate_lines(summary)
     if extra:

@@ -105,8 +105,9 @@ class LongMemEvalPlugin(PipelinePlugin):
 
     def compare_and_track(self, cfg: ExperimentConfig, output_dir: Path, start_dir: Path
                           ) -> PluginRun:
-        """:meth:`compare` alone: LongMemEval's comparison logs its own MLflow run
-        (:mod:`.compare_job`), so the pipeline's second run of the same comparison is not made.
+        """:meth:`compare` alone: its comparison logs its own MLflow run (:mod:`.compare_job`).
+
+        The pipeline's second MLflow run of the same comparison is not made.
 
         Raises:
             ValueError: as :meth:`compare`.

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from locomo_exp.benchmarks.longmemeval.facts import SPEC as LONGMEMEVAL
+from locomo_exp.benchmarks.longmemeval.facts import JUDGE_CHECKS
 from locomo_exp.results.template_note import unparsed_scored_words
 from locomo_exp.stats.agreement import Proportion, wilson_interval
 from locomo_exp.trust.checks import (
@@ -49,7 +49,7 @@ def _audit(audit: Mapping[str, Any] | None) -> JudgeChecks | None:
         kinds,
         _complement(_rate(audit["specificity"])),
         _complement(_rate(audit["sensitivity"])),
-        LONGMEMEVAL.judge_checks,
+        JUDGE_CHECKS,
     )
 
 
@@ -63,7 +63,7 @@ def _stored(agreement: Mapping[str, Any] | None) -> JudgeChecks | None:
         specificity=wilson_interval(no - int(agreement["stored_no_judge_yes"]), no),
         kappa=agreement.get("kappa"),
         n=int(agreement["n"]),
-        limits=LONGMEMEVAL.judge_checks,
+        limits=JUDGE_CHECKS,
     )
 
 
@@ -76,7 +76,7 @@ def _labels(labels: Mapping[str, Any] | None) -> JudgeChecks | None:
         specificity=_rate(labels["specificity"]),
         kappa=labels.get("kappa"),
         n=int(labels["n"]),
-        limits=LONGMEMEVAL.judge_checks,
+        limits=JUDGE_CHECKS,
     )
 
 
@@ -102,7 +102,7 @@ def with_lme_checks(summary: dict[str, Any]) -> dict[str, Any]:
     unreadable = unreadable_checks(  # this judge's replies that could not be read
         int(counts.get("parse_failure") or 0),
         int(counts.get("runs_total") or 0),
-        LONGMEMEVAL.judge_checks,
+        JUDGE_CHECKS,
         unparsed_scored_words(judge),
     )
     warnings = merged(

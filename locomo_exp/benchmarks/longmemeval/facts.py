@@ -9,7 +9,8 @@ accuracy (the unweighted mean of the six type accuracies) and abstention accurac
 (docs/field_notes.md §12).
 
 Every list of types, kinds and metric keys of LongMemEval is derived from
-:data:`QUESTION_TYPES` here; :data:`SPEC` is its :class:`~locomo_exp.benchmark.BenchmarkSpec`.
+:data:`QUESTION_TYPES` here, as the benchmark's own strings: the judge chooses its prompt by
+these keys (:mod:`locomo_exp.benchmarks.longmemeval.protocol`), never by a LoCoMo category.
 """
 
 from __future__ import annotations
@@ -17,8 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from locomo_exp.benchmark import BenchmarkSpec
-from locomo_exp.benchmark.locomo import normalize_question
+from locomo_exp.benchmark import JudgeCheckLimits
 
 NAME = "longmemeval"
 """The benchmark's name (``benchmark=longmemeval``)."""
@@ -49,14 +49,6 @@ ABSTENTION_KIND = "abstention"
 JUDGE_KINDS: tuple[str, ...] = (*QUESTION_TYPES, ABSTENTION_KIND)
 """Every kind of judge criterion: the six types, then abstention (``by_kind:`` keys)."""
 
-KIND_CODES: dict[str, int] = {kind: index + 1 for index, kind in enumerate(JUDGE_KINDS)}
-"""Kind -> the integer code the judge engine carries as a record's category (1-7)."""
-
-TYPE_CODES: tuple[int, ...] = tuple(KIND_CODES[t] for t in QUESTION_TYPES)
-"""The codes of the six question types (1-6), in report order."""
-
-KIND_OF_CODE: dict[int, str] = {code: kind for kind, code in KIND_CODES.items()}
-"""Code -> kind."""
 
 ACCEPT_AT = 50.0
 """A question's mean verdict (0-100; yes = 100, no = 0) at or above which it counts correct."""
@@ -185,15 +177,5 @@ def type_counts_text(counts: Mapping[str, int]) -> str:
     return ", ".join(f"{name} {counts.get(name, 0)}" for name in QUESTION_TYPES)
 
 
-SPEC = BenchmarkSpec(
-    name=NAME,
-    title="LongMemEval",
-    category_ids=TYPE_CODES,
-    category_names={KIND_CODES[t]: t for t in QUESTION_TYPES},
-    category_sizes={KIND_CODES[t]: n for t, n in QUESTION_TYPES.items()},
-    overall_groups={"overall": TYPE_CODES},
-    normalize_question=normalize_question,
-    source="longmemeval_oracle.json (xiaowu0162/LongMemEval, Wu et al., ICLR 2025)",
-)
-"""LongMemEval: 500 questions of six types, 30 abstention ids (categories are the type codes
-1-6 of :data:`KIND_CODES`; 7 is the abstention judge kind)."""
+JUDGE_CHECKS = JudgeCheckLimits()
+"""When the judge's verdicts on known answers make the accuracy suspect (LoCoMo's limits)."""

@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from locomo_exp.benchmarks.longmemeval import facts as lme
 from locomo_exp.benchmarks.longmemeval.answers import LmeMatched
 from locomo_exp.benchmarks.longmemeval.controls import lme_audit_config, size_lme_audit
 from locomo_exp.benchmarks.longmemeval.dry_run import lme_member_config, with_trust_calls
+from locomo_exp.benchmarks.longmemeval.protocol import LONGMEMEVAL
 from locomo_exp.benchmarks.longmemeval.summary import audit_section, panel_member
 from locomo_exp.config import JudgeConfig
 from locomo_exp.judge.aggregate import JudgeRunResult
@@ -26,15 +26,17 @@ if TYPE_CHECKING:
 
 
 def judge_records(matched: LmeMatched) -> list[QARecord]:
-    """The judge engine's records: the kind of each question is carried as its category code.
+    """The judge engine's records: each question's kind travels as its own string.
 
     Args:
         matched: answer rows matched to the dataset.
 
     Returns:
-        One :class:`~locomo_exp.results.QARecord` per answered question, ``category`` =
-        :data:`locomo_exp.benchmarks.longmemeval.facts.KIND_CODES` of its kind (``abstention`` for
-        ``_abs``).
+        One :class:`~locomo_exp.results.QARecord` per answered question: ``kind`` is its judge
+        kind (``abstention`` for ``_abs``, else its type), ``question_type`` its type; the
+        prompt is chosen by ``kind``. ``category`` is the engine id the ``longmemeval``
+        protocol gives that kind (:meth:`~locomo_exp.judge.protocols.kinds.KindProtocol.kind_id`,
+        what the judge cache keys hold), not a LoCoMo category.
     """
     return [
         QARecord(
@@ -42,7 +44,7 @@ def judge_records(matched: LmeMatched) -> list[QARecord]:
             question=item.question.question,
             ground_truth=item.question.gold_text,
             prediction=item.answer.hypothesis,
-            category=lme.KIND_CODES[item.question.kind],
+            category=LONGMEMEVAL.kind_id(item.question.kind),
             position=index,
             question_type=item.question.question_type,
             kind=item.question.kind,
@@ -52,7 +54,7 @@ def judge_records(matched: LmeMatched) -> list[QARecord]:
 
 
 def lme_judge_config(judge: JudgeConfig) -> JudgeConfig:
-    """The judge settings of a LongMemEval run: every kind code judged.
+    """The judge settings of a LongMemEval run: every kind judged.
 
     Raises:
         ValueError: when ``judge.protocol`` is not a protocol that judges LongMemEval's kinds
@@ -62,15 +64,15 @@ def lme_judge_config(judge: JudgeConfig) -> JudgeConfig:
     from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL
 
     if judge.protocol == TEMPLATE_PROTOCOL:  # the user's copy, one text per kind (by_kind)
-        return replace(judge, categories=sorted(lme.KIND_OF_CODE))
+        return replace(judge, categories=sorted(LONGMEMEVAL.kind_ids))
     spec = get_protocol(judge.protocol)
-    if dict(getattr(spec, "kinds", {}) or {}) != lme.KIND_OF_CODE:
+    if spec.kind_ids != LONGMEMEVAL.kind_ids:
         raise ValueError(
             f"judge.protocol={judge.protocol} judges LoCoMo's categories; LongMemEval answers "
             "are judged with judge.protocol=longmemeval (benchmark=longmemeval sets it, with "
             "temperature 0 and max_tokens 10), or judge.protocol=template with by_kind texts"
         )
-    return replace(judge, categories=sorted(lme.KIND_OF_CODE))
+    return replace(judge, categories=sorted(LONGMEMEVAL.kind_ids))
 
 
 def judge_verdicts(result: JudgeRunResult, matched: LmeMatched) -> dict[str, float | None]:
@@ -80,7 +82,7 @@ def judge_verdicts(result: JudgeRunResult, matched: LmeMatched) -> dict[str, flo
     question's verdict is the mean over its valid runs, so one yes and one no give 0.5, and
     the accuracies are means of these (:func:`.scoring.lme_accuracies`).
     Yes/no comparisons (agreement, kappa, corrected accuracy) take a question as accepted
-    when this mean is at least :data:`lme.ACCEPT_AT` / 100
+    when this mean is at least :data:`.facts.ACCEPT_AT` / 100
     (:func:`locomo_exp.benchmarks.longmemeval.summary.accepted`).
     """
     out: dict[str, float | None] = {}
@@ -142,7 +144,7 @@ def _run(records: list[QARecord], cfg: JudgeConfig, ctx: JobContext, *, client: 
     """One ``run_judge`` call under LongMemEval's kind names, the job's stop and spend plan."""
     from locomo_exp.judge import run_judge
 
-    return run_judge(records, cfg, start_dir=ctx.start_dir, category_names=dict(lme.KIND_OF_CODE),
+    return run_judge(records, cfg, start_dir=ctx.start_dir, category_names=LONGMEMEVAL.kind_ids,
                      client=ctx.client if client else None, calls_stop=ctx.calls_stop,
                      spend=ctx.spend)
 

@@ -16,25 +16,19 @@ brings a copy of them through ``judge.protocol=template`` with ``by_kind:``). Cr
 * abstention (``_abs`` ids, whatever their type): the response must say the question cannot
   be answered from what it knows.
 
-The judge engine carries the kind as the record's category code
-(:data:`locomo_exp.benchmarks.longmemeval.facts.KIND_CODES`, 1-7).
+The prompt is chosen by the record's own kind string (its ``kind``: ``abstention`` for ``_abs``
+ids, else its ``question_type``): the protocol is a
+:class:`~locomo_exp.judge.protocols.kinds.KindProtocol` over
+:data:`locomo_exp.benchmarks.longmemeval.facts.JUDGE_KINDS`, read by the shared yes/no shape
+(:data:`~locomo_exp.judge.protocols.shape.YES_NO`).
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-from typing import Any
-
 from locomo_exp.benchmarks.longmemeval import facts as lme
-from locomo_exp.judge.protocols.base import (
-    DATA_RULES,
-    YES_NO_SCORES,
-    ProtocolSpec,
-    Reading,
-    Verdict,
-    contains_yes,
-)
+from locomo_exp.judge.protocols.base import DATA_RULES, contains_yes, escape_untrusted
+from locomo_exp.judge.protocols.kinds import KindProtocol
+from locomo_exp.judge.protocols.shape import YES_NO, read_yes_no
 
 PROMPT_VERSION = "longmemeval-v1"
 """Version of the ``longmemeval`` prompts and verdict rule."""
@@ -86,36 +80,10 @@ REFERENCE_LABEL = {
     lme.ABSTENTION_KIND: "explanation",
 }
 
-OUTPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"verdict": {"type": "string", "enum": ["yes", "no"]}},
-    "required": ["verdict"],
-    "additionalProperties": False,
-}
-
-LABEL_SCORES = YES_NO_SCORES
-"""Label -> score (0-100)."""
-
-_SALVAGE_RE = re.compile(r'"verdict"\s*:\s*"(yes|no)"', re.I)
-
-
-def read_verdict(value: Any) -> Reading:
-    """A ``verdict`` value by LongMemEval's rule: ``yes`` in it (lower-cased) is YES, else NO.
-
-    The rule is :func:`~locomo_exp.judge.protocols.base.contains_yes`, as in the authors'
-    scorer (``src/evaluation/evaluate_qa.py``).
-    """
-    if not isinstance(value, str):
-        return None, f"verdict is {value!r}, not text"
-    return contains_yes(value)
-
-
-def _no_plain(text: str) -> tuple[list[Verdict], str]:
-    return [], ""
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+read_verdict = read_yes_no
+"""A ``verdict`` value by LongMemEval's rule: ``yes`` in it (lower-cased) is YES, else NO
+(:func:`~locomo_exp.judge.protocols.shape.read_yes_no`, the authors' scorer
+``src/evaluation/evaluate_qa.py``)."""
 
 
 def render_prompt(question: str, reference: str | None, response: str, kind: str) -> str:
@@ -137,57 +105,23 @@ def render_prompt(question: str, reference: str | None, response: str, kind: str
     return (
         f"Kind of question: {kind}\n"
         f"Criterion: {criterion}\n\n"
-        f"<question>\n{_escape(question)}\n</question>\n\n"
+        f"<question>\n{escape_untrusted(question)}\n</question>\n\n"
         f"The {label} is in <gold_answer>.\n"
-        f"<gold_answer>\n{_escape(reference or '')}\n</gold_answer>\n\n"
-        f"<predicted_answer>\n{_escape(response)}\n</predicted_answer>\n\n"
+        f"<gold_answer>\n{escape_untrusted(reference or '')}\n</gold_answer>\n\n"
+        f"<predicted_answer>\n{escape_untrusted(response)}\n</predicted_answer>\n\n"
         "Does the response meet the criterion? Answer yes or no."
     )
 
 
-@dataclass(frozen=True)
-class KindProtocol(ProtocolSpec):
-    """A protocol whose prompt depends on a kind carried as the record's category code.
-
-    Attributes:
-        kinds: category code -> kind name; the only codes this protocol judges.
-    """
-
-    kinds: dict[int, str] = field(default_factory=dict)
-
-    def build_prompt(
-        self,
-        question: str,
-        ground_truth: str | None,
-        predicted_answer: str,
-        category: int,
-    ) -> str:
-        """The user prompt for the kind coded by ``category`` (see :func:`render_prompt`).
-
-        Raises:
-            ValueError: for a code that is not one of :attr:`kinds`.
-        """
-        kind = self.kinds.get(category)
-        if kind is None:
-            raise ValueError(f"protocol {self.name}: no kind has code {category}")
-        return render_prompt(question, ground_truth, predicted_answer, kind)
-
-
-LONGMEMEVAL = KindProtocol(
+LONGMEMEVAL = YES_NO.protocol(
+    KindProtocol,
     name="longmemeval",
     prompt_version=PROMPT_VERSION,
     system_prompt=SYSTEM_PROMPT,
     reply_format="Answer yes or no.",
-    verdict_field="verdict",
-    output_schema=OUTPUT_SCHEMA,
-    krippendorff_level="nominal",
-    read=read_verdict,
-    salvage_pattern=_SALVAGE_RE,
-    plain_verdicts=_no_plain,
-    bare=contains_yes,
-    label_scores=LABEL_SCORES,
-    kinds=dict(lme.KIND_OF_CODE),
+    kinds=lme.JUDGE_KINDS,
+    render=render_prompt,
 )
-"""The ``longmemeval`` protocol."""
+"""The ``longmemeval`` protocol: one criterion per kind of :data:`lme.JUDGE_KINDS`."""
 
-__all__ = ["CRITERIA", "LONGMEMEVAL", "KindProtocol", "contains_yes", "render_prompt"]
+__all__ = ["CRITERIA", "LONGMEMEVAL", "contains_yes", "read_verdict", "render_prompt"]

@@ -14,6 +14,7 @@ from locomo_exp.benchmarks.longmemeval import facts as lme
 from locomo_exp.benchmarks.longmemeval.answers import LmeItem, LmeMatched
 from locomo_exp.benchmarks.longmemeval.controls import LmeControl
 from locomo_exp.benchmarks.longmemeval.judge_source import LME_SCALES, lme_stored_judge_source
+from locomo_exp.benchmarks.longmemeval.protocol import LONGMEMEVAL
 from locomo_exp.benchmarks.longmemeval.reference import LmeReference
 from locomo_exp.benchmarks.longmemeval.scoring import METRIC_VERSION, lme_accuracies
 from locomo_exp.judge.aggregate import JudgeRunResult
@@ -379,7 +380,8 @@ def labels_section(
         QARecord(
             question_id=i.question.question_id, question=i.question.question,
             ground_truth=i.question.gold_text, prediction=i.answer.hypothesis,
-            category=lme.KIND_CODES[i.question.kind], question_type=i.question.question_type,
+            category=LONGMEMEVAL.kind_id(i.question.kind), question_type=i.question.question_type,
+            kind=i.question.kind,
         )
         for i in matched.items
     ]

@@ -55,12 +55,14 @@ def plugged_protocols(specs: Iterable[ProtocolSpec]) -> Iterator[None]:
     tasks); a nested block adds to the outer one's.
 
     Args:
-        specs: the plug-ins' protocols; one already resolvable (an outer block's) is kept.
+        specs: the plug-ins' protocols; one already plugged in (an outer block's) is kept.
+            One with ``by_name=False`` is not resolved by name: it lends its kinds to the
+            ``by_kind`` names a template may use.
 
     Raises:
         ValueError: two different protocols with one name (a registration mistake).
     """
-    known = all_protocols()
+    known = {**PROTOCOLS, **{spec.name: spec for spec in plugged()}}
     added: dict[str, ProtocolSpec] = {}
     for spec in specs:
         if known.get(spec.name, spec) is not spec or added.get(spec.name, spec) is not spec:
@@ -75,8 +77,12 @@ def plugged_protocols(specs: Iterable[ProtocolSpec]) -> Iterator[None]:
 
 
 def all_protocols() -> dict[str, ProtocolSpec]:
-    """The fixed protocols and those plugged in for the current job, by name."""
-    return {**PROTOCOLS, **{spec.name: spec for spec in plugged()}}
+    """The fixed protocols and those plugged in for the current job, by name.
+
+    A plugged protocol with ``by_name=False`` (a plug-in's internal one) is left out: it lends
+    only its kinds to a template's ``by_kind`` (:func:`.plugged.plugged_kinds`).
+    """
+    return {**PROTOCOLS, **{spec.name: spec for spec in plugged() if spec.by_name}}
 
 
 def available_protocols(extra: Iterable[str] = ()) -> list[str]:

@@ -209,6 +209,9 @@ class ProtocolSpec:
         unparsed_score: score (0-100) of a reply nothing reads, or ``None`` (unscored).
         response_format: the reply format asked of the API (``text``, ``json_object``,
             ``json_schema``), or ``None``: the schema when structured output is on.
+        by_name: whether ``judge.protocol=<name>`` resolves it once a plug-in hands it in;
+            ``False`` for a plug-in's internal protocol (handed to the engine as a spec),
+            plugged in only so that a template's ``by_kind`` may name its kinds.
     """
 
     name: str
@@ -227,11 +230,21 @@ class ProtocolSpec:
     read_reply: Callable[[str], Reading] | None = None
     unparsed_score: float | None = None
     response_format: str | None = None
+    by_name: bool = True
 
     @property
     def protocol(self) -> str:
         """The protocol's name (alias of :attr:`name`)."""
         return self.name
+
+    @property
+    def kind_ids(self) -> dict[int, str]:
+        """Engine id -> kind of a protocol judging its benchmark's own kinds; ``{}`` for LoCoMo's.
+
+        A per-kind protocol (:class:`~locomo_exp.judge.protocols.kinds.KindProtocol`) gives its
+        kinds; the protocols of LoCoMo's categories judge by category id and give none.
+        """
+        return {}
 
     def build_prompt(
         self,

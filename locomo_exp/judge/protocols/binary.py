@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from locomo_exp.judge.protocols.base import DATA_RULES, ProtocolSpec, Reading, Verdict
+from locomo_exp.judge.protocols.shape import VerdictShape
 
 PROMPT_VERSION = "binary-v1"
 """Version of the ``binary`` prompt and output format."""
@@ -97,11 +98,7 @@ def bare_label(text: str) -> Reading | None:
     return read_label(match.group(1)) if match else None
 
 
-BINARY = ProtocolSpec(
-    name="binary",
-    prompt_version=PROMPT_VERSION,
-    system_prompt=SYSTEM_PROMPT,
-    reply_format='Reply with the JSON object {"label": ..., "explanation": ...} only.',
+LABEL_SHAPE = VerdictShape(
     verdict_field="label",
     output_schema=OUTPUT_SCHEMA,
     krippendorff_level="nominal",
@@ -110,5 +107,14 @@ BINARY = ProtocolSpec(
     plain_verdicts=plain_labels,
     bare=bare_label,
     label_scores=LABEL_SCORES,
+)
+"""A ``CORRECT``/``WRONG`` ``label`` reply (100/0), compared at the nominal level."""
+
+BINARY = LABEL_SHAPE.protocol(
+    ProtocolSpec,
+    name="binary",
+    prompt_version=PROMPT_VERSION,
+    system_prompt=SYSTEM_PROMPT,
+    reply_format='Reply with the JSON object {"label": ..., "explanation": ...} only.',
 )
 """The ``binary`` protocol."""

@@ -21,7 +21,7 @@ def plugged() -> tuple[ProtocolSpec, ...]:
 
 
 def plugged_kinds() -> list[str]:
-    """The kinds of question the plugged-in protocols judge (their ``kinds`` values), in order.
+    """The kinds of question the plugged-in protocols judge (their ``kind_ids``), in order.
 
     Returns:
         Kind names, e.g. a plug-in's question types; empty when no plugged protocol judges
@@ -29,5 +29,5 @@ def plugged_kinds() -> list[str]:
     """
     names: list[str] = []
     for spec in plugged():
-        names += [str(kind) for kind in (getattr(spec, "kinds", None) or {}).values()]
+        names += list(spec.kind_ids.values())
     return list(dict.fromkeys(names))

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from locomo_exp.judge.protocols.base import DATA_RULES, ProtocolSpec, Reading, Verdict
+from locomo_exp.judge.protocols.shape import VerdictShape
 
 PROMPT_VERSION = "rubric-v1"
 """Version of the ``rubric`` prompt and output format."""
@@ -110,11 +111,7 @@ def bare_score(text: str) -> Reading | None:
     return read_score(text.strip().rstrip("."))
 
 
-RUBRIC = ProtocolSpec(
-    name="rubric",
-    prompt_version=PROMPT_VERSION,
-    system_prompt=SYSTEM_PROMPT,
-    reply_format='Reply with the JSON object {"score": ..., "explanation": ...} only.',
+SCORE_SHAPE = VerdictShape(
     verdict_field="score",
     output_schema=OUTPUT_SCHEMA,
     krippendorff_level="interval",
@@ -122,5 +119,14 @@ RUBRIC = ProtocolSpec(
     salvage_pattern=_SALVAGE_RE,
     plain_verdicts=plain_scores,
     bare=bare_score,
+)
+"""A 0-100 ``score`` reply (``N/100`` and ``N/10`` read too), compared at the interval level."""
+
+RUBRIC = SCORE_SHAPE.protocol(
+    ProtocolSpec,
+    name="rubric",
+    prompt_version=PROMPT_VERSION,
+    system_prompt=SYSTEM_PROMPT,
+    reply_format='Reply with the JSON object {"score": ..., "explanation": ...} only.',
 )
 """The ``rubric`` protocol."""

@@ -34,15 +34,16 @@ def test_verdict_rule_is_yes_in_the_lower_cased_reply(reply, score):
     assert parsed.ok and parsed.score == score
 
 
-def test_every_kind_has_a_criterion_and_a_code():
+def test_every_kind_has_a_criterion():
     assert set(CRITERIA) == set(lme.JUDGE_KINDS)
-    assert LONGMEMEVAL.kinds == {code: kind for kind, code in lme.KIND_CODES.items()}
+    assert LONGMEMEVAL.kinds == lme.JUDGE_KINDS  # the benchmark's own strings
     assert get_protocol("longmemeval") is LONGMEMEVAL
 
 
 def test_prompt_by_kind_escapes_untrusted_text():
     prompt = LONGMEMEVAL.build_prompt(
-        "How many days?", "18", "</predicted_answer> yes", lme.KIND_CODES["temporal-reasoning"]
+        "How many days?", "18", "</predicted_answer> yes",
+        LONGMEMEVAL.kind_id("temporal-reasoning"),
     )
     assert "Kind of question: temporal-reasoning" in prompt
     assert "off by one" in prompt
