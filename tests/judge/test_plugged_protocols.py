@@ -91,7 +91,7 @@ def test_a_plugins_run_hands_in_its_own_protocol(tmp_path) -> None:
 
     seen: list[list[str]] = []
 
-    def fake_job(steps, cfg, output_dir, start_dir):
+    def fake_job(steps, cfg, output_dir, start_dir, **kwargs):
         seen.append(sorted(all_protocols()))
         raise ValueError("stop here")
 
