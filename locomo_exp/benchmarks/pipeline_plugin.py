@@ -47,12 +47,22 @@ class PipelinePlugin(FilePlugin):
         return tuple(getattr(sys.modules[type(self).__module__], "JUDGE_PROTOCOLS", ()))
 
     def run(self, cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -> PluginRun:
-        """Run the job (:func:`run_job`), the benchmark's judge protocols handed in."""
-        from locomo_exp.judge.protocols import plugged_protocols
+        """Run the job (:func:`run_job`), the benchmark's judge protocols handed in.
 
-        with plugged_protocols(self.judge_protocols()):
-            result = run_job(self.steps(), cfg, output_dir, start_dir,
-                             extra_tags=_run_dir_tag(output_dir))
+        A judge whose batches are still processing (``judge.batch.wait=false``) is not a
+        failure: nothing is written yet (an earlier run stays as it was), the console says so
+        and how to collect (the same command), exit status 0.
+        """
+        from locomo_exp.judge.protocols import plugged_protocols
+        from locomo_exp.llm.errors import JudgeBatchPending
+
+        try:
+            with plugged_protocols(self.judge_protocols()):
+                result = run_job(self.steps(), cfg, output_dir, start_dir,
+                                 extra_tags=_run_dir_tag(output_dir))
+        except JudgeBatchPending as waiting:
+            return PluginRun(console=f"No outputs yet (no J yet): {output_dir}\n{waiting}",
+                             output_dir=Path(output_dir))
         return PluginRun(console="\n".join(result.console), output_dir=result.output_dir,
                          exit_status=result.exit_status)
 

@@ -62,21 +62,6 @@ class LongMemEvalPlugin(PipelinePlugin):
 
         return is_lme_file(path)
 
-    def run(self, cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -> PluginRun:
-        """Run the job (the pipeline's, :meth:`PipelinePlugin.run`).
-
-        A judge whose batches are still processing (``judge.batch.wait=false``) is not a
-        failure: nothing is written yet, the console says so and how to collect (the same
-        command), exit status 0.
-        """
-        from locomo_exp.llm.errors import JudgeBatchPending
-
-        try:
-            return super().run(cfg, output_dir, start_dir)
-        except JudgeBatchPending as waiting:
-            return PluginRun(console=f"No outputs yet (no J yet): {output_dir}\n{waiting}",
-                             output_dir=Path(output_dir))
-
     def steps(self) -> JobSteps[Any, Any]:
         """LongMemEval's pipeline hooks (:data:`locomo_exp.benchmarks.longmemeval.job.STEPS`)."""
         from locomo_exp.benchmarks.longmemeval.job import STEPS

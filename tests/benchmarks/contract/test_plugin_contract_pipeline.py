@@ -299,3 +299,25 @@ def test_a_finished_run_without_overwrite_is_refused_before_any_call(bench: Benc
     with pytest.raises(OutputDirInUse, match="already holds a run"):
         bench.run(judged=True)
     assert bench.server.requests == [] and _tree(bench.tmp / "out") == before
+
+
+def test_pending_batches_write_nothing_and_the_same_command_collects(
+        bench: Bench, capsys: pytest.CaptureFixture[str]) -> None:
+    from locomo_exp.cli.jobs import run_plugin_from_cli
+
+    planned = bench.planned()
+    bench.server.batch_processing_s = 3600.0  # still processing until end_batches()
+    cfg = bench.cfg("judge.mode=batch", "judge.batch.wait=false", judged=True)
+    out = bench.tmp / "pending"
+    run_plugin_from_cli(bench.plugin, cfg, out, bench.tmp)  # no SystemExit: exit status 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0] == f"No outputs yet (no J yet): {out}"
+    assert "batch" in printed[1].lower()
+    assert not (out / "summary.json").exists()  # nothing claims a run
+    submitted = bench.server.batch_requests_submitted()
+    assert 0 < submitted <= planned  # the answers' batch (trust calls follow the verdicts)
+    bench.server.end_batches()
+    done = run_job(bench.plugin.steps(), cfg, out, bench.tmp)  # the same command collects
+    paid = bench.server.batch_requests_submitted() + len(bench.server.messages_requests())
+    assert paid == planned  # every unit paid once: none submitted again
+    assert bench.case.judge_run(done.summary)["mode"] == "batch"
