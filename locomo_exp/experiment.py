@@ -74,10 +74,12 @@ def run_experiment(
 ) -> ExperimentResult:
     """Score one results file and write its outputs.
 
-    Steps: validate the judge settings (no call yet) -> read and validate the file ->
-    F1/BLEU-1 -> write outputs -> judge (if ``scorer`` is ``judge``/``both``) -> write
-    outputs again -> log to MLflow. Outputs with F1 are on disk before the judge starts,
-    and judge calls are cached, so a failing judge loses nothing already computed.
+    The pipeline's steps (:func:`locomo_exp.benchmarks.pipeline.run_job`, a recorded job):
+    every check that can refuse (settings, judge key, input files, the records, the trust
+    plan, ``judge.max_cost_usd``, a finished run) -> the MLflow run -> F1/BLEU-1 written ->
+    judge and trust (if ``scorer`` is ``judge``/``both``) -> outputs written again -> logged
+    to MLflow. Outputs with F1 are on disk before the judge starts, and judge calls are
+    cached, so a failing judge loses nothing already computed.
 
     Args:
         cfg: the typed config.
