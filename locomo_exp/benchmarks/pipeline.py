@@ -5,8 +5,10 @@ named steps, each a short function:
 
 1. :func:`preflight`: every check that can refuse, before anything is written, deleted or
    paid: settings, tracking URI, judge settings and key, a writable directory, the input
-   read and validated, the judge's checks on the records, ``judge.max_cost_usd`` over the
-   whole job, a directory holding a finished run without ``overwrite=true``.
+   files (several when pooled, side files such as an errata file) read and validated, the
+   judge's checks on the records, the trust plan (audit, labels, panel),
+   ``judge.max_cost_usd`` over the whole job, a directory holding a finished run without
+   ``overwrite=true``.
 2. :func:`judge_step`: the benchmark's judge hook (realtime, batch, dry run: the judge
    engine's; every call through the judge cache, so a re-run or a resumed run pays no call
    twice), then its trust hook.
@@ -14,6 +16,10 @@ named steps, each a short function:
 4. :func:`write_and_track`: the files written into the run directory, or beside an earlier
    run and swapped in only when every file is written (``overwrite=true``:
    :func:`locomo_exp.report.run_swap.replacing_run`); the MLflow run; the console.
+
+A recorded job (``JobSteps.records_first``: LoCoMo's) runs steps 2-4 as
+:func:`locomo_exp.benchmarks.pipeline_recorded.run_recorded` instead: its MLflow run from
+the start, F1 written before the judge is paid, a failed judge or a pending batch recorded.
 
 The plug-in side (its job, sweep job, checks, comparison) is
 :class:`locomo_exp.benchmarks.pipeline_plugin.PipelinePlugin`.
