@@ -230,11 +230,11 @@ class LocomoSteps(JobSteps[LocomoInput, LocomoJudged]):
     def write(self, inp: LocomoInput, judged: LocomoJudged | None, ctx: JobContext,
               write_dir: Path) -> Written:
         """The outputs with the judge's result (else the record written), and questions.html."""
-        from locomo_exp.trust.checks import warning_status
-
         cfg = ctx.cfg
         written = inp.record
         if judged is not None:
+            from locomo_exp.trust.checks import warning_status
+
             inp.status["judge"] = warning_status(  # "warning: J inflated (...)" when checked
                 judged.result.finished_status(cfg.judge.max_error_rate), judged.trust.warnings)
             gate = judged.trust.audit.gate if judged.trust.audit is not None else None

@@ -72,11 +72,11 @@ def judge_failure(judged: LocomoJudged | None, written: Written, ctx: JobContext
     ``failed``), with the outcome counts in words; ``JudgeAuditFailed`` when the audit's
     gate failed the run (``status.judge_audit``).
     """
+    if judged is None:  # an F1-only job imports no judge module
+        return None
     from locomo_exp.benchmarks.locomo.types import JudgeErrorRateExceeded
     from locomo_exp.judge.spend import note_paid
 
-    if judged is None:
-        return None
     status = written.summary.get("status") or {}
     failed: Exception
     if status["judge"].startswith("failed"):  # no verdict
