@@ -5,7 +5,8 @@ exposing a :class:`~locomo_exp.benchmarks.plugin.BenchmarkPlugin` and one line i
 :mod:`~locomo_exp.benchmarks.registry`. The command line asks :func:`plugin_for` which
 registered benchmark claims the job's input (an explicit ``data.format`` first, then each
 plug-in's detection, in registry order); a job no plug-in claims is a LoCoMo job
-(``locomo_exp.experiment``). See docs/development.md, "Adding a benchmark".
+(``locomo_exp.experiment``: the pipeline with :mod:`~locomo_exp.benchmarks.locomo`'s
+hooks). See docs/development.md, "Adding a benchmark".
 """
 
 from __future__ import annotations

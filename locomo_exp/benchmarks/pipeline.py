@@ -5,8 +5,10 @@ named steps, each a short function:
 
 1. :func:`preflight`: every check that can refuse, before anything is written, deleted or
    paid: settings, tracking URI, judge settings and key, a writable directory, the input
-   read and validated, the judge's checks on the records, ``judge.max_cost_usd`` over the
-   whole job, a directory holding a finished run without ``overwrite=true``.
+   files (several when pooled, side files such as an errata file) read and validated, the
+   judge's checks on the records, the trust plan (audit, labels, panel),
+   ``judge.max_cost_usd`` over the whole job, a directory holding a finished run without
+   ``overwrite=true``.
 2. :func:`judge_step`: the benchmark's judge hook (realtime, batch, dry run: the judge
    engine's; every call through the judge cache, so a re-run or a resumed run pays no call
    twice), then its trust hook.
@@ -14,6 +16,10 @@ named steps, each a short function:
 4. :func:`write_and_track`: the files written into the run directory, or beside an earlier
    run and swapped in only when every file is written (``overwrite=true``:
    :func:`locomo_exp.report.run_swap.replacing_run`); the MLflow run; the console.
+
+A recorded job (``JobSteps.records_first``: LoCoMo's) runs steps 2-4 as
+:func:`locomo_exp.benchmarks.pipeline_recorded.run_recorded` instead: its MLflow run from
+the start, F1 written before the judge is paid, a failed judge or a pending batch recorded.
 
 The plug-in side (its job, sweep job, checks, comparison) is
 :class:`locomo_exp.benchmarks.pipeline_plugin.PipelinePlugin`.
@@ -23,12 +29,19 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic
+from typing import TYPE_CHECKING, Any
 
-from locomo_exp.benchmarks.file_plugin import plugin_mlflow_run, single_data_file
-from locomo_exp.benchmarks.steps import InputT, JobContext, JobResult, JobSteps, JudgedT
+from locomo_exp.benchmarks.file_plugin import plugin_mlflow_run
+from locomo_exp.benchmarks.steps import (
+    InputT,
+    JobContext,
+    JobPlan,
+    JobResult,
+    JobSteps,
+    JudgedT,
+)
 
 if TYPE_CHECKING:
     from locomo_exp.config import ExperimentConfig, JudgeConfig
@@ -37,23 +50,6 @@ if TYPE_CHECKING:
     from locomo_exp.llm.stop import CallsStop
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class JobPlan(Generic[InputT]):
-    """What :func:`preflight` found: the job can run, nothing written or paid yet.
-
-    Attributes:
-        ctx: where and how the job runs (the spend plan included).
-        inp: the read and validated input.
-        judge: the judge settings, or ``None`` (no judge call).
-        replacing: whether an earlier finished run is replaced (``overwrite=true``).
-    """
-
-    ctx: JobContext
-    inp: InputT
-    judge: JudgeConfig | None
-    replacing: bool
 
 
 def _check_tracking(cfg: ExperimentConfig, start_dir: Path) -> None:
@@ -67,36 +63,30 @@ def _check_tracking(cfg: ExperimentConfig, start_dir: Path) -> None:
         )
 
 
-def _input_file(steps: JobSteps[Any, Any], cfg: ExperimentConfig, start_dir: Path) -> Path:
-    """The job's one ``data.path`` file, checked to be a readable regular file."""
-    from locomo_exp.data.input_file import check_regular_file
-
-    path = single_data_file(cfg, start_dir)
-    if path is None:
-        raise ValueError(f"a {steps.title} run scores one {steps.noun}: give one data.path")
-    check_regular_file(path)
-    return path
-
-
 def _judge_checks(steps: JobSteps[InputT, Any], judge: JudgeConfig, inp: InputT,
-                  cfg: ExperimentConfig, path: Path, start_dir: Path) -> JobSpend | None:
-    """The judge's checks on the records, then ``judge.max_cost_usd`` over the whole job.
+                  cfg: ExperimentConfig, path: Path, start_dir: Path
+                  ) -> tuple[InputT, JobSpend | None]:
+    """The judge's checks on the records, the trust plan, ``judge.max_cost_usd`` over the job.
 
     Returns:
-        The job's spend plan, or ``None`` (no cap, or a dry run).
+        The input with its trust plan (:meth:`JobSteps.plan_trust`), and the job's spend
+        plan, or ``None`` (no cap, or a dry run).
 
     Raises:
-        JudgeError: a record the protocol cannot judge, a prompt over the limit, or the
-            whole job's estimate above the cap (no call made).
+        JudgeError: a record the protocol cannot judge, a prompt over the limit, a trust
+            setting that cannot be used, or the whole job's estimate above the cap (no
+            call made).
     """
     from locomo_exp.judge import preflight_judge
     from locomo_exp.judge.spend import plan_job_spend
 
-    preflight_judge(judge, steps.judge_records(inp, judge), start_dir=start_dir,
-                    source=str(path))
+    source = steps.source(inp, path)
+    preflight_judge(judge, steps.judge_records(inp, judge), start_dir=start_dir, source=source)
+    inp = steps.plan_trust(inp, judge, start_dir, source)
     if judge.max_cost_usd is None or judge.dry_run:
-        return None
-    return plan_job_spend(steps.spend_parts(inp, judge, cfg), judge.max_cost_usd, start_dir)
+        return inp, None
+    return inp, plan_job_spend(steps.spend_parts(inp, judge, cfg), judge.max_cost_usd,
+                               start_dir)
 
 
 def preflight(
@@ -135,14 +125,17 @@ def preflight(
 
         preflight_judge(judge, [], start_dir=start_dir)
     check_writable(output_dir)
-    path = _input_file(steps, cfg, start_dir)
+    paths = steps.input_paths(cfg, start_dir)  # several when data.runs or a glob pools them
+    path = paths[0]
     inp = steps.read(cfg, path, start_dir, judging=judge is not None)
-    spend = None if judge is None else _judge_checks(steps, judge, inp, cfg, path, start_dir)
+    spend = None
+    if judge is not None:
+        inp, spend = _judge_checks(steps, judge, inp, cfg, path, start_dir)
     recover_cut_swap(output_dir)  # a swap of runs cut by a killed job: finished or undone
     state = check_output_dir(output_dir, cfg.overwrite)  # a finished run needs overwrite=true
     replacing = cfg.overwrite and state != "empty"
     ctx = JobContext(cfg=cfg, output_dir=output_dir, start_dir=start_dir, data_path=path,
-                     client=client, calls_stop=calls_stop, spend=spend)
+                     client=client, calls_stop=calls_stop, spend=spend, data_paths=tuple(paths))
     return JobPlan(ctx=ctx, inp=inp, judge=judge, replacing=replacing)
 
 
@@ -259,8 +252,14 @@ def run_job(
     start_dir: Path | None = None, *, client: JudgeClient | None = None,
     calls_stop: CallsStop | None = None, run_name: str | None = None,
     parent_run_id: str | None = None, extra_tags: dict[str, str] | None = None,
+    swept_keys: Sequence[str] = (), long_lived: bool = False,
 ) -> JobResult:
     """Run one benchmark job through the pipeline's steps.
+
+    A benchmark whose steps set :attr:`~.steps.JobSteps.records_first` (LoCoMo) runs
+    the recorded steps instead of :func:`judge_step` -> summary -> :func:`write_and_track`:
+    its MLflow run starts with the job, a record is written before the judge is paid, and a
+    pending batch or a failed judge is recorded (:func:`.pipeline_recorded.run_recorded`).
 
     Args:
         steps: the benchmark's hooks.
@@ -273,6 +272,10 @@ def run_job(
             ``<file stem> · <benchmark>``); a sweep job's name.
         parent_run_id: nest the MLflow run under this one (a sweep's parent run).
         extra_tags: more MLflow tags (a sweep job's number and swept values).
+        swept_keys: the keys a sweep varies, logged as params by a recorded job
+            (:meth:`~.steps.JobSteps.start_params`).
+        long_lived: the process runs this one job (``python -m locomo_exp``): a recorded
+            job freezes the heap (``gc.freeze``) when the judge's calls start.
 
     Returns:
         :class:`~locomo_exp.benchmarks.steps.JobResult`.
@@ -282,10 +285,18 @@ def run_job(
             written, deleted or paid).
         JudgeInterrupted, CallsStopped, JudgeBatchPending, JudgeError: from the judge
             (:func:`judge_step`); an earlier run is untouched, completed calls cached.
+            A recorded job raises ``JudgeBatchPending`` after its record is written and
+            its MLflow run tagged ``judge.batch_status=pending``, and
+            :meth:`~.steps.JobSteps.failure`'s error once its outputs are logged.
     """
     start_dir = (start_dir or Path.cwd()).resolve()
     plan = preflight(steps, cfg, Path(output_dir).resolve(), start_dir, client=client,
                      calls_stop=calls_stop)
+    if steps.records_first:
+        from locomo_exp.benchmarks.pipeline_recorded import RunNaming, run_recorded
+
+        return run_recorded(steps, plan, RunNaming(run_name, parent_run_id, extra_tags,
+                                                   tuple(swept_keys)), long_lived=long_lived)
     judged = judge_step(steps, plan)
     summary = steps.summary(plan.inp, judged, cfg)  # the run log, built once
     return write_and_track(steps, plan, judged, summary, run_name=run_name,

@@ -10,6 +10,7 @@ the MLflow run. See docs/development.md, "Adding a benchmark".
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -40,6 +41,10 @@ class JobContext:
         client: a judge client to use instead of the provider's SDK (tests), or ``None``.
         calls_stop: set by another thread to stop paying (completed calls stay cached).
         spend: the job's ``judge.max_cost_usd`` plan over all its parts, or ``None``.
+        data_paths: every input file (several when ``data.runs`` or a glob pools them;
+            ``data_path`` is the first).
+        on_calls_start: called once right before the judge's first call (a recorded job's
+            deferred MLflow run starts then, :mod:`.pipeline_recorded`), or ``None``.
     """
 
     cfg: ExperimentConfig
@@ -49,6 +54,8 @@ class JobContext:
     client: JudgeClient | None = None
     calls_stop: CallsStop | None = None
     spend: JobSpend | None = None
+    data_paths: tuple[Path, ...] = ()
+    on_calls_start: Callable[[], object] | None = None
 
 
 @dataclass
@@ -65,6 +72,9 @@ class JobResult:
         tracking_uri: the MLflow store, or ``None``.
         exit_status: 1 when a gate the user set failed after the outputs were written
             (the last console line says which, ``error: ...``); else 0.
+        experiment_id: the MLflow experiment id, or ``None`` (set by a recorded job).
+        typed_summary: the benchmark's own typed summary when it has one (LoCoMo's
+            ``RunSummary``), else ``None``.
     """
 
     output_dir: Path
@@ -75,6 +85,44 @@ class JobResult:
     run_id: str | None = None
     tracking_uri: str | None = None
     exit_status: int = 0
+    experiment_id: str | None = None
+    typed_summary: Any = None
+
+
+@dataclass
+class Written:
+    """What a recorded job's :meth:`JobSteps.write` wrote (:mod:`.pipeline_recorded`).
+
+    Attributes:
+        summary: the content of ``summary.json``.
+        files: the paths written (in ``write_dir``).
+        rows: the ``scores.jsonl`` rows.
+        questions: the question rows (``questions.html``, MLflow traces).
+        typed_summary: the benchmark's typed summary, or ``None``.
+    """
+
+    summary: dict[str, Any]
+    files: list[Path]
+    rows: list[dict[str, Any]]
+    questions: list[QuestionRow] = field(default_factory=list)
+    typed_summary: Any = None
+
+
+@dataclass(frozen=True)
+class JobPlan(Generic[InputT]):
+    """What :func:`preflight` found: the job can run, nothing written or paid yet.
+
+    Attributes:
+        ctx: where and how the job runs (the spend plan included).
+        inp: the read and validated input.
+        judge: the judge settings, or ``None`` (no judge call).
+        replacing: whether an earlier finished run is replaced (``overwrite=true``).
+    """
+
+    ctx: JobContext
+    inp: InputT
+    judge: JudgeConfig | None
+    replacing: bool
 
 
 class JobSteps(Generic[InputT, JudgedT]):
@@ -94,12 +142,55 @@ class JobSteps(Generic[InputT, JudgedT]):
     round_money = False
     """Whether ``summary.json`` and ``card.json`` are saved with costs rounded as money."""
 
+    records_first = False
+    """A recorded job (:mod:`.pipeline_recorded`): its MLflow run starts with the job (set
+    up on a thread while a judge's calls wait), a record of what is computed is written
+    before the judge is paid (:meth:`before_judge`), a judge that fails or leaves a batch
+    pending is recorded (:meth:`judge_failed`), and :meth:`write` and :meth:`track` replace
+    :func:`.pipeline.write_files` and the plug-in MLflow logging. LoCoMo's job is one."""
+
     def __init__(self, name: str, title: str, noun: str) -> None:
         self.name, self.title, self.noun = name, title, noun
 
     # -- preflight -----------------------------------------------------------------------
     def check_settings(self, cfg: ExperimentConfig) -> None:
         """Refuse settings this benchmark cannot honour (one line). Default: none."""
+
+    def input_paths(self, cfg: ExperimentConfig, start_dir: Path) -> list[Path]:
+        """The job's input files, each checked to be a readable regular file (never opened).
+
+        Default: the one ``data.path`` file. A benchmark that pools several files
+        (``data.runs``, a glob) or reads a side file (an errata file) checks them here.
+
+        Raises:
+            ValueError: no file, or more than one (one line); ``DataValidationError`` for
+                a missing or unreadable file.
+        """
+        from locomo_exp.benchmarks.file_plugin import single_data_file
+        from locomo_exp.data.input_file import check_regular_file
+
+        path = single_data_file(cfg, start_dir)
+        if path is None:
+            raise ValueError(f"a {self.title} run scores one {self.noun}: give one data.path")
+        check_regular_file(path)
+        return [path]
+
+    def source(self, inp: InputT, path: Path) -> str:
+        """The input as a refusal line names it. Default: the file's path."""
+        return str(path)
+
+    def plan_trust(self, inp: InputT, judge: JudgeConfig, start_dir: Path, source: str
+                   ) -> InputT:
+        """Plan the judge's trust checks (controls, labels, panel) before any write or call.
+
+        Called after the judge's checks on the records and before :meth:`spend_parts`;
+        returns the input with the plan. Default: nothing to plan (the input as it is).
+
+        Raises:
+            ValueError, JudgeError: a control file, label file or panel setting that
+                cannot be used (one line).
+        """
+        return inp
 
     def judge_config(self, cfg: ExperimentConfig) -> JudgeConfig | None:
         """The judge settings of a judged job, or ``None`` when no judge call is made.
@@ -221,6 +312,86 @@ class JobSteps(Generic[InputT, JudgedT]):
         """
         raise NotImplementedError
 
+    # -- a recorded job (records_first) ------------------------------------------------------
+    def start_tags(self, ctx: JobContext) -> dict[str, str]:
+        """A recorded job's MLflow tags when its run starts. Default: ``benchmark``."""
+        return {"benchmark": self.name}
+
+    def start_params(self, ctx: JobContext, swept_keys: Sequence[str]) -> dict[str, str]:
+        """A recorded job's MLflow params when its run starts (a sweep's keys included).
+
+        Default: none.
+        """
+        return {}
+
+    def run_name(self, ctx: JobContext) -> str:
+        """The MLflow run name when none is given. Default: ``<file stem> · <name>``."""
+        return ctx.cfg.tracking.run_name or f"{ctx.data_path.stem} · {self.name}"
+
+    def before_judge(self, inp: InputT, ctx: JobContext, write_dir: Path) -> InputT:
+        """Compute what needs no judge and write it, before any call is paid.
+
+        Default: nothing (the input as it is).
+
+        Raises:
+            OSError: a file cannot be written.
+        """
+        return inp
+
+    def judge_failed(self, inp: InputT, error: BaseException, ctx: JobContext,
+                     write_dir: Path) -> InputT:
+        """Record that the judge did not finish (``error``: why); must never raise.
+
+        Returns:
+            The input with what was recorded. Default: nothing recorded (the input).
+        """
+        return inp
+
+    def write(self, inp: InputT, judged: JudgedT | None, ctx: JobContext, write_dir: Path
+              ) -> Written:
+        """A recorded job's outputs, written into ``write_dir``.
+
+        Raises:
+            NotImplementedError: a recorded benchmark gives it.
+        """
+        raise NotImplementedError
+
+    def written_metrics(self, written: Written, ctx: JobContext) -> dict[str, float]:
+        """A recorded job's MLflow metrics. Default: :meth:`run_metrics` of its summary."""
+        return self.run_metrics(written.summary)
+
+    def track(self, written: Written, metrics: dict[str, float], ctx: JobContext,
+              logged: dict[str, str], judged: JudgedT | None, run: Any) -> None:
+        """Log a recorded job's outputs to its (active) MLflow run.
+
+        Args:
+            written: what :meth:`write` wrote.
+            metrics: :meth:`written_metrics`.
+            ctx: the job's context.
+            logged: the params logged when the run started (never logged twice).
+            judged: the judge's result, or ``None``.
+            run: the active MLflow run.
+
+        Raises:
+            NotImplementedError: a recorded benchmark gives it.
+        """
+        raise NotImplementedError
+
+    def failure(self, judged: JudgedT | None, written: Written, ctx: JobContext, where: str
+                ) -> Exception | None:
+        """A recorded job's judge result that fails the job once its outputs are logged.
+
+        Args:
+            judged: the judge's result, or ``None``.
+            written: what :meth:`write` wrote.
+            ctx: the job's context (its spend plan: what was paid is attached).
+            where: where the outputs are, in words.
+
+        Returns:
+            The error to raise, or ``None``. Default: ``None``.
+        """
+        return None
+
     # -- MLflow -------------------------------------------------------------------------
     def run_tags(self, summary: dict[str, Any]) -> dict[str, str]:
         """The MLflow run's tags at its start. Default: ``benchmark``."""
@@ -249,4 +420,4 @@ class JobSteps(Generic[InputT, JudgedT]):
         return tracking.warning_tags(summary.get("warnings") or ())
 
 
-__all__ = ["InputT", "JobContext", "JobResult", "JobSteps", "JudgedT"]
+__all__ = ["InputT", "JobContext", "JobPlan", "JobResult", "JobSteps", "JudgedT", "Written"]

@@ -1,8 +1,8 @@
 """The files of one scoring run: scores, summary, report (Markdown and HTML), config, card.
 
 :func:`write_outputs` builds the per-question rows and the run summary from the scored
-records, draws the plots and writes every output file atomically. The scoring job
-(:mod:`locomo_exp.experiment`) calls it before and after the judge.
+records, draws the plots and writes every output file atomically. LoCoMo's job hooks
+(:mod:`locomo_exp.benchmarks.locomo.steps`) call it before and after the judge.
 """
 
 from __future__ import annotations

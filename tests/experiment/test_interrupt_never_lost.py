@@ -79,7 +79,7 @@ def test_other_unraisable_errors_are_still_printed(installed: None, capsys: pyte
 def test_a_job_that_saw_a_swallowed_interrupt_ends_killed_with_no_outputs(
     installed: None, tmp_path: Path, typed_config: Composer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from locomo_exp import experiment
+    import locomo_exp.benchmarks.locomo.steps as experiment  # LoCoMo's job hooks
 
     real = experiment.score_lexical
 
@@ -97,7 +97,7 @@ def test_a_job_that_saw_a_swallowed_interrupt_ends_killed_with_no_outputs(
 
 SCRIPT = """
 import runpy, signal, sys, weakref
-import locomo_exp.experiment as experiment
+import locomo_exp.benchmarks.locomo.steps as experiment  # LoCoMo's job hooks
 
 real = experiment.score_lexical
 

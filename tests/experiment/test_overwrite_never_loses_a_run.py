@@ -67,7 +67,7 @@ def _kept_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
 
 
 def _interrupt_in_scoring(monkeypatch: pytest.MonkeyPatch, fake: Any) -> type[BaseException]:
-    import locomo_exp.experiment as experiment
+    import locomo_exp.benchmarks.locomo.steps as experiment  # LoCoMo's job hooks
 
     def stop(*_: object, **__: object) -> None:
         raise KeyboardInterrupt
@@ -77,7 +77,7 @@ def _interrupt_in_scoring(monkeypatch: pytest.MonkeyPatch, fake: Any) -> type[Ba
 
 
 def _swallowed_interrupt(monkeypatch: pytest.MonkeyPatch, fake: Any) -> type[BaseException]:
-    import locomo_exp.experiment as experiment
+    import locomo_exp.benchmarks.locomo.steps as experiment  # LoCoMo's job hooks
 
     real = experiment.score_lexical
 
@@ -118,7 +118,7 @@ def _sigint_during_the_calls(monkeypatch: pytest.MonkeyPatch, fake: Any) -> type
 
 
 def _disk_full_at_last_write(monkeypatch: pytest.MonkeyPatch, fake: Any) -> type[BaseException]:
-    import locomo_exp.experiment as experiment
+    import locomo_exp.benchmarks.locomo.steps as experiment  # LoCoMo's job hooks
 
     real = experiment.write_outputs
 

@@ -198,7 +198,7 @@ def test_a_layouts_own_f1_is_named_when_the_run_reports_another(
     assert spec.own_f1 in {m.value for m in F1Variant}  # a registered F1 variant
     other = next(m.value for m in F1Variant if m.value != spec.own_f1)
     path = LAYOUT_SAMPLES[spec.name]
-    with caplog.at_level("INFO", logger="locomo_exp.experiment"):
+    with caplog.at_level("INFO", logger="locomo_exp.benchmarks.locomo.steps"):
         _run(typed_config, tmp_path / "other", "data=file", f"data.path={path}", f"f1={other}")
         said = [r.getMessage() for r in caplog.records if "whose harness reports" in r.getMessage()]
         assert said == [

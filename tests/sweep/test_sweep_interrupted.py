@@ -78,7 +78,7 @@ def test_without_an_interrupt_a_missing_or_running_job_failed(tmp_path: Path) ->
 
 SCRIPT = """
 import runpy, signal, sys
-import locomo_exp.experiment as experiment
+import locomo_exp.benchmarks.locomo.steps as experiment  # LoCoMo's job hooks
 
 def interrupted(*args, **kwargs):
     signal.raise_signal(signal.SIGINT)  # Ctrl-C while job 0 scores

@@ -159,11 +159,11 @@ def test_only_the_clis_own_job_freezes_the_heap(
 ) -> None:
     # python -m locomo_exp: at the first call and after the MLflow thread's imports;
     # in-process callers (tests, sweeps) never: frozen garbage would stay until exit
-    import locomo_exp.experiment as experiment
+    import gc
 
     frozen: list[str] = []
     monkeypatch.setattr(
-        experiment.gc, "freeze", lambda: frozen.append(threading.current_thread().name)
+        gc, "freeze", lambda: frozen.append(threading.current_thread().name)
     )
     fake_anthropic.responder = lambda request: rubric(80)
     cfg = typed_config(
