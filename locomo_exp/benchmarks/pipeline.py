@@ -211,8 +211,12 @@ def write_and_track(
     with replacing_run(ctx.output_dir, plan.replacing) as replacement, run_context as run:
         rows = steps.score_rows(plan.inp, judged)
         files = write_files(steps, replacement.write_dir, cfg, summary, rows)
-        questions = steps.question_rows(
-            rows, plan.judge.model if plan.judge is not None and judged is not None else None)
+        model = plan.judge.model if plan.judge is not None and judged is not None else None
+        questions = steps.question_rows(rows, model)
+        if questions and model is not None:  # the judged audit's controls: tagged rows
+            from locomo_exp.report.question_rows import audit_control_rows, summary_audit
+
+            questions += audit_control_rows(summary_audit(summary), questions, model)
         if questions:  # every question: questions.html, and MLflow traces when asked
             from locomo_exp.report.questions_html import write_run_questions
 

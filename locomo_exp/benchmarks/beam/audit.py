@@ -213,7 +213,10 @@ def audit_section(controls: list[AuditControl], result: JudgeRunResult, *, profi
 
     Returns:
         ``{"unit", "rule", "sizing", "kinds": {kind: {expected, n, unscored, count, rate,
-        ci_low, ci_high}}, "false_accept", "false_reject", "gate", "calls", "cache_hits"}``:
+        ci_low, ci_high}}, "false_accept", "false_reject", "gate", "calls", "cache_hits",
+        "threshold", "verdicts"}``: ``verdicts`` maps each control's id to 100 (the item rule
+        accepted it), 0 (rejected) or ``None`` (no verdict), read against ``threshold`` (50)
+        by the question browser (:func:`locomo_exp.report.question_rows.audit_control_rows`);
         each kind's error (false-reject or false-accept) rate and the pooled ones as
         ``{count, n, rate, ci_low, ci_high}`` on 0-1 with 95% Wilson intervals (``rate``
         ``None`` when no control of that side got a verdict); the gate ``{state,
@@ -255,6 +258,8 @@ def audit_section(controls: list[AuditControl], result: JudgeRunResult, *, profi
                  "message": summary.gate.message},
         "calls": counts.get("calls_made", 0),
         "cache_hits": counts.get("cache_hits", 0),
+        "threshold": 50.0,
+        "verdicts": accepted,
     }
 
 

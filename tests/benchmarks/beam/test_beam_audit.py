@@ -184,3 +184,28 @@ def test_controls_are_sampled_per_kind_reproducibly_and_never_from_the_same_word
     assert len([c for c in controls if c.kind == "non_answer"]) == 4  # abstention left out
     two = build_beam_controls(inp, records, n=2, seed=3, kinds=("gold_as_answer",))
     assert len(two) == 2 and all(c.expected_accept for c in two)
+
+
+def test_each_judged_control_is_a_tagged_row_of_the_question_browser(
+    typed_config: Any, tmp_path: Path, fake_anthropic: Any
+) -> None:
+    """Issue 30 §1 for BEAM: the 34 controls of the hand-worked run above are rows of their own
+    in questions.html, tagged with their kind; ``audit.error`` is 1 on the 2 false accepts and
+    the 4 false rejects counted there, 0 on the other 28."""
+    fake_anthropic.responder = _respond
+    cfg = _cfg(typed_config, tmp_path, fake_anthropic, "judge.audit.max_share=null")
+    result = run_beam(cfg, tmp_path / "out", tmp_path)
+    page = (tmp_path / "out" / "questions.html").read_text(encoding="utf-8")
+    found = re.search(r"<script id='rows' type='application/json'>(.*?)</script>", page, re.S)
+    assert found is not None
+    data = json.loads(found.group(1).replace("<\\/", "</"))
+    columns = data["columns"]
+    kind_col, error_col = columns.index("audit.control"), columns.index("audit.error")
+    controls = [row for row in data["rows"] if row[kind_col]]
+    kinds = [row[kind_col] for row in controls]
+    assert {kind: kinds.count(kind) for kind in set(kinds)} == {
+        "gold_as_answer": 12, "other_gold": 12, "non_answer": 10}
+    assert sum(row[error_col] for row in controls) == 2 + 4
+    assert len(data["rows"]) == 6 + 34  # the six questions, then the controls
+    verdicts = result.summary["judge"]["audit"]["verdicts"]
+    assert sorted(row[0] for row in controls) == sorted(verdicts)
