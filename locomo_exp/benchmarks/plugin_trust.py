@@ -141,20 +141,36 @@ def _read(section: Mapping[str, Any] | None) -> TrustSummary | None:
     return TrustSummary.from_json(section)
 
 
+CORRECTED_FIGURE = "Corrected accept rate"
+"""A plug-in's corrected figure, named alike on the console and in the report: the share of
+judged units accepted, corrected by Rogan-Gladen (LoCoMo's is its "Corrected J")."""
+
+
 def trust_report_sections(section: Mapping[str, Any] | None,
-                          category_names: Mapping[int, str] | None = None) -> list[str]:
+                          category_names: Mapping[int, str] | None = None, *,
+                          unit: str, headline: str) -> list[str]:
     """The report's trust sections (audit, labels, corrected accuracy, panel), LoCoMo's renderer.
+
+    The corrected figure is named :data:`CORRECTED_FIGURE`, as the console names it, not
+    LoCoMo's "Corrected J".
 
     Args:
         section: the ``trust`` block of ``summary.json``, or ``None`` (no section).
         category_names: display names by category code.
+        unit: what one judged unit is (``rubric item``, ``item``), counted in the section.
+        headline: the benchmark's raw figure that stays the headline (e.g. ``mean label
+            score``).
+
+    Returns:
+        Markdown sections, only those that ran (none without a block).
     """
     trust = _read(section)
     if trust is None:
         return []
     from locomo_exp.report.trust import render_trust_sections
 
-    return render_trust_sections(trust, category_names)
+    return render_trust_sections(trust, category_names, figure=CORRECTED_FIGURE,
+                                 headline=headline, unit=unit)
 
 
 def _pct(value: float | None) -> str:
@@ -190,12 +206,12 @@ def trust_console_lines(section: Mapping[str, Any] | None, *, unit: str,
                      f"{_pct(overall.agreement.rate)}, Cohen's kappa {kappa}")
     if trust.corrected is not None and trust.corrected.value is not None:
         c = trust.corrected
-        lines.append(f"Corrected accept rate (Rogan-Gladen, from {c.source}): {_pct(c.value)} "
+        lines.append(f"{CORRECTED_FIGURE} (Rogan-Gladen, from {c.source}): {_pct(c.value)} "
                      f"[{_pct(c.ci_low)}, {_pct(c.ci_high)}] vs raw {_pct(c.raw)}")
     elif trust.corrected is not None:  # e.g. a judge no better than chance on the labels
-        lines.append(f"Corrected accept rate: not measured ({trust.corrected.reason})")
+        lines.append(f"{CORRECTED_FIGURE}: not measured ({trust.corrected.reason})")
     elif trust.corrected_unavailable:
-        lines.append(f"Corrected accept rate: not measured ({trust.corrected_unavailable})")
+        lines.append(f"{CORRECTED_FIGURE}: not measured ({trust.corrected_unavailable})")
     if trust.panel is not None:
         alpha = trust.panel.alpha
         lines.append(f"Judge panel ({', '.join(trust.panel.models)}): Krippendorff's alpha "
@@ -265,6 +281,7 @@ def trust_gate(section: Mapping[str, Any] | None) -> str | None:
 
 
 __all__ = [
+    "CORRECTED_FIGURE",
     "plan_plugin_trust",
     "run_plugin_trust",
     "trust_asked",

@@ -113,7 +113,10 @@ def test_item_labels_give_kappa_and_the_rogan_gladen_corrected_accept_rate(
     low, high = np.quantile(estimates, [0.025, 0.975])
     assert (corrected["ci_low"], corrected["ci_high"]) == (pytest.approx(low), pytest.approx(high))
     report = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
-    assert "## Corrected J" in report and "summarization" in report
+    # the report names the figure as the console does (issue 28: not LoCoMo's "Corrected J")
+    assert "## Corrected accept rate" in report and "## Corrected J" not in report
+    assert "- Corrected accept rate: **50.0%**" in report and "summarization" in report
+    assert "(12 rubric items)" in report
     assert any(line.startswith("Judge vs human labels (12 rubric items): agreement 66.7%")
                for line in result.console)
     assert result.metrics["labels/overall/kappa"] == pytest.approx(1 / 3)
@@ -248,4 +251,5 @@ def test_without_labels_the_accept_rate_is_corrected_from_the_audit(
     assert result.metrics["j_corrected/overall"] == pytest.approx(60.0)
     assert any(line.startswith("Corrected accept rate (Rogan-Gladen, from audit): 60.0%")
                for line in result.console)
-    assert "## Corrected J" in (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    report = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert "## Corrected accept rate" in report and "- Corrected accept rate: **60.0%**" in report

@@ -229,7 +229,10 @@ def test_labels_give_cohens_kappa_and_the_rogan_gladen_corrected_accuracy(
     assert result.metrics["labels/overall/kappa"] == pytest.approx(overall["kappa"])
     assert result.metrics["j_corrected/overall"] == pytest.approx(100 * 4 / 9)
     report = (result.output_dir / "report.md").read_text(encoding="utf-8")
-    assert "## Corrected J" in report and "human labels" in report
+    # the report names the figure as the console does (issue 29: not LoCoMo's "Corrected J")
+    assert "## Corrected accept rate" in report and "## Corrected J" not in report
+    assert "- Corrected accept rate: **44.4%**" in report and "human labels" in report
+    assert "The raw mean label score stays the headline." in report
     assert any("Cohen's kappa" in line for line in result.console)
     assert any(line.startswith("Corrected accept rate (Rogan-Gladen, from labels): 44.4%")
                for line in result.console)
