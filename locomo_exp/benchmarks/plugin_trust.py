@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from locomo_exp.judge.aggregate import JudgeRunResult
     from locomo_exp.judge.spend import Part
     from locomo_exp.results import QARecord, TrustSummary
-    from locomo_exp.results.run_log import TrustBrief
+    from locomo_exp.results.run_log import JudgeSpend, TrustBrief
     from locomo_exp.trust.plan import TrustPlan
 
 
@@ -272,6 +272,66 @@ def trust_brief(section: Mapping[str, Any] | None, *, audit: Mapping[str, Any] |
     )
 
 
+def _money(value: Any) -> float | None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return float(value) if ok else None
+
+
+def _added(values: list[float | None]) -> float | None:
+    return None if None in values else sum(v for v in values if v is not None)
+
+
+def plugin_spend(sections: list[Mapping[str, Any]], trust_section: Mapping[str, Any] | None, *,
+                 status: str, dry_run_estimate: Mapping[str, Any] | None = None) -> JudgeSpend:
+    """The run log's judge spend of a whole plug-in job: its own calls, the audit's, the panel's.
+
+    A plug-in's ``judge`` block holds its own calls' sections (the judged units first; BEAM
+    adds its alignment calls and its own audit's controls); the generic ``trust`` block
+    (:func:`run_plugin_trust`) adds the audit's and the panel's calls. Calls and US dollars
+    are those of every part, as the trust block's total is (LoCoMo's run log likewise);
+    tokens and the reply counts (parse failures, API errors) are the sections' only, the
+    trust block recording none for its calls.
+
+    Args:
+        sections: the job's own judge sections (``counts``, ``tokens``,
+            ``estimated_cost_usd``, ``estimated_cost_usd_including_cached``), the judged
+            units' first.
+        trust_section: the ``trust`` block of ``summary.json``, or ``None``.
+        status: the judge's status words.
+        dry_run_estimate: a dry run's estimate (then no call is counted, as
+            :func:`~locomo_exp.results.run_log.judge_spend` does).
+
+    Returns:
+        :class:`~locomo_exp.results.run_log.JudgeSpend`: ``cost_usd`` the calls paid (USD,
+        list price; ``None`` when a part's price is unknown), ``cost_in_all_usd`` with the
+        calls answered from the cache at their stored usage.
+    """
+    from locomo_exp.results.run_log import judge_spend
+
+    parts: list[Mapping[str, Any]] = list(sections)
+    paid = [_money(s.get("estimated_cost_usd")) for s in sections]
+    # in all: the judged units' as recorded; a further section (BEAM's alignment) at its cost
+    in_all = [_money(s.get("estimated_cost_usd_including_cached",
+                           None if i == 0 else s.get("estimated_cost_usd")))
+              for i, s in enumerate(sections)]
+    trust = None if dry_run_estimate is not None else _read(trust_section)
+    if trust is not None:
+        runs = [(trust.audit.calls_made, trust.audit.estimated_cost_usd)
+                if trust.audit is not None else None,
+                (trust.panel.calls_made, trust.panel.estimated_cost_usd)
+                if trust.panel is not None else None]
+        for calls, cost in (run for run in runs if run is not None):
+            parts.append({"counts": {"calls_made": calls}})
+            paid.append(cost)
+        if any(run is not None for run in runs):  # its total in all: the units', audit, panel
+            in_all = [trust.total_cost_including_cached_usd, *in_all[1:]]
+    if dry_run_estimate is not None:
+        return judge_spend(parts, status=status, dry_run_estimate=dry_run_estimate,
+                           cost_in_all_usd=_added(in_all))
+    return judge_spend(parts, status=status, cost_usd=_added(paid),
+                       cost_in_all_usd=_added(in_all))
+
+
 def trust_gate(section: Mapping[str, Any] | None) -> str | None:
     """The audit gate's message when it fails the run (exit status 1), else ``None``."""
     trust = _read(section)
@@ -283,6 +343,7 @@ def trust_gate(section: Mapping[str, Any] | None) -> str | None:
 __all__ = [
     "CORRECTED_FIGURE",
     "plan_plugin_trust",
+    "plugin_spend",
     "run_plugin_trust",
     "trust_asked",
     "trust_brief",

@@ -161,6 +161,13 @@ def test_a_panel_judges_every_rubric_item_with_each_member(
     assert panel["alpha"] == pytest.approx(1 - d_o / d_e)
     assert result.metrics["panel/alpha"] == pytest.approx(panel["alpha"])
     assert "## Judge panel" in (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    # the run log's spend is the whole job's: the 12 item calls and the panel's 12
+    spend, judge = result.summary["run_log"]["judge"], result.summary["judge"]
+    assert spend["calls"] == 24 == judge["counts"]["calls_made"] + panel["calls_made"]
+    assert spend["cost_usd"] == pytest.approx(
+        judge["estimated_cost_usd"] + panel["estimated_cost_usd"])
+    assert spend["cost_usd"] == pytest.approx(judge["trust"]["total_cost_usd"])
+    assert panel["estimated_cost_usd"] > 0
     # a re-run pays nothing: items and panel are cached
     run_beam(cfg, tmp_path / "out2", tmp_path)
     assert len(fake_anthropic.messages_requests()) == 24
