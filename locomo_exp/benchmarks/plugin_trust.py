@@ -332,6 +332,42 @@ def plugin_spend(sections: list[Mapping[str, Any]], trust_section: Mapping[str, 
                        cost_in_all_usd=_added(in_all))
 
 
+TRUST_HEADER = (f"{CORRECTED_FIGURE} %", f"{CORRECTED_FIGURE} 95% CI", "audit false-accept %",
+                "audit false-reject %")
+"""The trust columns of a plug-in's sweep table (:func:`trust_sweep_cells`)."""
+
+TRUST_LEGEND = (f"- trust: {CORRECTED_FIGURE.lower()} (Rogan-Gladen, from the human labels or "
+                "the audit controls) with its 95% interval, and the audit's pooled false-accept "
+                "and false-reject rates, percent; \"not measured\" where the job did not "
+                "measure them (no labels or audit, a dry run)")
+"""The legend line of those columns."""
+
+NOT_MEASURED = "not measured"
+
+
+def trust_sweep_cells(row: Mapping[str, Any]) -> list[str]:
+    """A sweep row's trust cells under :data:`TRUST_HEADER`, percent with 1 decimal.
+
+    Args:
+        row: a sweep summary row; its ``trust`` cells (0-1) are the run log's
+            (:func:`locomo_exp.sweep.log_rows.trust_row_cells`).
+
+    Returns:
+        Four cells; ``not measured`` for a figure the job did not measure (the interval's
+        cell is empty beside an unmeasured figure).
+    """
+    trust = row.get("trust") or {}
+
+    def pct(value: Any) -> str:
+        return NOT_MEASURED if value is None else f"{100 * float(value):.1f}"
+
+    ci = trust.get("corrected_ci")
+    return [pct(trust.get("corrected")),
+            f"{100 * ci[0]:.1f}–{100 * ci[1]:.1f}" if ci else
+            ("" if trust.get("corrected") is None else NOT_MEASURED),
+            pct(trust.get("false_accept")), pct(trust.get("false_reject"))]
+
+
 def trust_gate(section: Mapping[str, Any] | None) -> str | None:
     """The audit gate's message when it fails the run (exit status 1), else ``None``."""
     trust = _read(section)
@@ -342,6 +378,8 @@ def trust_gate(section: Mapping[str, Any] | None) -> str | None:
 
 __all__ = [
     "CORRECTED_FIGURE",
+    "TRUST_HEADER",
+    "TRUST_LEGEND",
     "plan_plugin_trust",
     "plugin_spend",
     "run_plugin_trust",
@@ -353,4 +391,5 @@ __all__ = [
     "trust_report_sections",
     "trust_run_metrics",
     "trust_section",
+    "trust_sweep_cells",
 ]

@@ -23,6 +23,7 @@ from locomo_exp.benchmarks.locomo_plus.compare import (
 )
 from locomo_exp.benchmarks.locomo_plus.facts import NAME
 from locomo_exp.benchmarks.plugin import Spending
+from locomo_exp.benchmarks.plugin_trust import TRUST_HEADER, TRUST_LEGEND, trust_sweep_cells
 from locomo_exp.report.run_dir import atomic_write_text
 
 PERCENT = 100.0
@@ -171,7 +172,8 @@ def plus_table(summary: Mapping[str, Any], spending: Spending) -> list[str]:
         A legend line, the vs-baseline line when compared, then the table: per job its
         verdicts, reading, items, overall with its 95% interval, Cognitive, both factual
         averages and the gap (percent), each group's difference from the baseline job with
-        its interval and Holm-adjusted p, judge counts, tokens, cost and wall time.
+        its interval and Holm-adjusted p, the trust columns (corrected accept rate with its
+        interval, the audit's rates, or "not measured"), judge counts, tokens, cost and wall time.
     """
     rows, keys = summary["rows"], summary["swept_keys"]
     base = summary.get("baseline") or {}
@@ -180,6 +182,7 @@ def plus_table(summary: Mapping[str, Any], spending: Spending) -> list[str]:
         "of the verdicts it names: overall with its 95% interval, Cognitive, factual "
         "averages (unweighted: each LoCoMo category once; item-weighted) and the gap "
         "(factual unweighted minus Cognitive)",
+        TRUST_LEGEND,
     ]
     compared = base.get("label") is not None
     if base.get("error"):
@@ -191,8 +194,8 @@ def plus_table(summary: Mapping[str, Any], spending: Spending) -> list[str]:
                  (f"Δ {name}", f"Δ {name} 95% CI", f"{name} Holm p")] if compared else []
     header = ["job", *keys, "status", "verdicts", "reading", "items", "overall",
               "overall 95% CI", "Cognitive", "factual", "factual item-weighted", "gap",
-              *vs_header, "parse failures", "API errors", "input tokens", "output tokens",
-              "cost $", "wall s"]
+              *vs_header, *TRUST_HEADER, "parse failures", "API errors", "input tokens",
+              "output tokens", "cost $", "wall s"]
     lines += ["", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for r in rows:
         plus = r.get("plus") or {}
@@ -205,8 +208,8 @@ def plus_table(summary: Mapping[str, Any], spending: Spending) -> list[str]:
                  _cell(plus.get("cognitive")), _cell(plus.get("factual_unweighted")),
                  _cell(plus.get("factual_item_weighted")), _cell(plus.get("gap_unweighted")),
                  *(_vs_cells(r, base.get("job")) if compared else []),
-                 _cell(r.get("parse_failures"), "d"), _cell(r.get("api_errors"), "d"), *tokens,
-                 cost, _cell(r.get("wall_time_s"), ".1f")]
+                 *trust_sweep_cells(r), _cell(r.get("parse_failures"), "d"),
+                 _cell(r.get("api_errors"), "d"), *tokens, cost, _cell(r.get("wall_time_s"), ".1f")]
         lines.append("| " + " | ".join(cells) + " |")
     lines += [f"- job {r['job']}: — vs baseline: the comparison was refused: "
               f"{r['vs_baseline']['error']}" for r in rows
