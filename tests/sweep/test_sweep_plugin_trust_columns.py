@@ -59,3 +59,21 @@ def test_plus_and_beam_tables_show_the_trust_columns_in_percent_or_not_measured(
         assert {k: first[k] for k in TRUST_HEADER} == expected
         assert [second[k] for k in TRUST_HEADER] == ["not measured", "", "not measured",
                                                      "not measured"]
+
+
+def test_plus_table_has_an_f1_column_of_scorer_both_jobs_and_not_measured_otherwise() -> None:
+    from locomo_exp.benchmarks.locomo_plus.sweep_rows import plus_row_fields
+
+    head = {"n_items": 3, "n_scored": 3, "overall": 2 / 3}
+    both = plus_row_fields({"readings": {"ours": head}, "verdicts": {"source": "judged"},
+                            "f1": {"variant": "locomo",
+                                   "factual": {"item_weighted": 0.412345, "unweighted": 0.5}}})
+    judge_only = plus_row_fields({"readings": {"ours": head}, "verdicts": {"source": "judged"}})
+    assert (both["plus"]["f1_factual_item_weighted"], both["plus"]["f1_factual_unweighted"]) \
+        == (41.23, 50.0)  # percent, 2 decimals, as the row's other figures
+    summary = {"rows": [{"job": 0, "swept": {}, **both}, {"job": 1, "swept": {}, **judge_only}],
+               "swept_keys": [], "baseline": {}}
+    table = plus_table(summary, _spending)
+    assert _cells(table, 0)["F1 factual"] == "41.23 (locomo)"
+    assert _cells(table, 1)["F1 factual"] == "not measured"
+    assert _cells(table, 0)["overall"] == "66.67"
