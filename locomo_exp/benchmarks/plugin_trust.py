@@ -285,12 +285,12 @@ def plugin_spend(sections: list[Mapping[str, Any]], trust_section: Mapping[str, 
                  status: str, dry_run_estimate: Mapping[str, Any] | None = None) -> JudgeSpend:
     """The run log's judge spend of a whole plug-in job: its own calls, the audit's, the panel's.
 
-    A plug-in's ``judge`` block holds its own calls' sections (the judged units first; BEAM
-    adds its alignment calls and its own audit's controls); the generic ``trust`` block
-    (:func:`run_plugin_trust`) adds the audit's and the panel's calls. Calls and US dollars
-    are those of every part, as the trust block's total is (LoCoMo's run log likewise);
-    tokens and the reply counts (parse failures, API errors) are the sections' only, the
-    trust block recording none for its calls.
+    A plug-in's ``judge`` block holds its own calls' sections (the judged units first, then
+    any further calls of its own, e.g. alignment calls or its own audit's controls); the
+    generic ``trust`` block (:func:`run_plugin_trust`) adds the audit's and the panel's
+    calls. Calls and US dollars are those of every part, as the trust block's total is
+    (LoCoMo's run log likewise); tokens and the reply counts (parse failures, API errors)
+    are the sections' only, the trust block recording none for its calls.
 
     Args:
         sections: the job's own judge sections (``counts``, ``tokens``,
@@ -310,7 +310,8 @@ def plugin_spend(sections: list[Mapping[str, Any]], trust_section: Mapping[str, 
 
     parts: list[Mapping[str, Any]] = list(sections)
     paid = [_money(s.get("estimated_cost_usd")) for s in sections]
-    # in all: the judged units' as recorded; a further section (BEAM's alignment) at its cost
+    # in all: the judged units' as recorded; a further section at its own cost when it has
+    # no figure with the cached calls
     in_all = [_money(s.get("estimated_cost_usd_including_cached",
                            None if i == 0 else s.get("estimated_cost_usd")))
               for i, s in enumerate(sections)]
