@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from locomo_exp.judge.aggregate import JudgeRunResult
     from locomo_exp.judge.spend import Part
     from locomo_exp.results import QARecord, TrustSummary
-    from locomo_exp.results.run_log import TrustBrief
+    from locomo_exp.results.run_log import JudgeSpend, TrustBrief
     from locomo_exp.trust.plan import TrustPlan
 
 
@@ -141,20 +141,36 @@ def _read(section: Mapping[str, Any] | None) -> TrustSummary | None:
     return TrustSummary.from_json(section)
 
 
+CORRECTED_FIGURE = "Corrected accept rate"
+"""A plug-in's corrected figure, named alike on the console and in the report: the share of
+judged units accepted, corrected by Rogan-Gladen (LoCoMo's is its "Corrected J")."""
+
+
 def trust_report_sections(section: Mapping[str, Any] | None,
-                          category_names: Mapping[int, str] | None = None) -> list[str]:
+                          category_names: Mapping[int, str] | None = None, *,
+                          unit: str, headline: str) -> list[str]:
     """The report's trust sections (audit, labels, corrected accuracy, panel), LoCoMo's renderer.
+
+    The corrected figure is named :data:`CORRECTED_FIGURE`, as the console names it, not
+    LoCoMo's "Corrected J".
 
     Args:
         section: the ``trust`` block of ``summary.json``, or ``None`` (no section).
         category_names: display names by category code.
+        unit: what one judged unit is (``rubric item``, ``item``), counted in the section.
+        headline: the benchmark's raw figure that stays the headline (e.g. ``mean label
+            score``).
+
+    Returns:
+        Markdown sections, only those that ran (none without a block).
     """
     trust = _read(section)
     if trust is None:
         return []
     from locomo_exp.report.trust import render_trust_sections
 
-    return render_trust_sections(trust, category_names)
+    return render_trust_sections(trust, category_names, figure=CORRECTED_FIGURE,
+                                 headline=headline, unit=unit)
 
 
 def _pct(value: float | None) -> str:
@@ -190,12 +206,12 @@ def trust_console_lines(section: Mapping[str, Any] | None, *, unit: str,
                      f"{_pct(overall.agreement.rate)}, Cohen's kappa {kappa}")
     if trust.corrected is not None and trust.corrected.value is not None:
         c = trust.corrected
-        lines.append(f"Corrected accept rate (Rogan-Gladen, from {c.source}): {_pct(c.value)} "
+        lines.append(f"{CORRECTED_FIGURE} (Rogan-Gladen, from {c.source}): {_pct(c.value)} "
                      f"[{_pct(c.ci_low)}, {_pct(c.ci_high)}] vs raw {_pct(c.raw)}")
     elif trust.corrected is not None:  # e.g. a judge no better than chance on the labels
-        lines.append(f"Corrected accept rate: not measured ({trust.corrected.reason})")
+        lines.append(f"{CORRECTED_FIGURE}: not measured ({trust.corrected.reason})")
     elif trust.corrected_unavailable:
-        lines.append(f"Corrected accept rate: not measured ({trust.corrected_unavailable})")
+        lines.append(f"{CORRECTED_FIGURE}: not measured ({trust.corrected_unavailable})")
     if trust.panel is not None:
         alpha = trust.panel.alpha
         lines.append(f"Judge panel ({', '.join(trust.panel.models)}): Krippendorff's alpha "
@@ -256,6 +272,103 @@ def trust_brief(section: Mapping[str, Any] | None, *, audit: Mapping[str, Any] |
     )
 
 
+def _money(value: Any) -> float | None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return float(value) if ok else None
+
+
+def _added(values: list[float | None]) -> float | None:
+    return None if None in values else sum(v for v in values if v is not None)
+
+
+def plugin_spend(sections: list[Mapping[str, Any]], trust_section: Mapping[str, Any] | None, *,
+                 status: str, dry_run_estimate: Mapping[str, Any] | None = None) -> JudgeSpend:
+    """The run log's judge spend of a whole plug-in job: its own calls, the audit's, the panel's.
+
+    A plug-in's ``judge`` block holds its own calls' sections (the judged units first, then
+    any further calls of its own, e.g. alignment calls or its own audit's controls); the
+    generic ``trust`` block (:func:`run_plugin_trust`) adds the audit's and the panel's
+    calls. Calls and US dollars are those of every part, as the trust block's total is
+    (LoCoMo's run log likewise); tokens and the reply counts (parse failures, API errors)
+    are the sections' only, the trust block recording none for its calls.
+
+    Args:
+        sections: the job's own judge sections (``counts``, ``tokens``,
+            ``estimated_cost_usd``, ``estimated_cost_usd_including_cached``), the judged
+            units' first.
+        trust_section: the ``trust`` block of ``summary.json``, or ``None``.
+        status: the judge's status words.
+        dry_run_estimate: a dry run's estimate (then no call is counted, as
+            :func:`~locomo_exp.results.run_log.judge_spend` does).
+
+    Returns:
+        :class:`~locomo_exp.results.run_log.JudgeSpend`: ``cost_usd`` the calls paid (USD,
+        list price; ``None`` when a part's price is unknown), ``cost_in_all_usd`` with the
+        calls answered from the cache at their stored usage.
+    """
+    from locomo_exp.results.run_log import judge_spend
+
+    parts: list[Mapping[str, Any]] = list(sections)
+    paid = [_money(s.get("estimated_cost_usd")) for s in sections]
+    # in all: the judged units' as recorded; a further section at its own cost when it has
+    # no figure with the cached calls
+    in_all = [_money(s.get("estimated_cost_usd_including_cached",
+                           None if i == 0 else s.get("estimated_cost_usd")))
+              for i, s in enumerate(sections)]
+    trust = None if dry_run_estimate is not None else _read(trust_section)
+    if trust is not None:
+        runs = [(trust.audit.calls_made, trust.audit.estimated_cost_usd)
+                if trust.audit is not None else None,
+                (trust.panel.calls_made, trust.panel.estimated_cost_usd)
+                if trust.panel is not None else None]
+        for calls, cost in (run for run in runs if run is not None):
+            parts.append({"counts": {"calls_made": calls}})
+            paid.append(cost)
+        if any(run is not None for run in runs):  # its total in all: the units', audit, panel
+            in_all = [trust.total_cost_including_cached_usd, *in_all[1:]]
+    if dry_run_estimate is not None:
+        return judge_spend(parts, status=status, dry_run_estimate=dry_run_estimate,
+                           cost_in_all_usd=_added(in_all))
+    return judge_spend(parts, status=status, cost_usd=_added(paid),
+                       cost_in_all_usd=_added(in_all))
+
+
+TRUST_HEADER = (f"{CORRECTED_FIGURE} %", f"{CORRECTED_FIGURE} 95% CI", "audit false-accept %",
+                "audit false-reject %")
+"""The trust columns of a plug-in's sweep table (:func:`trust_sweep_cells`)."""
+
+TRUST_LEGEND = (f"- trust: {CORRECTED_FIGURE.lower()} (Rogan-Gladen, from the human labels or "
+                "the audit controls) with its 95% interval, and the audit's pooled false-accept "
+                "and false-reject rates, percent; \"not measured\" where the job did not "
+                "measure them (no labels or audit, a dry run)")
+"""The legend line of those columns."""
+
+NOT_MEASURED = "not measured"
+
+
+def trust_sweep_cells(row: Mapping[str, Any]) -> list[str]:
+    """A sweep row's trust cells under :data:`TRUST_HEADER`, percent with 1 decimal.
+
+    Args:
+        row: a sweep summary row; its ``trust`` cells (0-1) are the run log's
+            (:func:`locomo_exp.sweep.log_rows.trust_row_cells`).
+
+    Returns:
+        Four cells; ``not measured`` for a figure the job did not measure (the interval's
+        cell is empty beside an unmeasured figure).
+    """
+    trust = row.get("trust") or {}
+
+    def pct(value: Any) -> str:
+        return NOT_MEASURED if value is None else f"{100 * float(value):.1f}"
+
+    ci = trust.get("corrected_ci")
+    return [pct(trust.get("corrected")),
+            f"{100 * ci[0]:.1f}–{100 * ci[1]:.1f}" if ci else
+            ("" if trust.get("corrected") is None else NOT_MEASURED),
+            pct(trust.get("false_accept")), pct(trust.get("false_reject"))]
+
+
 def trust_gate(section: Mapping[str, Any] | None) -> str | None:
     """The audit gate's message when it fails the run (exit status 1), else ``None``."""
     trust = _read(section)
@@ -265,7 +378,11 @@ def trust_gate(section: Mapping[str, Any] | None) -> str | None:
 
 
 __all__ = [
+    "CORRECTED_FIGURE",
+    "TRUST_HEADER",
+    "TRUST_LEGEND",
     "plan_plugin_trust",
+    "plugin_spend",
     "run_plugin_trust",
     "trust_asked",
     "trust_brief",
@@ -275,4 +392,5 @@ __all__ = [
     "trust_report_sections",
     "trust_run_metrics",
     "trust_section",
+    "trust_sweep_cells",
 ]

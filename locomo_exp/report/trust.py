@@ -226,14 +226,19 @@ def render_labels_section(
     return "\n".join(lines)
 
 
-def render_corrected_section(corrected: CorrectedJResult) -> str:
-    """The "Corrected J" section (reported beside the raw J, never instead of it).
+def render_corrected_section(corrected: CorrectedJResult, *, figure: str = "Corrected J",
+                             headline: str = "J", unit: str = "question") -> str:
+    """The "Corrected J" section (reported beside the raw figure, never instead of it).
 
     Args:
         corrected: the Rogan-Gladen estimate with its bootstrap interval (shares 0-1).
+        figure: the corrected figure's name, as the benchmark's console names it
+            (LoCoMo: ``Corrected J``; a plug-in: ``Corrected accept rate``).
+        headline: the raw figure that stays the headline (LoCoMo: ``J``).
+        unit: what one judged unit is (``question``, ``rubric item``, ``item``).
 
     Returns:
-        Markdown text, starting with ``## Corrected J``.
+        Markdown text, starting with ``## <figure>``.
     """
     est = corrected
     source = (
@@ -242,19 +247,19 @@ def render_corrected_section(corrected: CorrectedJResult) -> str:
         else "the audit controls (weaker: controls are not real answers)"
     )
     lines = [
-        "## Corrected J",
+        f"## {figure}",
         "",
         "Misclassification-corrected accept rate (Rogan & Gladen 1978: "
         "(accept rate + specificity − 1) / (sensitivity + specificity − 1)), with sensitivity "
-        f"and specificity from {source}. The raw J stays the headline.",
+        f"and specificity from {source}. The raw {headline} stays the headline.",
         "",
-        f"- Raw accept rate (share of answers with a verdict ≥ 50, not J): {_pct(est.raw)} "
-        f"({counted(corrected.n_questions, 'question')})",
+        f"- Raw accept rate (share of answers with a verdict ≥ 50, not {headline}): "
+        f"{_pct(est.raw)} ({counted(corrected.n_questions, unit)})",
         f"- Sensitivity {_pct(est.sensitivity)}, specificity {_pct(est.specificity)} "
         f"({corrected.n_labelled} items)",
     ]
     if est.value is None:
-        lines.append(f"- Corrected J: not available ({est.reason})")
+        lines.append(f"- {figure}: not available ({est.reason})")
     else:
         ci = (
             MISSING
@@ -262,7 +267,7 @@ def render_corrected_section(corrected: CorrectedJResult) -> str:
             else f"[{100 * corrected.ci_low:.1f}, {100 * corrected.ci_high:.1f}]"
         )
         lines.append(
-            f"- Corrected J: **{_pct(est.value)}**, {100 * corrected.confidence:g}% interval {ci}"
+            f"- {figure}: **{_pct(est.value)}**, {100 * corrected.confidence:g}% interval {ci}"
         )
         if est.clipped:
             lines.append(
@@ -327,7 +332,8 @@ def render_panel_section(panel: PanelSummary) -> str:
 
 
 def render_trust_sections(
-    outcome: TrustSummary, category_names: Mapping[int, str] | None = None
+    outcome: TrustSummary, category_names: Mapping[int, str] | None = None, *,
+    figure: str = "Corrected J", headline: str = "J", unit: str = "question",
 ) -> list[str]:
     """The report's trust sections of one judge job, in order.
 
@@ -335,6 +341,9 @@ def render_trust_sections(
         outcome: from :func:`locomo_exp.trust.job.run_trust`, or read back from
             ``summary.json`` (:meth:`~locomo_exp.results.TrustSummary.from_json`).
         category_names: display names by category id.
+        figure: the corrected figure's name (:func:`render_corrected_section`).
+        headline: the raw figure that stays the headline.
+        unit: what one judged unit is.
 
     Returns:
         Markdown sections: audit, human labels, stored verdicts, corrected J (or why it is
@@ -349,9 +358,10 @@ def render_trust_sections(
     if outcome.stored is not None:
         sections.append(render_labels_section(outcome.stored, names))
     if outcome.corrected is not None:
-        sections.append(render_corrected_section(outcome.corrected))
+        sections.append(render_corrected_section(outcome.corrected, figure=figure,
+                                                 headline=headline, unit=unit))
     elif outcome.corrected_unavailable is not None:
-        sections.append("## Corrected J\n\nNot available: " + outcome.corrected_unavailable + ".")
+        sections.append(f"## {figure}\n\nNot available: " + outcome.corrected_unavailable + ".")
     if outcome.panel is not None:
         sections.append(render_panel_section(outcome.panel))
     return sections

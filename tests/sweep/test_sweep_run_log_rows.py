@@ -76,4 +76,6 @@ def test_judge_spend_cells_are_the_logs_and_unknown_stays_none() -> None:
     cells = log_row_fields(log)
     assert cells == {"headlines": {}, "parse_failures": 1, "api_errors": 0, "input_tokens": 100,
                      "output_tokens": 20, "input_tokens_in_all": 150, "output_tokens_in_all": 30,
-                     "estimated_cost_usd": None, "cost_in_all_usd": 0.25}
+                     "estimated_cost_usd": None, "cost_in_all_usd": 0.25,
+                     "trust": {"corrected": None, "corrected_ci": None, "false_accept": None,
+                               "false_reject": None}}

@@ -220,7 +220,8 @@ def audit_section(controls: list[AuditControl], result: JudgeRunResult, *, profi
         each kind's error (false-reject or false-accept) rate and the pooled ones as
         ``{count, n, rate, ci_low, ci_high}`` on 0-1 with 95% Wilson intervals (``rate``
         ``None`` when no control of that side got a verdict); the gate ``{state,
-        fails_run, message}``.
+        fails_run, message}``; the controls' ``counts``, ``tokens`` and cost (USD) as the
+        judge job records them.
     """
     abilities = {c.control_id: str(c.record.question_type) for c in controls}
     accepted: dict[str, float | None] = {}
@@ -260,6 +261,10 @@ def audit_section(controls: list[AuditControl], result: JudgeRunResult, *, profi
         "cache_hits": counts.get("cache_hits", 0),
         "threshold": 50.0,
         "verdicts": accepted,
+        # the controls' own spend, counted in the run log's (the whole job's) judge spend
+        **{key: result.summary[key] for key in ("counts", "tokens", "estimated_cost_usd",
+                                                 "estimated_cost_usd_including_cached")
+           if key in result.summary},
     }
 
 

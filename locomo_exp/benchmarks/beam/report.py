@@ -239,7 +239,8 @@ def render_report(summary: Mapping[str, Any], card: Mapping[str, Any]) -> str:
     judge = summary.get("judge") or {}
     lines += audit_lines(judge.get("audit"), markdown=True)
     names = category_names(template=bool(judge.get("template")))
-    for section in trust_report_sections(judge.get("trust"), names):  # labels, panel
+    for section in trust_report_sections(judge.get("trust"), names, unit="rubric item",
+                                         headline="profile's score"):  # labels, panel
         lines += [section, ""]
     if summary["warnings"]:
         lines += ["## Warnings", "", *[f"- WARNING: {w}" for w in summary["warnings"]], ""]

@@ -12,7 +12,7 @@ from typing import Any
 
 from locomo_exp.benchmarks.beam import profiles as p
 from locomo_exp.benchmarks.beam.abilities import NAME, TITLE
-from locomo_exp.benchmarks.plugin_trust import trust_brief
+from locomo_exp.benchmarks.plugin_trust import plugin_spend, trust_brief
 from locomo_exp.results.run_log import (
     Figure,
     GroupResult,
@@ -22,7 +22,6 @@ from locomo_exp.results.run_log import (
     RunSpec,
     TrustBrief,
     Unit,
-    judge_spend,
 )
 
 OVERALL = "overall"
@@ -88,7 +87,9 @@ def beam_run_log(summary: Mapping[str, Any]) -> RunLog:
         and ``beam-official/score`` (0-1) by ability (and ``overall`` for beam-nugget) with
         their 95% cluster-bootstrap intervals over chats; headline: beam-nugget's overall
         pass rate and average score, beam-official's mean of the abilities (``None`` when an
-        ability is not measured); the judge's spend (item and alignment calls added).
+        ability is not measured); the judge's spend, the whole job's: item, alignment and
+        audit-control calls, and the panel's (:func:`~locomo_exp.benchmarks.plugin_trust.
+        plugin_spend`).
 
     Raises:
         KeyError: when a section every BEAM summary has (``input``, ``figures``) is missing.
@@ -110,14 +111,14 @@ def beam_run_log(summary: Mapping[str, Any]) -> RunLog:
     spend = None
     if judge:
         alignment = judge.get("alignment") or {}
-        cached = judge.get("estimated_cost_usd_including_cached")
-        extra = alignment.get("estimated_cost_usd")
+        audit = judge.get("audit") or {}
         dry = judge.get("dry_run_estimate")
-        spend = judge_spend(
-            [judge, alignment] if alignment else [judge],
+        own = [judge, *([alignment] if alignment else []),
+               *([audit] if audit.get("counts") else [])]  # its audit's controls: own calls
+        spend = plugin_spend(
+            own, judge.get("trust"),
             status="dry run" if dry is not None else status.get("scoring", "ok"),
             dry_run_estimate=dry,
-            cost_in_all_usd=None if cached is None else cached + (extra or 0.0),
         )
     return RunLog(
         benchmark=NAME,

@@ -18,6 +18,7 @@ from typing import Any
 from locomo_exp.benchmarks.beam import profiles as p
 from locomo_exp.benchmarks.beam.abilities import ABILITIES, NAME
 from locomo_exp.benchmarks.beam.compare import OVERALL, PROFILES, compare_runs, read_run, render
+from locomo_exp.benchmarks.plugin_trust import TRUST_HEADER, TRUST_LEGEND, trust_sweep_cells
 from locomo_exp.config import CompareConfig
 from locomo_exp.report.run_dir import atomic_write_text
 
@@ -161,7 +162,9 @@ def beam_table(summary: Mapping[str, Any],
         A legend line, the vs-baseline line when compared, then the table: per job its
         verdicts, beam-nugget pass rate (percent) with its 95% interval and average score,
         beam-official mean of abilities, the overall differences from the baseline job of
-        both profiles with intervals and p, judge counts, tokens, cost and wall time.
+        both profiles with intervals and p, the trust columns (corrected accept rate with
+        its interval, the audit's rates, or "not measured"), judge counts, tokens, cost and
+        wall time.
     """
     rows, keys = summary["rows"], summary["swept_keys"]
     base = summary.get("baseline") or {}
@@ -169,6 +172,7 @@ def beam_table(summary: Mapping[str, Any],
         "- BEAM figures of the verdicts each job's headline names: beam-nugget pass rate in "
         "percent (95% cluster bootstrap over chats) and average score (0-1); beam-official "
         "mean of the ability figures (0-1; not the authors' figure, they report none)",
+        TRUST_LEGEND.replace("audit controls", "audit controls, per rubric item"),
     ]
     compared = base.get("label") is not None
     if base.get("error"):
@@ -179,7 +183,7 @@ def beam_table(summary: Mapping[str, Any],
     vs_header = [f"{name} {col}" for name in ("Δ nugget", "Δ official")
                  for col in ("vs base", "95% CI", "p")]
     header = ["job", *keys, "status", "verdicts", "pass rate %", "pass rate 95% CI",
-              "avg score", "official mean", *(vs_header if compared else []),
+              "avg score", "official mean", *(vs_header if compared else []), *TRUST_HEADER,
               "parse failures", "API errors", "input tokens", "output tokens", "cost $", "wall s"]
     lines += ["", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for r in rows:
@@ -196,7 +200,8 @@ def beam_table(summary: Mapping[str, Any],
                  status, str(beam.get("verdicts") or "—").replace("|", "\\|"),
                  _cell(beam.get("pass_rate"), ".2f"),
                  f"{ci[0]:.2f}–{ci[1]:.2f}" if ci else "—", _cell(beam.get("avg_score")),
-                 _official_cell(beam), *vs, _cell(r.get("parse_failures"), "d"),
+                 _official_cell(beam), *vs, *trust_sweep_cells(r),
+                 _cell(r.get("parse_failures"), "d"),
                  _cell(r.get("api_errors"), "d"), *tokens, cost,
                  _cell(r.get("wall_time_s"), ".1f")]
         lines.append("| " + " | ".join(cells) + " |")

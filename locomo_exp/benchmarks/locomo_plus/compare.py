@@ -13,6 +13,12 @@ Cognitive items and the factual ones (the five LoCoMo categories, item-weighted)
 - a paired sign-flip test (:func:`locomo_exp.stats.paired.sign_flip_test`; exact when
   ``2**n`` is within ``compare.permutation_samples``), Holm-adjusted over the two groups.
 
+When both runs scored F1 (``scorer=both``) with the same ``f1.variant``, each factual
+category is also compared on F1 (``scores.jsonl``'s ``f1_<variant>``, 0-1): the paired
+difference A - B with the same cluster bootstrap over conversations and sign-flip test,
+Holm-adjusted over the five categories; otherwise the F1 comparison says why it is not
+measured. The Cognitive items have no gold answer, so no F1.
+
 Outputs: ``compare.json`` and ``compare.md`` in the output directory.
 """
 
@@ -45,11 +51,16 @@ class PlusRunScores:
         path: the run directory.
         reading: the run's headline reading (``ours`` or ``authors``).
         scores: item id -> ``(category, conversation, score)``; score ``None`` when unscored.
+        f1_variant: the run's ``f1.variant`` with ``scorer=both``, else ``None``.
+        f1: item id -> ``(category, conversation, F1 0-1)`` with ``scorer=both`` (F1
+            ``None`` for a Cognitive item), else ``None``.
     """
 
     path: Path
     reading: str
     scores: dict[str, tuple[str, int | None, float | None]]
+    f1_variant: str | None = None
+    f1: dict[str, tuple[str, int | None, float | None]] | None = None
 
 
 def claims_runs(cfg: ExperimentConfig, start_dir: Path) -> bool:
@@ -68,7 +79,10 @@ def read_run(path: Path) -> PlusRunScores:
     check_version(summary, str(path / "summary.json"))  # a newer layout: one line
     reading = str(summary.get("headline", "ours"))
     field = "score_authors" if reading == AUTHORS else "score"
+    variant = (summary.get("f1") or {}).get("variant")
+    f1_field = None if variant is None else f"f1_{variant}"
     scores: dict[str, tuple[str, int | None, float | None]] = {}
+    f1: dict[str, tuple[str, int | None, float | None]] = {}
     file = path / "scores.jsonl"
     if not file.is_file():
         raise ValueError(f"{file}: missing; compare needs the run's scores.jsonl")
@@ -76,18 +90,20 @@ def read_run(path: Path) -> PlusRunScores:
         try:
             row = json.loads(line)
             score = row[field]
-            scores[str(row["item_id"])] = (
-                str(row["category"]), row.get("conversation"),
-                None if score is None else float(score))
+            key = (str(row["category"]), row.get("conversation"))
+            scores[str(row["item_id"])] = (*key, None if score is None else float(score))
+            if f1_field is not None:
+                value = row[f1_field]
+                f1[str(row["item_id"])] = (*key, None if value is None else float(value))
         except (ValueError, KeyError, TypeError) as error:
             raise ValueError(f"{file}: line {number}: not a LoCoMo-Plus score row "
                              f"({error})") from None
-    return PlusRunScores(path, reading, scores)
+    return PlusRunScores(path, reading, scores, variant, f1 if f1_field is not None else None)
 
 
 def compare_group(a: PlusRunScores, b: PlusRunScores, categories: tuple[str, ...], *,
                   samples: int, permutations: int, seed: int) -> dict[str, Any]:
-    """The paired comparison of one group of items.
+    """The paired comparison of one group of items on the headline readings' scores.
 
     Args:
         a: run A.
@@ -98,22 +114,43 @@ def compare_group(a: PlusRunScores, b: PlusRunScores, categories: tuple[str, ...
         seed: the seed of both.
 
     Returns:
+        As :func:`compare_scores`.
+    """
+    return compare_scores(a.scores, b.scores, categories, samples=samples,
+                          permutations=permutations, seed=seed)
+
+
+def compare_scores(a_scores: dict[str, tuple[str, int | None, float | None]],
+                   b_scores: dict[str, tuple[str, int | None, float | None]],
+                   categories: tuple[str, ...], *, samples: int, permutations: int,
+                   seed: int) -> dict[str, Any]:
+    """The paired comparison of one group of items on one score (label score or F1).
+
+    Args:
+        a_scores: run A's item id -> ``(category, conversation, score 0-1)``.
+        b_scores: run B's.
+        categories: the group's category strings.
+        samples: bootstrap resamples.
+        permutations: the sign-flip test's Monte Carlo budget.
+        seed: the seed of both.
+
+    Returns:
         ``{n_pairs, unpaired, mean_a, mean_b, difference, ci, unit, clusters, test,
         pvalue}`` (0-1 figures); ``n_pairs`` 0 and ``None`` figures when nothing pairs.
     """
-    ids = [i for i, (cat, _, _) in a.scores.items() if cat in categories]
-    ids_b = {i for i, (cat, _, _) in b.scores.items() if cat in categories}
-    pairs = [i for i in ids if i in ids_b and a.scores[i][2] is not None
-             and b.scores[i][2] is not None]
+    ids = [i for i, (cat, _, _) in a_scores.items() if cat in categories]
+    ids_b = {i for i, (cat, _, _) in b_scores.items() if cat in categories}
+    pairs = [i for i in ids if i in ids_b and a_scores[i][2] is not None
+             and b_scores[i][2] is not None]
     unpaired = len(set(ids) | ids_b) - len(pairs)
     out: dict[str, Any] = {"n_pairs": len(pairs), "unpaired": unpaired, "mean_a": None,
                            "mean_b": None, "difference": None, "ci": None, "unit": None,
                            "clusters": None, "test": None, "pvalue": None}
     if not pairs:
         return out
-    xa = [float(a.scores[i][2]) for i in pairs]  # type: ignore[arg-type]
-    xb = [float(b.scores[i][2]) for i in pairs]  # type: ignore[arg-type]
-    convs = [a.scores[i][1] if a.scores[i][1] is not None else b.scores[i][1] for i in pairs]
+    xa = [float(a_scores[i][2]) for i in pairs]  # type: ignore[arg-type]
+    xb = [float(b_scores[i][2]) for i in pairs]  # type: ignore[arg-type]
+    convs = [a_scores[i][1] if a_scores[i][1] is not None else b_scores[i][1] for i in pairs]
     if all(c is not None for c in convs):
         interval = cluster_bootstrap_mean_diff(xa, xb, convs, n_resamples=samples, seed=seed)
     else:
@@ -131,12 +168,50 @@ def compare_runs(a: PlusRunScores, b: PlusRunScores, *, samples: int, permutatio
     """Both groups' comparisons, Holm-adjusted over the two (``compare.json``'s content)."""
     groups = {name: compare_group(a, b, cats, samples=samples, permutations=permutations,
                                   seed=seed) for name, cats in GROUPS.items()}
+    _holm(groups)
+    return {"benchmark": NAME, "runs": [str(a.path), str(b.path)],
+            "readings": [a.reading, b.reading], "difference": "A - B (0-1)",
+            "groups": groups, "f1": compare_f1(a, b, samples=samples,
+                                               permutations=permutations, seed=seed)}
+
+
+def _holm(groups: dict[str, dict[str, Any]]) -> None:
     adjusted = holm_adjust([g["pvalue"] for g in groups.values()])
     for group, p in zip(groups.values(), adjusted, strict=True):
         group["pvalue_holm"] = p
-    return {"benchmark": NAME, "runs": [str(a.path), str(b.path)],
-            "readings": [a.reading, b.reading], "difference": "A - B (0-1)",
-            "groups": groups}
+
+
+def compare_f1(a: PlusRunScores, b: PlusRunScores, *, samples: int, permutations: int,
+               seed: int) -> dict[str, Any]:
+    """Each factual category's paired F1 comparison, when both runs scored the same F1.
+
+    Args:
+        a: run A.
+        b: run B.
+        samples: bootstrap resamples.
+        permutations: the sign-flip test's Monte Carlo budget.
+        seed: the seed of both.
+
+    Returns:
+        ``{"variant", "by_category": {category: ...}}`` with each category's
+        :func:`compare_scores` result (F1 0-1, difference A - B, 95% cluster-bootstrap
+        interval over conversations) and ``pvalue_holm`` over the five categories; or
+        ``{"variant": None, "not_measured": why}`` when a run has no F1 (not ``scorer=both``)
+        or the two used different ``f1.variant``.
+    """
+    if a.f1 is None or b.f1 is None:
+        missing = " and ".join(str(r.path) for r in (a, b) if r.f1 is None)
+        return {"variant": None, "not_measured": f"{missing}: no F1 (run with scorer=both)"}
+    if a.f1_variant != b.f1_variant:
+        return {"variant": None, "not_measured": f"different F1 variants ({a.f1_variant} vs "
+                                                 f"{b.f1_variant}): not comparable"}
+    groups = {cat: compare_scores(a.f1, b.f1, (cat,), samples=samples,
+                                  permutations=permutations, seed=seed) for cat in FACTUAL}
+    measured = {cat: g for cat, g in groups.items() if g["pvalue"] is not None}
+    _holm(measured)
+    for group in groups.values():
+        group.setdefault("pvalue_holm", None)
+    return {"variant": a.f1_variant, "by_category": groups}
 
 
 def _pct(value: float | None) -> str:
@@ -159,6 +234,25 @@ def render_lines(result: dict[str, Any], labels: tuple[str, str]) -> list[str]:
             f"{g['difference'] * 100:+.1f} points, 95% CI {g['ci'][0] * 100:+.1f} to "
             f"{g['ci'][1] * 100:+.1f} ({unit}, {g['clusters']} units), n={g['n_pairs']}"
             f"{unpaired}; {g['test']} p={g['pvalue']:.4f} (Holm {g['pvalue_holm']:.4f})")
+    return lines + _f1_lines(result.get("f1"))
+
+
+def _f1_lines(f1: dict[str, Any] | None) -> list[str]:
+    """The F1 comparison's lines, one per factual category (none for an older file)."""
+    if f1 is None:
+        return []
+    if f1.get("variant") is None:
+        return [f"  F1: not measured ({f1['not_measured']})"]
+    lines = [f"  F1 ({f1['variant']}), factual categories, Holm over the five:"]
+    for cat, g in f1["by_category"].items():
+        if not g["n_pairs"]:
+            lines.append(f"    {cat}: no paired items; not measured")
+            continue
+        lines.append(
+            f"    {cat}: A {g['mean_a']:.4f}, B {g['mean_b']:.4f}, A - B "
+            f"{g['difference']:+.4f}, 95% CI {g['ci'][0]:+.4f} to {g['ci'][1]:+.4f} "
+            f"(by {g['unit']}, {g['clusters']} units), n={g['n_pairs']}; {g['test']} "
+            f"p={g['pvalue']:.4f} (Holm {g['pvalue_holm']:.4f})")
     return lines
 
 

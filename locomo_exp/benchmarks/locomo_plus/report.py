@@ -213,7 +213,8 @@ def render_report(summary: dict[str, Any], card: dict[str, Any]) -> str:
         out += [f"| {cat} | {n:,} | {j} | {score} |" for cat, n, j, score in f1_rows(summary)]
         out += [""]
     trust = (summary.get("judge") or {}).get("trust")
-    for section in trust_report_sections(trust, LOCOMO_PLUS.kind_ids):
+    for section in trust_report_sections(trust, LOCOMO_PLUS.kind_ids, unit="item",
+                                         headline="mean label score"):
         out += [section, ""]  # audit, labels, corrected accuracy, panel: LoCoMo's sections
     extra = parser_lines(summary) + aggregate_lines(summary)
     if extra:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from locomo_exp.benchmarks.locomo_plus.facts import NAME, TITLE
-from locomo_exp.benchmarks.plugin_trust import trust_brief
+from locomo_exp.benchmarks.plugin_trust import plugin_spend, trust_brief
 from locomo_exp.results.run_log import (
     Figure,
     GroupResult,
@@ -20,7 +20,6 @@ from locomo_exp.results.run_log import (
     MetricResult,
     RunLog,
     RunSpec,
-    judge_spend,
 )
 
 PERCENT = 100.0
@@ -78,7 +77,9 @@ def plus_run_log(summary: Mapping[str, Any]) -> RunLog:
         :class:`RunLog`: one metric per reading (``ours``, ``authors``: 0-1 by category and
         ``overall``, the overall's 95% interval); headline ``<reading>/overall`` and
         ``<reading>/cognitive`` of the headline reading, percent as its MLflow metrics; the
-        judge's spend for a judged run (a dry run: its estimate, nothing counted).
+        judge's spend for a judged run, the whole job's (the items', the audit's and the
+        panel's calls and cost: :func:`~locomo_exp.benchmarks.plugin_trust.plugin_spend`;
+        a dry run: its estimate, nothing counted).
 
     Raises:
         KeyError: when a section every LoCoMo-Plus summary has (``input``, ``readings``) is
@@ -101,8 +102,9 @@ def plus_run_log(summary: Mapping[str, Any]) -> RunLog:
     spend = None
     if judged and judge:
         dry = judge.get("dry_run")
-        spend = judge_spend([judge], status="dry run" if dry is not None else "ok",
-                            dry_run_estimate=dry if isinstance(dry, Mapping) else None)
+        spend = plugin_spend([judge], judge.get("trust"),
+                             status="dry run" if dry is not None else "ok",
+                             dry_run_estimate=dry if isinstance(dry, Mapping) else None)
     inp = summary["input"]
     metrics = {name: _reading(name, figures) for name, figures in readings.items()}
     f1 = summary.get("f1")

@@ -23,6 +23,7 @@ from locomo_exp.benchmarks.locomo_plus.compare import (
 )
 from locomo_exp.benchmarks.locomo_plus.facts import NAME
 from locomo_exp.benchmarks.plugin import Spending
+from locomo_exp.benchmarks.plugin_trust import TRUST_HEADER, TRUST_LEGEND, trust_sweep_cells
 from locomo_exp.report.run_dir import atomic_write_text
 
 PERCENT = 100.0
@@ -58,7 +59,9 @@ def plus_row_fields(summary: Mapping[str, Any]) -> dict[str, Any]:
         "cognitive", "cognitive_ci", "factual_unweighted", "factual_item_weighted",
         "gap_unweighted", "gap_item_weighted"}`` of the headline reading (percent, 2
         decimals, as the job's MLflow metrics; ``None`` when not measured: no LoCoMo item,
-        a dry run); ``n_questions`` (items); ``j_overall`` (this project's judge) or
+        a dry run), with ``f1_variant``, ``f1_factual_item_weighted`` and
+        ``f1_factual_unweighted`` (``scorer=both``: the factual items' token F1, percent;
+        ``None`` without F1); ``n_questions`` (items); ``j_overall`` (this project's judge) or
         ``stored_j_overall`` (the run's stored verdicts), percent. The headlines and the
         judge's counts, tokens and cost are the run log's (:mod:`locomo_exp.sweep.log_rows`).
     """
@@ -80,6 +83,10 @@ def plus_row_fields(summary: Mapping[str, Any]) -> dict[str, Any]:
         "gap_unweighted": _pct(gap.get("unweighted")),
         "gap_item_weighted": _pct(gap.get("item_weighted")),
     }
+    f1 = summary.get("f1") or {}  # scorer=both: the factual items' token F1
+    plus["f1_variant"] = f1.get("variant")
+    plus["f1_factual_item_weighted"] = _pct((f1.get("factual") or {}).get("item_weighted"))
+    plus["f1_factual_unweighted"] = _pct((f1.get("factual") or {}).get("unweighted"))
     out: dict[str, Any] = {"plus": plus, "n_questions": head.get("n_items")}
     judged = verdicts.get("source") in ("judged", "dry run")
     out["j_overall" if judged else "stored_j_overall"] = plus["overall"]
@@ -145,6 +152,14 @@ def _cell(value: Any, fmt: str = ".2f") -> str:
     return "—" if value is None else format(value, fmt)
 
 
+def _f1_cell(plus: Mapping[str, Any]) -> str:
+    """The F1 column: item-weighted factual F1 (percent) and its variant, or not measured."""
+    value = plus.get("f1_factual_item_weighted")
+    if value is None:
+        return "not measured"
+    return f"{value:.2f} ({plus.get('f1_variant')})"
+
+
 def _vs_cells(row: Mapping[str, Any], base_job: Any) -> list[str]:
     """The Δ, interval and Holm p cells of each group (``baseline`` on the baseline's row)."""
     if row["job"] == base_job:
@@ -170,8 +185,10 @@ def plus_table(summary: Mapping[str, Any], spending: Spending) -> list[str]:
     Returns:
         A legend line, the vs-baseline line when compared, then the table: per job its
         verdicts, reading, items, overall with its 95% interval, Cognitive, both factual
-        averages and the gap (percent), each group's difference from the baseline job with
-        its interval and Holm-adjusted p, judge counts, tokens, cost and wall time.
+        averages and the gap (percent), the factual F1 (``scorer=both``), each group's
+        difference from the baseline job with its interval and Holm-adjusted p, the trust
+        columns (corrected accept rate with its interval, the audit's rates, or "not
+        measured"), judge counts, tokens, cost and wall time.
     """
     rows, keys = summary["rows"], summary["swept_keys"]
     base = summary.get("baseline") or {}
@@ -180,6 +197,10 @@ def plus_table(summary: Mapping[str, Any], spending: Spending) -> list[str]:
         "of the verdicts it names: overall with its 95% interval, Cognitive, factual "
         "averages (unweighted: each LoCoMo category once; item-weighted) and the gap "
         "(factual unweighted minus Cognitive)",
+        "- F1: the factual items' token F1 (scorer=both; item-weighted over the five LoCoMo "
+        "categories, percent; variant in brackets), \"not measured\" for a job that scored "
+        "no F1 (the Cognitive items have no gold answer)",
+        TRUST_LEGEND,
     ]
     compared = base.get("label") is not None
     if base.get("error"):
@@ -191,8 +212,8 @@ def plus_table(summary: Mapping[str, Any], spending: Spending) -> list[str]:
                  (f"Δ {name}", f"Δ {name} 95% CI", f"{name} Holm p")] if compared else []
     header = ["job", *keys, "status", "verdicts", "reading", "items", "overall",
               "overall 95% CI", "Cognitive", "factual", "factual item-weighted", "gap",
-              *vs_header, "parse failures", "API errors", "input tokens", "output tokens",
-              "cost $", "wall s"]
+              "F1 factual", *vs_header, *TRUST_HEADER, "parse failures", "API errors",
+              "input tokens", "output tokens", "cost $", "wall s"]
     lines += ["", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for r in rows:
         plus = r.get("plus") or {}
@@ -204,9 +225,10 @@ def plus_table(summary: Mapping[str, Any], spending: Spending) -> list[str]:
                  _cell(plus.get("overall")), f"{ci[0]:.2f}–{ci[1]:.2f}" if ci else "—",
                  _cell(plus.get("cognitive")), _cell(plus.get("factual_unweighted")),
                  _cell(plus.get("factual_item_weighted")), _cell(plus.get("gap_unweighted")),
+                 _f1_cell(plus),
                  *(_vs_cells(r, base.get("job")) if compared else []),
-                 _cell(r.get("parse_failures"), "d"), _cell(r.get("api_errors"), "d"), *tokens,
-                 cost, _cell(r.get("wall_time_s"), ".1f")]
+                 *trust_sweep_cells(r), _cell(r.get("parse_failures"), "d"),
+                 _cell(r.get("api_errors"), "d"), *tokens, cost, _cell(r.get("wall_time_s"), ".1f")]
         lines.append("| " + " | ".join(cells) + " |")
     lines += [f"- job {r['job']}: — vs baseline: the comparison was refused: "
               f"{r['vs_baseline']['error']}" for r in rows

@@ -100,9 +100,20 @@ def test_controls_are_judged_per_item_with_the_runs_judge_and_give_hand_worked_r
             "9.1% [2.5, 27.8] (2/22), false-reject rate 33.3% [13.8, 60.9] (4/12)") in console
     report = (tmp_path / "out" / "report.md").read_text()
     assert "| non_answer | 0 | 10 | 0 | false accept 20.0% [5.7, 51.0] (2/10) |" in report
+    # the run log's spend is the whole job's: the 12 item calls and the 34 controls
+    spend, judge = result.summary["run_log"]["judge"], result.summary["judge"]
+    assert spend["calls"] == 46 == judge["counts"]["calls_made"] + audit["counts"]["calls_made"]
+    assert spend["input_tokens"] == judge["tokens"]["input"] + audit["tokens"]["input"]
+    assert spend["cost_usd"] == pytest.approx(
+        judge["estimated_cost_usd"] + audit["estimated_cost_usd"])
+    assert spend["cost_usd"] > judge["estimated_cost_usd"] > 0
     # a re-run pays nothing: items and controls are cached
     again = run_beam(cfg, tmp_path / "out2", tmp_path)
     assert len(fake_anthropic.messages_requests()) == 46
+    assert again.summary["run_log"]["judge"]["calls"] == 0
+    assert again.summary["run_log"]["judge"]["cost_usd"] == 0.0
+    assert again.summary["run_log"]["judge"]["cost_in_all_usd"] == pytest.approx(
+        spend["cost_usd"])
     assert again.summary["judge"]["audit"]["kinds"] == audit["kinds"]
     assert again.summary["judge"]["audit"]["cache_hits"] == 34
 

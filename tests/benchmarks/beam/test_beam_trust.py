@@ -113,7 +113,10 @@ def test_item_labels_give_kappa_and_the_rogan_gladen_corrected_accept_rate(
     low, high = np.quantile(estimates, [0.025, 0.975])
     assert (corrected["ci_low"], corrected["ci_high"]) == (pytest.approx(low), pytest.approx(high))
     report = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
-    assert "## Corrected J" in report and "summarization" in report
+    # the report names the figure as the console does (issue 28: not LoCoMo's "Corrected J")
+    assert "## Corrected accept rate" in report and "## Corrected J" not in report
+    assert "- Corrected accept rate: **50.0%**" in report and "summarization" in report
+    assert "(12 rubric items)" in report
     assert any(line.startswith("Judge vs human labels (12 rubric items): agreement 66.7%")
                for line in result.console)
     assert result.metrics["labels/overall/kappa"] == pytest.approx(1 / 3)
@@ -158,6 +161,13 @@ def test_a_panel_judges_every_rubric_item_with_each_member(
     assert panel["alpha"] == pytest.approx(1 - d_o / d_e)
     assert result.metrics["panel/alpha"] == pytest.approx(panel["alpha"])
     assert "## Judge panel" in (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    # the run log's spend is the whole job's: the 12 item calls and the panel's 12
+    spend, judge = result.summary["run_log"]["judge"], result.summary["judge"]
+    assert spend["calls"] == 24 == judge["counts"]["calls_made"] + panel["calls_made"]
+    assert spend["cost_usd"] == pytest.approx(
+        judge["estimated_cost_usd"] + panel["estimated_cost_usd"])
+    assert spend["cost_usd"] == pytest.approx(judge["trust"]["total_cost_usd"])
+    assert panel["estimated_cost_usd"] > 0
     # a re-run pays nothing: items and panel are cached
     run_beam(cfg, tmp_path / "out2", tmp_path)
     assert len(fake_anthropic.messages_requests()) == 24
@@ -248,4 +258,5 @@ def test_without_labels_the_accept_rate_is_corrected_from_the_audit(
     assert result.metrics["j_corrected/overall"] == pytest.approx(60.0)
     assert any(line.startswith("Corrected accept rate (Rogan-Gladen, from audit): 60.0%")
                for line in result.console)
-    assert "## Corrected J" in (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    report = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert "## Corrected accept rate" in report and "- Corrected accept rate: **60.0%**" in report

@@ -69,10 +69,13 @@ def test_a_sweep_over_two_stored_runs_has_one_parent_and_the_figures(tmp_path: P
     assert written["groups"] == direct["groups"]
     table = (tmp_path / "sw" / "sweep_summary.md").read_text()
     assert table in done.stdout  # the file is what the console printed
-    assert "| ours | 401 | 93.27 | 91.75–94.79 | 93.27 | — | — | — | baseline |" in table
-    assert "| ours | 401 | 92.77 | 90.82–95.01 | 92.77 | — | — | — | -0.50 | [-1.49, +0.50] | " \
-        "0.6355 | — | — | — |" in table
-    assert "F1" not in table
+    # no F1 (stored verdicts, no scorer=both) and no trust check: said, not left blank
+    assert ("| ours | 401 | 93.27 | 91.75–94.79 | 93.27 | — | — | — | not measured | baseline |"
+            in table)
+    assert "| ours | 401 | 92.77 | 90.82–95.01 | 92.77 | — | — | — | not measured | -0.50 | " \
+        "[-1.49, +0.50] | 0.6355 | — | — | — | not measured |  | not measured | not measured |" \
+        in table
+    assert "| F1 factual |" in table
     import mlflow
 
     client = mlflow.MlflowClient(f"sqlite:///{tmp_path}/m.db")

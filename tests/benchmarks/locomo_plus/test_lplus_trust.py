@@ -139,9 +139,18 @@ def test_cognitive_controls_restate_the_cue_or_carry_another_items_cue(
     assert result.metrics["audit/false_accept_rate"] == pytest.approx(100 / 24)
     assert result.metrics["audit/false_reject_rate"] == pytest.approx(100 / 12)
     assert result.summary["run_log"]["trust"]["false_accept_rate"] == pytest.approx(1 / 24)
+    # the run log's spend is the whole job's (issue 29): the 12 items and the 36 controls
+    spend, judge = result.summary["run_log"]["judge"], result.summary["judge"]
+    assert spend["calls"] == 48 == judge["counts"]["calls_made"] + audit["calls_made"]
+    assert spend["cost_usd"] == pytest.approx(
+        judge["estimated_cost_usd"] + audit["estimated_cost_usd"])
+    assert spend["cost_usd"] == pytest.approx(judge["trust"]["total_cost_usd"])
+    assert spend["cost_usd"] > judge["estimated_cost_usd"] > 0
     # a re-run pays nothing: the items and the controls are answered from the cache
     again = run(*AUDIT, out="again")
     assert len(fake_openai.messages_requests()) == 48
+    assert again.summary["run_log"]["judge"]["calls"] == 0
+    assert again.summary["run_log"]["judge"]["cost_usd"] == 0.0
     kinds_again = again.summary["judge"]["trust"]["audit"]["kinds"]
     assert {k: v["accept"] for k, v in kinds_again.items()} == {
         k: v["accept"] for k, v in kinds.items()}
@@ -229,7 +238,10 @@ def test_labels_give_cohens_kappa_and_the_rogan_gladen_corrected_accuracy(
     assert result.metrics["labels/overall/kappa"] == pytest.approx(overall["kappa"])
     assert result.metrics["j_corrected/overall"] == pytest.approx(100 * 4 / 9)
     report = (result.output_dir / "report.md").read_text(encoding="utf-8")
-    assert "## Corrected J" in report and "human labels" in report
+    # the report names the figure as the console does (issue 29: not LoCoMo's "Corrected J")
+    assert "## Corrected accept rate" in report and "## Corrected J" not in report
+    assert "- Corrected accept rate: **44.4%**" in report and "human labels" in report
+    assert "The raw mean label score stays the headline." in report
     assert any("Cohen's kappa" in line for line in result.console)
     assert any(line.startswith("Corrected accept rate (Rogan-Gladen, from labels): 44.4%")
                for line in result.console)
