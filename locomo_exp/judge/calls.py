@@ -9,6 +9,7 @@ runtime does so (it knows no verdicts: it is handed the reader).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from locomo_exp.config import JudgeConfig
@@ -25,7 +26,8 @@ from locomo_exp.results import QARecord
 
 
 def build_call_specs(
-    records: list[QARecord], cfg: JudgeConfig, *, api_version: str
+    records: list[QARecord], cfg: JudgeConfig, *, api_version: str,
+    prompts: Mapping[str, str] | None = None,
 ) -> list[CallSpec]:
     """One :class:`CallSpec` per record and run, question-major (q0 r0..rN, q1 r0..).
 
@@ -33,6 +35,9 @@ def build_call_specs(
         records: records to judge (already filtered by category).
         cfg: the judge config.
         api_version: the ``anthropic-version`` the calls carry.
+        prompts: user messages already built for these records with this ``cfg``, by
+            question id (:func:`~locomo_exp.judge.preflight.preflight_judge` returns them);
+            a record not in it has its prompt built here. Same bytes either way.
 
     Returns:
         The call specs.
@@ -44,12 +49,18 @@ def build_call_specs(
     template = template_card(spec)
     temperature = None if cfg.temperature is None else float(cfg.temperature)
     endpoint = cache_endpoint(cfg)  # two servers with one model name never share verdicts
+    built = prompts or {}
+
+    def _prompt(record: QARecord) -> str:
+        known = built.get(record.question_id)
+        return known if known is not None else spec.build_record_prompt(record)
+
     calls: list[CallSpec] = []
     for record in records:
         request = JudgeRequest(
             model=cfg.model,
             system=spec.system_prompt,
-            prompt=spec.build_record_prompt(record),
+            prompt=_prompt(record),
             max_tokens=cfg.max_tokens,
             temperature=temperature,
             output_schema=schema,

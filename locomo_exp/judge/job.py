@@ -325,10 +325,10 @@ def run_judge(
             same call again collects them.
     """
     names = category_names or DEFAULT_CATEGORY_NAMES
-    preflight_judge(cfg, records, start_dir=start_dir)
+    prompts = preflight_judge(cfg, records, start_dir=start_dir)  # each prompt built once
     judged = judged_records(records, cfg)
     api_version = client.api_version if client is not None else provider_api_version(cfg)
-    specs = build_call_specs(judged, cfg, api_version=api_version)
+    specs = build_call_specs(judged, cfg, api_version=api_version, prompts=prompts)
 
     if cfg.dry_run:
         estimate = dry_run_estimate(specs, cfg, start_dir)

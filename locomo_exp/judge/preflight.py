@@ -257,15 +257,17 @@ def least_prompt_tokens(system: str, prompt: str) -> int:
     return int((len(system) + len(prompt)) // REFUSE_CHARS_PER_TOKEN)
 
 
-def _prompt_sizes(
-    records: list[QARecord], cfg: JudgeConfig
-) -> list[tuple[QARecord, int, int, int]]:
-    """``(record, characters, estimated tokens, least tokens)`` of each judged record's prompt."""
+PromptSize = tuple[QARecord, int, int, int, str]
+"""``(record, characters, estimated tokens, least tokens, prompt)`` of one judged record."""
+
+
+def _prompt_sizes(records: list[QARecord], cfg: JudgeConfig) -> list[PromptSize]:
+    """:data:`PromptSize` of each judged record's prompt (records whose kind has none skipped)."""
     try:
         spec = protocol_spec(cfg)
     except ValueError:
         return []
-    sizes: list[tuple[QARecord, int, int, int]] = []
+    sizes: list[PromptSize] = []
     for record in judged_records(records, cfg):
         try:
             prompt = spec.build_record_prompt(record)
@@ -276,11 +278,15 @@ def _prompt_sizes(
             len(spec.system_prompt) + len(prompt),
             estimate_prompt_tokens(spec.system_prompt, prompt),
             least_prompt_tokens(spec.system_prompt, prompt),
+            prompt,
         ))
     return sizes
 
 
-def overlong_prompts(records: list[QARecord], cfg: JudgeConfig) -> list[tuple[str, int]]:
+def overlong_prompts(
+    records: list[QARecord], cfg: JudgeConfig, *,
+    sizes: list[PromptSize] | None = None,
+) -> list[tuple[str, int]]:
     """Judged records whose prompt is estimated above the prompt limit.
 
     The limit is :func:`~locomo_exp.llm.models.prompt_limit` (``judge.max_prompt_tokens``,
@@ -292,6 +298,9 @@ def overlong_prompts(records: list[QARecord], cfg: JudgeConfig) -> list[tuple[st
     Args:
         records: the records of the run (only those in ``judge.categories`` count).
         cfg: the judge config.
+        sizes: the records' prompt sizes already computed for ``cfg`` (``_prompt_sizes``,
+            as :func:`preflight_judge` hands them over so each prompt is built once);
+            ``None``: built here.
 
     Returns:
         ``(question_id, estimated_tokens)`` in input order (see :func:`estimate_prompt_tokens`).
@@ -299,8 +308,9 @@ def overlong_prompts(records: list[QARecord], cfg: JudgeConfig) -> list[tuple[st
     limit = prompt_limit(cfg)
     if limit is None:
         return []
-    return [(r.question_id, tokens) for r, _, tokens, _ in _prompt_sizes(records, cfg)
-            if tokens > limit]
+    if sizes is None:
+        sizes = _prompt_sizes(records, cfg)
+    return [(r.question_id, tokens) for r, _, tokens, _, _ in sizes if tokens > limit]
 
 
 def limit_words(cfg: JudgeConfig) -> str:
@@ -312,7 +322,7 @@ def limit_words(cfg: JudgeConfig) -> str:
 
 def refuse_too_long_prompts(
     records: list[QARecord], cfg: JudgeConfig, *, source: str | None = None,
-    who: str = "judge",
+    who: str = "judge", sizes: list[PromptSize] | None = None,
 ) -> None:
     """Refuse, before any call, prompts over the limit even at 5 characters per token.
 
@@ -325,6 +335,8 @@ def refuse_too_long_prompts(
         cfg: the judge config (a panel member's for its model).
         source: the answers file, named in the line; ``None`` names the records only.
         who: who would send the prompts (``judge``, ``judge.panel member gpt-4o``).
+        sizes: the records' prompt sizes already computed for ``cfg`` (as in
+            :func:`overlong_prompts`); ``None``: built here.
 
     Raises:
         JudgeError: one line naming the file, each record's question id and position
@@ -333,8 +345,9 @@ def refuse_too_long_prompts(
     limit = prompt_limit(cfg)
     if limit is None:
         return
-    over = [(r, chars, est, least) for r, chars, est, least in _prompt_sizes(records, cfg)
-            if least > limit]
+    if sizes is None:
+        sizes = _prompt_sizes(records, cfg)
+    over = [(r, chars, est, least) for r, chars, est, least, _ in sizes if least > limit]
     if not over:
         return
     shown = "; ".join(
@@ -368,7 +381,7 @@ def describe_overlong(
 def preflight_judge(
     cfg: JudgeConfig, records: list[QARecord], *, start_dir: Path | None = None,
     source: str | None = None,
-) -> None:
+) -> dict[str, str]:
     """Validate a judge job before any call or spending.
 
     Checks: a non-empty model; temperature in [0, 1] or null; runs, max_tokens,
@@ -391,6 +404,11 @@ def preflight_judge(
         start_dir: directory a relative ``judge.cache_path`` is resolved against; ``None``
             skips the cache-path check.
         source: the answers file the records come from, named when a prompt is refused.
+
+    Returns:
+        The user message of each judged record's prompt, by question id, as built for the
+        size checks (empty when the model has no prompt limit), for
+        :func:`~locomo_exp.judge.calls.build_call_specs` so each prompt is built once.
 
     Raises:
         JudgeError: with every problem found, each saying what to change.
@@ -420,12 +438,15 @@ def preflight_judge(
             "judge: no record is in judge.categories=%s; nothing will be judged",
             list(cfg.categories),
         )
-    refuse_too_long_prompts(judged, cfg, source=source)
-    overlong = overlong_prompts(judged, cfg)
+    # each prompt built once for both checks (same refusal first, then the same warning)
+    sizes = _prompt_sizes(judged, cfg) if prompt_limit(cfg) is not None else []
+    refuse_too_long_prompts(judged, cfg, source=source, sizes=sizes)
+    overlong = overlong_prompts(judged, cfg, sizes=sizes)
     if overlong:
         logger.warning(
             "%s", describe_overlong(overlong, prompt_limit(cfg) or 0, limit_words(cfg))
         )
+    return {r.question_id: prompt for r, _, _, _, prompt in sizes}
 
 
 def check_panel_members(panel: list[tuple[str, JudgeConfig]]) -> None:

@@ -344,3 +344,42 @@ def test_the_spend_cap_stops_new_calls_once_the_paid_cost_reaches_it(
     roomy = make_judge_config(fake_anthropic, tmp_path, runs=2, max_cost_usd=10.0)
     assert run_judge(records, roomy, start_dir=tmp_path).summary["counts"]["cache_hits"] == 1
     assert len(fake_anthropic.messages_requests()) == 12
+
+
+def test_preflight_hands_over_each_prompt_so_the_call_specs_are_byte_identical(
+    fake_anthropic: FakeAnthropicServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from locomo_exp.judge.calls import build_call_specs
+
+    cfg = make_judge_config(fake_anthropic, tmp_path, max_prompt_tokens=100_000, runs=2)
+    records = _records(long_prediction_chars=300)
+    spec = protocol_spec(cfg)
+    prompts = preflight_judge(cfg, records)
+    assert prompts == {r.question_id: spec.build_record_prompt(r) for r in records}
+    built = build_call_specs(records, cfg, api_version="2023-06-01")
+    handed = build_call_specs(records, cfg, api_version="2023-06-01", prompts=prompts)
+    assert handed == built  # same requests, same cache keys and digests
+    assert [s.request.prompt for s in handed] == [prompts["q0"]] * 2 + [prompts["q-long"]] * 2
+    # a record the preflight did not build is built by the specs (no KeyError, same text)
+    partial = build_call_specs(records, cfg, api_version="2023-06-01", prompts={"q0": prompts["q0"]})
+    assert partial == built
+
+
+def test_run_judge_builds_each_prompt_once(
+    fake_anthropic: FakeAnthropicServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cfg = replace(make_judge_config(fake_anthropic, tmp_path, max_prompt_tokens=100_000, runs=1),
+                  dry_run=True)
+    spec_type = type(protocol_spec(cfg))
+    built: list[str] = []
+    original = spec_type.build_record_prompt
+
+    def counting(self: object, record: QARecord) -> str:
+        built.append(record.question_id)
+        return original(self, record)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(spec_type, "build_record_prompt", counting)
+    result = run_judge(_records(long_prediction_chars=300), cfg, start_dir=tmp_path)
+    assert result.dry_run_estimate is not None
+    assert result.dry_run_estimate["calls_total"] == 2
+    assert sorted(built) == ["q-long", "q0"]  # was 3 times each: two size checks and the specs
