@@ -28,7 +28,6 @@ HANDLED_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 """The signals that stop a job (exit status 128 + the signal number)."""
 
 _received: int | None = None
-_default_unraisablehook = sys.unraisablehook
 
 
 class Interrupted(KeyboardInterrupt):
@@ -52,7 +51,12 @@ def _handler(signum: int, frame: FrameType | None) -> None:
 
 
 def _unraisable(unraisable: Any) -> None:
-    """``sys.unraisablehook``: an interrupt raised in a finalizer is recorded, not printed."""
+    """``sys.unraisablehook``: an interrupt raised in a finalizer is recorded, not printed.
+
+    Any other unraisable error goes to Python's own hook (``sys.__unraisablehook__``: the
+    ``Exception ignored in ...`` lines on stderr), not whichever hook was set when this module
+    was first imported (a test runner's per-test hook would collect it instead).
+    """
     global _received
     if isinstance(unraisable.exc_value, KeyboardInterrupt) or (
         isinstance(unraisable.exc_type, type) and issubclass(unraisable.exc_type, KeyboardInterrupt)
@@ -60,7 +64,7 @@ def _unraisable(unraisable: Any) -> None:
         if _received is None:
             _received = int(getattr(unraisable.exc_value, "signum", signal.SIGINT))
         return
-    _default_unraisablehook(unraisable)
+    sys.__unraisablehook__(unraisable)
 
 
 def install() -> bool:

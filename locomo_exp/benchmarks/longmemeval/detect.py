@@ -8,24 +8,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from locomo_exp.benchmarks.file_plugin import single_data_file
 from locomo_exp.benchmarks.longmemeval.answers import looks_like_lme
 from locomo_exp.config import ExperimentConfig
 from locomo_exp.data.input_file import DataValidationError, check_regular_file, read_results_file
-from locomo_exp.data.load import expand_paths
 
 FORMAT = "longmemeval"
 """The ``data.format`` value that names LongMemEval's answer rows (``benchmark=longmemeval``)."""
 
 PEEK_BYTES = 1 << 16
 """Bytes of ``data.path`` looked at for a ``hypothesis`` field before parsing it."""
-
-
-def lme_data_file(cfg: ExperimentConfig, start_dir: Path) -> Path | None:
-    """The one answer file of ``data.path``, or ``None`` (``data.runs``, none, or several)."""
-    if cfg.data.runs or not cfg.data.path or cfg.data.path == "???":
-        return None
-    paths = expand_paths(cfg.data.path, start_dir)
-    return paths[0] if len(paths) == 1 else None
 
 
 def is_longmemeval(cfg: ExperimentConfig, start_dir: Path) -> bool:
@@ -50,7 +42,7 @@ def is_longmemeval(cfg: ExperimentConfig, start_dir: Path) -> bool:
         return True
     if fmt != AUTO:
         return False
-    path = lme_data_file(cfg, start_dir)
+    path = single_data_file(cfg, start_dir)  # never raises: a glob error is no file
     return path is not None and is_lme_file(path)
 
 
@@ -69,4 +61,4 @@ def is_lme_file(path: Path) -> bool:
     except (DataValidationError, ValueError, OSError):
         return False
 
-__all__ = ["FORMAT", "PEEK_BYTES", "is_lme_file", "is_longmemeval", "lme_data_file"]
+__all__ = ["FORMAT", "PEEK_BYTES", "is_lme_file", "is_longmemeval"]
