@@ -91,7 +91,7 @@ def labels_of(cfg: ExperimentConfig, dirs: list[Path]) -> tuple[str, str]:
 
 def compare_and_track(
     plugin: ComparePlugin, steps: JobSteps[Any, Any], cfg: ExperimentConfig,
-    output_dir: Path, start_dir: Path,
+    output_dir: Path, start_dir: Path, *, log_run: bool = True,
 ) -> PluginRun:
     """The plug-in's comparison, then its flips, ``questions.html`` and MLflow run.
 
@@ -101,6 +101,8 @@ def compare_and_track(
         cfg: the typed config (``compare.*``, ``tracking.*``).
         output_dir: the comparison's directory (the stage when it replaces an earlier one).
         start_dir: the directory relative paths are resolved against.
+        log_run: log the comparison's own MLflow run; ``False`` for a plug-in whose
+            ``compare`` logs one itself (the flips are tagged in the compared runs either way).
 
     Returns:
         The console: the plug-in's, then where every question is, the flips (and their
@@ -130,7 +132,7 @@ def compare_and_track(
     lines = [done.console, f"Every question: {page}",
              f"Flipped verdicts {name_b} vs {name_a}: {found.gained} gained, {found.lost} lost"]
     if uri is not None:
-        lines += _track(steps, cfg, dirs, found, output_dir, uri)
+        lines += _track(steps, cfg, dirs, found, output_dir, uri, log_run=log_run)
     return PluginRun(console="\n".join(lines), output_dir=output_dir,
                      exit_status=done.exit_status)
 
@@ -149,14 +151,17 @@ def comparison_params(steps: JobSteps[Any, Any], cfg: ExperimentConfig, dirs: li
 
 
 def _track(steps: JobSteps[Any, Any], cfg: ExperimentConfig, dirs: list[Path],
-           found: PairFlips, output_dir: Path, uri: str) -> list[str]:
-    """Log the comparison run, tag the flips; returns the console lines it adds."""
+           found: PairFlips, output_dir: Path, uri: str, *, log_run: bool) -> list[str]:
+    """Log the comparison run (``log_run``), tag the flips; returns the console lines it adds."""
     from locomo_exp import tracking
-    from locomo_exp.compare.questions import tag_compared_runs
     from locomo_exp.tracking.compare_run import log_comparison, plugin_comparison_metrics
 
-    body = json.loads((output_dir / "compare.json").read_text(encoding="utf-8"))
     labels = (found.run_a, found.run_b)
+    tag_flips(found, dirs, uri, cfg.tracking.experiment)
+    flip_urls = [f"  {url}" for url in found.urls]
+    if not log_run:
+        return flip_urls
+    body = json.loads((output_dir / "compare.json").read_text(encoding="utf-8"))
     run_id, experiment_id = log_comparison(
         tracking_uri=uri, experiment=cfg.tracking.experiment,
         run_name=(cfg.tracking.run_name or f"compare {labels[0]} vs {labels[1]}")[:250],
@@ -167,18 +172,29 @@ def _track(steps: JobSteps[Any, Any], cfg: ExperimentConfig, dirs: list[Path],
                                                   "questions.html")],
         params=comparison_params(steps, cfg, dirs, labels),
     )
-    try:  # the traces are a view: a store that refuses the tags costs one warning
+    return [*flip_urls,
+            f"MLflow: run {run_id} in experiment '{cfg.tracking.experiment}'.\n"
+            f"{tracking.open_ui_hint(uri, experiment_id)}"]
+
+
+def tag_flips(found: PairFlips, dirs: list[Path], uri: str, experiment: str) -> None:
+    """Tag the flipped questions' traces in the two compared runs' MLflow runs.
+
+    The traces are a view: a store that refuses the tags costs one warning, never the
+    comparison (``found.urls`` is filled with the runs' filtered addresses).
+    """
+    from locomo_exp import tracking
+    from locomo_exp.compare.questions import tag_compared_runs
+
+    try:
         ids = {}
-        for label, path in zip(labels, dirs, strict=True):
-            logged = tracking.find_run(uri, cfg.tracking.experiment, str(path.resolve()))
+        for label, path in zip((found.run_a, found.run_b), dirs, strict=True):
+            logged = tracking.find_run(uri, experiment, str(path.resolve()))
             if logged is not None:
                 ids[label] = logged
         tag_compared_runs([found], ids, tracking.ui_base_url(uri))
     except Exception as error:  # MlflowException, sqlite errors
         log.warning("flipped questions not tagged in MLflow: %s", error)
-    return [*(f"  {url}" for url in found.urls),
-            f"MLflow: run {run_id} in experiment '{cfg.tracking.experiment}'.\n"
-            f"{tracking.open_ui_hint(uri, experiment_id)}"]
 
 
 __all__ = ["compare_and_track", "comparison_params", "judge_model_of", "labels_of",

@@ -90,14 +90,18 @@ class LongMemEvalPlugin(PipelinePlugin):
 
     def compare_and_track(self, cfg: ExperimentConfig, output_dir: Path, start_dir: Path
                           ) -> PluginRun:
-        """:meth:`compare` alone: its comparison logs its own MLflow run (:mod:`.compare_job`).
+        """:meth:`compare`, then the flips and ``questions.html`` of every pipeline benchmark.
 
-        The pipeline's second MLflow run of the same comparison is not made.
+        Its comparison logs its own MLflow run (:mod:`.compare_job`), so the pipeline's
+        second run of the same comparison is not made
+        (:func:`~locomo_exp.benchmarks.compare_track.compare_and_track`, ``log_run=False``).
 
         Raises:
             ValueError: as :meth:`compare`.
         """
-        return self.compare(cfg, output_dir, start_dir)
+        from locomo_exp.benchmarks.compare_track import compare_and_track
+
+        return compare_and_track(self, self.steps(), cfg, output_dir, start_dir, log_run=False)
 
     def sweep_problems(self, cfg: ExperimentConfig, start_dir: Path) -> list[str]:
         """A job's settings that would fail it: the pipeline's checks, then no dataset file."""

@@ -124,6 +124,12 @@ def test_compare_command_runs_end_to_end(two_runs, tmp_path):
     run = client.search_runs([client.get_experiment_by_name("locomo_exp").experiment_id])[0]
     assert round(run.data.metrics["lme_compare/hunk-mini/overall_diff"], 2) == 10.40
     assert run.data.tags["benchmark"] == "longmemeval"
+    # one MLflow run of the comparison (its own), and the flips of every pipeline benchmark:
+    # gained/lost are McNemar's discordant pairs (only the second correct / only the first)
+    assert len(client.search_runs([run.info.experiment_id])) == 1
+    only_a, only_b = body["pairs"][0]["rows"][0]["discordant"]
+    assert f"Flipped verdicts hunk-mini vs gpt-4o: {only_b} gained, {only_a} lost" in done.stdout
+    assert (tmp_path / "cmp" / "questions.html").is_file()
 
 
 def _judged(name: str, **settings: object) -> LmeRun:
