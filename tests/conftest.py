@@ -163,6 +163,22 @@ def run_python(code: str, cwd: Path, timeout: float = 600) -> subprocess.Complet
     )
 
 
+def write_stored_verdicts(path: Path, verdicts: list[int]) -> Path:
+    """A LoCoMo answers file with stored verdicts: question k in conversation k mod 6,
+    category k mod 4 + 1, F1 and BLEU 0.5, ``llm_score`` the k-th verdict (1 = correct)."""
+    import json
+
+    data: dict[str, list[dict[str, object]]] = {}
+    for k, verdict in enumerate(verdicts):
+        data.setdefault(str(k % 6), []).append({
+            "question": f"question {k}?", "answer": f"gold {k}", "response": f"answer {k}",
+            "category": str(k % 4 + 1), "bleu_score": 0.5, "f1_score": 0.5,
+            "llm_score": verdict,
+        })
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
 def mlflow_runs(store: Path | str, experiment: str) -> list[Any]:
     """The MLflow runs of ``experiment``, newest first.
 

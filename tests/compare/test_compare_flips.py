@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
+from conftest import write_stored_verdicts
 from mlflow import MlflowClient
 
 from locomo_exp.compare import CompareConfig
@@ -23,16 +23,7 @@ VERDICTS_A = [1, 1, 0, 0, 1, 0, 1, 1, 0, 1, 1, 0]
 VERDICTS_B = [1, 0, 1, 0, 1, 1, 0, 1, 1, 1, 0, 0]
 
 
-def _write(path: Path, verdicts: list[int]) -> Path:
-    data: dict[str, list[dict[str, object]]] = {}
-    for k, verdict in enumerate(verdicts):
-        data.setdefault(str(k % 6), []).append({
-            "question": f"question {k}?", "answer": f"gold {k}", "response": f"answer {k}",
-            "category": str(k % 4 + 1), "bleu_score": 0.5, "f1_score": 0.5,
-            "llm_score": verdict,
-        })
-    path.write_text(json.dumps(data), encoding="utf-8")
-    return path
+_write = write_stored_verdicts
 
 
 def test_flips_tagged_in_mlflow_equal_compare_jsons_discordant_pairs(tmp_path, typed_config):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import clean_env, run_cli_ok
+from conftest import clean_env, run_cli_ok, write_stored_verdicts
 from mlflow import MlflowClient
 
 from locomo_exp import sweep
@@ -25,16 +25,7 @@ BASELINE = [1, 1, 0, 0, 1, 0, 1, 1, 0, 1, 1, 0]
 JOB = [1, 0, 1, 0, 1, 1, 1, 1, 1, 1, 0, 0]
 
 
-def _write(path: Path, verdicts: list[int]) -> Path:
-    data: dict[str, list[dict[str, object]]] = {}
-    for k, verdict in enumerate(verdicts):
-        data.setdefault(str(k % 6), []).append({
-            "question": f"question {k}?", "answer": f"gold {k}", "response": f"answer {k}",
-            "category": str(k % 4 + 1), "bleu_score": 0.5, "f1_score": 0.5,
-            "llm_score": verdict,
-        })
-    path.write_text(json.dumps(data), encoding="utf-8")
-    return path
+_write = write_stored_verdicts
 
 
 def _stored_verdicts(run_dir: Path) -> dict[str, bool]:
