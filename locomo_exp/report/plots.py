@@ -1,14 +1,17 @@
-"""PNG plots referenced from the report (matplotlib, headless ``Agg`` backend)."""
+"""PNG plots referenced from the report (matplotlib, headless ``Agg`` backend), as bytes.
+
+Each plot is drawn from the built run (its summary or rows) and returned as PNG bytes: the
+writer writes them and embeds the same bytes in ``report.html``, reading no file back.
+"""
 
 from __future__ import annotations
 
+import io
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from locomo_exp.config import BaselineMetric, BaselineSet
 from locomo_exp.report.baselines import values_by_category
-from locomo_exp.report.run_dir import atomic_path
 from locomo_exp.results import RunSummary
 
 CATEGORY_PLOT = "category_scores.png"
@@ -32,6 +35,20 @@ def new_figure(**kwargs: Any) -> Any:
     return Figure(**kwargs)
 
 
+def png_bytes(figure: Any) -> bytes:
+    """The figure as PNG bytes (100 dpi, Agg), for the writer to write and embed.
+
+    Args:
+        figure: a ``matplotlib.figure.Figure`` (:func:`new_figure`).
+
+    Returns:
+        The PNG file's bytes.
+    """
+    buffer = io.BytesIO()
+    figure.savefig(buffer, dpi=100, format="png")
+    return buffer.getvalue()
+
+
 def _our_series(summary: RunSummary, metric: str, scale: float) -> dict[int, float]:
     """Per-category means of a lexical metric or of J (``metric="j"``), times ``scale``."""
     if metric == "j":
@@ -44,8 +61,8 @@ def _our_series(summary: RunSummary, metric: str, scale: float) -> dict[int, flo
 
 
 def plot_category_scores(
-    summary: RunSummary, baselines: Mapping[str, BaselineSet], path: Path
-) -> Path | None:
+    summary: RunSummary, baselines: Mapping[str, BaselineSet]
+) -> bytes | None:
     """Grouped bars per category id: this run next to each baseline system with categories.
 
     One panel per metric present (F1, in each baseline's own variant; J). Values in percent.
@@ -53,10 +70,10 @@ def plot_category_scores(
     Args:
         summary: the run summary.
         baselines: selected baseline sets.
-        path: PNG file to write.
 
     Returns:
-        ``path``, or ``None`` when there is nothing to plot.
+        The PNG's bytes (written as :data:`CATEGORY_PLOT`), or ``None`` when there is
+        nothing to plot.
     """
     panels: list[tuple[str, dict[str, dict[int, float]]]] = []
     f1_sets = [
@@ -101,20 +118,18 @@ def plot_category_scores(
         axis.set_ylim(0, 100)
         axis.legend(fontsize=7, ncol=2)
     figure.tight_layout()
-    with atomic_path(path) as temporary:
-        figure.savefig(temporary, dpi=100, format="png")
-    return path
+    return png_bytes(figure)
 
 
-def plot_j_distribution(rows: Sequence[dict[str, Any]], path: Path) -> Path | None:
+def plot_j_distribution(rows: Sequence[dict[str, Any]]) -> bytes | None:
     """Histogram of per-question J (mean over runs, 0-100).
 
     Args:
         rows: per-question rows with ``j_mean``.
-        path: PNG file to write.
 
     Returns:
-        ``path``, or ``None`` when no question has a J.
+        The PNG's bytes (written as :data:`J_DISTRIBUTION_PLOT`), or ``None`` when no
+        question has a J.
     """
     values = [row["j_mean"] for row in rows if row.get("j_mean") is not None]
     if not values:
@@ -125,9 +140,7 @@ def plot_j_distribution(rows: Sequence[dict[str, Any]], path: Path) -> Path | No
     axis.set_xlabel("per-question J (mean over runs, 0-100)")
     axis.set_ylabel("questions")
     figure.tight_layout()
-    with atomic_path(path) as temporary:
-        figure.savefig(temporary, dpi=100, format="png")
-    return path
+    return png_bytes(figure)
 
 
 def _system(name: str) -> str:

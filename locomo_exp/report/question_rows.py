@@ -2,7 +2,7 @@
 
 :class:`~locomo_exp.results.questions.QuestionRow` is the benchmark-neutral row.
 
-The fields read are those :func:`locomo_exp.report.outputs.score_rows` writes: ``f1`` (the
+The fields read are those :func:`locomo_exp.report.locomo_run.score_rows` writes: ``f1`` (the
 reported variant, 0-1), ``bleu1`` (0-1), ``j_mean`` and ``j_runs`` (0-100, with each run's
 ``explanation``, ``outcome`` and ``error``) and ``stored_judge_score`` (0-100, the input
 file's own verdict).
@@ -10,7 +10,6 @@ file's own verdict).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -68,7 +67,7 @@ def locomo_question_rows(
     """LoCoMo's ``scores.jsonl`` rows as question rows.
 
     Args:
-        rows: the rows :func:`locomo_exp.report.outputs.score_rows` returns.
+        rows: the rows :func:`locomo_exp.report.locomo_run.score_rows` returns.
         judge_model: the judge model id when the judge ran, else ``None``.
 
     Returns:
@@ -170,18 +169,6 @@ def audit_control_rows(
     return out
 
 
-def run_audit(directory: Path) -> Mapping[str, Any] | None:
-    """The judged audit of the run whose ``summary.json`` is in ``directory``, else ``None``.
-
-    Never raises: a missing or unreadable file has no audit to show.
-    """
-    try:
-        summary = json.loads((directory / "summary.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return summary_audit(summary)
-
-
 def summary_audit(summary: Any) -> Mapping[str, Any] | None:
     """A ``summary.json``'s judged audit: ``judge.trust.audit``, else ``judge.audit``.
 
@@ -197,38 +184,26 @@ def summary_audit(summary: Any) -> Mapping[str, Any] | None:
 
 
 def write_locomo_questions(
-    directory: Path,
-    title: str,
-    rows: Iterable[Mapping[str, Any]],
-    files: list[Path],
-    judge_model: str | None,
-) -> list[QuestionRow]:
-    """Write a LoCoMo run's ``questions.html`` and add it to ``files``; returns the rows.
+    directory: Path, title: str, questions: list[QuestionRow], files: list[Path]
+) -> None:
+    """Write a LoCoMo run's ``questions.html`` and add it to ``files``.
 
     Args:
         directory: the run's output directory.
         title: the page title.
-        rows: the ``scores.jsonl`` rows.
+        questions: the run's question rows as built
+            (:attr:`locomo_exp.report.locomo_run.LocomoRun.questions`: every question, then
+            the judged audit's controls); no file is read.
         files: the run's output files (appended to: they are logged as artifacts).
-        judge_model: the judge model when the judge ran, else ``None``.
-
-    Returns:
-        The question rows (:func:`locomo_question_rows`), then the judged audit's controls
-        (:func:`audit_control_rows`, read from the ``summary.json`` the run wrote in
-        ``directory`` before this page), for MLflow's traces.
 
     Raises:
         OSError: the page cannot be written.
     """
-    questions = locomo_question_rows(rows, judge_model)
-    if judge_model:  # the audit's controls, tagged rows of their own
-        questions += audit_control_rows(run_audit(directory), questions, judge_model)
     path, _ = write_run_questions(directory, title, questions)
     files.append(path)
-    return questions
 
 
 __all__ = [
     "CONTROL_TAG", "LEXICAL_KEYS", "audit_control_rows", "judge_verdicts",
-    "locomo_question_rows", "run_audit", "summary_audit", "write_locomo_questions",
+    "locomo_question_rows", "summary_audit", "write_locomo_questions",
 ]

@@ -239,7 +239,7 @@ def test_compare_end_to_end_on_two_example_runs(tmp_path):
 
 
 def test_scoring_run_params_leave_out_mode_compare_and_sweep():
-    from locomo_exp.report.outputs import config_tree as _config_tree
+    from locomo_exp.report.locomo_run import config_tree as _config_tree
     from locomo_exp.tracking import config_params
 
     params = config_params(_config_tree(_typed("data=example")), judge_ran=False)

@@ -120,14 +120,14 @@ def _sigint_during_the_calls(monkeypatch: pytest.MonkeyPatch, fake: Any) -> type
 def _disk_full_at_last_write(monkeypatch: pytest.MonkeyPatch, fake: Any) -> type[BaseException]:
     import locomo_exp.benchmarks.locomo.steps as experiment  # LoCoMo's job hooks
 
-    real = experiment.write_outputs
+    real = experiment.write_locomo_run
 
-    def write(*args: Any, **kwargs: Any) -> Any:
-        if len(args) > 4 and args[4] is not None:  # the write with the judge's verdicts
+    def write(run: Any, output_dir: Any) -> Any:
+        if run.summary.judge is not None:  # the write with the judge's verdicts
             _enospc()
-        return real(*args, **kwargs)
+        return real(run, output_dir)
 
-    monkeypatch.setattr(experiment, "write_outputs", write)
+    monkeypatch.setattr(experiment, "write_locomo_run", write)
     return OSError
 
 

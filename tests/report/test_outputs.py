@@ -92,13 +92,15 @@ def test_run_failing_mid_scores_leaves_no_output_and_no_temp(
 def test_plot_failing_mid_save_leaves_no_png_and_no_temp(
     typed_config: Composer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from matplotlib.figure import Figure
+    real = Path.write_bytes
 
-    def half_save(self: Any, fname: Any, **kwargs: Any) -> None:
-        Path(fname).write_bytes(b"\x89PNG\r\n")  # a partial file, then the disk is full
+    def half_write(self: Path, data: Any) -> int:
+        if self.suffix != ".png":
+            return real(self, data)
+        real(self, data[:6])  # a partial PNG, then the disk is full
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(Figure, "savefig", half_save)
+    monkeypatch.setattr(Path, "write_bytes", half_write)
     out = tmp_path / "out"
     with pytest.raises(OSError, match="No space left"):
         run_experiment(typed_config("tracking=none"), out, tmp_path)

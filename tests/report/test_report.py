@@ -18,7 +18,7 @@ from locomo_exp.config import (
 from locomo_exp.data import load_results
 from locomo_exp.report import render_report
 from locomo_exp.report.baselines import values_by_category, weighted_overall
-from locomo_exp.report.outputs import score_rows
+from locomo_exp.report.locomo_run import score_rows
 from locomo_exp.results import QARecord
 from locomo_exp.scoring import score_lexical
 from locomo_exp.scoring.summary import analyse, build_summary, judge_reliability

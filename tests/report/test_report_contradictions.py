@@ -27,7 +27,7 @@ from locomo_exp.config import (
 from locomo_exp.report import render_report
 from locomo_exp.report.baselines import render_latency_comparison
 from locomo_exp.report.error_analysis import render_error_analysis
-from locomo_exp.report.outputs import score_rows
+from locomo_exp.report.locomo_run import score_rows
 from locomo_exp.report.uncertainty import render_uncertainty
 from locomo_exp.results import QARecord, RunSummary
 from locomo_exp.scoring import score_lexical

@@ -3,9 +3,11 @@
 :class:`LocomoSteps` wraps what LoCoMo's job computes: every answers file read and pooled
 (``data.runs``, a glob), the errata key, F1/BLEU-1 written before the judge is paid, the
 judge (:func:`locomo_exp.judge.run_judge`) and its trust checks (audit, labels, panel:
-:mod:`locomo_exp.trust.job`), the outputs (:func:`locomo_exp.report.outputs.write_outputs`)
-and the MLflow run (:mod:`.track`). The pipeline
-(:func:`locomo_exp.benchmarks.pipeline.run_job`) drives them.
+:mod:`locomo_exp.trust.job`), the outputs and the MLflow run (:mod:`.track`). Each stage
+(the F1 record, a failed judge's record, the judged run) builds its run once
+(:func:`locomo_exp.report.locomo_run.build_locomo_run`) and hands it to the writer
+(:func:`locomo_exp.report.outputs.write_locomo_run`), ``questions.html`` and MLflow. The
+pipeline (:func:`locomo_exp.benchmarks.pipeline.run_job`) drives them.
 """
 
 from __future__ import annotations
@@ -16,12 +18,18 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from locomo_exp.benchmarks.locomo.types import LocomoInput, LocomoJudged, resolve_path
+from locomo_exp.benchmarks.locomo.types import (
+    LocomoInput,
+    LocomoJudged,
+    LocomoWritten,
+    resolve_path,
+)
 from locomo_exp.benchmarks.steps import JobContext, JobSteps, Written
 from locomo_exp.data import LoadedRuns, expand_paths, load_data
 from locomo_exp.data.input_file import check_regular_file
 from locomo_exp.data.layouts import layout_spec
-from locomo_exp.report.outputs import write_outputs
+from locomo_exp.report.locomo_run import LocomoRun, build_locomo_run
+from locomo_exp.report.outputs import write_locomo_run
 from locomo_exp.report.question_rows import write_locomo_questions
 from locomo_exp.results import interrupts
 from locomo_exp.results.status import JUDGE_RUNNING, judge_status
@@ -36,10 +44,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def _written(outputs: tuple[Any, list[Path], list[dict[str, Any]]]) -> Written:
-    """:func:`write_outputs`'s ``(RunSummary, files, rows)`` as :class:`Written`."""
-    summary, files, rows = outputs
-    return Written(summary=summary.to_json(), files=files, rows=rows, typed_summary=summary)
+def _write(run: LocomoRun, write_dir: Path) -> LocomoWritten:
+    """Write a built run's files (:func:`write_locomo_run`); what was written, with the run."""
+    files = write_locomo_run(run, write_dir)
+    return LocomoWritten(summary=run.summary.to_json(), files=files, rows=run.rows,
+                         typed_summary=run.summary, run=run)
 
 
 class LocomoSteps(JobSteps[LocomoInput, LocomoJudged]):
@@ -112,7 +121,7 @@ class LocomoSteps(JobSteps[LocomoInput, LocomoJudged]):
     def start_params(self, ctx: JobContext, swept_keys: Sequence[str]) -> dict[str, str]:
         """The measurement's settings and the swept keys (``config_measurement_params``)."""
         from locomo_exp import tracking
-        from locomo_exp.report.outputs import config_tree
+        from locomo_exp.report.locomo_run import config_tree
 
         return tracking.config_measurement_params(
             config_tree(ctx.cfg), judge_ran=ctx.cfg.scorer.uses_judge, swept_keys=swept_keys)
@@ -168,9 +177,9 @@ class LocomoSteps(JobSteps[LocomoInput, LocomoJudged]):
         if cfg.scorer.uses_judge:
             status["judge"] = JUDGE_RUNNING
         inp = replace(inp, loaded=loaded, lexical=lexical, answer_key=answer_key, status=status)
-        record = write_outputs(write_dir, cfg, loaded, lexical, status=status,
-                               answer_key=answer_key, plots=not cfg.scorer.uses_judge)
-        return replace(inp, record=_written(record))
+        record = build_locomo_run(cfg, loaded, lexical, status=status, answer_key=answer_key,
+                                  plots=not cfg.scorer.uses_judge)
+        return replace(inp, record=_write(record, write_dir))
 
     # -- the judge and its trust --------------------------------------------------------------
     def judge(self, inp: LocomoInput, judge: JudgeConfig, ctx: JobContext) -> LocomoJudged:
@@ -219,17 +228,22 @@ class LocomoSteps(JobSteps[LocomoInput, LocomoJudged]):
         inp.status["judge"] = judge_status(error)
         note_paid(error, ctx.spend, None)
         try:
-            record = write_outputs(write_dir, ctx.cfg, inp.loaded, inp.lexical,
-                                   status=inp.status, answer_key=inp.answer_key)
+            record = _write(build_locomo_run(ctx.cfg, inp.loaded, inp.lexical,
+                                             status=inp.status, answer_key=inp.answer_key),
+                            write_dir)
         except Exception:  # never hide the judge's own error
             log.exception("could not record the judge status in %s", ctx.output_dir)
             return inp
-        return replace(inp, record=_written(record))
+        return replace(inp, record=record)
 
     # -- outputs, MLflow, failure -------------------------------------------------------------
     def write(self, inp: LocomoInput, judged: LocomoJudged | None, ctx: JobContext,
               write_dir: Path) -> Written:
-        """The outputs with the judge's result (else the record written), and questions.html."""
+        """The judged run built and written (else the record written), and questions.html.
+
+        Raises:
+            OSError: a file cannot be written.
+        """
         cfg = ctx.cfg
         written = inp.record
         if judged is not None:
@@ -240,13 +254,13 @@ class LocomoSteps(JobSteps[LocomoInput, LocomoJudged]):
             gate = judged.trust.audit.gate if judged.trust.audit is not None else None
             if gate is not None and gate.fails_run:
                 inp.status["judge_audit"] = f"failed: {gate.message}"
-            written = _written(write_outputs(write_dir, cfg, inp.loaded, inp.lexical,
-                                             judged.result, status=inp.status,
-                                             answer_key=inp.answer_key))
-        assert written is not None  # before_judge wrote the record
-        written.questions = write_locomo_questions(  # every question, sortable
-            write_dir, f"{ctx.data_path.name} · {cfg.scorer.name.value}", written.rows,
-            written.files, cfg.judge.model if judged is not None else None)
+            written = _write(build_locomo_run(cfg, inp.loaded, inp.lexical, judged.result,
+                                              status=inp.status, answer_key=inp.answer_key),
+                             write_dir)
+        assert isinstance(written, LocomoWritten) and written.run is not None  # the record
+        written.questions = written.run.questions  # every question (and audit control)
+        write_locomo_questions(write_dir, f"{ctx.data_path.name} · {cfg.scorer.name.value}",
+                               written.questions, written.files)
         return written
 
     def written_metrics(self, written: Written, ctx: JobContext) -> dict[str, float]:

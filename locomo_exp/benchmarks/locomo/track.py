@@ -6,11 +6,10 @@ Called by :class:`~.steps.LocomoSteps` (``track``, ``failure``) inside the recor
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from locomo_exp import tracking
-from locomo_exp.report.outputs import CARD_FILE, config_tree
+from locomo_exp.report.locomo_run import config_tree
 from locomo_exp.scoring import F1_VERSIONS
 
 if TYPE_CHECKING:
@@ -23,8 +22,12 @@ def track_run(written: Written, metrics: dict[str, float], ctx: JobContext,
               ) -> None:
     """Log the run's params, headline metrics, tags, artifacts and tables to MLflow.
 
+    Everything logged comes from the run as built (its card, summary, rows and question
+    rows): no output file is read back.
+
     Args:
-        written: the outputs written (``typed_summary`` is LoCoMo's ``RunSummary``).
+        written: the outputs written (a :class:`~.types.LocomoWritten`: ``run`` is the
+            run as built, ``typed_summary`` LoCoMo's ``RunSummary``).
         metrics: :func:`locomo_exp.tracking.run_metrics` of it (0-100 scores, counts).
         ctx: the job's context.
         logged: the params logged when the run started (each key is logged once: MLflow
@@ -32,14 +35,15 @@ def track_run(written: Written, metrics: dict[str, float], ctx: JobContext,
         judge_summary: the judge's ``summary.json`` section when it finished, else ``None``.
         run_id: the active MLflow run's id (question traces).
     """
-    cfg, summary = ctx.cfg, written.typed_summary
+    from locomo_exp.benchmarks.locomo.types import LocomoWritten
+
+    assert isinstance(written, LocomoWritten) and written.run is not None
+    cfg, summary, card = ctx.cfg, written.typed_summary, written.run.card
     if judge_summary is not None:
         tracking.set_tags(tracking.judge_tags(judge_summary, dry_run=cfg.judge.dry_run))
     extra = tracking.input_params(sha256=summary.input.sha256,
                                   format_detected=summary.input.format,
                                   f1_version=F1_VERSIONS[cfg.f1.variant.value])
-    write_dir = written.files[0].parent
-    card = json.loads((write_dir / CARD_FILE).read_text(encoding="utf-8"))
     extra.update(tracking.card_params(card))
     if judge_summary is not None:
         extra.update(tracking.judge_params(judge_summary))

@@ -6,11 +6,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from locomo_exp.benchmarks.steps import Written
 from locomo_exp.data.input_file import absolute_path
 
 if TYPE_CHECKING:
-    from locomo_exp.benchmarks.steps import Written
     from locomo_exp.data import LoadedResults
+    from locomo_exp.report.locomo_run import LocomoRun
     from locomo_exp.trust.plan import TrustPlan
 
 
@@ -45,6 +46,18 @@ class LocomoInput:
     record: Written | None = None
 
 
+@dataclass
+class LocomoWritten(Written):
+    """What a LoCoMo write wrote, with the run it was written from.
+
+    Attributes:
+        run: the run as built (:class:`~locomo_exp.report.locomo_run.LocomoRun`): its card,
+            summary and question rows are what MLflow logs, never a file read back.
+    """
+
+    run: LocomoRun | None = None
+
+
 @dataclass(frozen=True)
 class LocomoJudged:
     """The judge's result (``JudgeResult``) and its trust checks (``TrustSummary``)."""
@@ -53,4 +66,4 @@ class LocomoJudged:
     trust: Any = None
 
 
-__all__ = ["JudgeErrorRateExceeded", "LocomoInput", "LocomoJudged", "resolve_path"]
+__all__ = ["JudgeErrorRateExceeded", "LocomoInput", "LocomoJudged", "LocomoWritten", "resolve_path"]
