@@ -1,7 +1,8 @@
 """One scoring job: read a results file, score it, write outputs, log to MLflow.
 
-:func:`run_experiment` is the plain function behind ``python -m locomo_exp``; tests call
-it directly. It runs LoCoMo's job on the one pipeline
+:func:`run_experiment` is LoCoMo's job for in-process callers (tests, the docs); the
+command line runs the same job through LoCoMo's registered plug-in
+(:mod:`locomo_exp.benchmarks.locomo.plugin`). It runs LoCoMo's job on the one pipeline
 (:func:`locomo_exp.benchmarks.pipeline.run_job` with
 :class:`locomo_exp.benchmarks.locomo.steps.LocomoSteps`) and returns its typed result. It
 never changes the working directory: relative paths are resolved against ``start_dir``

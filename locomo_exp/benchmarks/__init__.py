@@ -1,12 +1,12 @@
 """Benchmarks as plug-ins: one package per benchmark, one registry, detection in order.
 
-A benchmark that is not LoCoMo is one package under ``locomo_exp/benchmarks/<name>/``
-exposing a :class:`~locomo_exp.benchmarks.plugin.BenchmarkPlugin` and one line in
-:mod:`~locomo_exp.benchmarks.registry`. The command line asks :func:`plugin_for` which
-registered benchmark claims the job's input (an explicit ``data.format`` first, then each
-plug-in's detection, in registry order); a job no plug-in claims is a LoCoMo job
-(``locomo_exp.experiment``: the pipeline with :mod:`~locomo_exp.benchmarks.locomo`'s
-hooks). See docs/development.md, "Adding a benchmark".
+A benchmark is one package under ``locomo_exp/benchmarks/<name>/`` exposing a
+:class:`~locomo_exp.benchmarks.plugin.BenchmarkPlugin` and one line in
+:mod:`~locomo_exp.benchmarks.registry`. The command line, the sweep and ``mode=compare`` ask
+:func:`plugin_for` (:func:`compare_plugin_for`) which registered benchmark claims the job's
+input (an explicit ``data.format`` first, then each plug-in's detection, in registry order);
+LoCoMo (:mod:`~locomo_exp.benchmarks.locomo`), registered last, claims what no other does.
+See docs/development.md, "Adding a benchmark".
 """
 
 from __future__ import annotations

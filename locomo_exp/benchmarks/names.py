@@ -35,6 +35,6 @@ def registry_name_problems(cfg: ExperimentConfig) -> list[str]:
     plugin_formats = [name for plugin in registered() for name in plugin.formats]
     problems = [] if fmt in plugin_formats else format_problems(fmt)
     if problems and plugin_formats:
-        known = ", ".join([*FORMATS, *plugin_formats])
+        known = ", ".join(dict.fromkeys([*FORMATS, *plugin_formats]))  # LoCoMo's: the layouts
         problems = [f"data.format={fmt} must be one of {known}"]
     return problems + protocol_name_problems(cfg, [p.name for p in plugin_protocols() if p.by_name])

@@ -41,6 +41,7 @@ from locomo_exp.benchmarks.steps import (
     JobResult,
     JobSteps,
     JudgedT,
+    where_lines,
 )
 
 if TYPE_CHECKING:
@@ -235,12 +236,10 @@ def write_and_track(
         interrupts.raise_if_received()  # a swallowed Ctrl-C: an earlier run stays
         replacement.commit()  # finished, every output written: now it replaces the old run
         files = [replacement.final_path(path) for path in files]
-    console = [*console, "", f"Report: {ctx.output_dir / 'report.md'}"]
-    if run is not None and tracking_uri is not None:
-        console.append(
-            f"MLflow: run {run.info.run_id} in experiment '{cfg.tracking.experiment}'.\n"
-            f"{tracking.open_ui_hint(tracking_uri, run.info.experiment_id)}"
-        )
+    console = [*console, *where_lines(
+        ctx.output_dir, run_id=run.info.run_id if run is not None else None,
+        experiment=cfg.tracking.experiment, tracking_uri=tracking_uri,
+        experiment_id=run.info.experiment_id if run is not None else None)]
     gate = steps.gate(summary)
     if gate is not None:
         console.append(f"error: {gate}")

@@ -8,7 +8,7 @@ A benchmark package's ``PLUGIN`` subclasses :class:`PipelinePlugin` and gives on
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,7 +46,8 @@ class PipelinePlugin(FilePlugin):
         """
         return tuple(getattr(sys.modules[type(self).__module__], "JUDGE_PROTOCOLS", ()))
 
-    def run(self, cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -> PluginRun:
+    def run(self, cfg: ExperimentConfig, output_dir: Path, start_dir: Path, *,
+            long_lived: bool = False) -> PluginRun:
         """Run the job (:func:`run_job`), the benchmark's judge protocols handed in.
 
         A judge whose batches are still processing (``judge.batch.wait=false``) is not a
@@ -59,7 +60,7 @@ class PipelinePlugin(FilePlugin):
         try:
             with plugged_protocols(self.judge_protocols()):
                 result = run_job(self.steps(), cfg, output_dir, start_dir,
-                                 extra_tags=_run_dir_tag(output_dir))
+                                 extra_tags=_run_dir_tag(output_dir), long_lived=long_lived)
         except JudgeBatchPending as waiting:
             return PluginRun(console=f"No outputs yet (no J yet): {output_dir}\n{waiting}",
                              output_dir=Path(output_dir))
@@ -79,8 +80,11 @@ class PipelinePlugin(FilePlugin):
     def run_in_sweep(
         self, cfg: ExperimentConfig, output_dir: Path, start_dir: Path, *,
         run_name: str, parent_run_id: str | None, extra_tags: dict[str, str],
+        swept_keys: Sequence[str] = (),
     ) -> SweepJobRun:
         """One sweep job (:func:`run_job`), its MLflow run a child of ``parent_run_id``.
+
+        ``swept_keys`` reach a recorded job's params (:meth:`JobSteps.start_params`).
 
         Raises:
             ValueError: also a job whose gate failed (its outputs written).
@@ -90,7 +94,8 @@ class PipelinePlugin(FilePlugin):
         with plugged_protocols(self.judge_protocols()):
             result = run_job(self.steps(), cfg, output_dir, start_dir, run_name=run_name,
                              parent_run_id=parent_run_id,
-                             extra_tags={**_run_dir_tag(output_dir), **extra_tags})
+                             extra_tags={**_run_dir_tag(output_dir), **extra_tags},
+                             swept_keys=swept_keys)
         if result.exit_status:
             raise ValueError(result.console[-1].removeprefix("error: "))
         return SweepJobRun(run_id=result.run_id, report_path=result.output_dir / "report.md")
@@ -98,6 +103,14 @@ class PipelinePlugin(FilePlugin):
     def sweep_judge_config(self, judge: JudgeConfig) -> JudgeConfig:
         """The judge settings a sweep job runs with. Default: ``judge`` itself."""
         return judge
+
+    def sweep_scorer(self, cfg: ExperimentConfig) -> str:
+        """What a swept job's MLflow run name says scored it. Default: the benchmark's name."""
+        return self.name
+
+    def sweep_f1_variant(self, cfg: ExperimentConfig) -> str | None:
+        """The F1 variant a sweep row reports (``f1.variant``), or ``None``. Default: none."""
+        return None
 
     def question_rows_of(self, run_dir: Path) -> list[QuestionRow]:
         """A finished run's questions (:func:`.compare_track.run_question_rows`).

@@ -29,7 +29,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from locomo_exp.benchmarks.steps import InputT, JobContext, JobPlan, JobResult, JobSteps, JudgedT
+from locomo_exp.benchmarks.steps import (
+    InputT,
+    JobContext,
+    JobPlan,
+    JobResult,
+    JobSteps,
+    JudgedT,
+    where_lines,
+)
 
 if TYPE_CHECKING:
     from locomo_exp import tracking as tracking_mod
@@ -204,8 +212,9 @@ def run_recorded(steps: JobSteps[InputT, JudgedT], plan: JobPlan[InputT], naming
     """Run a recorded job's steps after the preflight (see the module's docstring).
 
     Returns:
-        :class:`~locomo_exp.benchmarks.steps.JobResult` (``console`` empty: the caller
-        prints).
+        :class:`~locomo_exp.benchmarks.steps.JobResult`, its ``console`` the steps'
+        :meth:`~locomo_exp.benchmarks.steps.JobSteps.recorded_console` and where the
+        outputs are (:func:`~locomo_exp.benchmarks.steps.where_lines`).
 
     Raises:
         JudgeBatchPending: batches still processing (record written, run tagged pending).
@@ -237,12 +246,16 @@ def run_recorded(steps: JobSteps[InputT, JudgedT], plan: JobPlan[InputT], naming
     if pending is not None:
         raise pending  # after the run ended: the record and its metrics are logged
     run = tracked.run
+    run_id = run.info.run_id if run is not None else None
+    uri = tracked.uri if run is not None else None
+    experiment_id = run.info.experiment_id if run is not None else None
+    console = [*steps.recorded_console(written, plan.ctx), *where_lines(
+        plan.ctx.output_dir, run_id=run_id, experiment=plan.ctx.cfg.tracking.experiment,
+        tracking_uri=uri, experiment_id=experiment_id)]
     return JobResult(
         output_dir=plan.ctx.output_dir, summary=written.summary,
-        metrics=tracking.finite_metrics(metrics), files=files,
-        run_id=run.info.run_id if run is not None else None,
-        tracking_uri=tracked.uri if run is not None else None,
-        experiment_id=run.info.experiment_id if run is not None else None,
+        metrics=tracking.finite_metrics(metrics), files=files, console=console,
+        run_id=run_id, tracking_uri=uri, experiment_id=experiment_id,
         typed_summary=written.typed_summary,
     )
 

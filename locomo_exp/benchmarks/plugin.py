@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -68,13 +68,16 @@ class BenchmarkPlugin(Protocol):
         """
         ...
 
-    def run(self, cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -> PluginRun:
+    def run(self, cfg: ExperimentConfig, output_dir: Path, start_dir: Path, *,
+            long_lived: bool = False) -> PluginRun:
         """Run the job: check, read, score, write the outputs, track.
 
         Args:
             cfg: the typed config.
             output_dir: Hydra's run directory.
             start_dir: the directory relative paths are resolved against.
+            long_lived: the process runs this one job (``python -m locomo_exp``): the job
+                may freeze its heap for the garbage collector (in-process callers: false).
 
         Returns:
             What the command line prints and the exit status.
@@ -94,7 +97,7 @@ class ComparePlugin(Protocol):
     A plug-in that also has these two methods compares its own runs; the command line asks
     each registered plug-in, in order, whether it claims the compared run directories
     (:func:`locomo_exp.benchmarks.registry.compare_plugin_for`); runs no plug-in claims are
-    compared as LoCoMo runs.
+    compared by LoCoMo, the last (any runs no earlier benchmark claims).
     """
 
     def claims_runs(self, cfg: ExperimentConfig, start_dir: Path) -> bool:
@@ -177,13 +180,24 @@ class SweepPlugin(Protocol):
     def run_in_sweep(
         self, cfg: ExperimentConfig, output_dir: Path, start_dir: Path, *,
         run_name: str, parent_run_id: str | None, extra_tags: dict[str, str],
+        swept_keys: Sequence[str] = (),
     ) -> SweepJobRun:
         """Run one sweep job, its MLflow run a child of ``parent_run_id``.
+
+        ``swept_keys``: the keys the sweep varies (a job may log them as params).
 
         Raises:
             ValueError: bad input or settings (recorded as the job's failure).
             locomo_exp.llm.errors.JudgeBatchPending: batches still processing.
         """
+        ...
+
+    def sweep_scorer(self, cfg: ExperimentConfig) -> str:
+        """What a swept job's MLflow run name says scored it (the benchmark, or LoCoMo's scorer)."""
+        ...
+
+    def sweep_f1_variant(self, cfg: ExperimentConfig) -> str | None:
+        """The F1 variant the job's sweep row reports (``f1.variant``), or ``None``."""
         ...
 
     def sweep_row(self, summary: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -2,9 +2,10 @@
 
 Adding a benchmark: one package under ``locomo_exp/benchmarks/<name>/`` whose ``PLUGIN`` is a
 :class:`~locomo_exp.benchmarks.plugin.BenchmarkPlugin` (and, optionally, ``JUDGE_PROTOCOLS``:
-the judge protocols it brings), and one entry in :data:`PLUGINS`.
-LoCoMo is the default job (no plug-in claims the input). Plug-in packages are imported when
-a job is dispatched, never by ``--help``.
+the judge protocols it brings), and one entry in :data:`PLUGINS`, before LoCoMo's.
+LoCoMo is registered last: the default, it claims whatever no earlier benchmark claims (its
+layouts, ``data.format=auto``, runs to compare). Plug-in packages are imported when a job is
+dispatched, never by ``--help``.
 """
 
 from __future__ import annotations
@@ -31,8 +32,10 @@ PLUGINS: tuple[str, ...] = (
     "locomo_exp.benchmarks.longmemeval",
     "locomo_exp.benchmarks.beam",
     "locomo_exp.benchmarks.locomo_plus",
+    "locomo_exp.benchmarks.locomo",
 )
-"""Module paths of the registered plug-in packages, in detection order (each has ``PLUGIN``)."""
+"""Module paths of the registered plug-in packages, in detection order (each has ``PLUGIN``);
+LoCoMo, the default that claims the rest, is the last."""
 
 
 def _load(module: str) -> BenchmarkPlugin:
@@ -88,36 +91,42 @@ def get_plugin(name: str) -> BenchmarkPlugin:
     return plugins[name]
 
 
-def plugin_for(cfg: ExperimentConfig, start_dir: Path) -> BenchmarkPlugin | None:
-    """The plug-in that claims the job's input, or ``None`` for a LoCoMo job.
+def plugin_for(cfg: ExperimentConfig, start_dir: Path) -> BenchmarkPlugin:
+    """The plug-in that claims the job's input.
 
     Each registered plug-in is asked in order (:meth:`BenchmarkPlugin.claims`); the first
-    that claims the input runs the job.
+    that claims the input runs the job. LoCoMo, the last, claims what no other does.
 
     Args:
         cfg: the typed config.
         start_dir: the directory relative paths are resolved against.
+
+    Raises:
+        LookupError: no registered benchmark claims it (a registry without its default).
     """
     for plugin in registered():
         if plugin.claims(cfg, start_dir):
             return plugin
-    return None
+    raise LookupError(f"no registered benchmark claims data.format={cfg.data.format}")
 
 
-def compare_plugin_for(cfg: ExperimentConfig, start_dir: Path) -> ComparePlugin | None:
-    """The plug-in that claims the runs of ``compare.runs`` (``mode=compare``), or ``None``.
+def compare_plugin_for(cfg: ExperimentConfig, start_dir: Path) -> ComparePlugin:
+    """The plug-in that claims the runs of ``compare.runs`` (``mode=compare``).
 
     Only plug-ins with the optional hook (:class:`~locomo_exp.benchmarks.plugin.ComparePlugin`)
-    are asked, in registry order.
+    are asked, in registry order; LoCoMo, the last, claims any runs no other does.
 
     Args:
         cfg: the typed config.
         start_dir: the directory relative run paths are resolved against.
+
+    Raises:
+        LookupError: no registered benchmark claims them (a registry without its default).
     """
     for plugin in registered():
         if isinstance(plugin, ComparePlugin) and plugin.claims_runs(cfg, start_dir):
             return plugin
-    return None
+    raise LookupError("no registered benchmark compares these runs")
 
 
 def sweep_plugins() -> list[SweepPlugin]:

@@ -377,6 +377,13 @@ class JobSteps(Generic[InputT, JudgedT]):
         """
         raise NotImplementedError
 
+    def recorded_console(self, written: Written, ctx: JobContext) -> list[str]:
+        """A recorded job's figures, as the command line prints them, before :func:`where_lines`.
+
+        Worded once the outputs are in ``ctx.output_dir``. Default: :meth:`console` of its summary.
+        """
+        return self.console(written.summary)
+
     def failure(self, judged: JudgedT | None, written: Written, ctx: JobContext, where: str
                 ) -> Exception | None:
         """A recorded job's judge result that fails the job once its outputs are logged.
@@ -420,4 +427,29 @@ class JobSteps(Generic[InputT, JudgedT]):
         return tracking.warning_tags(summary.get("warnings") or ())
 
 
-__all__ = ["InputT", "JobContext", "JobPlan", "JobResult", "JobSteps", "JudgedT", "Written"]
+def where_lines(output_dir: Path, *, run_id: str | None, experiment: str,
+                tracking_uri: str | None, experiment_id: str | None) -> list[str]:
+    """The console's last lines, the same for every benchmark: the report and the MLflow run.
+
+    Args:
+        output_dir: the run directory (its ``report.md`` is named).
+        run_id: the MLflow run, or ``None`` (tracking off: no MLflow lines).
+        experiment: the MLflow experiment's name.
+        tracking_uri: the store, or ``None``.
+        experiment_id: the experiment's id (the UI hint opens it), or ``None``.
+
+    Returns:
+        ``""``, ``Report: <path>``, then ``MLflow: run <id> in experiment '<name>'.`` with
+        how to open the UI (one string of lines), when the job logged a run.
+    """
+    lines = ["", f"Report: {output_dir / 'report.md'}"]
+    if run_id is not None and tracking_uri is not None:
+        from locomo_exp import tracking
+
+        lines.append(f"MLflow: run {run_id} in experiment '{experiment}'.\n"
+                     f"{tracking.open_ui_hint(tracking_uri, experiment_id)}")
+    return lines
+
+
+__all__ = ["InputT", "JobContext", "JobPlan", "JobResult", "JobSteps", "JudgedT", "Written",
+           "where_lines"]

@@ -38,25 +38,20 @@ from locomo_exp.results import interrupts
 
 if TYPE_CHECKING:  # the jobs are imported where they run: --help loads none of them
     from locomo_exp.benchmarks.plugin import SweepJobRun
-    from locomo_exp.experiment import ExperimentResult
 
 
-def run_from_hydra(cfg: DictConfig) -> ExperimentResult | SweepJobRun | None:
+def run_from_hydra(cfg: DictConfig) -> SweepJobRun | None:
     """Entry point called by ``locomo_exp/__main__.py``.
 
-    Single run: expected errors (bad input, judge configuration, API failures) are
-    printed as one clear message and end the process with exit code 1; nothing is
-    retried. Ctrl-C or SIGTERM prints one line (``interrupted: N calls cached; ...``) and
-    exits 130 or 143; the MLflow run ends KILLED. Multirun: see :func:`run_sweep_job` (a
-    failed job does not stop the sweep).
+    Single run: the registered benchmark that claims the input runs the job
+    (:func:`locomo_exp.benchmarks.plugin_for`; LoCoMo, the last, claims the rest) and its
+    console is printed (:func:`run_plugin_from_cli`). Expected errors (bad input, judge
+    configuration, API failures) are printed as one clear message and end the process
+    with exit code 1; nothing is retried. Ctrl-C or SIGTERM prints one line
+    (``interrupted: N calls cached; ...``) and exits 130 or 143; the MLflow run ends
+    KILLED. Multirun: see :func:`run_sweep_job` (a failed job does not stop the sweep).
     """
     from locomo_exp.benchmarks.names import registry_name_problems
-    from locomo_exp.data import DataValidationError
-    from locomo_exp.experiment import (
-        JudgeErrorRateExceeded,
-        run_experiment,
-    )
-    from locomo_exp.judge import JudgeBatchPending
     from locomo_exp.judge.protocols.templates.settings import apply_template_settings
 
     for noisy in ("httpx2", "httpx", "httpcore2", "httpcore", "matplotlib"):
@@ -84,24 +79,9 @@ def run_from_hydra(cfg: DictConfig) -> ExperimentResult | SweepJobRun | None:
         return None
     from locomo_exp.benchmarks import plugin_for
 
-    plugin = plugin_for(typed, Path.cwd())
-    if plugin is not None:
-        run_plugin_from_cli(plugin, typed, output_dir, Path.cwd())
-        return None
-    try:
-        result = run_experiment(typed, output_dir, Path.cwd(), long_lived=True)
-        interrupts.raise_if_received()  # an interrupt swallowed on the way: not a success
-    except KeyboardInterrupt as stop:  # Ctrl-C or SIGTERM: one line, no traceback
-        exit_interrupted(stop)
-    except JudgeBatchPending as waiting:
-        print(f"F1 outputs: {output_dir}\n{waiting}")
-        raise SystemExit(0) from None
-    except (DataValidationError, JudgeErrorRateExceeded, ValueError) as error:
-        fail(error)
-    except OSError as error:  # read-only or full output directory, unreachable store ...
-        fail(error)
-    print_result(result)
-    return result
+    run_plugin_from_cli(plugin_for(typed, Path.cwd()), typed, output_dir, Path.cwd(),
+                        long_lived=True)
+    return None
 
 
 __all__ = [

@@ -18,12 +18,11 @@ from locomo_exp.results import interrupts
 
 if TYPE_CHECKING:  # the jobs are imported where they run: --help loads none of them
     from locomo_exp.benchmarks.plugin import SweepJobRun
-    from locomo_exp.experiment import ExperimentResult
 
 log = logging.getLogger(__name__)
 
 
-def run_sweep_job(cfg: DictConfig) -> ExperimentResult | SweepJobRun | None:
+def run_sweep_job(cfg: DictConfig) -> SweepJobRun | None:
     """One job of a multirun (``python -m locomo_exp -m ...``); never raises for a failed job.
 
     The job is a child of the sweep's MLflow parent run (read from the sweep dir's
@@ -32,23 +31,19 @@ def run_sweep_job(cfg: DictConfig) -> ExperimentResult | SweepJobRun | None:
     FAILED (the error is raised inside it), the error is printed, and ``sweep_job.json``
     records it for the sweep summary; the sweep's exit status is then 1.
 
-    A job a registered benchmark plug-in claims (:func:`locomo_exp.benchmarks.plugin_for`)
-    runs through its sweep hook
-    (:meth:`~locomo_exp.benchmarks.plugin.SweepPlugin.run_in_sweep`) the same way.
+    The registered benchmark that claims the job (:func:`locomo_exp.benchmarks.plugin_for`;
+    LoCoMo, the last, claims the rest) runs it through its sweep hook
+    (:meth:`~locomo_exp.benchmarks.plugin.SweepPlugin.run_in_sweep`).
 
     Returns:
-        The :class:`ExperimentResult` (a plug-in's ``SweepJobRun``), or ``None`` when the
-        job failed.
+        The job's ``SweepJobRun``, or ``None`` when the job failed or is pending.
     """
     from locomo_exp import sweep, tracking
+    from locomo_exp.benchmarks.locomo.types import JudgeErrorRateExceeded
     from locomo_exp.benchmarks.names import registry_name_problems
     from locomo_exp.benchmarks.plugin import SweepPlugin
     from locomo_exp.benchmarks.registry import plugin_for
     from locomo_exp.data import DataValidationError
-    from locomo_exp.experiment import (
-        JudgeErrorRateExceeded,
-        run_experiment,
-    )
     from locomo_exp.judge import JudgeBatchPending
     from locomo_exp.judge.protocols.templates.settings import apply_template_settings
     from locomo_exp.judge.spend import paid_of
@@ -87,15 +82,15 @@ def run_sweep_job(cfg: DictConfig) -> ExperimentResult | SweepJobRun | None:
         keep_typed_text(cfg, overrides)
         apply_template_settings(cfg, overrides)
         typed = to_experiment_config(cfg, registry_name_problems)
-        plugin = plugin_for(typed, start_dir)  # a registered benchmark's job, else LoCoMo's
-        if plugin is not None and not isinstance(plugin, SweepPlugin):
+        plugin = plugin_for(typed, start_dir)  # the registered benchmark's job (LoCoMo last)
+        if not isinstance(plugin, SweepPlugin):
             raise ValueError(f"{plugin.title} jobs do not run in a sweep: run each on its own")
-        record.f1_variant = None if plugin else typed.f1.variant.value
+        record.f1_variant = plugin.sweep_f1_variant(typed)
         if swept:
             run_name = record.run_name = tracking.child_run_name(
                 swept,
                 model=typed.judge.model if typed.scorer.uses_judge else None,
-                scorer=plugin.name if plugin else typed.scorer.name.value,
+                scorer=plugin.sweep_scorer(typed),
             )
         if context is not None and context.tracking_uri and typed.tracking.enabled:
             uri = tracking.resolve_tracking_uri(typed.tracking.uri, start_dir)
@@ -106,20 +101,9 @@ def run_sweep_job(cfg: DictConfig) -> ExperimentResult | SweepJobRun | None:
                     f"is in {shown(context.tracking_uri)} / {context.experiment}"
                 )
         parent_run_id = context.parent_run_id if context is not None else None
-        result: ExperimentResult | SweepJobRun
-        if plugin is not None:
-            result = plugin.run_in_sweep(typed, output_dir, start_dir, run_name=run_name,
-                                         parent_run_id=parent_run_id, extra_tags=tags)
-        else:
-            result = run_experiment(
-                typed,
-                output_dir,
-                start_dir,
-                parent_run_id=parent_run_id,
-                extra_tags=tags,
-                run_name=run_name,
-                swept_keys=list(swept),
-            )
+        result = plugin.run_in_sweep(typed, output_dir, start_dir, run_name=run_name,
+                                     parent_run_id=parent_run_id, extra_tags=tags,
+                                     swept_keys=list(swept))
         interrupts.raise_if_received()  # not COMPLETED: the sweep stops (exit 130)
     except JudgeBatchPending as waiting:  # judge.batch.wait=false: not a failure
         record.status = sweep.PENDING

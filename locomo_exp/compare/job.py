@@ -172,7 +172,10 @@ def run_plugin_compare(
     disk, Ctrl-C) leaves the earlier comparison exactly as it was, said in one log line.
     A plug-in that has ``compare_and_track`` (the pipeline's,
     :mod:`locomo_exp.benchmarks.compare_track`) is asked for it instead of ``compare``: its
-    comparison, then the flips, ``questions.html`` and the MLflow run (tracking on).
+    comparison, then the flips, ``questions.html`` and the MLflow run (tracking on). A
+    plug-in whose ``swaps_own_comparison`` is true (LoCoMo's, whose comparison is
+    :func:`run_compare_job`) writes beside an earlier comparison itself: its
+    ``compare_and_track`` is called with ``output_dir``.
 
     Args:
         plugin: the :class:`~locomo_exp.benchmarks.plugin.ComparePlugin` that claimed the runs.
@@ -189,6 +192,9 @@ def run_plugin_compare(
         OSError: an output cannot be written (the earlier comparison is kept).
         KeyboardInterrupt: Ctrl-C or SIGTERM (the earlier comparison is kept).
     """
+    if getattr(plugin, "swaps_own_comparison", False):  # LoCoMo's: :func:`run_compare_job`
+        done = plugin.compare_and_track(cfg, output_dir, start_dir)
+        return str(done.console), int(done.exit_status)
     files: tuple[str, ...] = COMPARE_MARKERS  # a new directory: the plug-in creates it
     earlier = False
     if output_dir.is_dir():

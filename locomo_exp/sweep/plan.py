@@ -196,7 +196,7 @@ def job_problems(cfg: Any, start_dir: Path) -> list[str]:
             problems.append(str(error))
     try:
         plugin = _plugin(cfg, start_dir)  # a registered benchmark's job: its own checks
-    except ValueError as error:
+    except ValueError as error:  # a benchmark without sweep hooks
         plugin = None
         problems.append(str(error))
     if plugin is not None:
@@ -214,8 +214,8 @@ def job_problems(cfg: Any, start_dir: Path) -> list[str]:
     return problems
 
 
-def _plugin(cfg: Any, start_dir: Path) -> SweepPlugin | None:
-    """The benchmark plug-in that runs the job, ``None`` for a LoCoMo job.
+def _plugin(cfg: Any, start_dir: Path) -> SweepPlugin:
+    """The registered benchmark that runs the job (LoCoMo, the last, claims the rest).
 
     Raises:
         ValueError: a plug-in claims the job but has no sweep hooks (one line).
@@ -224,19 +224,16 @@ def _plugin(cfg: Any, start_dir: Path) -> SweepPlugin | None:
     from locomo_exp.benchmarks.registry import plugin_for
 
     plugin = plugin_for(cfg, start_dir)
-    if plugin is None:
-        return None
     if not isinstance(plugin, SweepPlugin):
         raise ValueError(f"{plugin.title} jobs do not run in a sweep: run each job on its own")
     return plugin
 
 
 def _benchmark_title(cfg: Any, start_dir: Path) -> str:
-    """The title of the benchmark a job is (``LoCoMo`` when no plug-in claims it)."""
+    """The title of the registered benchmark a job is (``LoCoMo``: the default, the last)."""
     from locomo_exp.benchmarks.registry import plugin_for
 
-    plugin = plugin_for(cfg, start_dir)
-    return "LoCoMo" if plugin is None else plugin.title
+    return plugin_for(cfg, start_dir).title
 
 
 def compose_job(master: DictConfig, overrides: list[str], job_num: int = 0) -> Any:

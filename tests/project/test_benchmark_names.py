@@ -6,7 +6,9 @@ its registry key (``longmemeval``, ``locomo_plus`` also written ``locomo-plus``)
 (``LoCoMo-Plus``) and the abbreviations below (``lme_``), any case -- outside its package
 ``locomo_exp/benchmarks/<name>/``. What may stay: the registry's line naming the package, the
 Hydra preset ``conf/benchmark/<name>.yaml`` (a config group option, not Python), and the few
-lines listed in :data:`ALLOWED_MENTIONS` with the reason; the list can only shrink.
+lines listed in :data:`ALLOWED_MENTIONS` with the reason; the list can only shrink. LoCoMo,
+registered last as the default, is not checked: the project is named after it, and its facts
+and layouts are the foundations' (``benchmark/``, ``data/``), read by every layer.
 
 Counts (lines naming a plug-in, files): before issue 26 §1/§5 LongMemEval 105 lines in 31
 files, BEAM 20 in 5, LoCoMo-Plus 30 in 7; after: 8 in 2, 18 in 4, 7 in 2 (the registry line
@@ -77,7 +79,9 @@ def allowed(plugin: BenchmarkPlugin) -> dict[str, int | None]:
     return out
 
 
-PLUGIN_IDS = [m.rsplit(".", 1)[1] for m in PLUGINS]
+DEFAULT = "locomo_exp.benchmarks.locomo"
+"""LoCoMo's package: registered last, the default; not checked (see the module's docstring)."""
+PLUGIN_IDS = [m.rsplit(".", 1)[1] for m in PLUGINS if m != DEFAULT]
 
 
 @pytest.fixture(params=PLUGIN_IDS)
@@ -86,7 +90,8 @@ def plugin(request: pytest.FixtureRequest) -> BenchmarkPlugin:
 
 
 def test_every_registered_plugin_is_checked() -> None:
-    assert sorted(PLUGIN_IDS) == sorted(p.name for p in registered()) == [
+    assert PLUGINS[-1] == DEFAULT
+    assert sorted(PLUGIN_IDS) == sorted(p.name for p in registered()[:-1]) == [
         "beam", "locomo_plus", "longmemeval"
     ]
     assert {key[0] for key in ALLOWED_MENTIONS} <= set(PLUGIN_IDS)
@@ -117,7 +122,7 @@ def test_the_allow_list_is_not_stale(plugin: BenchmarkPlugin) -> None:
 
 
 def test_the_after_counts_of_the_module_docstring() -> None:
-    counts = {p.name: (sum(mentions(p).values()), len(mentions(p))) for p in registered()}
+    counts = {p.name: (sum(mentions(p).values()), len(mentions(p))) for p in registered()[:-1]}
     assert counts == {"longmemeval": (8, 2), "beam": (18, 4), "locomo_plus": (7, 2)}
 
 

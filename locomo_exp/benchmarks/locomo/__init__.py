@@ -1,7 +1,11 @@
-"""LoCoMo's job on the one pipeline: :class:`~.steps.LocomoSteps` (a recorded job).
+"""LoCoMo, the default benchmark: registered last (:data:`.plugin.PLUGIN`), a recorded job.
 
-LoCoMo is the default benchmark, not a registered plug-in: its facts stay in
-:mod:`locomo_exp.benchmark` (the foundations every layer reads) and its layouts in
-:mod:`locomo_exp.data`; this package holds only its job's hooks, which need the engines,
-outputs and tracking. See docs/development.md ("Architecture").
+Its facts stay in :mod:`locomo_exp.benchmark` (the foundations every layer reads) and its
+layouts in :mod:`locomo_exp.data` (other code detects and reads them); this package holds
+its plug-in (:mod:`.plugin`: what no earlier benchmark claims), its job's hooks
+(:mod:`.steps`), their types, its console and its MLflow logging. See docs/development.md.
 """
+
+from locomo_exp.benchmarks.locomo.plugin import PLUGIN
+
+__all__ = ["PLUGIN"]

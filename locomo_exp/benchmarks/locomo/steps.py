@@ -111,6 +111,13 @@ class LocomoSteps(JobSteps[LocomoInput, LocomoJudged]):
         assert inp.trust_plan is not None  # planned before the spend
         return spend_parts(inp.trust_plan, inp.loaded.records, judge)
 
+    # -- the console ------------------------------------------------------------------------
+    def recorded_console(self, written: Written, ctx: JobContext) -> list[str]:
+        """The figures the command line prints (:func:`.console.locomo_console`)."""
+        from locomo_exp.benchmarks.locomo.console import locomo_console
+
+        return locomo_console(written.summary, ctx.output_dir)
+
     # -- the MLflow run's start -------------------------------------------------------------
     def start_tags(self, ctx: JobContext) -> dict[str, str]:
         """The run directory (:func:`locomo_exp.tracking.run_tags`)."""

@@ -117,7 +117,7 @@ def test_a_reference_given_for_mem0_rows_is_refused_not_ignored(tmp_path: Path) 
 
 
 def test_a_locomo_file_is_not_claimed(tmp_path: Path) -> None:
-    assert plugin_for(config(EXAMPLE), tmp_path) is None
+    assert plugin_for(config(EXAMPLE), tmp_path).name == "locomo"  # the default
 
 
 @pytest.mark.slow

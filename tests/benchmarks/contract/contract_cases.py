@@ -1,7 +1,7 @@
 """One small input sample per pipeline benchmark, built in tmp_path, and how to judge it.
 
 BEAM's, LoCoMo-Plus's and LongMemEval's samples are cut from the shared real files (never
-copied into the project); tinybench's is made up. Each case names what the contract suite needs: the sample,
+copied into the project), LoCoMo's from the project's example; tinybench's is made up. Each case names what the contract suite needs: the sample,
 its judge overrides, a deterministic reply per prompt, a record to break and its field.
 """
 
@@ -14,14 +14,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from conftest import SHARED_DATA
+from conftest import EXAMPLE, SHARED_DATA
 from fake_server import RecordedRequest, Reply
+
+from locomo_exp.tracking.headline import headline_metrics
 
 BEAM_FILE = SHARED_DATA / "beam" / "beam_10m_results.json"
 PLUS_FILE = SHARED_DATA / "locomo_plus" / "kumiho" / "all_results.json"
 LME_FILE = SHARED_DATA / "longmemeval" / "memory-agents" / "my_predictions.jsonl.eval-results-gpt-4o"
 LME_REFERENCE = SHARED_DATA / "longmemeval" / "longmemeval_reference.json"
 TINY_DIR = Path(__file__).resolve().parent
+
+
+def with_tinybench(plugins: tuple[str, ...]) -> tuple[str, ...]:
+    """The registry with tinybench's one line, before LoCoMo's (the default claims the rest)."""
+    return (*plugins[:-1], "tinybench", plugins[-1])
 
 
 def _split(prompt: str) -> bool:
@@ -88,6 +95,21 @@ def lme_break(path: Path) -> tuple[str, str]:
     return "[3]", "hypothesis"
 
 
+def locomo_sample(path: Path) -> Path:
+    """The project's example (``qa_results`` layout), every other question: 10 questions,
+    two of each category 1-5."""
+    rows = json.loads(EXAMPLE.read_text(encoding="utf-8"))[::2]
+    path.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def locomo_break(path: Path) -> tuple[str, str]:
+    rows = json.loads(path.read_text(encoding="utf-8"))
+    rows[3]["category"] = 9
+    path.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
+    return "[3]", "category"
+
+
 def tiny_sample(path: Path) -> Path:
     """Five made-up questions of both kinds, with stored verdicts."""
     rows = [
@@ -122,6 +144,21 @@ class Case:
         overrides: settings every job of the sample needs, from the sample's path (e.g. the
             dataset file a LongMemEval answer file is scored against).
         judge_run: where a summary keeps the judge run's ``counts`` and ``mode``.
+        benchmark: the benchmark a saved ``summary.json`` names (LoCoMo's: its run log's).
+        records_first: a recorded job (LoCoMo's): its F1 record is written before the judge
+            is paid, so a run cut by Ctrl-C or left with a batch pending leaves a
+            ``summary.json`` whose status says the judge did not finish, and a pending run
+            prints ``F1 outputs: <dir>`` (others write nothing and print ``No outputs yet``).
+        extra_outputs: files the plain job writes besides the five outputs and the
+            ``questions.html`` of steps that map rows to questions (LoCoMo's steps write
+            their own ``questions.html``, a plot and the HTML report).
+        run_name: the MLflow run's default name for a judged run of the sample, else
+            ``<file stem> · <name>``.
+        logged_metrics: the job's metrics its MLflow run holds as metrics (LoCoMo's: the
+            headline, :func:`locomo_exp.tracking.headline_metrics`; the rest are its
+            ``metrics.json`` artifact), else all.
+        benchmark_tag: whether its MLflow runs carry a ``benchmark`` tag (LoCoMo's carry
+            none, as before it was registered: a run without one is LoCoMo's).
     """
 
     name: str
@@ -133,6 +170,12 @@ class Case:
     needs_shared: Path | None = None
     overrides: Callable[[Path], tuple[str, ...]] = lambda path: ()
     judge_run: Callable[[dict[str, Any]], dict[str, Any]] = lambda summary: summary["judge"]
+    benchmark: Callable[[dict[str, Any]], str] = lambda summary: summary["benchmark"]
+    records_first: bool = False
+    extra_outputs: tuple[str, ...] = ()
+    run_name: Callable[[Path], str] | None = None
+    logged_metrics: Callable[[dict[str, float]], dict[str, float]] = lambda metrics: metrics
+    benchmark_tag: bool = True
 
 
 def _beam_reply(request: RecordedRequest) -> Reply:
@@ -146,6 +189,11 @@ def _plus_reply(request: RecordedRequest) -> Reply:
 
 def _lme_reply(request: RecordedRequest) -> Reply:
     return Reply(text="Yes." if _split(request.prompt) else "No.")
+
+
+def _locomo_reply(request: RecordedRequest) -> Reply:
+    return Reply(text=json.dumps({"score": 90 if _split(request.prompt) else 10,
+                                  "explanation": "x"}))
 
 
 def _tiny_reply(request: RecordedRequest) -> Reply:
@@ -164,5 +212,12 @@ CASES = [
          lambda s: s["readings"], PLUS_FILE),
     Case("tinybench", tiny_sample, tiny_break, ("judge=gpt-4o-mini", "judge.runs=1"), _tiny_reply,
          lambda s: s["accuracy"]),
+    Case("locomo", locomo_sample, locomo_break,
+         ("judge=gpt-4o-mini", "judge.runs=1", "judge.min_successful_runs=1", "judge.audit.n=0"),
+         _locomo_reply, lambda s: s["metrics"],
+         benchmark=lambda s: s["run_log"]["benchmark"], records_first=True,
+         extra_outputs=("category_scores.png", "questions.html", "report.html"),
+         run_name=lambda data: f"{data.stem} · judge · gpt-4o-mini-2024-07-18",
+         logged_metrics=headline_metrics, benchmark_tag=False),
 ]
-"""Every pipeline benchmark (the registered ones and tinybench), in registry order."""
+"""Every pipeline benchmark (the registered ones, tinybench before LoCoMo), in registry order."""

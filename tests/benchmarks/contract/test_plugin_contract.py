@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLE
-from contract_cases import TINY_DIR, tiny_sample
+from contract_cases import TINY_DIR, tiny_sample, with_tinybench
 
 from locomo_exp.benchmarks import registry
 from locomo_exp.benchmarks.names import registry_name_problems
@@ -25,11 +25,11 @@ from locomo_exp.benchmarks.plugin import BenchmarkPlugin
 def tinybench(monkeypatch: pytest.MonkeyPatch) -> Path:
     """The tiny package on sys.path and registered: the one line a new benchmark adds."""
     monkeypatch.syspath_prepend(str(TINY_DIR))
-    monkeypatch.setattr(registry, "PLUGINS", (*registry.PLUGINS, "tinybench"))
+    monkeypatch.setattr(registry, "PLUGINS", with_tinybench(registry.PLUGINS))
     return TINY_DIR / "tinybench"
 
 
-@pytest.mark.parametrize("plugin", registry.registered(), ids=lambda p: p.name)
+@pytest.mark.parametrize("plugin", registry.registered()[:-1], ids=lambda p: p.name)
 def test_every_registered_benchmark_keeps_the_contract(plugin, typed_config) -> None:
     assert isinstance(plugin, BenchmarkPlugin)
     assert plugin.name in plugin.formats and plugin.title
@@ -42,8 +42,33 @@ def test_every_registered_benchmark_keeps_the_contract(plugin, typed_config) -> 
 
 def test_the_registry_order_is_the_detection_order() -> None:
     names = [plugin.name for plugin in registry.registered()]
-    assert names == ["longmemeval", "beam", "locomo_plus"]
+    assert names == ["longmemeval", "beam", "locomo_plus", "locomo"]
     assert len(set(names)) == len(names)
+
+
+def test_locomo_the_last_claims_what_no_earlier_benchmark_claims(typed_config, tmp_path) -> None:
+    from locomo_exp.data.layouts import LAYOUTS
+
+    locomo = registry.registered()[-1]
+    assert isinstance(locomo, BenchmarkPlugin) and (locomo.name, locomo.title) == ("locomo",
+                                                                                    "LoCoMo")
+    assert locomo.formats == tuple(spec.name for spec in LAYOUTS)  # its layouts name it
+    example = typed_config("data=file", f"data.path={EXAMPLE}")
+    assert registry.plugin_for(example, tmp_path) is locomo  # detected: no option
+    # data.format=auto: whatever no earlier one claims, even a file that is missing (its job
+    # refuses it in its own words) or several pooled files
+    for overrides in (("data.path=missing.json",), ("data.runs=[a.json,b.json]",),
+                      ("data.format=qa_results", f"data.path={EXAMPLE}")):
+        cfg = typed_config("data=file", *overrides)
+        assert registry.plugin_for(cfg, tmp_path) is locomo, overrides
+        assert registry_name_problems(cfg) == []
+    # a format another benchmark names is never LoCoMo's
+    assert not locomo.claims(typed_config("data=file", f"data.path={EXAMPLE}",
+                                          "data.format=beam"), tmp_path)
+    with pytest.raises(ValueError) as refused:  # every format listed once
+        typed_config("data=file", f"data.path={EXAMPLE}", "data.format=bogus")
+    listed = str(refused.value).split("must be one of ")[1].split(", ")
+    assert len(listed) == len(set(listed)) and {"auto", "qa_results", "beam"} <= set(listed)
 
 
 def test_a_tiny_benchmark_is_one_package_and_one_registry_line(tinybench, tmp_path, typed_config,

@@ -27,6 +27,6 @@ def test_both_layouts_are_claimed_and_a_locomo_file_is_not(typed_config, tmp_pat
     for path in (authors, kumiho):
         cfg = typed_config("data=file", f"data.path={path}")
         assert plugin_for(cfg, tmp_path) is PLUGIN
-    assert plugin_for(typed_config("data=file", f"data.path={EXAMPLE}"), tmp_path) is None
+    assert plugin_for(typed_config("data=file", f"data.path={EXAMPLE}"), tmp_path).name == "locomo"
     missing = typed_config("data=file", f"data.path={tmp_path / 'nope.json'}")
     assert not PLUGIN.claims(missing, tmp_path)  # never raises
