@@ -40,6 +40,8 @@ class ExperimentResult:
         experiment: the MLflow experiment name, or ``None``.
         files: the output files written.
         experiment_id: the MLflow experiment id, or ``None``.
+        console: the lines the command line prints for this run (the job's
+            ``JobResult.console``: the figures, then where the outputs are).
     """
 
     output_dir: Path
@@ -50,6 +52,7 @@ class ExperimentResult:
     experiment: str | None = None
     files: list[Path] = field(default_factory=list)
     experiment_id: str | None = None
+    console: list[str] = field(default_factory=list)
 
     @property
     def report_path(self) -> Path:
@@ -123,7 +126,7 @@ def run_experiment(
         output_dir=done.output_dir, run_summary=done.typed_summary, metrics=done.metrics,
         run_id=done.run_id, tracking_uri=done.tracking_uri,
         experiment=cfg.tracking.experiment if done.run_id is not None else None,
-        files=done.files, experiment_id=done.experiment_id,
+        files=done.files, experiment_id=done.experiment_id, console=done.console,
     )
 
 

@@ -25,19 +25,12 @@ if TYPE_CHECKING:  # the jobs are imported where they run: --help loads none of 
 def print_result(result: ExperimentResult) -> None:
     """Print a LoCoMo run's console: its figures, where the outputs are, how to open MLflow.
 
-    The lines :func:`run_plugin_from_cli` prints for the same job (its ``JobResult.console``:
-    :func:`locomo_exp.benchmarks.locomo.console.locomo_console` and
-    :func:`locomo_exp.benchmarks.steps.where_lines`), from an in-process
-    :func:`~locomo_exp.experiment.run_experiment`'s result.
+    The lines :func:`run_plugin_from_cli` prints for the same job: its ``JobResult.console``
+    (:func:`locomo_exp.benchmarks.locomo.console.locomo_console` and
+    :func:`locomo_exp.benchmarks.steps.where_lines`), which an in-process
+    :func:`~locomo_exp.experiment.run_experiment` hands on as ``result.console``.
     """
-    from locomo_exp.benchmarks.locomo.console import locomo_console
-    from locomo_exp.benchmarks.steps import where_lines
-
-    lines = locomo_console(result.summary, result.output_dir) + where_lines(
-        result.output_dir, run_id=result.run_id if result.tracking_uri else None,
-        experiment=str(result.experiment), tracking_uri=result.tracking_uri,
-        experiment_id=result.experiment_id)
-    print("\n".join(lines))
+    print("\n".join(result.console))
 
 
 def run_compare_from_cli(cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -> None:

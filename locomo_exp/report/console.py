@@ -8,9 +8,7 @@ BLEU-1, the stored J of the file's own judge, and our J.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
 from locomo_exp.benchmark.locomo import overall_group_for
@@ -192,13 +190,14 @@ def dry_run_lines(estimate: Mapping[str, Any], judge: Mapping[str, Any] | None) 
     ]
 
 
-def input_notes(summary: Mapping[str, Any], run_dir: Path | None = None) -> list[str]:
+def input_notes(summary: Mapping[str, Any], answer_key: Mapping[str, Any] | None = None
+                ) -> list[str]:
     """Lines the console prints under "Scored N questions": what the report's header says.
 
     Args:
         summary: the run's summary (:meth:`~locomo_exp.results.RunSummary.to_json`).
-        run_dir: its run directory, whose ``summary.json`` holds the ``answer_key`` section
-            (``data.errata``) that the typed summary does not.
+        answer_key: the run's ``answer_key`` section (``data.errata``), which the typed
+            summary does not hold, or ``None`` (then ``summary["answer_key"]`` if present).
 
     Returns:
         The answers that were numbers, read as text
@@ -221,9 +220,7 @@ def input_notes(summary: Mapping[str, Any], run_dir: Path | None = None) -> list
             f"subset: {int(subset['limit']):,} of {questions} (data.limit={subset['limit']}, "
             f"seed {subset['seed']}); not comparable with full-benchmark baselines"
         )
-    key = summary.get("answer_key")
-    if key is None and run_dir is not None and (run_dir / "summary.json").is_file():
-        key = json.loads((run_dir / "summary.json").read_text(encoding="utf-8")).get("answer_key")
+    key = answer_key if answer_key is not None else summary.get("answer_key")
     if key:
         name = str(key.get("path", "")).rsplit("/", 1)[-1]
         lines.append(

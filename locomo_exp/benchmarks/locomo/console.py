@@ -7,16 +7,17 @@ The lines of the recorded job's :class:`~locomo_exp.benchmarks.steps.JobResult`
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 
-def locomo_console(summary: Mapping[str, Any], output_dir: Path) -> list[str]:
+def locomo_console(summary: Mapping[str, Any], answer_key: Mapping[str, Any] | None = None
+                   ) -> list[str]:
     """The figures of a LoCoMo run, as printed before ``Report: ...``.
 
     Args:
         summary: the run's summary (:meth:`~locomo_exp.results.RunSummary.to_json`).
-        output_dir: the run directory, whose ``summary.json`` holds the errata section.
+        answer_key: the run's errata section (``data.errata``), as built
+            (:attr:`locomo_exp.report.locomo_run.LocomoRun.answer_key`), or ``None``.
 
     Returns:
         A blank line, what was scored (``Scored 20 questions from <file>``, or read by a
@@ -35,7 +36,7 @@ def locomo_console(summary: Mapping[str, Any], output_dir: Path) -> list[str]:
                  f"{summary['input']['path']}"]
     if "f1" in summary["versions"]:
         lines.append(f"F1 = {summary['versions']['f1']}; scores in percent")
-    lines += input_notes(summary, output_dir)  # as the report's header says
+    lines += input_notes(summary, answer_key)  # as the report's header says
     if estimate:
         lines.append("\n".join(dry_run_lines(estimate, summary.get("judge"))))
     lines.append(console_table(summary))

@@ -116,7 +116,8 @@ class LocomoSteps(JobSteps[LocomoInput, LocomoJudged]):
         """The figures the command line prints (:func:`.console.locomo_console`)."""
         from locomo_exp.benchmarks.locomo.console import locomo_console
 
-        return locomo_console(written.summary, ctx.output_dir)
+        run = getattr(written, "run", None)  # LocomoWritten: the errata section as built
+        return locomo_console(written.summary, run.answer_key if run is not None else None)
 
     # -- the MLflow run's start -------------------------------------------------------------
     def start_tags(self, ctx: JobContext) -> dict[str, str]:
