@@ -77,15 +77,15 @@ def test_no_mlflow_beside_python_is_plain_mlflow(
 
 
 def test_every_hint_is_printed_by_the_one_function() -> None:
-    """The run, compare, LongMemEval and sweep hints all call ``open_ui_hint``."""
+    """Every benchmark's run, compare and sweep hints all call ``open_ui_hint``."""
     package = Path(tracking.__file__).parents[1]
     hints = {
         path.relative_to(package).as_posix(): path.read_text().count("open_ui_hint(")
         for path in package.rglob("*.py")
         if "Open the UI" in path.read_text() or "open_ui_hint(" in path.read_text()
     }
-    # cli/jobs.py: print_mlflow_run, which the run, compare and LongMemEval consoles call
-    # each benchmark plug-in's job prints its own console, through the same function
+    # every benchmark's job (LoCoMo's included) ends its console with steps.where_lines;
+    # a plug-in comparison's run with compare_track's lines
     plugins = {name: 1 for name in hints if name.startswith("benchmarks/")}
-    assert hints == {"cli/jobs.py": 1, "sweep/callback.py": 1, "tracking/ui.py": 1, **plugins}
-    assert set(plugins) >= {"benchmarks/pipeline.py"}  # every pipeline benchmark's console
+    assert hints == {"sweep/callback.py": 1, "tracking/ui.py": 1, **plugins}
+    assert set(plugins) == {"benchmarks/steps.py", "benchmarks/compare_track.py"}
