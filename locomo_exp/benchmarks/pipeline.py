@@ -31,7 +31,7 @@ import json
 import logging
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from locomo_exp.benchmarks.file_plugin import plugin_mlflow_run
 from locomo_exp.benchmarks.steps import (
@@ -157,7 +157,9 @@ def write_files(steps: JobSteps[Any, Any], write_dir: Path, cfg: ExperimentConfi
                 summary: dict[str, Any], rows: list[dict[str, Any]]) -> list[Path]:
     """Write ``scores.jsonl``, ``report.md``, ``summary.json``, ``card.json``, ``config.yaml``.
 
-    Each file is written atomically; costs are rounded as money when the benchmark asks
+    Each file is written atomically, their fsyncs at once and their moves into place in
+    this order (:func:`~locomo_exp.report.atomic_many.atomic_write_files`); costs are
+    rounded as money when the benchmark asks
     (:attr:`~locomo_exp.benchmarks.steps.JobSteps.round_money`).
 
     Returns:
@@ -166,8 +168,8 @@ def write_files(steps: JobSteps[Any, Any], write_dir: Path, cfg: ExperimentConfi
     Raises:
         OSError: a file cannot be written.
     """
+    from locomo_exp.report.atomic_many import Writer, atomic_write_files
     from locomo_exp.report.config_text import config_yaml
-    from locomo_exp.report.run_dir import atomic_write_jsonl, atomic_write_text
     from locomo_exp.results.money import round_money
 
     def saved(obj: dict[str, Any]) -> str:
@@ -181,9 +183,17 @@ def write_files(steps: JobSteps[Any, Any], write_dir: Path, cfg: ExperimentConfi
         "card.json": saved(card),
         "config.yaml": config_yaml(cfg),
     }
-    paths = [atomic_write_jsonl(write_dir / "scores.jsonl", rows)]
-    paths += [atomic_write_text(write_dir / name, text) for name, text in texts.items()]
-    return paths
+
+    def lines(handle: TextIO) -> None:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+    def whole(text: str) -> Writer:
+        return lambda handle: handle.write(text)
+
+    # written and synced at once, in place in this order (report/atomic_many.py)
+    return atomic_write_files([(write_dir / "scores.jsonl", lines),
+                               *((write_dir / name, whole(text)) for name, text in texts.items())])
 
 
 def write_and_track(
