@@ -154,8 +154,11 @@ def judge_step(steps: JobSteps[InputT, JudgedT], plan: JobPlan[InputT]) -> Judge
 
 
 def write_files(steps: JobSteps[Any, Any], write_dir: Path, cfg: ExperimentConfig,
-                summary: dict[str, Any], rows: list[dict[str, Any]]) -> list[Path]:
+                summary: dict[str, Any], rows: list[dict[str, Any]],
+                more: Sequence[tuple[str, str]] = ()) -> list[Path]:
     """Write ``scores.jsonl``, ``report.md``, ``summary.json``, ``card.json``, ``config.yaml``.
+
+    ``more``: ``(name, text)`` of files written after those five (``questions.html``).
 
     Each file is written atomically, their fsyncs at once and their moves into place in
     this order (:func:`~locomo_exp.report.atomic_many.atomic_write_files`); costs are
@@ -182,6 +185,7 @@ def write_files(steps: JobSteps[Any, Any], write_dir: Path, cfg: ExperimentConfi
         "summary.json": saved(summary),
         "card.json": saved(card),
         "config.yaml": config_yaml(cfg),
+        **dict(more),
     }
 
     def lines(handle: TextIO) -> None:
@@ -220,18 +224,23 @@ def write_and_track(
     )
     with replacing_run(ctx.output_dir, plan.replacing) as replacement, run_context as run:
         rows = steps.score_rows(plan.inp, judged)
-        files = write_files(steps, replacement.write_dir, cfg, summary, rows)
         model = plan.judge.model if plan.judge is not None and judged is not None else None
         questions = steps.question_rows(rows, model)
         if questions and model is not None:  # the judged audit's controls: tagged rows
             from locomo_exp.report.question_rows import audit_control_rows, summary_audit
 
             questions += audit_control_rows(summary_audit(summary), questions, model)
-        if questions:  # every question: questions.html, and MLflow traces when asked
-            from locomo_exp.report.questions_html import write_run_questions
+        more: list[tuple[str, str]] = []
+        if questions:  # every question: questions.html (last), and MLflow traces when asked
+            from locomo_exp.report.questions_html import (
+                QUESTIONS_HTML,
+                render_table_html,
+                run_table,
+            )
 
-            files.append(write_run_questions(
-                replacement.write_dir, f"{ctx.data_path.name} · {steps.name}", questions)[0])
+            title = f"{ctx.data_path.name} · {steps.name}"
+            more.append((QUESTIONS_HTML, render_table_html(title, *run_table(questions))))
+        files = write_files(steps, replacement.write_dir, cfg, summary, rows, more)
         metrics = steps.run_metrics(summary)
         if run is not None:
             traces = (tracking.QuestionLogging(questions, run.info.run_id)
