@@ -31,7 +31,7 @@ import json
 import logging
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from locomo_exp.benchmarks.file_plugin import plugin_mlflow_run
 from locomo_exp.benchmarks.steps import (
@@ -155,10 +155,15 @@ def judge_step(steps: JobSteps[InputT, JudgedT], plan: JobPlan[InputT]) -> Judge
 
 
 def write_files(steps: JobSteps[Any, Any], write_dir: Path, cfg: ExperimentConfig,
-                summary: dict[str, Any], rows: list[dict[str, Any]]) -> list[Path]:
+                summary: dict[str, Any], rows: list[dict[str, Any]],
+                more: Sequence[tuple[str, str]] = ()) -> list[Path]:
     """Write ``scores.jsonl``, ``report.md``, ``summary.json``, ``card.json``, ``config.yaml``.
 
-    Each file is written atomically; costs are rounded as money when the benchmark asks
+    ``more``: ``(name, text)`` of files written after those five (``questions.html``).
+
+    Each file is written atomically, their fsyncs at once and their moves into place in
+    this order (:func:`~locomo_exp.report.atomic_many.atomic_write_files`); costs are
+    rounded as money when the benchmark asks
     (:attr:`~locomo_exp.benchmarks.steps.JobSteps.round_money`).
 
     Returns:
@@ -167,8 +172,8 @@ def write_files(steps: JobSteps[Any, Any], write_dir: Path, cfg: ExperimentConfi
     Raises:
         OSError: a file cannot be written.
     """
+    from locomo_exp.report.atomic_many import Writer, atomic_write_files
     from locomo_exp.report.config_text import config_yaml
-    from locomo_exp.report.run_dir import atomic_write_jsonl, atomic_write_text
     from locomo_exp.results.money import round_money
 
     def saved(obj: dict[str, Any]) -> str:
@@ -181,10 +186,19 @@ def write_files(steps: JobSteps[Any, Any], write_dir: Path, cfg: ExperimentConfi
         "summary.json": saved(summary),
         "card.json": saved(card),
         "config.yaml": config_yaml(cfg),
+        **dict(more),
     }
-    paths = [atomic_write_jsonl(write_dir / "scores.jsonl", rows)]
-    paths += [atomic_write_text(write_dir / name, text) for name, text in texts.items()]
-    return paths
+
+    def lines(handle: TextIO) -> None:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+    def whole(text: str) -> Writer:
+        return lambda handle: handle.write(text)
+
+    # written and synced at once, in place in this order (report/atomic_many.py)
+    return atomic_write_files([(write_dir / "scores.jsonl", lines),
+                               *((write_dir / name, whole(text)) for name, text in texts.items())])
 
 
 def write_and_track(
@@ -211,18 +225,23 @@ def write_and_track(
     )
     with replacing_run(ctx.output_dir, plan.replacing) as replacement, run_context as run:
         rows = steps.score_rows(plan.inp, judged)
-        files = write_files(steps, replacement.write_dir, cfg, summary, rows)
         model = plan.judge.model if plan.judge is not None and judged is not None else None
         questions = steps.question_rows(rows, model)
         if questions and model is not None:  # the judged audit's controls: tagged rows
             from locomo_exp.report.question_rows import audit_control_rows, summary_audit
 
             questions += audit_control_rows(summary_audit(summary), questions, model)
-        if questions:  # every question: questions.html, and MLflow traces when asked
-            from locomo_exp.report.questions_html import write_run_questions
+        more: list[tuple[str, str]] = []
+        if questions:  # every question: questions.html (last), and MLflow traces when asked
+            from locomo_exp.report.questions_html import (
+                QUESTIONS_HTML,
+                render_table_html,
+                run_table,
+            )
 
-            files.append(write_run_questions(
-                replacement.write_dir, f"{ctx.data_path.name} · {steps.name}", questions)[0])
+            title = f"{ctx.data_path.name} · {steps.name}"
+            more.append((QUESTIONS_HTML, render_table_html(title, *run_table(questions))))
+        files = write_files(steps, replacement.write_dir, cfg, summary, rows, more)
         metrics = steps.run_metrics(summary)
         if run is not None:
             traces = (tracking.QuestionLogging(questions, run.info.run_id)

@@ -42,13 +42,25 @@ def typical_output_tokens(cfg: JudgeConfig) -> int:
     return min(ESTIMATED_OUTPUT_TOKENS, int(cfg.max_tokens))
 
 
-def dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) -> dict[str, Any]:
+def _stored_and_flying(specs: list[CallSpec], cache: JudgeCache) -> tuple[set[str], set[str]]:
+    """Digests of the calls the cache holds, and of those in batches still processing."""
+    stored = set(cache.get_many(s.digest for s in specs))
+    # calls in batches still processing are not made again, in either mode
+    flying = set(BatchLedger(cache).in_flight(s.digest for s in specs if s.digest not in stored))
+    return stored, flying
+
+
+def dry_run_estimate(
+    specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path, *, cache: JudgeCache | None = None
+) -> dict[str, Any]:
     """The calls a job would make, their tokens and cost at list price (no call made).
 
     Args:
         specs: every call of the job (answers x runs).
         cfg: the judge config.
         start_dir: where a relative ``judge.cache_path`` is resolved.
+        cache: the job's cache, already open (read through its connection); ``None``:
+            the file of ``judge.cache_path`` is opened here when it exists.
 
     Returns:
         ``calls_total``, ``calls_cached``, ``calls_to_make``, estimated input and output
@@ -65,15 +77,13 @@ def dry_run_estimate(specs: list[CallSpec], cfg: JudgeConfig, start_dir: Path) -
     stored: set[str] = set()
     flying: set[str] = set()
     batch = JudgeMode(cfg.mode) is JudgeMode.batch
-    if cfg.cache:
+    if cache is not None:
+        stored, flying = _stored_and_flying(specs, cache)
+    elif cfg.cache:
         path = resolve_cache_path(cfg.cache_path, start_dir)
         if path.exists():
-            with JudgeCache(path) as cache:
-                stored = set(cache.get_many(s.digest for s in specs))
-                # calls in batches still processing are not made again, in either mode
-                flying = set(BatchLedger(cache).in_flight(
-                    s.digest for s in specs if s.digest not in stored
-                ))
+            with JudgeCache(path) as opened:
+                stored, flying = _stored_and_flying(specs, opened)
     cached = len([s for s in specs if s.digest in stored])
     in_flight = len([s for s in specs if s.digest in flying])
     to_make = [s for s in specs if s.digest not in stored and s.digest not in flying]

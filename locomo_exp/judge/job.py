@@ -41,7 +41,7 @@ from locomo_exp.judge.protocols.template import template_card
 from locomo_exp.judge.spend import JobSpend
 from locomo_exp.llm.batch import BatchRunInfo, judge_batch_async
 from locomo_exp.llm.cache import JudgeCache, resolve_cache_path
-from locomo_exp.llm.cache.health import check_cache
+from locomo_exp.llm.cache.health import open_checked_cache
 from locomo_exp.llm.errors import JudgeInterrupted
 from locomo_exp.llm.messages import JudgeClient
 from locomo_exp.llm.models import model_price, uses_structured_output
@@ -365,24 +365,35 @@ def run_judge(
             dry_run_estimate=estimate,
         )
 
-    if cfg.cache:  # opened, written, read back, free space: before the first paid call
-        check_cache(resolve_cache_path(cfg.cache_path, start_dir), specs, int(cfg.max_tokens))
-    estimate = dry_run_estimate(specs, cfg, start_dir)
-    if spend is None and cfg.max_cost_usd is not None:  # this call is the whole job
-        spend = JobSpend(cfg.max_cost_usd, stop=calls_stop)
-    if spend is not None:  # paid so far + this part + the later parts: the whole job
-        calls_stop = spend.share_stop(calls_stop)  # one signal: the cap's and the caller's
-        refused = spend.begin(cfg, estimate)  # raises when nothing was paid yet
-        if refused is not None:
-            calls_stop.set(refused)
-            raise CallsStopped(
-                refused,
-                calls_made=0,
-                calls_left=estimate["calls_to_make"],
-                calls_total=len(specs),
-            )
-    announce_cost(estimate, cfg)  # may refuse: max_cost_usd
-    cache = open_cache(cfg, start_dir)
+    # opened, written, read back, free space: before the first paid call; this one
+    # connection then serves the estimate and the calls (open_checked_cache)
+    cache = (
+        open_checked_cache(
+            resolve_cache_path(cfg.cache_path, start_dir), specs, int(cfg.max_tokens)
+        )
+        if cfg.cache
+        else None
+    )
+    try:
+        estimate = dry_run_estimate(specs, cfg, start_dir, cache=cache)
+        if spend is None and cfg.max_cost_usd is not None:  # this call is the whole job
+            spend = JobSpend(cfg.max_cost_usd, stop=calls_stop)
+        if spend is not None:  # paid so far + this part + the later parts: the whole job
+            calls_stop = spend.share_stop(calls_stop)  # one signal: the cap's and the caller's
+            refused = spend.begin(cfg, estimate)  # raises when nothing was paid yet
+            if refused is not None:
+                calls_stop.set(refused)
+                raise CallsStopped(
+                    refused,
+                    calls_made=0,
+                    calls_left=estimate["calls_to_make"],
+                    calls_total=len(specs),
+                )
+        announce_cost(estimate, cfg)  # may refuse: max_cost_usd
+    except BaseException:
+        if cache is not None:
+            cache.close()
+        raise
     if on_calls_start is not None:
         on_calls_start()
     started = time.monotonic()

@@ -109,6 +109,40 @@ def test_too_little_free_space_for_the_new_replies_is_refused_before_any_call(
     assert _run(records, cfg, tmp_path).summary["counts"]["valid"] == 10
 
 
+def test_a_judged_run_opens_its_cache_once_for_the_check_the_estimate_and_the_calls(
+    fake_anthropic: FakeAnthropicServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opened: list[JudgeCache] = []
+    closed: list[JudgeCache] = []
+    real_init, real_close = JudgeCache.__init__, JudgeCache.close
+
+    def counted_init(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        opened.append(self)
+        real_init(self, *args, **kwargs)
+
+    def counted_close(self):  # type: ignore[no-untyped-def]
+        closed.append(self)
+        real_close(self)
+
+    monkeypatch.setattr(JudgeCache, "__init__", counted_init)
+    monkeypatch.setattr(JudgeCache, "close", counted_close)
+    fake_anthropic.responder = lambda request: rubric(80)
+    cfg = make_judge_config(fake_anthropic, tmp_path, runs=2)
+    result = _run(make_records(5), cfg, tmp_path)  # a new cache file
+    assert result.summary["counts"]["calls_made"] == 10
+    assert len(opened) == 1 and closed == opened  # was 3: check, estimate, calls
+    opened.clear(), closed.clear()
+    again = _run(make_records(5), cfg, tmp_path)  # the file exists: the preflight checks it
+    assert again.summary["counts"]["cache_hits"] == 10
+    assert len(opened) == 2 and closed == opened  # preflight's check, then the run's one
+    opened.clear(), closed.clear()
+    usage = type("Usage", (), {"total": 10**9, "used": 10**9, "free": 0})
+    monkeypatch.setattr(health.shutil, "disk_usage", lambda path: usage)
+    with pytest.raises(JudgeError):
+        _run(make_records(6), cfg, tmp_path)  # two new replies, no room: refused, closed
+    assert len(opened) == 2 and closed == opened
+
+
 def test_reply_bytes_is_the_documented_upper_estimate() -> None:
     # 2 x (1 + 2 + 3 bytes of text; "é" is two bytes in UTF-8) + 4 x 256 + 1024
     assert reply_bytes(["a", "bc", "dé"], 256) == 2 * 6 + 1024 + 1024

@@ -15,6 +15,7 @@ rules exactly as for stored verdicts (:mod:`.figures`).
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -114,8 +115,17 @@ def align_id(question_id: str, line: int, k: int) -> str:
 
 
 def item_records(inp: BeamInput, *, template: bool) -> list[QARecord]:
-    """One judge record per rubric item: the item as ``ground_truth``, the answer as prediction."""
-    return [
+    """One judge record per rubric item: the item as ``ground_truth``, the answer as prediction.
+
+    A job asks three times (the pipeline's preflight, the judging, the trust step): the
+    records of the last two inputs are kept (frozen, so shared), built once per input.
+    """
+    return list(_item_records(inp.questions, template))
+
+
+@functools.lru_cache(maxsize=2)
+def _item_records(questions: tuple[BeamQuestion, ...], template: bool) -> tuple[QARecord, ...]:
+    return tuple(
         QARecord(
             question_id=item_id(q.question_id, k),
             question=q.question,
@@ -125,9 +135,9 @@ def item_records(inp: BeamInput, *, template: bool) -> list[QARecord]:
             conversation_id=q.chat,
             question_type=q.ability,
         )
-        for q in inp.questions
+        for q in questions
         for k, item in enumerate(q.rubric)
-    ]
+    )
 
 
 def align_records(inp: BeamInput) -> list[QARecord]:

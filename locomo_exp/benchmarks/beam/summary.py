@@ -187,8 +187,9 @@ def score_rows(inp: BeamInput, *, strict: bool = False) -> list[dict[str, Any]]:
         strict: ``beam.strict`` of a judged official run (0.5 kept).
     """
     rows = []
+    stored = inp.stored  # a walk over every question: once, not once per question
     for q in inp.questions:
-        scores = question_scores(q, strict=strict) if inp.stored else None
+        scores = question_scores(q, strict=strict) if stored else None
         rows.append({
             "question_id": q.question_id,
             "chat": q.chat,

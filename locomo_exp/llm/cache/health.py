@@ -66,26 +66,61 @@ def check_cache(path: Path, specs: Sequence[Any], max_tokens: int) -> None:
         JudgeError: one line naming the path and the problem (cannot be opened or
             created, read-only, corrupt or truncated, too little free space).
     """
+    open_checked_cache(path, specs, max_tokens).close()
+
+
+def open_checked_cache(path: Path, specs: Sequence[Any], max_tokens: int) -> JudgeCache:
+    """:func:`check_cache`'s checks, the cache left open for the run's calls.
+
+    A judge run uses this one connection for its checks, its estimate and its calls:
+    opening one (WAL mode, schema) and closing it (SQLite folds the write-ahead log into
+    the file) cost about 5 and 10 ms each on the project's disk, paid once instead of
+    three times (``benchmarks/beam_judged.py``).
+
+    Args:
+        path: the resolved ``judge.cache_path``.
+        specs: the run's calls (see :func:`check_cache`).
+        max_tokens: the replies' output token limit (``judge.max_tokens``).
+
+    Returns:
+        The open :class:`~locomo_exp.llm.cache.store.JudgeCache`; the caller closes it.
+
+    Raises:
+        JudgeError: as :func:`check_cache` (the cache closed first).
+    """
     where = f"judge.cache_path={path}"
     try:
-        with JudgeCache(path) as cache:
-            _probe(cache, where)
-            stored = cache.get_many(spec.digest for spec in specs)
+        cache = JudgeCache(path)
     except JudgeError:
         raise
     except (sqlite3.Error, OSError) as error:
         raise JudgeError(f"{where} cannot be used as the judge cache: {_reason(error)}") from None
-    new = [spec.key for spec in specs if spec.digest not in stored]
-    needed = sum(
-        reply_bytes([k.question, k.ground_truth or "", k.prediction], max_tokens) for k in new
-    )
-    free = shutil.disk_usage(path.parent).free
-    if free < needed:
-        raise JudgeError(
-            f"{where}: its disk has {_mb(free)} free, and the {len(new)} replies this run "
-            f"will store need up to {_mb(needed)}; free space or point judge.cache_path at "
-            "another disk"
+    try:
+        try:
+            _probe(cache, where)
+            stored = cache.get_many(spec.digest for spec in specs)
+        except JudgeError:
+            raise
+        except (sqlite3.Error, OSError) as error:
+            raise JudgeError(
+                f"{where} cannot be used as the judge cache: {_reason(error)}"
+            ) from None
+        new = [spec.key for spec in specs if spec.digest not in stored]
+        needed = sum(
+            reply_bytes([k.question, k.ground_truth or "", k.prediction], max_tokens)
+            for k in new
         )
+        free = shutil.disk_usage(path.parent).free
+        if free < needed:
+            raise JudgeError(
+                f"{where}: its disk has {_mb(free)} free, and the {len(new)} replies this "
+                f"run will store need up to {_mb(needed)}; free space or point "
+                "judge.cache_path at another disk"
+            )
+    except BaseException:
+        cache.close()
+        raise
+    return cache
 
 
 def existing_cache_problem(path: Path) -> str | None:
@@ -210,6 +245,7 @@ __all__ = [
     "CacheWriteFailed",
     "check_cache",
     "existing_cache_problem",
+    "open_checked_cache",
     "reply_bytes",
     "store_or_stop",
 ]

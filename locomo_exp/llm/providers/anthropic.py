@@ -36,6 +36,7 @@ from locomo_exp.llm.messages import (
     parse_rate_limit_headers,
 )
 from locomo_exp.llm.providers.common import SdkErrors, SdkJudgeClient, classify_sdk_error
+from locomo_exp.llm.providers.tls import shared_ssl_context
 
 if TYPE_CHECKING:
     from locomo_exp.config import JudgeConfig
@@ -270,7 +271,9 @@ class AnthropicJudgeClient(SdkJudgeClient):
             base_url=base_url,
             timeout=timeout_s,
             max_retries=0,
-            http_client=anthropic.DefaultAioHttpClient(timeout=timeout_s),
+            http_client=anthropic.DefaultAioHttpClient(
+                timeout=timeout_s, verify=shared_ssl_context()  # one per process: tls.py
+            ),
             **_NO_SPANS,
         )
 

@@ -43,6 +43,7 @@ from locomo_exp.llm.messages import (
 )
 from locomo_exp.llm.providers import OPENAI_CHAT_API_VERSION, is_reasoning_model
 from locomo_exp.llm.providers.common import SdkErrors, SdkJudgeClient, classify_sdk_error
+from locomo_exp.llm.providers.tls import shared_ssl_context
 
 if TYPE_CHECKING:
     from locomo_exp.config import JudgeConfig
@@ -305,7 +306,9 @@ class OpenAIJudgeClient(SdkJudgeClient):
             base_url=base_url,
             timeout=timeout_s,
             max_retries=0,
-            http_client=openai.DefaultAioHttpClient(timeout=timeout_s),
+            http_client=openai.DefaultAioHttpClient(
+                timeout=timeout_s, verify=shared_ssl_context()  # one per process: tls.py
+            ),
         )
 
     @property

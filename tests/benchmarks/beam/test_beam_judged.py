@@ -165,6 +165,23 @@ def test_dry_run_counts_items_and_prices_them(typed_config, tmp_path, fake_anthr
     assert "DRY RUN, 12 calls would be made (12 rubric items" in "\n".join(result.console)
 
 
+def test_a_job_builds_its_item_records_once(typed_config, tmp_path, fake_anthropic):
+    from locomo_exp.benchmarks.beam import judged
+
+    fake_anthropic.responder = _respond
+    _answers(tmp_path)
+    judged._item_records.cache_clear()
+    run_beam(_cfg(typed_config, tmp_path, fake_anthropic, "judge.dry_run=true"),
+             tmp_path / "dry", tmp_path)
+    info = judged._item_records.cache_info()
+    assert (info.misses, info.hits) == (1, 2)  # preflight builds; judging and trust reuse
+    result = run_beam(_cfg(typed_config, tmp_path, fake_anthropic), tmp_path / "out", tmp_path)
+    assert len(fake_anthropic.messages_requests()) == 12
+    info = judged._item_records.cache_info()
+    assert (info.misses, info.hits) == (1, 5)  # the same answers read again: equal questions
+    assert result.summary["figures"] != {}
+
+
 def test_openai_provider_counts_items_too(typed_config, tmp_path, fake_openai):
     fake_openai.responder = _respond
     _answers(tmp_path)
