@@ -43,8 +43,8 @@ def git_commit(package_dir: Path | None = None) -> str | None:
     """``git rev-parse HEAD`` in the package directory, or ``None`` outside a checkout.
 
     Asked once per directory and process: the ``git`` child costs 2-18 ms a job (median
-    11 ms in a job's process on the loaded 2-CPU machine), 1-4% of a judged 100-question
-    BEAM run against the fake API (``benchmarks/beam_judged.py``); every later job of the
+    11 ms in a job's process on the loaded 2-CPU machine), 1-4% of a small judged run
+    against the fake API (the judged-run benchmark in ``benchmarks/``); every later job of the
     process (a sweep's, a compare's) records the same answer, the commit checked out when
     the process first asked, which is the code it imported.
 

@@ -75,7 +75,7 @@ def open_checked_cache(path: Path, specs: Sequence[Any], max_tokens: int) -> Jud
     A judge run uses this one connection for its checks, its estimate and its calls:
     opening one (WAL mode, schema) and closing it (SQLite folds the write-ahead log into
     the file) cost about 5 and 10 ms each on the project's disk, paid once instead of
-    three times (``benchmarks/beam_judged.py``).
+    three times (measured by the judged-run benchmark in ``benchmarks/``).
 
     Args:
         path: the resolved ``judge.cache_path``.

@@ -3,7 +3,7 @@
 The SDKs' aiohttp transports (``DefaultAioHttpClient``) build a new ``ssl.SSLContext`` for
 every client, and building one loads the system's CA certificates: about 19 ms of CPU per
 client on the project's 2-CPU machine, against 0.1 ms for the rest of the client, paid
-again by every judge client a job makes (its items, BEAM's alignment, the audit
+again by every judge client a job makes (its units, an alignment pass, the audit
 controls, a panel's judges, each job of a sweep). The context is the one the transport
 would build itself (the HTTP library's ``create_ssl_context()``: certificate verification
 on, ``SSL_CERT_FILE`` and ``SSL_CERT_DIR`` honoured), built once and handed to every
