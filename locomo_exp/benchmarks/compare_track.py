@@ -192,7 +192,7 @@ def tag_flips(found: PairFlips, dirs: list[Path], uri: str, experiment: str) -> 
             logged = tracking.find_run(uri, experiment, str(path.resolve()))
             if logged is not None:
                 ids[label] = logged
-        tag_compared_runs([found], ids, tracking.ui_base_url(uri))
+        tag_compared_runs([found], ids, tracking.ui_base_url(uri), uri)
     except Exception as error:  # MlflowException, sqlite errors
         log.warning("flipped questions not tagged in MLflow: %s", error)
 

@@ -317,7 +317,7 @@ def _tag_flips(
                 found = (str(given), run_experiment_id(tracking_uri, str(given)))
             if found is not None:
                 ids[run.name] = found
-        tag_compared_runs(job.flips, ids, ui_base_url(tracking_uri))
+        tag_compared_runs(job.flips, ids, ui_base_url(tracking_uri), tracking_uri)
     except Exception as error:  # MlflowException, sqlite errors
         logger.warning("flipped questions not tagged in MLflow: %s", error)
 

@@ -158,6 +158,7 @@ def tag_compared_runs(
     found: list[PairFlips],
     run_ids: dict[str, tuple[str, str]],
     base_url: str,
+    tracking_uri: str | None = None,
 ) -> None:
     """Tag the flips in each compared run's traces and set the compare addresses.
 
@@ -165,6 +166,9 @@ def tag_compared_runs(
         found: :func:`compare_questions`'s flips.
         run_ids: run name -> ``(MLflow run id, experiment id)`` of the runs found in MLflow.
         base_url: the MLflow UI's address.
+        tracking_uri: the store holding those runs (``tracking.uri`` resolved); ``None``
+            only inside an active MLflow run of that store (MLflow's current URI). Never
+            left to MLflow's default, which is ``./mlflow.db`` in the working directory.
     """
     from locomo_exp.tracking.questions import FLIP_FILTER, evaluations_url, tag_flips
 
@@ -172,7 +176,7 @@ def tag_compared_runs(
         for name, flipped in ((pair.run_a, pair.a_flips), (pair.run_b, pair.b_flips)):
             if name in run_ids:
                 run_id, experiment_id = run_ids[name]
-                tagged = tag_flips(run_id, experiment_id, flipped)
+                tagged = tag_flips(run_id, experiment_id, flipped, tracking_uri)
                 log.info("%s: %d of %d flipped questions tagged in MLflow", name, tagged,
                          len(flipped))
         if pair.run_a in run_ids and pair.run_b in run_ids:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -112,3 +114,44 @@ def test_tracking_none_writes_no_mlflow_but_still_counts_the_flips(
     assert f"Flipped verdicts B vs A: {GAINED} gained, {LOST} lost" in out
     assert "MLflow" not in out and (tmp_path / "cmp" / "questions.html").is_file()
     assert not (tmp_path / "mlflow.db").exists() and not (tmp_path / "mlruns").exists()
+
+
+def test_a_named_store_gets_the_flips_and_the_working_directory_no_mlflow_db(
+    typed_config: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``tracking.uri`` names the store, no ``$MLFLOW_TRACKING_URI``: the flips are tagged
+    there, and MLflow's default store (``./mlflow.db``) is never created (a new user's
+    report: the tags went to the default store, created in the working directory)."""
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    store = f"sqlite:///{tmp_path / 'named' / 'store.db'}"
+    (tmp_path / "named").mkdir()
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    dirs = []
+    for name, items in (("A", ITEMS_A), ("B", ITEMS_B)):
+        rows = [mem0_row(chat_of(k), 2 * n + k % 2, ability, scores)
+                for n, ability in enumerate(ABILITIES) for k, scores in enumerate(items[ability])]
+        cfg = dataclasses.replace(config(mem0_file(tmp_path / f"{name}.json", rows)),
+                                  tracking=TrackingConfig(uri=store, questions=True))
+        assert PLUGIN.run(cfg, tmp_path / f"run{name}", tmp_path).exit_status == 0
+        dirs.append(tmp_path / f"run{name}")
+    # the command a user types, in a new process (MLflow's own URI unset)
+    done = subprocess.run(
+        [sys.executable, "-m", "locomo_exp", "mode=compare", f"compare.runs=[{dirs[0]},{dirs[1]}]",
+         f"tracking.uri={store}", "compare.bootstrap_samples=100",
+         "compare.permutation_samples=100", f"hydra.run.dir={tmp_path / 'cmp'}"],
+        cwd=cwd, capture_output=True, text=True, check=False,
+        env={k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"})
+    assert done.returncode == 0, done.stderr
+    assert "not tagged" not in done.stdout + done.stderr
+    assert sorted(p.name for p in cwd.iterdir()) == []  # no mlflow.db, no mlruns
+    client = MlflowClient(store)
+    experiment = client.get_experiment_by_name("locomo_exp")
+    [logged] = client.search_runs(
+        [experiment.experiment_id],
+        filter_string=f"tags.`locomo_exp.output_dir` = '{dirs[1].resolve()}'")
+    flipped = client.search_traces(locations=[experiment.experiment_id],
+                                   run_id=logged.info.run_id, filter_string="tag.flipped = 'true'")
+    assert len(flipped) == GAINED + LOST
