@@ -9,11 +9,18 @@ after one warm-up pass of both (imports) that is not counted:
   temporary file, ``benchmark=beam scorer=judge``: one call per rubric item.
 - LoCoMo: Zep's published answers (``../shared/data/predictions/zep_locomo_grades.json``,
   ``data=zep``), ``scorer=judge judge.runs=1 judge.audit.n=0``: one call per question.
+- LoCoMo of BEAM's size: the same answers with ``data.limit=<BEAM's item count>
+  data.seed=0`` (a stratified sample, the same questions every time): as many judged
+  units as the BEAM run, so the fixed costs of a run (the first call sent alone, the
+  pool's tail, opening and closing the cache and the client, the outputs' writes) are
+  spread over the same number of units.
 
 Three phases each: the dry run (``judge.dry_run=true``), the judged run (every unit paid), and
 the re-run from the cache (the report: no call). Printed: seconds, units and milliseconds per
-unit of each phase, and the ratio BEAM / LoCoMo per unit (target <= 1). Run from the project
-root: ``.venv/bin/python benchmarks/beam_judged.py [--latency 0.02] [--repeats 3]``.
+unit of each phase, the ratio BEAM / LoCoMo per unit against the full LoCoMo run, and then
+against the LoCoMo run of BEAM's size (target <= 1; docs/beam.md says why both are printed).
+Run from the project root:
+``.venv/bin/python benchmarks/beam_judged.py [--latency 0.02] [--repeats 3]``.
 """
 
 from __future__ import annotations
@@ -81,19 +88,23 @@ def beam_phases(work: Path, url: str, n: int) -> tuple[int, dict[str, float]]:
     return units, times
 
 
-def locomo_phases(work: Path, url: str) -> tuple[int, dict[str, float]]:
+def locomo_phases(work: Path, url: str, limit: int | None = None
+                  ) -> tuple[int, dict[str, float]]:
+    """LoCoMo's three phases on Zep's answers; ``limit``: a ``data.limit`` sample (seed 0)."""
     from locomo_exp.experiment import run_experiment
 
+    name = "locomo" if limit is None else f"locomo_{limit}"
+    sample = () if limit is None else (f"data.limit={limit}", "data.seed=0")
     common = ("data=zep", f"data.path={ZEP_FILE}", "tracking=none", "scorer=judge",
               "judge.runs=1", "judge.audit.n=0", f"judge.base_url={url}",
-              "judge.progress=false", f"judge.cache_path={work / 'locomo.sqlite'}",
-              "overwrite=true")
+              "judge.progress=false", f"judge.cache_path={work / (name + '.sqlite')}",
+              "overwrite=true", *sample)
     times = {}
     units = 0
     for phase, extra in (("dry run", ("judge.dry_run=true",)), ("judged", ()), ("report", ())):
         cfg = _compose(*common, *extra)
         times[phase], result = _timed(
-            lambda cfg=cfg: run_experiment(cfg, work / "locomo_out", work))
+            lambda cfg=cfg: run_experiment(cfg, work / f"{name}_out", work))
         if phase == "judged":
             units = int(result.summary["judge"]["counts"]["runs_total"])
     return units, times
@@ -116,12 +127,15 @@ def main() -> int:
     assert proc.stdout is not None
     url = proc.stdout.readline().strip()
     ratios: dict[str, list[float]] = {}
+    equal_ratios: dict[str, list[float]] = {}
     try:
         for repeat in range(-1, args.repeats):  # repeat -1 warms imports up: not counted
             with tempfile.TemporaryDirectory() as tmp:
                 work = Path(tmp)
                 b_units, b_times = beam_phases(work, url, args.questions)
                 l_units, l_times = locomo_phases(work, url)
+                e_units, e_times = locomo_phases(work, url, limit=b_units)
+            assert e_units == b_units, (e_units, b_units)  # the sample's judged units
             if repeat < 0:
                 continue
             print(f"repeat {repeat + 1}: BEAM {args.questions} questions = {b_units} rubric "
@@ -133,11 +147,20 @@ def main() -> int:
                 print(f"  {phase:8s} BEAM {b_times[phase]:6.2f} s = {b_ms:6.3f} ms/unit | "
                       f"LoCoMo {l_times[phase]:6.2f} s = {l_ms:6.3f} ms/unit | "
                       f"ratio {b_ms / l_ms:5.2f}")
+            for phase in b_times:  # the same number of units: the same fixed costs per unit
+                b_ms = 1000 * b_times[phase] / b_units
+                e_ms = 1000 * e_times[phase] / e_units
+                equal_ratios.setdefault(phase, []).append(b_ms / e_ms)
+                print(f"  {phase:8s} BEAM {b_times[phase]:6.2f} s = {b_ms:6.3f} ms/unit | "
+                      f"LoCoMo of BEAM's size ({e_units} questions) {e_times[phase]:6.2f} s = "
+                      f"{e_ms:6.3f} ms/unit | ratio {b_ms / e_ms:5.2f}")
     finally:
         proc.kill()
         proc.wait()
     print("median ratio BEAM / LoCoMo per judged unit: " + ", ".join(
         f"{phase} {statistics.median(values):.2f}" for phase, values in ratios.items()))
+    print("median ratio BEAM / LoCoMo of BEAM's size per judged unit: " + ", ".join(
+        f"{phase} {statistics.median(values):.2f}" for phase, values in equal_ratios.items()))
     return 0
 
 

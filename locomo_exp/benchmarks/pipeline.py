@@ -46,6 +46,7 @@ from locomo_exp.benchmarks.steps import (
 
 if TYPE_CHECKING:
     from locomo_exp.config import ExperimentConfig, JudgeConfig
+    from locomo_exp.judge.prompt_book import PromptBook
     from locomo_exp.judge.spend import JobSpend
     from locomo_exp.llm.messages import JudgeClient
     from locomo_exp.llm.stop import CallsStop
@@ -65,9 +66,11 @@ def _check_tracking(cfg: ExperimentConfig, start_dir: Path) -> None:
 
 
 def _judge_checks(steps: JobSteps[InputT, Any], judge: JudgeConfig, inp: InputT,
-                  cfg: ExperimentConfig, path: Path, start_dir: Path
+                  cfg: ExperimentConfig, path: Path, start_dir: Path, prompts: PromptBook
                   ) -> tuple[InputT, JobSpend | None]:
     """The judge's checks on the records, the trust plan, ``judge.max_cost_usd`` over the job.
+
+    The prompts built for the size checks are kept in ``prompts`` for the judge step.
 
     Returns:
         The input with its trust plan (:meth:`JobSteps.plan_trust`), and the job's spend
@@ -82,7 +85,8 @@ def _judge_checks(steps: JobSteps[InputT, Any], judge: JudgeConfig, inp: InputT,
     from locomo_exp.judge.spend import plan_job_spend
 
     source = steps.source(inp, path)
-    preflight_judge(judge, steps.judge_records(inp, judge), start_dir=start_dir, source=source)
+    preflight_judge(judge, steps.judge_records(inp, judge), start_dir=start_dir, source=source,
+                    prompts=prompts)
     inp = steps.plan_trust(inp, judge, start_dir, source)
     if judge.max_cost_usd is None or judge.dry_run:
         return inp, None
@@ -129,14 +133,18 @@ def preflight(
     paths = steps.input_paths(cfg, start_dir)  # several when data.runs or a glob pools them
     path = paths[0]
     inp = steps.read(cfg, path, start_dir, judging=judge is not None)
-    spend = None
+    spend = prompts = None
     if judge is not None:
-        inp, spend = _judge_checks(steps, judge, inp, cfg, path, start_dir)
+        from locomo_exp.judge.prompt_book import PromptBook
+
+        prompts = PromptBook()  # built once per job: the checks, then the judge step
+        inp, spend = _judge_checks(steps, judge, inp, cfg, path, start_dir, prompts)
     recover_cut_swap(output_dir)  # a swap of runs cut by a killed job: finished or undone
     state = check_output_dir(output_dir, cfg.overwrite)  # a finished run needs overwrite=true
     replacing = cfg.overwrite and state != "empty"
     ctx = JobContext(cfg=cfg, output_dir=output_dir, start_dir=start_dir, data_path=path,
-                     client=client, calls_stop=calls_stop, spend=spend, data_paths=tuple(paths))
+                     client=client, calls_stop=calls_stop, spend=spend, data_paths=tuple(paths),
+                     prompts=prompts)
     return JobPlan(ctx=ctx, inp=inp, judge=judge, replacing=replacing)
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:
     from locomo_exp.config import ExperimentConfig, JudgeConfig
+    from locomo_exp.judge.prompt_book import PromptBook
     from locomo_exp.judge.spend import JobSpend, Part
     from locomo_exp.llm.messages import JudgeClient
     from locomo_exp.llm.stop import CallsStop
@@ -45,6 +46,9 @@ class JobContext:
             ``data_path`` is the first).
         on_calls_start: called once right before the judge's first call (a recorded job's
             deferred MLflow run starts then, :mod:`.pipeline_recorded`), or ``None``.
+        prompts: the judge prompts the preflight built for its checks, for the judge
+            hook to hand to :func:`~locomo_exp.judge.run_judge` (``prompts=``) so each is
+            built once per job; ``None`` without a judge.
     """
 
     cfg: ExperimentConfig
@@ -56,6 +60,7 @@ class JobContext:
     spend: JobSpend | None = None
     data_paths: tuple[Path, ...] = ()
     on_calls_start: Callable[[], object] | None = None
+    prompts: PromptBook | None = None
 
 
 @dataclass

@@ -36,6 +36,7 @@ from locomo_exp.judge.preflight import (
     judged_records,
     preflight_judge,
 )
+from locomo_exp.judge.prompt_book import PromptBook
 from locomo_exp.judge.protocols import protocol_spec
 from locomo_exp.judge.protocols.template import template_card
 from locomo_exp.judge.spend import JobSpend
@@ -282,6 +283,7 @@ def run_judge(
     on_calls_start: Callable[[], object] | None = None,
     calls_stop: CallsStop | None = None,
     spend: JobSpend | None = None,
+    prompts: PromptBook | None = None,
 ) -> JudgeRunResult:
     """Judge every record in ``judge.categories``, ``judge.runs`` times each.
 
@@ -302,6 +304,9 @@ def run_judge(
         spend: the job's ``judge.max_cost_usd`` over all its parts
             (:func:`~locomo_exp.judge.spend.plan_job_spend`); ``None``: this call alone is
             capped (when ``judge.max_cost_usd`` is set). It sets ``calls_stop`` at the cap.
+        prompts: the job's prompts built so far (the pipeline's preflight built them for
+            its checks, :class:`~locomo_exp.judge.prompt_book.PromptBook`): each is reused,
+            byte for byte, instead of built again; ``None``: built here.
 
     Returns:
         A :class:`JudgeRunResult`. With ``judge.dry_run`` no call is made; the result has
@@ -325,10 +330,11 @@ def run_judge(
             same call again collects them.
     """
     names = category_names or DEFAULT_CATEGORY_NAMES
-    prompts = preflight_judge(cfg, records, start_dir=start_dir)  # each prompt built once
+    # each prompt built once per job: in the pipeline's preflight (kept in ``prompts``)
+    built = preflight_judge(cfg, records, start_dir=start_dir, prompts=prompts)
     judged = judged_records(records, cfg)
     api_version = client.api_version if client is not None else provider_api_version(cfg)
-    specs = build_call_specs(judged, cfg, api_version=api_version, prompts=prompts)
+    specs = build_call_specs(judged, cfg, api_version=api_version, prompts=built)
 
     if cfg.dry_run:
         estimate = dry_run_estimate(specs, cfg, start_dir)

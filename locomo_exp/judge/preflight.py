@@ -11,6 +11,7 @@ import logging
 import math
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from locomo_exp.benchmark.locomo import CATEGORY_IDS
@@ -29,6 +30,9 @@ from locomo_exp.llm.providers import (
     sdk_installed,
 )
 from locomo_exp.results import QARecord
+
+if TYPE_CHECKING:
+    from locomo_exp.judge.prompt_book import PromptBook
 
 logger = logging.getLogger(__name__)
 
@@ -261,8 +265,13 @@ PromptSize = tuple[QARecord, int, int, int, str]
 """``(record, characters, estimated tokens, least tokens, prompt)`` of one judged record."""
 
 
-def _prompt_sizes(records: list[QARecord], cfg: JudgeConfig) -> list[PromptSize]:
-    """:data:`PromptSize` of each judged record's prompt (records whose kind has none skipped)."""
+def _prompt_sizes(records: list[QARecord], cfg: JudgeConfig, book: PromptBook | None = None
+                  ) -> list[PromptSize]:
+    """:data:`PromptSize` of each judged record's prompt (records whose kind has none skipped).
+
+    ``book``: the job's prompts already built (:class:`~.prompt_book.PromptBook`), else
+    each is built here.
+    """
     try:
         spec = protocol_spec(cfg)
     except ValueError:
@@ -270,7 +279,8 @@ def _prompt_sizes(records: list[QARecord], cfg: JudgeConfig) -> list[PromptSize]
     sizes: list[PromptSize] = []
     for record in judged_records(records, cfg):
         try:
-            prompt = spec.build_record_prompt(record)
+            prompt = (spec.build_record_prompt(record) if book is None
+                      else book.prompt(spec, record))
         except ValueError:  # a kind the template has no text for: preflight_judge names it
             continue
         sizes.append((
@@ -380,7 +390,7 @@ def describe_overlong(
 
 def preflight_judge(
     cfg: JudgeConfig, records: list[QARecord], *, start_dir: Path | None = None,
-    source: str | None = None,
+    source: str | None = None, prompts: PromptBook | None = None,
 ) -> dict[str, str]:
     """Validate a judge job before any call or spending.
 
@@ -404,6 +414,10 @@ def preflight_judge(
         start_dir: directory a relative ``judge.cache_path`` is resolved against; ``None``
             skips the cache-path check.
         source: the answers file the records come from, named when a prompt is refused.
+        prompts: the job's prompts built so far (:class:`~.prompt_book.PromptBook`): a
+            prompt found there is not built again, one built here is kept there for the
+            job's later steps (the pipeline's preflight, then the judge step's
+            :func:`~locomo_exp.judge.run_judge`); ``None``: built here, kept nowhere.
 
     Returns:
         The user message of each judged record's prompt, by question id, as built for the
@@ -439,7 +453,7 @@ def preflight_judge(
             list(cfg.categories),
         )
     # each prompt built once for both checks (same refusal first, then the same warning)
-    sizes = _prompt_sizes(judged, cfg) if prompt_limit(cfg) is not None else []
+    sizes = _prompt_sizes(judged, cfg, prompts) if prompt_limit(cfg) is not None else []
     refuse_too_long_prompts(judged, cfg, source=source, sizes=sizes)
     overlong = overlong_prompts(judged, cfg, sizes=sizes)
     if overlong:

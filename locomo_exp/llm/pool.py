@@ -423,7 +423,9 @@ class JudgePool(Generic[R]):
             return outcome[1]
 
         async def canary() -> None:
-            # The first call made goes alone, so a fatal error costs exactly one.
+            # The first call made goes alone, so a fatal error costs exactly one. Its wait
+            # overlaps nothing: the checks before it must precede any payment, every request
+            # is built before them, and the work after it needs the replies.
             while not self.halted:
                 made = await step(first=True)
                 if made is None or made:

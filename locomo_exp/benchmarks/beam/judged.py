@@ -35,6 +35,7 @@ from locomo_exp.benchmarks.beam.judge_prompts import (
 from locomo_exp.benchmarks.beam.rows import BeamInput, BeamQuestion
 from locomo_exp.config import BeamConfig, BeamProfile, JudgeConfig
 from locomo_exp.judge.aggregate import JudgeRunResult
+from locomo_exp.judge.prompt_book import PromptBook
 from locomo_exp.judge.protocols import ProtocolSpec, protocol_spec
 from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL
 from locomo_exp.judge.spend import JobSpend, Part
@@ -321,7 +322,8 @@ def _with_audit(estimate: dict[str, Any], audit: JudgeRunResult | None, sizing: 
 
 def judge_beam(inp: BeamInput, judge: JudgeConfig, beam: BeamConfig, *, start_dir: Path,
                client: JudgeClient | None = None, calls_stop: CallsStop | None = None,
-               spend: JobSpend | None = None) -> BeamJudged:
+               spend: JobSpend | None = None, prompts: PromptBook | None = None
+               ) -> BeamJudged:
     """Judge every rubric item (and, for ``beam-official``, align event-ordering lines).
 
     Then the audit controls (:mod:`.audit`), judged with the item calls' prompt and judge,
@@ -336,6 +338,8 @@ def judge_beam(inp: BeamInput, judge: JudgeConfig, beam: BeamConfig, *, start_di
         calls_stop: set by another thread to stop paying (completed calls stay cached).
         spend: the job's ``judge.max_cost_usd`` over items, alignment and audit
             (:func:`spend_parts`), or ``None``.
+        prompts: the prompts the job's preflight built (each reused, byte for byte, by
+            :func:`~locomo_exp.judge.run_judge`), or ``None``.
 
     Returns:
         :class:`BeamJudged`.
@@ -356,17 +360,17 @@ def judge_beam(inp: BeamInput, judge: JudgeConfig, beam: BeamConfig, *, start_di
     unit_records = item_records(inp, template=template)
     controls, sizing = size_beam_audit(inp, unit_records, item_cfg)
     items = run_judge(unit_records, item_cfg, start_dir=start_dir, client=client,
-                      calls_stop=calls_stop, spend=spend)
+                      calls_stop=calls_stop, spend=spend, prompts=prompts)
     align: JudgeRunResult | None = None
     records = align_records(inp) if profile == p.OFFICIAL else []
     if records:
         align = run_judge(records, align_config(judge), start_dir=start_dir, client=client,
-                          calls_stop=calls_stop, spend=spend)
+                          calls_stop=calls_stop, spend=spend, prompts=prompts)
     audited = None
     if controls:  # judged like the items, never part of the figures
         audited = run_judge([c.record for c in controls], audit_config(item_cfg),
                             start_dir=start_dir, client=client, calls_stop=calls_stop,
-                            spend=spend)
+                            spend=spend, prompts=prompts)
     if items.dry_run_estimate is not None:
         parts = [items.dry_run_estimate]
         if align is not None and align.dry_run_estimate is not None:

@@ -203,7 +203,8 @@ class LocomoSteps(JobSteps[LocomoInput, LocomoJudged]):
             result = run_judge(
                 inp.loaded.records, judge, start_dir=ctx.start_dir,
                 category_names=ctx.cfg.category_names, client=ctx.client,
-                on_calls_start=ctx.on_calls_start, calls_stop=ctx.calls_stop, spend=ctx.spend)
+                on_calls_start=ctx.on_calls_start, calls_stop=ctx.calls_stop, spend=ctx.spend,
+                prompts=ctx.prompts)
         except CallsStopped as stopped:  # the audit's and panel's calls are left too
             later_calls = sum(inp.trust_plan.part_calls(judge))
             raise stopped.widened(later=later_calls) from stopped.__cause__

@@ -26,10 +26,18 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
-from locomo_exp.llm.cache.store import HOSTNAME, CacheKey, JudgeCache
+from locomo_exp.llm.cache.store import HOSTNAME, CacheKey, JudgeCache, reply_from_row
 from locomo_exp.llm.messages import JudgeReply
 
 logger = logging.getLogger(__name__)
+
+_CHECK_SQL = (
+    "SELECT 1, text, stop_reason, input_tokens, output_tokens, response_model, batch_id "
+    "FROM judge_calls WHERE key = ? "
+    "UNION ALL SELECT 0, owner, pid, host, heartbeat_at, NULL, NULL "
+    "FROM judge_claims WHERE key = ?"
+)
+"""A key's stored reply (first column 1) and its claim (0), read in one statement."""
 
 
 class ClaimOwners:
@@ -148,16 +156,18 @@ class CallClaims:
         return pid_alive(pid)
 
     def _check(self, digest: str) -> tuple[JudgeReply | None, str | None, str | None]:
-        """(stored reply, live holder, stale holder) of a key, read in the current snapshot."""
-        reply = self.cache.get(digest)
-        if reply is not None:
-            return reply, None, None
-        row = self._conn.execute(
-            "SELECT owner, pid, host, heartbeat_at FROM judge_claims WHERE key = ?", (digest,)
-        ).fetchone()
-        if row is None:
+        """(stored reply, live holder, stale holder) of a key, read in the current snapshot.
+
+        One statement reads both tables (the stored reply first, as
+        :meth:`JudgeCache.get` reads it; else the claim): one per call instead of two.
+        """
+        rows = self._conn.execute(_CHECK_SQL, (digest, digest)).fetchall()
+        stored = [row for row in rows if row[0] == 1]
+        if stored:
+            return reply_from_row(stored[0][1:]), None, None
+        if not rows:
             return None, None, None
-        owner, pid, host, heartbeat_at = row
+        owner, pid, host, heartbeat_at = rows[0][1:5]
         label = f"pid {pid} on {host}"
         if self._holder_alive(owner, int(pid), host, float(heartbeat_at)):
             return None, label, None

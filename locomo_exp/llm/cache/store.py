@@ -18,6 +18,7 @@ Message Batches (:mod:`.ledger`); this module creates every table.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -158,7 +159,15 @@ class CacheKey:
     endpoint: str | None = None
 
     def fields_json(self) -> str:
-        """Canonical JSON of the key fields (sorted keys, no whitespace)."""
+        """Canonical JSON of the key fields (sorted keys, no whitespace).
+
+        Encoded once per key: the digest (when the call is built) and the stored row
+        (when its reply arrives) share the text.
+        """
+        return self._fields_text
+
+    @functools.cached_property
+    def _fields_text(self) -> str:
         extra: dict[str, object] = {}
         if self.template_sha256 is not None:
             extra["template_sha256"] = self.template_sha256
@@ -318,7 +327,7 @@ class JudgeCache:
             "FROM judge_calls WHERE key = ?",
             (key,),
         ).fetchone()
-        return None if row is None else _reply_from_row(row)
+        return None if row is None else reply_from_row(row)
 
     def get_many(self, keys: Iterable[str]) -> dict[str, JudgeReply]:
         """Look up stored replies.
@@ -337,7 +346,7 @@ class JudgeCache:
                 chunk,
             ).fetchall()
             for row in rows:
-                found[row[0]] = _reply_from_row(row[1:])
+                found[row[0]] = reply_from_row(row[1:])
         return found
 
     def put(self, key: CacheKey, reply: JudgeReply, *, question_id: str | None = None) -> None:
@@ -406,7 +415,13 @@ class JudgeCache:
         self.close()
 
 
-def _reply_from_row(row: tuple[str, str | None, int, int, str | None, str | None]) -> JudgeReply:
+def reply_from_row(row: tuple[str, str | None, int, int, str | None, str | None]) -> JudgeReply:
+    """The reply of a stored row.
+
+    Args:
+        row: ``(text, stop_reason, input_tokens, output_tokens, response_model,
+            batch_id)``; input tokens of -1: the reply carried no token usage.
+    """
     text, stop_reason, in_tok, out_tok, model, batch_id = row
     known = int(in_tok) >= 0  # -1: the reply carried no token usage
     return JudgeReply(

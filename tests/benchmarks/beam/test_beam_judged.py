@@ -221,3 +221,32 @@ def test_a_half_verdict_reply_in_rubric_scale_is_unscored_not_clamped(
     result = run_beam(_cfg(typed_config, tmp_path, fake_anthropic), tmp_path / "o", tmp_path)
     assert result.summary["judge"]["counts"]["parse_failure"] == 1
     assert result.summary["figures"][p.NUGGET]["overall"]["judge_failed"] == 1
+
+
+def test_each_item_prompt_is_built_once_per_job_and_sent_as_built(
+    typed_config, tmp_path, fake_anthropic, monkeypatch
+):
+    # the pipeline's preflight builds the prompts for its size checks; the judge step
+    # reuses them (judge/prompt_book.py) instead of building each a second time
+    from locomo_exp.benchmarks.beam.judge_prompts import NUGGET_ITEM
+    from locomo_exp.benchmarks.beam.judged import item_records
+    from locomo_exp.benchmarks.beam.load import read_beam
+    from locomo_exp.judge.protocols.kinds import KindProtocol
+
+    original = KindProtocol.build_record_prompt
+    built: list[str] = []
+
+    def counting(self, record):
+        built.append(record.question_id)
+        return original(self, record)
+
+    monkeypatch.setattr(KindProtocol, "build_record_prompt", counting)
+    fake_anthropic.responder = _respond
+    _answers(tmp_path)
+    run_beam(_cfg(typed_config, tmp_path, fake_anthropic), tmp_path / "out", tmp_path)
+    requests = fake_anthropic.messages_requests()
+    assert len(requests) == 12
+    assert len(built) == 12 and len(set(built)) == 12  # 24 before: preflight + run_judge
+    records = item_records(read_beam(tmp_path / "answers.json"), template=False)
+    expected = sorted(original(NUGGET_ITEM, record) for record in records)
+    assert sorted(r.prompt for r in requests) == expected  # byte for byte
