@@ -32,7 +32,8 @@ SCALES = {
 
 NOT_SCORED = (
     "not measured: the answers carry no stored rubric-item verdicts; judge them with "
-    "scorer=judge (benchmark=beam sets the authors' judge settings)"
+    "scorer=judge (benchmark=beam sets the authors' temperature 0 and one run; their "
+    "model is gpt-4.1-mini: add judge=gpt-4.1-mini)"
 )
 
 DRY_RUN = "judge dry run: no call made, nothing scored (judge.dry_run_estimate has the count)"
