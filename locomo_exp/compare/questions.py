@@ -162,6 +162,10 @@ def tag_compared_runs(
 ) -> None:
     """Tag the flips in each compared run's traces and set the compare addresses.
 
+    A pair gets its address (the two runs' evaluations, filtered to the flipped questions)
+    only when some trace was tagged: a run logged without question traces gets a log line
+    saying why instead (``tracking.questions=true`` logs them).
+
     Args:
         found: :func:`compare_questions`'s flips.
         run_ids: run name -> ``(MLflow run id, experiment id)`` of the runs found in MLflow.
@@ -173,13 +177,20 @@ def tag_compared_runs(
     from locomo_exp.tracking.questions import FLIP_FILTER, evaluations_url, tag_flips
 
     for pair in found:
+        tagged_any = False
         for name, flipped in ((pair.run_a, pair.a_flips), (pair.run_b, pair.b_flips)):
             if name in run_ids:
                 run_id, experiment_id = run_ids[name]
                 tagged = tag_flips(run_id, experiment_id, flipped, tracking_uri)
-                log.info("%s: %d of %d flipped questions tagged in MLflow", name, tagged,
-                         len(flipped))
-        if pair.run_a in run_ids and pair.run_b in run_ids:
+                tagged_any = tagged_any or tagged > 0
+                if tagged or not flipped:
+                    log.info("%s: %d of %d flipped questions tagged in MLflow", name, tagged,
+                             len(flipped))
+                else:  # no trace to tag: say why, and give no link to an empty view
+                    log.info("%s: %d flipped questions not tagged in MLflow: its job logged "
+                             "no question traces (tracking.questions=true logs them)", name,
+                             len(flipped))
+        if tagged_any and pair.run_a in run_ids and pair.run_b in run_ids:
             (run_a, exp_a), (run_b, _) = run_ids[pair.run_a], run_ids[pair.run_b]
             pair.urls.append(evaluations_url(base_url, exp_a, run_b, run_a, [FLIP_FILTER]))
 

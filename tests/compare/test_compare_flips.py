@@ -59,3 +59,22 @@ def test_flips_tagged_in_mlflow_equal_compare_jsons_discordant_pairs(tmp_path, t
     ]
     page = (tmp_path / "cmp" / "questions.html").read_text(encoding="utf-8")
     assert page.count('"gained"') == b_only and page.count('"lost"') == a_only
+
+
+def test_runs_logged_without_traces_get_no_empty_link_and_a_reason(tmp_path, typed_config, caplog):
+    """A new user's report: "0 of 6 flipped questions tagged", then a link to an empty view.
+    Runs logged without ``tracking.questions``: no link, and the log says why."""
+    for name, verdicts in (("a", VERDICTS_A), ("b", VERDICTS_B)):
+        cfg = typed_config(f"data.path={_write(tmp_path / f'{name}.json', verdicts)}")
+        run_experiment(cfg, tmp_path / name, tmp_path)
+    with caplog.at_level("INFO", logger="locomo_exp.compare.questions"):
+        job = run_compare_job(
+            CompareConfig(runs=[str(tmp_path / "a"), str(tmp_path / "b")], bootstrap_samples=50,
+                          permutation_samples=50),
+            tmp_path / "cmp", tmp_path, tracking_uri=os.environ["MLFLOW_TRACKING_URI"],
+        )
+    [pair] = job.flips
+    assert (pair.lost, pair.gained) == (3, 3) and pair.urls == []
+    said = [r.getMessage() for r in caplog.records if "not tagged" in r.getMessage()]
+    assert said == [f"{name}: 6 flipped questions not tagged in MLflow: its job logged no "
+                    "question traces (tracking.questions=true logs them)" for name in ("a.json", "b.json")]
