@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -106,7 +107,7 @@ def compare_and_track(
 
     Returns:
         The console: the plug-in's, then where every question is, the flips (and their
-        MLflow address), the MLflow run.
+        MLflow address), the MLflow run; the plug-in's ``body``.
 
     Raises:
         ValueError: as the plug-in's ``compare``; a run whose ``scores.jsonl`` the
@@ -132,9 +133,10 @@ def compare_and_track(
     lines = [done.console, f"Every question: {page}",
              f"Flipped verdicts {name_b} vs {name_a}: {found.gained} gained, {found.lost} lost"]
     if uri is not None:
-        lines += _track(steps, cfg, dirs, found, output_dir, uri, log_run=log_run)
+        lines += _track(steps, cfg, dirs, found, output_dir, uri, done.body,
+                        log_run=log_run)
     return PluginRun(console="\n".join(lines), output_dir=output_dir,
-                     exit_status=done.exit_status)
+                     exit_status=done.exit_status, body=done.body)
 
 
 def comparison_params(steps: JobSteps[Any, Any], cfg: ExperimentConfig, dirs: list[Path],
@@ -151,8 +153,14 @@ def comparison_params(steps: JobSteps[Any, Any], cfg: ExperimentConfig, dirs: li
 
 
 def _track(steps: JobSteps[Any, Any], cfg: ExperimentConfig, dirs: list[Path],
-           found: PairFlips, output_dir: Path, uri: str, *, log_run: bool) -> list[str]:
-    """Log the comparison run (``log_run``), tag the flips; returns the console lines it adds."""
+           found: PairFlips, output_dir: Path, uri: str, body: Mapping[str, Any] | None, *,
+           log_run: bool) -> list[str]:
+    """Log the comparison run (``log_run``), tag the flips; returns the console lines it adds.
+
+    The metrics come from ``body``, what the plug-in's ``compare`` wrote to
+    ``compare.json`` (its :attr:`PluginRun.body`); the file is not read back. A plug-in
+    that gives no body gets the flips' metrics only, and a warning saying so.
+    """
     from locomo_exp import tracking
     from locomo_exp.tracking.compare_run import log_comparison, plugin_comparison_metrics
 
@@ -161,12 +169,14 @@ def _track(steps: JobSteps[Any, Any], cfg: ExperimentConfig, dirs: list[Path],
     flip_urls = [f"  {url}" for url in found.urls]
     if not log_run:
         return flip_urls
-    body = json.loads((output_dir / "compare.json").read_text(encoding="utf-8"))
+    if body is None:
+        log.warning("the %s comparison gave no body (PluginRun.body, what compare.json "
+                    "holds): its MLflow run gets the flips' metrics only", steps.title)
     run_id, experiment_id = log_comparison(
         tracking_uri=uri, experiment=cfg.tracking.experiment,
         run_name=(cfg.tracking.run_name or f"compare {labels[0]} vs {labels[1]}")[:250],
         tags={"benchmark": steps.name},
-        metrics=plugin_comparison_metrics(body, *labels,
+        metrics=plugin_comparison_metrics(body or {}, *labels,
                                           {"gained": found.gained, "lost": found.lost}),
         artifacts=[output_dir / name for name in ("compare.json", "compare.md",
                                                   "questions.html")],

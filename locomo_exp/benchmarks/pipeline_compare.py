@@ -111,13 +111,15 @@ def compare_lines(title: str, labels: tuple[str, str], groups: Mapping[str, Any]
 
 
 def write_comparison(steps: JobSteps[Any, Any], runs: tuple[Path, Path], out_dir: Path,
-                     cfg: CompareConfig, *, overwrite: bool) -> list[str]:
+                     cfg: CompareConfig, *, overwrite: bool
+                     ) -> tuple[list[str], dict[str, Any]]:
     """Compare two runs and write ``compare.json`` and ``compare.md`` into ``out_dir``.
 
     An earlier comparison there is replaced only once both files are written.
 
     Returns:
-        The lines of ``compare.md`` (the console prints them).
+        The lines of ``compare.md`` (the console prints them), and the object written to
+        ``compare.json`` (``benchmark``, ``runs``, ``groups``: :func:`compare_scores`).
 
     Raises:
         ValueError: a run without ``scores.jsonl``.
@@ -136,7 +138,7 @@ def write_comparison(steps: JobSteps[Any, Any], runs: tuple[Path, Path], out_dir
                           json.dumps(body, indent=2, ensure_ascii=False) + "\n")
         atomic_write_text(swap.write_dir / "compare.md", "\n".join(lines) + "\n")
         swap.commit()
-    return lines
+    return lines, body
 
 
 def sweep_row(steps: JobSteps[Any, Any], summary: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -174,11 +176,10 @@ def vs_baseline(steps: JobSteps[Any, Any], rows: list[dict[str, Any]], base: dic
     """
     for row in rows:
         try:
-            write_comparison(steps, (Path(base["output_dir"]), Path(row["output_dir"])),
-                             sweep_dir / "vs_baseline" / str(row["job"]), cfg, overwrite=True)
-            groups = json.loads((sweep_dir / "vs_baseline" / str(row["job"]) / "compare.json")
-                                .read_text(encoding="utf-8"))["groups"]
-            row["vs_baseline"] = {"pipeline": groups}
+            _, body = write_comparison(steps, (Path(base["output_dir"]), Path(row["output_dir"])),
+                                       sweep_dir / "vs_baseline" / str(row["job"]), cfg,
+                                       overwrite=True)
+            row["vs_baseline"] = {"pipeline": body["groups"]}
         except (ValueError, OSError) as error:
             row["vs_baseline"] = {"error": str(error)}
     return "paired by question as mode=compare: diff in points, 95% bootstrap interval, sign-flip p"

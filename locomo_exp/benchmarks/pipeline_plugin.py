@@ -157,9 +157,9 @@ class PipelinePlugin(FilePlugin):
         if len(runs) != 2:
             raise ValueError(f"{self.title} runs are compared two at a time: give two "
                              f"compare.runs (got {len(runs)})")
-        lines = write_comparison(self.steps(), (runs[0], runs[1]), Path(output_dir),
-                                 cfg.compare, overwrite=cfg.overwrite)
-        return PluginRun(console="\n".join(lines), output_dir=Path(output_dir))
+        lines, body = write_comparison(self.steps(), (runs[0], runs[1]), Path(output_dir),
+                                       cfg.compare, overwrite=cfg.overwrite)
+        return PluginRun(console="\n".join(lines), output_dir=Path(output_dir), body=body)
 
     def sweep_row(self, summary: Mapping[str, Any]) -> dict[str, Any] | None:
         """A job's sweep cells (:func:`.pipeline_compare.sweep_row`), else ``None``."""

@@ -22,11 +22,15 @@ class PluginRun:
         output_dir: the run directory the job wrote.
         exit_status: 0 for a run that finished as asked; 1 for one whose outputs were
             written but that failed a gate the user set (the console says which).
+        body: a comparison's result, the object its ``compare.json`` holds (``mode=compare``:
+            the comparison's MLflow metrics are computed from it, never from the file read
+            back); ``None`` for a job.
     """
 
     console: str
     output_dir: Path
     exit_status: int = 0
+    body: Mapping[str, Any] | None = None
 
 
 @runtime_checkable
@@ -109,6 +113,10 @@ class ComparePlugin(Protocol):
 
     def compare(self, cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -> PluginRun:
         """Compare the runs of ``compare.runs``; write the outputs in ``output_dir``.
+
+        Returns:
+            The console and, as ``body``, what ``compare.json`` holds (the comparison's
+            MLflow metrics are computed from it; without it only the flips are logged).
 
         Raises:
             ValueError: runs that cannot be compared (one line naming the run and why).

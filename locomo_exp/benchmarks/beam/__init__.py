@@ -59,8 +59,8 @@ class BeamPlugin(PipelinePlugin):
         """Compare two BEAM runs (:mod:`locomo_exp.benchmarks.beam.compare`)."""
         from locomo_exp.benchmarks.beam.compare import run_beam_compare
 
-        lines = run_beam_compare(cfg, output_dir, start_dir)
-        return PluginRun(console="\n".join(lines), output_dir=output_dir)
+        lines, body = run_beam_compare(cfg, output_dir, start_dir)
+        return PluginRun(console="\n".join(lines), output_dir=output_dir, body=body)
 
     def sweep_judge_config(self, judge: JudgeConfig) -> JudgeConfig:
         """The item calls' judge under the default ``beam.*`` (:func:`.judged.item_config`).

@@ -304,7 +304,8 @@ def render(result: dict[str, Any], labels: tuple[str, str]) -> tuple[list[str], 
     return console, "\n".join(md)
 
 
-def run_beam_compare(cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -> list[str]:
+def run_beam_compare(cfg: ExperimentConfig, output_dir: Path, start_dir: Path
+                     ) -> tuple[list[str], dict[str, Any]]:
     """Compare the two BEAM runs of ``compare.runs``; write ``compare.json``/``.md``.
 
     Args:
@@ -313,7 +314,7 @@ def run_beam_compare(cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -
         start_dir: the directory relative run paths are resolved against.
 
     Returns:
-        The console lines.
+        The console lines, and the comparison as written to ``compare.json``.
 
     Raises:
         ValueError: not exactly two runs, or a run with no scores or malformed scores.
@@ -333,7 +334,7 @@ def run_beam_compare(cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -
     prepare_output_dir(output_dir, cfg.overwrite)
     atomic_write_text(output_dir / "compare.json", json.dumps(result, indent=2) + "\n")
     atomic_write_text(output_dir / "compare.md", md + "\n")
-    return [*console, "", f"Comparison: {output_dir / 'compare.md'}"]
+    return [*console, "", f"Comparison: {output_dir / 'compare.md'}"], result
 
 
 __all__ = ["BeamRunScores", "claims_runs", "compare_group", "compare_runs",

@@ -55,8 +55,8 @@ class LocomoPlusPlugin(PipelinePlugin):
         """Compare two LoCoMo-Plus runs (:mod:`locomo_exp.benchmarks.locomo_plus.compare`)."""
         from locomo_exp.benchmarks.locomo_plus.compare import run_plus_compare
 
-        lines = run_plus_compare(cfg, output_dir, start_dir)
-        return PluginRun(console="\n".join(lines), output_dir=output_dir)
+        lines, body = run_plus_compare(cfg, output_dir, start_dir)
+        return PluginRun(console="\n".join(lines), output_dir=output_dir, body=body)
 
     def sweep_judge_config(self, judge: JudgeConfig) -> JudgeConfig:
         """The judge with every LoCoMo-Plus category judged (:func:`.judged.judge_config`)."""

@@ -262,11 +262,12 @@ def compare_markdown(lines: list[str]) -> str:
             + "\n".join(f"- {line.strip()}" for line in lines[1:]) + "\n")
 
 
-def run_plus_compare(cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -> list[str]:
+def run_plus_compare(cfg: ExperimentConfig, output_dir: Path, start_dir: Path
+                     ) -> tuple[list[str], dict[str, Any]]:
     """Compare the two LoCoMo-Plus runs of ``compare.runs``; write ``compare.json``/``.md``.
 
     Returns:
-        The console lines.
+        The console lines, and the comparison as written to ``compare.json``.
 
     Raises:
         ValueError: not exactly two runs, or a malformed run.
@@ -284,4 +285,4 @@ def run_plus_compare(cfg: ExperimentConfig, output_dir: Path, start_dir: Path) -
     prepare_output_dir(output_dir, cfg.overwrite)
     atomic_write_text(output_dir / "compare.json", json.dumps(result, indent=2) + "\n")
     atomic_write_text(output_dir / "compare.md", compare_markdown(lines))
-    return [*lines, "", f"Comparison: {output_dir / 'compare.md'}"]
+    return [*lines, "", f"Comparison: {output_dir / 'compare.md'}"], result

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import threading
 from pathlib import Path
@@ -264,6 +265,49 @@ def test_mode_compare_pairs_two_runs(case: Case, bench: Bench) -> None:
         assert overall["pvalue"] == pytest.approx(
             sum(m >= observed - 1e-12 for m in means) / len(means))
         assert sorted(written["groups"]) == ["overall", "recall", "update"]
+
+
+def test_mode_compare_logs_its_metrics_without_reading_compare_json_back(
+    case: Case, bench: Bench, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The comparison's MLflow metrics come from what it wrote, handed over (PluginRun.body):
+    reading ``compare.json`` is forbidden while it runs, and the metrics are those of the
+    file (``plugin_comparison_metrics``), the flips as the console counts them."""
+    import mlflow
+
+    from locomo_exp.tracking.compare_run import plugin_comparison_metrics
+
+    stored, judged = bench.run(out="a"), bench.run(judged=True, out="b")
+    cfg = bench.typed_config("mode=compare", f"compare.runs=[{stored.output_dir},"
+                             f"{judged.output_dir}]", "compare.bootstrap_samples=50",
+                             "compare.permutation_samples=50")
+    plugin = registry.compare_plugin_for(cfg, bench.tmp)
+    if case.name in ("longmemeval", "locomo"):  # each logs its comparison's run itself
+        pytest.skip(f"{case.name}'s own comparison logs its MLflow run")
+    assert isinstance(plugin, PipelinePlugin)
+    real_read_text = Path.read_text
+
+    def no_compare_json(self: Path, *args: Any, **kwargs: Any) -> str:
+        if self.name == "compare.json":
+            raise AssertionError(f"{self} read back")
+        return real_read_text(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", no_compare_json)
+    done = plugin.compare_and_track(cfg, bench.tmp / "cmp", bench.tmp)
+    monkeypatch.setattr(Path, "read_text", real_read_text)
+    assert done.body is not None
+    written = json.loads((bench.tmp / "cmp" / "compare.json").read_text(encoding="utf-8"))
+    assert done.body == written
+    flips = re.search(r"Flipped verdicts b vs a: (\d+) gained, (\d+) lost", done.console)
+    assert flips is not None
+    expected = plugin_comparison_metrics(
+        written, "a", "b", {"gained": int(flips[1]), "lost": int(flips[2])})
+    client = mlflow.MlflowClient(os.environ["MLFLOW_TRACKING_URI"])
+    experiment = client.get_experiment_by_name("locomo_exp")
+    [run] = client.search_runs([experiment.experiment_id],
+                               filter_string="tags.`locomo_exp.kind` = 'compare'")
+    assert run.data.metrics == pytest.approx(expected)
+    assert len(expected) > 2  # the groups' differences, not only the two flip counts
 
 
 SWEEP = """
