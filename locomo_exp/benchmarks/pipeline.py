@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from locomo_exp.config import ExperimentConfig, JudgeConfig
     from locomo_exp.judge.prompt_book import PromptBook
     from locomo_exp.judge.spend import JobSpend
+    from locomo_exp.llm.cache import JudgeCache
     from locomo_exp.llm.messages import JudgeClient
     from locomo_exp.llm.stop import CallsStop
 
@@ -65,12 +66,40 @@ def _check_tracking(cfg: ExperimentConfig, start_dir: Path) -> None:
         )
 
 
+def _open_job_cache(judge: JudgeConfig, start_dir: Path) -> JudgeCache | None:
+    """The job's judge cache, checked as ``preflight_judge`` checks it, left open for the job.
+
+    An existing file is opened, ``quick_check``-ed and probed once
+    (:func:`~locomo_exp.llm.cache.health.open_existing_cache`); the judge step's
+    :func:`~locomo_exp.judge.run_judge` uses this connection (``JobContext.cache``).
+
+    Returns:
+        The open cache, or ``None`` (``judge.cache=false`` or no file yet).
+
+    Raises:
+        JudgeError: a directory, a file that is not SQLite, a corrupt, truncated, locked or
+            read-only file (one line naming it).
+    """
+    if not judge.cache:
+        return None
+    from locomo_exp.llm.cache import cache_path_problem, resolve_cache_path
+    from locomo_exp.llm.cache.health import open_existing_cache
+    from locomo_exp.llm.errors import JudgeError
+
+    path = resolve_cache_path(judge.cache_path, start_dir)
+    problem = cache_path_problem(path)
+    if problem is not None:
+        raise JudgeError(problem)
+    return open_existing_cache(path)
+
+
 def _judge_checks(steps: JobSteps[InputT, Any], judge: JudgeConfig, inp: InputT,
-                  cfg: ExperimentConfig, path: Path, start_dir: Path, prompts: PromptBook
-                  ) -> tuple[InputT, JobSpend | None]:
+                  cfg: ExperimentConfig, path: Path, start_dir: Path, prompts: PromptBook,
+                  cache: JudgeCache | None) -> tuple[InputT, JobSpend | None]:
     """The judge's checks on the records, the trust plan, ``judge.max_cost_usd`` over the job.
 
-    The prompts built for the size checks are kept in ``prompts`` for the judge step.
+    The prompts built for the size checks are kept in ``prompts`` for the judge step; the
+    cache was checked already (:func:`_open_job_cache`), ``cache`` serves the estimate.
 
     Returns:
         The input with its trust plan (:meth:`JobSteps.plan_trust`), and the job's spend
@@ -85,13 +114,13 @@ def _judge_checks(steps: JobSteps[InputT, Any], judge: JudgeConfig, inp: InputT,
     from locomo_exp.judge.spend import plan_job_spend
 
     source = steps.source(inp, path)
-    preflight_judge(judge, steps.judge_records(inp, judge), start_dir=start_dir, source=source,
-                    prompts=prompts)
+    preflight_judge(judge, steps.judge_records(inp, judge), start_dir=None, source=source,
+                    prompts=prompts)  # start_dir=None: the cache is checked and open
     inp = steps.plan_trust(inp, judge, start_dir, source)
     if judge.max_cost_usd is None or judge.dry_run:
         return inp, None
     return inp, plan_job_spend(steps.spend_parts(inp, judge, cfg), judge.max_cost_usd,
-                               start_dir)
+                               start_dir, cache=cache)
 
 
 def preflight(
@@ -109,7 +138,9 @@ def preflight(
         calls_stop: set by another thread to stop paying.
 
     Returns:
-        :class:`JobPlan`.
+        :class:`JobPlan`; its ``ctx.cache`` is the judge cache, opened and probed here when
+        the file exists (once per job: the spend estimate and the judge use it), closed by
+        :func:`run_job` (and here, when a later check refuses the job).
 
     Raises:
         ValueError: bad settings or input (``DataValidationError``: one line naming file,
@@ -125,26 +156,33 @@ def preflight(
     steps.check_settings(cfg)
     _check_tracking(cfg, start_dir)
     judge = steps.judge_config(cfg)
+    cache = None
     if judge is not None:  # settings, key, template, cache: before reading
         from locomo_exp.judge import preflight_judge
 
-        preflight_judge(judge, [], start_dir=start_dir)
-    check_writable(output_dir)
-    paths = steps.input_paths(cfg, start_dir)  # several when data.runs or a glob pools them
-    path = paths[0]
-    inp = steps.read(cfg, path, start_dir, judging=judge is not None)
-    spend = prompts = None
-    if judge is not None:
-        from locomo_exp.judge.prompt_book import PromptBook
+        preflight_judge(judge, [], start_dir=None)  # then the cache, as preflight_judge does
+        cache = _open_job_cache(judge, start_dir)  # opened and probed once per job
+    try:
+        check_writable(output_dir)
+        paths = steps.input_paths(cfg, start_dir)  # several when data.runs or a glob pools
+        path = paths[0]
+        inp = steps.read(cfg, path, start_dir, judging=judge is not None)
+        spend = prompts = None
+        if judge is not None:
+            from locomo_exp.judge.prompt_book import PromptBook
 
-        prompts = PromptBook()  # built once per job: the checks, then the judge step
-        inp, spend = _judge_checks(steps, judge, inp, cfg, path, start_dir, prompts)
-    recover_cut_swap(output_dir)  # a swap of runs cut by a killed job: finished or undone
-    state = check_output_dir(output_dir, cfg.overwrite)  # a finished run needs overwrite=true
+            prompts = PromptBook()  # built once per job: the checks, then the judge step
+            inp, spend = _judge_checks(steps, judge, inp, cfg, path, start_dir, prompts, cache)
+        recover_cut_swap(output_dir)  # a swap of runs cut by a killed job: finished or undone
+        state = check_output_dir(output_dir, cfg.overwrite)  # a finished run needs overwrite
+    except BaseException:
+        if cache is not None:
+            cache.close()
+        raise
     replacing = cfg.overwrite and state != "empty"
     ctx = JobContext(cfg=cfg, output_dir=output_dir, start_dir=start_dir, data_path=path,
                      client=client, calls_stop=calls_stop, spend=spend, data_paths=tuple(paths),
-                     prompts=prompts)
+                     prompts=prompts, cache=cache)
     return JobPlan(ctx=ctx, inp=inp, judge=judge, replacing=replacing)
 
 
@@ -322,12 +360,16 @@ def run_job(
     start_dir = (start_dir or Path.cwd()).resolve()
     plan = preflight(steps, cfg, Path(output_dir).resolve(), start_dir, client=client,
                      calls_stop=calls_stop)
-    if steps.records_first:
-        from locomo_exp.benchmarks.pipeline_recorded import RunNaming, run_recorded
+    try:
+        if steps.records_first:
+            from locomo_exp.benchmarks.pipeline_recorded import RunNaming, run_recorded
 
-        return run_recorded(steps, plan, RunNaming(run_name, parent_run_id, extra_tags,
-                                                   tuple(swept_keys)), long_lived=long_lived)
-    judged = judge_step(steps, plan)
+            return run_recorded(steps, plan, RunNaming(run_name, parent_run_id, extra_tags,
+                                                       tuple(swept_keys)), long_lived=long_lived)
+        judged = judge_step(steps, plan)
+    finally:
+        if plan.ctx.cache is not None:  # the preflight's, used by the judge: closed once
+            plan.ctx.cache.close()
     summary = steps.summary(plan.inp, judged, cfg)  # the run log, built once
     return write_and_track(steps, plan, judged, summary, run_name=run_name,
                            parent_run_id=parent_run_id, extra_tags=extra_tags)

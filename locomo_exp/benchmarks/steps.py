@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from locomo_exp.config import ExperimentConfig, JudgeConfig
     from locomo_exp.judge.prompt_book import PromptBook
     from locomo_exp.judge.spend import JobSpend, Part
+    from locomo_exp.llm.cache import JudgeCache
     from locomo_exp.llm.messages import JudgeClient
     from locomo_exp.llm.stop import CallsStop
     from locomo_exp.results import QARecord
@@ -49,6 +50,10 @@ class JobContext:
         prompts: the judge prompts the preflight built for its checks, for the judge
             hook to hand to :func:`~locomo_exp.judge.run_judge` (``prompts=``) so each is
             built once per job; ``None`` without a judge.
+        cache: the judge cache the preflight opened and probed (an existing file), for
+            the judge hook to hand to :func:`~locomo_exp.judge.run_judge` (``cache=``) so
+            the file is opened and probed once per job; ``None``: no file yet, no cache
+            or no judge (``run_judge`` opens it then). :func:`.pipeline.run_job` closes it.
     """
 
     cfg: ExperimentConfig
@@ -61,6 +66,7 @@ class JobContext:
     data_paths: tuple[Path, ...] = ()
     on_calls_start: Callable[[], object] | None = None
     prompts: PromptBook | None = None
+    cache: JudgeCache | None = None
 
 
 @dataclass

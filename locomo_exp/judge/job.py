@@ -42,7 +42,7 @@ from locomo_exp.judge.protocols.template import template_card
 from locomo_exp.judge.spend import JobSpend
 from locomo_exp.llm.batch import BatchRunInfo, judge_batch_async
 from locomo_exp.llm.cache import JudgeCache, resolve_cache_path
-from locomo_exp.llm.cache.health import open_checked_cache
+from locomo_exp.llm.cache.health import check_room, open_checked_cache
 from locomo_exp.llm.errors import JudgeInterrupted
 from locomo_exp.llm.messages import JudgeClient
 from locomo_exp.llm.models import model_price, uses_structured_output
@@ -284,6 +284,7 @@ def run_judge(
     calls_stop: CallsStop | None = None,
     spend: JobSpend | None = None,
     prompts: PromptBook | None = None,
+    cache: JudgeCache | None = None,
 ) -> JudgeRunResult:
     """Judge every record in ``judge.categories``, ``judge.runs`` times each.
 
@@ -307,6 +308,10 @@ def run_judge(
         prompts: the job's prompts built so far (the pipeline's preflight built them for
             its checks, :class:`~locomo_exp.judge.prompt_book.PromptBook`): each is reused,
             byte for byte, instead of built again; ``None``: built here.
+        cache: the job's cache, opened and probed by its preflight
+            (:func:`~locomo_exp.llm.cache.health.open_existing_cache`; the caller closes
+            it): used, without a second open or probe, when it is the file of
+            ``judge.cache_path``; ``None`` (or another file): opened and checked here.
 
     Returns:
         A :class:`JudgeRunResult`. With ``judge.dry_run`` no call is made; the result has
@@ -330,14 +335,18 @@ def run_judge(
             same call again collects them.
     """
     names = category_names or DEFAULT_CATEGORY_NAMES
-    # each prompt built once per job: in the pipeline's preflight (kept in ``prompts``)
-    built = preflight_judge(cfg, records, start_dir=start_dir, prompts=prompts)
+    path = resolve_cache_path(cfg.cache_path, start_dir)
+    given = cache if cfg.cache and cache is not None and cache.path == path else None
+    # each prompt built once per job: in the pipeline's preflight (kept in ``prompts``);
+    # the cache file opened and probed once per job: in its preflight (``given``)
+    built = preflight_judge(cfg, records, start_dir=None if given else start_dir,
+                            prompts=prompts)
     judged = judged_records(records, cfg)
     api_version = client.api_version if client is not None else provider_api_version(cfg)
     specs = build_call_specs(judged, cfg, api_version=api_version, prompts=built)
 
     if cfg.dry_run:
-        estimate = dry_run_estimate(specs, cfg, start_dir)
+        estimate = dry_run_estimate(specs, cfg, start_dir, cache=given)
         logger.info(
             "judge dry run: %d calls (%d cached, %d to make), ~%d input and ~%d output tokens "
             "(at most %d), estimated cost %s USD (at most %s)",
@@ -372,14 +381,14 @@ def run_judge(
         )
 
     # opened, written, read back, free space: before the first paid call; this one
-    # connection then serves the estimate and the calls (open_checked_cache)
-    cache = (
-        open_checked_cache(
-            resolve_cache_path(cfg.cache_path, start_dir), specs, int(cfg.max_tokens)
-        )
-        if cfg.cache
-        else None
+    # connection then serves the estimate and the calls (open_checked_cache); the job's
+    # own, probed by its preflight, is checked for free space only
+    if given is not None:
+        check_room(given, specs, int(cfg.max_tokens))
+    cache = given or (
+        open_checked_cache(path, specs, int(cfg.max_tokens)) if cfg.cache else None
     )
+    owned = cache is not None and given is None  # closed here; the job closes its own
     try:
         estimate = dry_run_estimate(specs, cfg, start_dir, cache=cache)
         if spend is None and cfg.max_cost_usd is not None:  # this call is the whole job
@@ -397,7 +406,7 @@ def run_judge(
                 )
         announce_cost(estimate, cfg)  # may refuse: max_cost_usd
     except BaseException:
-        if cache is not None:
+        if owned and cache is not None:
             cache.close()
         raise
     if on_calls_start is not None:
@@ -438,7 +447,7 @@ def run_judge(
     except PoolInterrupted as stop:
         raise JudgeInterrupted(stop.signum, stop.calls_cached) from None
     finally:
-        if cache is not None:
+        if owned and cache is not None:
             cache.close()
     result = build_run_result(
         results,

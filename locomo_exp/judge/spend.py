@@ -35,6 +35,7 @@ from locomo_exp.judge.aggregate import JudgeResult
 from locomo_exp.judge.calls import build_call_specs
 from locomo_exp.judge.estimate import dry_run_estimate, price_words
 from locomo_exp.judge.preflight import judged_records
+from locomo_exp.llm.cache import JudgeCache, resolve_cache_path
 from locomo_exp.llm.errors import JudgeError
 from locomo_exp.llm.models import model_price
 from locomo_exp.llm.providers import api_version as provider_api_version
@@ -321,7 +322,8 @@ def paid_of(error: BaseException) -> PaidCalls | None:
 
 
 def plan_job_spend(
-    parts: Sequence[Part], cap: float | None, start_dir: Path, *, dry_run: bool = False
+    parts: Sequence[Part], cap: float | None, start_dir: Path, *, dry_run: bool = False,
+    cache: JudgeCache | None = None,
 ) -> JobSpend | None:
     """Estimate every part of a job and refuse the job when the sum is above the cap.
 
@@ -333,6 +335,8 @@ def plan_job_spend(
         cap: ``judge.max_cost_usd`` (USD), or ``None``: no cap.
         start_dir: where a relative ``judge.cache_path`` is resolved.
         dry_run: ``judge.dry_run``: nothing is paid, nothing checked.
+        cache: the job's open cache (its preflight's); a part whose ``judge.cache_path``
+            is that file reads its stored replies through it, not a new connection.
 
     Returns:
         The job's :class:`JobSpend`, or ``None`` without a cap (or in a dry run).
@@ -351,7 +355,9 @@ def plan_job_spend(
         )
         fresh = [s for s in specs if not (cfg.cache and s.digest in seen)]
         seen.update(s.digest for s in specs)
-        estimate = dry_run_estimate(fresh, cfg, start_dir)
+        own = cache is not None and cfg.cache and (
+            resolve_cache_path(cfg.cache_path, start_dir) == cache.path)
+        estimate = dry_run_estimate(fresh, cfg, start_dir, cache=cache if own else None)
         if estimate["estimated_cost_usd"] is None and estimate["calls_to_make"]:
             raise JudgeError(
                 f"judge.max_cost_usd={cap:g} cannot be checked: no price for model "

@@ -148,7 +148,7 @@ class BeamSteps(JobSteps[BeamInput, BeamJudged]):
         """Judge every item, align, audit (:func:`.judged.judge_beam`; the audit is its trust)."""
         return judge_beam(inp, ctx.cfg.judge, ctx.cfg.beam, start_dir=ctx.start_dir,
                           client=ctx.client, calls_stop=ctx.calls_stop, spend=ctx.spend,
-                          prompts=ctx.prompts)
+                          prompts=ctx.prompts, cache=ctx.cache)
 
     def trust(self, inp: BeamInput, judged: BeamJudged, ctx: JobContext) -> BeamJudged:
         """Labels (kappa, corrected accept rate) and panel over the items (:mod:`.trust`)."""

@@ -39,6 +39,7 @@ from locomo_exp.judge.prompt_book import PromptBook
 from locomo_exp.judge.protocols import ProtocolSpec, protocol_spec
 from locomo_exp.judge.protocols.template import TEMPLATE_PROTOCOL
 from locomo_exp.judge.spend import JobSpend, Part
+from locomo_exp.llm.cache import JudgeCache
 from locomo_exp.llm.messages import JudgeClient
 from locomo_exp.llm.stop import CallsStop
 from locomo_exp.results import QARecord, TrustSummary
@@ -322,8 +323,8 @@ def _with_audit(estimate: dict[str, Any], audit: JudgeRunResult | None, sizing: 
 
 def judge_beam(inp: BeamInput, judge: JudgeConfig, beam: BeamConfig, *, start_dir: Path,
                client: JudgeClient | None = None, calls_stop: CallsStop | None = None,
-               spend: JobSpend | None = None, prompts: PromptBook | None = None
-               ) -> BeamJudged:
+               spend: JobSpend | None = None, prompts: PromptBook | None = None,
+               cache: JudgeCache | None = None) -> BeamJudged:
     """Judge every rubric item (and, for ``beam-official``, align event-ordering lines).
 
     Then the audit controls (:mod:`.audit`), judged with the item calls' prompt and judge,
@@ -339,6 +340,8 @@ def judge_beam(inp: BeamInput, judge: JudgeConfig, beam: BeamConfig, *, start_di
         spend: the job's ``judge.max_cost_usd`` over items, alignment and audit
             (:func:`spend_parts`), or ``None``.
         prompts: the prompts the job's preflight built (each reused, byte for byte, by
+            :func:`~locomo_exp.judge.run_judge`), or ``None``.
+        cache: the judge cache the job's preflight opened and probed (handed to each
             :func:`~locomo_exp.judge.run_judge`), or ``None``.
 
     Returns:
@@ -360,17 +363,17 @@ def judge_beam(inp: BeamInput, judge: JudgeConfig, beam: BeamConfig, *, start_di
     unit_records = item_records(inp, template=template)
     controls, sizing = size_beam_audit(inp, unit_records, item_cfg)
     items = run_judge(unit_records, item_cfg, start_dir=start_dir, client=client,
-                      calls_stop=calls_stop, spend=spend, prompts=prompts)
+                      calls_stop=calls_stop, spend=spend, prompts=prompts, cache=cache)
     align: JudgeRunResult | None = None
     records = align_records(inp) if profile == p.OFFICIAL else []
     if records:
         align = run_judge(records, align_config(judge), start_dir=start_dir, client=client,
-                          calls_stop=calls_stop, spend=spend, prompts=prompts)
+                          calls_stop=calls_stop, spend=spend, prompts=prompts, cache=cache)
     audited = None
     if controls:  # judged like the items, never part of the figures
         audited = run_judge([c.record for c in controls], audit_config(item_cfg),
                             start_dir=start_dir, client=client, calls_stop=calls_stop,
-                            spend=spend, prompts=prompts)
+                            spend=spend, prompts=prompts, cache=cache)
     if items.dry_run_estimate is not None:
         parts = [items.dry_run_estimate]
         if align is not None and align.dry_run_estimate is not None:

@@ -204,7 +204,7 @@ class LocomoSteps(JobSteps[LocomoInput, LocomoJudged]):
                 inp.loaded.records, judge, start_dir=ctx.start_dir,
                 category_names=ctx.cfg.category_names, client=ctx.client,
                 on_calls_start=ctx.on_calls_start, calls_stop=ctx.calls_stop, spend=ctx.spend,
-                prompts=ctx.prompts)
+                prompts=ctx.prompts, cache=ctx.cache)
         except CallsStopped as stopped:  # the audit's and panel's calls are left too
             later_calls = sum(inp.trust_plan.part_calls(judge))
             raise stopped.widened(later=later_calls) from stopped.__cause__

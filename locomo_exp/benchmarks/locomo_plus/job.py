@@ -157,7 +157,7 @@ class PlusSteps(JobSteps[StoredRun, PlusJudged]):
 
         result = run_judge(judge_records(inp.rows), judge, start_dir=ctx.start_dir,
                            client=ctx.client, calls_stop=ctx.calls_stop, spend=ctx.spend,
-                           prompts=ctx.prompts)
+                           prompts=ctx.prompts, cache=ctx.cache)
         dry = result.dry_run_estimate is not None
         f1 = (score_f1(inp, ctx.cfg.f1.variant.value)
               if ctx.cfg.scorer.name is ScorerName.both else None)

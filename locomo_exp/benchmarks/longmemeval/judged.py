@@ -146,7 +146,7 @@ def _run(records: list[QARecord], cfg: JudgeConfig, ctx: JobContext, *, client: 
 
     return run_judge(records, cfg, start_dir=ctx.start_dir, category_names=LONGMEMEVAL.kind_ids,
                      client=ctx.client if client else None, calls_stop=ctx.calls_stop,
-                     spend=ctx.spend, prompts=ctx.prompts)
+                     spend=ctx.spend, prompts=ctx.prompts, cache=ctx.cache)
 
 
 def judge_answers(matched: LmeMatched, judge: JudgeConfig, ctx: JobContext) -> LmeJudged:

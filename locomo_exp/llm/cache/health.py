@@ -4,10 +4,11 @@ Paid replies live only in the cache. Before the first call, :func:`check_cache` 
 file, writes a probe row, reads it back and compares its disk's free space with what the
 run will store, so a read-only location, a corrupt or truncated file or a full disk is one
 line before any money is spent; an existing file is checked the same way before the run
-writes anything (:func:`existing_cache_problem`). During the run, :func:`store_or_stop`
-stores each reply; the first write that fails stops new calls at once
-(:class:`CacheWriteFailed`), and every reply that could not be stored is counted in its one
-line.
+writes anything (:func:`existing_cache_problem`; a pipeline job keeps that connection for
+its judge, :func:`open_existing_cache`, so the file is opened and probed once per job).
+During the run, :func:`store_or_stop` stores each reply; the first write that fails stops
+new calls at once (:class:`CacheWriteFailed`), and every reply that could not be stored is
+counted in its one line.
 """
 
 from __future__ import annotations
@@ -88,6 +89,73 @@ def open_checked_cache(path: Path, specs: Sequence[Any], max_tokens: int) -> Jud
     Raises:
         JudgeError: as :func:`check_cache` (the cache closed first).
     """
+    cache = _open_probed(path)
+    try:
+        check_room(cache, specs, max_tokens)
+    except BaseException:
+        cache.close()
+        raise
+    return cache
+
+
+def open_existing_cache(path: Path) -> JudgeCache | None:
+    """An existing cache file opened and probed, left open; ``None`` for a missing file.
+
+    The open, ``quick_check`` and probe row of :func:`check_cache`; a missing file is not
+    created here. A job's preflight (:func:`locomo_exp.benchmarks.pipeline.preflight`)
+    opens its cache once this way, before anything is written, and hands the connection to
+    the judge (``run_judge(cache=...)``), which then checks only the free space
+    (:func:`check_room`): one open and one probe per job.
+
+    Args:
+        path: the resolved ``judge.cache_path``
+            (:func:`~locomo_exp.llm.cache.store.cache_path_problem` ran first).
+
+    Returns:
+        The open :class:`~locomo_exp.llm.cache.store.JudgeCache` (the caller closes it),
+        or ``None``.
+
+    Raises:
+        JudgeError: one line naming the path and the problem (cannot be opened, locked,
+            read-only, corrupt or truncated).
+    """
+    if not path.is_file():
+        return None
+    return _open_probed(path)
+
+
+def check_room(cache: JudgeCache, specs: Sequence[Any], max_tokens: int) -> None:
+    """The free space :func:`check_cache` checks, on an open, probed cache.
+
+    Args:
+        cache: the job's open cache.
+        specs: the run's calls (see :func:`check_cache`); those not stored are counted.
+        max_tokens: the replies' output token limit (``judge.max_tokens``).
+
+    Raises:
+        JudgeError: the stored replies cannot be read, or the disk has less free space
+            than the new replies need (one line naming the path, in bytes as MB).
+    """
+    where = f"judge.cache_path={cache.path}"
+    try:
+        stored = cache.get_many(spec.digest for spec in specs)
+    except (sqlite3.Error, OSError) as error:
+        raise JudgeError(f"{where} cannot be used as the judge cache: {_reason(error)}") from None
+    new = [spec.key for spec in specs if spec.digest not in stored]
+    needed = sum(
+        reply_bytes([k.question, k.ground_truth or "", k.prediction], max_tokens) for k in new
+    )
+    free = shutil.disk_usage(cache.path.parent).free
+    if free < needed:
+        raise JudgeError(
+            f"{where}: its disk has {_mb(free)} free, and the {len(new)} replies this "
+            f"run will store need up to {_mb(needed)}; free space or point "
+            "judge.cache_path at another disk"
+        )
+
+
+def _open_probed(path: Path) -> JudgeCache:
+    """The cache opened, ``quick_check``-ed and probed (closed again on any problem)."""
     where = f"judge.cache_path={path}"
     try:
         cache = JudgeCache(path)
@@ -98,25 +166,12 @@ def open_checked_cache(path: Path, specs: Sequence[Any], max_tokens: int) -> Jud
     try:
         try:
             _probe(cache, where)
-            stored = cache.get_many(spec.digest for spec in specs)
         except JudgeError:
             raise
         except (sqlite3.Error, OSError) as error:
             raise JudgeError(
                 f"{where} cannot be used as the judge cache: {_reason(error)}"
             ) from None
-        new = [spec.key for spec in specs if spec.digest not in stored]
-        needed = sum(
-            reply_bytes([k.question, k.ground_truth or "", k.prediction], max_tokens)
-            for k in new
-        )
-        free = shutil.disk_usage(path.parent).free
-        if free < needed:
-            raise JudgeError(
-                f"{where}: its disk has {_mb(free)} free, and the {len(new)} replies this "
-                f"run will store need up to {_mb(needed)}; free space or point "
-                "judge.cache_path at another disk"
-            )
     except BaseException:
         cache.close()
         raise
@@ -244,8 +299,10 @@ def store_or_stop(
 __all__ = [
     "CacheWriteFailed",
     "check_cache",
+    "check_room",
     "existing_cache_problem",
     "open_checked_cache",
+    "open_existing_cache",
     "reply_bytes",
     "store_or_stop",
 ]

@@ -146,6 +146,52 @@ def test_a_rerun_pays_nothing(bench: Bench) -> None:
     assert bench.case.figures(again.summary) == bench.case.figures(first.summary)
 
 
+def test_a_rerun_opens_and_probes_its_cache_once(
+    bench: Bench, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The existing cache is opened and probed once per job, in the preflight, and that one
+    connection serves the spend estimate and the judge (was 4 opens and 4 probes, 5 and 4
+    with ``judge.max_cost_usd``: the preflight twice, the estimate, ``run_judge`` twice)."""
+    from locomo_exp.llm.cache import JudgeCache, health
+
+    first = bench.run(judged=True, out="one")
+    opened: list[JudgeCache] = []
+    closed: list[JudgeCache] = []
+    probes: list[str] = []
+    real_init, real_close, real_probe = JudgeCache.__init__, JudgeCache.close, health._probe
+
+    def counted_init(self: JudgeCache, *args: Any, **kwargs: Any) -> None:
+        opened.append(self)
+        real_init(self, *args, **kwargs)
+
+    def counted_close(self: JudgeCache) -> None:
+        closed.append(self)
+        real_close(self)
+
+    def counted_probe(cache: JudgeCache, where: str) -> None:
+        probes.append(where)
+        real_probe(cache, where)
+
+    monkeypatch.setattr(JudgeCache, "__init__", counted_init)
+    monkeypatch.setattr(JudgeCache, "close", counted_close)
+    monkeypatch.setattr(health, "_probe", counted_probe)
+    for out, cap in (("two", ()), ("three", ("judge.max_cost_usd=100",))):
+        bench.server.clear()
+        again = bench.run(*cap, judged=True, out=out)
+        assert bench.server.requests == []
+        assert bench.case.figures(again.summary) == bench.case.figures(first.summary)
+        assert (len(opened), len(probes)) == (1, 1), out
+        assert closed == opened  # closed once, by the job
+        opened.clear(), closed.clear(), probes.clear()
+    cache = bench.tmp / "cache.sqlite"  # a corrupt file: still refused before any write
+    for name in ("cache.sqlite-wal", "cache.sqlite-shm"):
+        (bench.tmp / name).unlink(missing_ok=True)
+    cache.write_bytes(cache.read_bytes()[:300] + b"garbage\n")
+    with pytest.raises(JudgeError, match="cannot be used as the judge cache"):
+        bench.run(judged=True, out="four")
+    assert not (bench.tmp / "four").exists() and bench.server.requests == []
+
+
 def _interrupt_after(n: int, reply: Any) -> Any:
     seen: list[str] = []
     lock = threading.Lock()

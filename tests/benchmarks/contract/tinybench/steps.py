@@ -58,7 +58,8 @@ class TinySteps(JobSteps[list[dict[str, Any]], JudgeRunResult]):
 
         return run_judge(self.judge_records(inp, judge), judge, start_dir=ctx.start_dir,
                          client=ctx.client, calls_stop=ctx.calls_stop, spend=ctx.spend,
-                         prompts=ctx.prompts)  # the preflight's prompts: each built once
+                         prompts=ctx.prompts,  # the preflight's prompts: each built once
+                         cache=ctx.cache)  # the preflight's cache: opened once
 
     def _scores(self, inp: list[dict[str, Any]], judged: JudgeRunResult | None
                 ) -> list[float | None]:
