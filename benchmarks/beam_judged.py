@@ -110,6 +110,20 @@ def locomo_phases(work: Path, url: str, limit: int | None = None
     return units, times
 
 
+def _print_ratios(b_units: int, b_times: dict[str, float], ref_units: int,
+                  ref_times: dict[str, float], label: str, into: dict[str, list[float]]
+                  ) -> None:
+    """Print each phase's ms per unit of BEAM and the reference ``label``, and their ratio
+    (appended to ``into[phase]``)."""
+    for phase in b_times:
+        b_ms = 1000 * b_times[phase] / b_units
+        r_ms = 1000 * ref_times[phase] / ref_units
+        into.setdefault(phase, []).append(b_ms / r_ms)
+        print(f"  {phase:8s} BEAM {b_times[phase]:6.2f} s = {b_ms:6.3f} ms/unit | "
+              f"{label} {ref_times[phase]:6.2f} s = {r_ms:6.3f} ms/unit | "
+              f"ratio {b_ms / r_ms:5.2f}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency", type=float, default=0.02, help="fake API latency, s")
@@ -140,20 +154,10 @@ def main() -> int:
                 continue
             print(f"repeat {repeat + 1}: BEAM {args.questions} questions = {b_units} rubric "
                   f"items; LoCoMo (Zep) = {l_units} judged questions (1 run)")
-            for phase in b_times:
-                b_ms = 1000 * b_times[phase] / b_units
-                l_ms = 1000 * l_times[phase] / l_units
-                ratios.setdefault(phase, []).append(b_ms / l_ms)
-                print(f"  {phase:8s} BEAM {b_times[phase]:6.2f} s = {b_ms:6.3f} ms/unit | "
-                      f"LoCoMo {l_times[phase]:6.2f} s = {l_ms:6.3f} ms/unit | "
-                      f"ratio {b_ms / l_ms:5.2f}")
-            for phase in b_times:  # the same number of units: the same fixed costs per unit
-                b_ms = 1000 * b_times[phase] / b_units
-                e_ms = 1000 * e_times[phase] / e_units
-                equal_ratios.setdefault(phase, []).append(b_ms / e_ms)
-                print(f"  {phase:8s} BEAM {b_times[phase]:6.2f} s = {b_ms:6.3f} ms/unit | "
-                      f"LoCoMo of BEAM's size ({e_units} questions) {e_times[phase]:6.2f} s = "
-                      f"{e_ms:6.3f} ms/unit | ratio {b_ms / e_ms:5.2f}")
+            _print_ratios(b_units, b_times, l_units, l_times, "LoCoMo", ratios)
+            # the same number of units: the same fixed costs per unit
+            _print_ratios(b_units, b_times, e_units, e_times,
+                          f"LoCoMo of BEAM's size ({e_units} questions)", equal_ratios)
     finally:
         proc.kill()
         proc.wait()

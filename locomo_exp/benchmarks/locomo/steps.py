@@ -116,7 +116,7 @@ class LocomoSteps(JobSteps[LocomoInput, LocomoJudged]):
         """The figures the command line prints (:func:`.console.locomo_console`)."""
         from locomo_exp.benchmarks.locomo.console import locomo_console
 
-        run = getattr(written, "run", None)  # LocomoWritten: the errata section as built
+        run = written.run if isinstance(written, LocomoWritten) else None  # errata, as built
         return locomo_console(written.summary, run.answer_key if run is not None else None)
 
     # -- the MLflow run's start -------------------------------------------------------------

@@ -164,14 +164,10 @@ def _open_probed(path: Path) -> JudgeCache:
     except (sqlite3.Error, OSError) as error:
         raise JudgeError(f"{where} cannot be used as the judge cache: {_reason(error)}") from None
     try:
-        try:
-            _probe(cache, where)
-        except JudgeError:
-            raise
-        except (sqlite3.Error, OSError) as error:
-            raise JudgeError(
-                f"{where} cannot be used as the judge cache: {_reason(error)}"
-            ) from None
+        _probe(cache, where)
+    except (sqlite3.Error, OSError) as error:
+        cache.close()
+        raise JudgeError(f"{where} cannot be used as the judge cache: {_reason(error)}") from None
     except BaseException:
         cache.close()
         raise
@@ -194,12 +190,12 @@ def existing_cache_problem(path: Path) -> str | None:
     Returns:
         One line naming the file and the problem, or ``None`` (also for a missing file).
     """
-    if not path.is_file():
-        return None
     try:
-        check_cache(path, [], 0)
+        cache = open_existing_cache(path)
     except JudgeError as error:
         return str(error)
+    if cache is not None:
+        cache.close()
     return None
 
 
